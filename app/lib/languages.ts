@@ -1,0 +1,81 @@
+/**
+ * The six call languages: the /languages page shows this catalogue and the empathy agent speaks
+ * with these voices and introduces itself with these companion names.
+ */
+export const callLanguages = [
+  {
+    id: "english",
+    code: "en",
+    name: "English",
+    nativeName: "English",
+    region: "United States, United Kingdom, Canada, Australia and worldwide",
+    speechLocale: "en-US",
+    femaleVoice: "shimmer",
+    maleVoice: "echo",
+    femaleCompanion: "Emma",
+    maleCompanion: "James",
+  },
+  {
+    id: "arabic",
+    code: "ar",
+    name: "Arabic",
+    nativeName: "العربية",
+    region: "Saudi Arabia, the Gulf and the wider Arab world",
+    speechLocale: "ar-SA",
+    femaleVoice: "shimmer",
+    maleVoice: "echo",
+    femaleCompanion: "Layla",
+    maleCompanion: "Omar",
+  },
+  {
+    id: "spanish",
+    code: "es",
+    name: "Spanish",
+    nativeName: "Español",
+    region: "Spain, Mexico and Latin America",
+    speechLocale: "es-ES",
+    femaleVoice: "shimmer",
+    maleVoice: "echo",
+    femaleCompanion: "Sofía",
+    maleCompanion: "Mateo",
+  },
+  {
+    id: "french",
+    code: "fr",
+    name: "French",
+    nativeName: "Français",
+    region: "France, Belgium, Switzerland, Canada and francophone Africa",
+    speechLocale: "fr-FR",
+    femaleVoice: "shimmer",
+    maleVoice: "echo",
+    femaleCompanion: "Camille",
+    maleCompanion: "Louis",
+  },
+  {
+    id: "german",
+    code: "de",
+    name: "German",
+    nativeName: "Deutsch",
+    region: "Germany, Austria and Switzerland",
+    speechLocale: "de-DE",
+    femaleVoice: "shimmer",
+    maleVoice: "echo",
+    femaleCompanion: "Anna",
+    maleCompanion: "Lukas",
+  },
+  {
+    id: "italian",
+    code: "it",
+    name: "Italian",
+    nativeName: "Italiano",
+    region: "Italy, Switzerland and San Marino",
+    speechLocale: "it-IT",
+    femaleVoice: "shimmer",
+    maleVoice: "echo",
+    femaleCompanion: "Giulia",
+    maleCompanion: "Marco",
+  },
+] as const;
+
+export type CallLanguage = (typeof callLanguages)[number];
+export type CallLanguageId = CallLanguage["id"];

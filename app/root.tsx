@@ -1,0 +1,110 @@
+import {
+  data,
+  isRouteErrorResponse,
+  Link,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useRouteLoaderData,
+} from "react-router";
+import { useTranslation } from "react-i18next";
+import { useChangeLanguage } from "remix-i18next/react";
+import type { Route } from "./+types/root";
+import stylesheet from "./app.css?url";
+import { textDirection } from "./i18n";
+import { useNonce } from "./components/nonce";
+import { SiteFooter } from "./components/site-footer";
+import { SiteHeader } from "./components/site-header";
+import { ToastViewport } from "./components/toast";
+import { buttonClass } from "./components/ui/button";
+import { csrfTokenContext, servicesContext } from "./server/context";
+import { csrfMiddleware } from "./server/csrf.server";
+import { publicEnv } from "./server/env.server";
+import { getLocale, i18nextMiddleware } from "./server/i18n.server";
+import { toastContext, toastMiddleware } from "./server/toast.server";
+
+export const middleware: Route.MiddlewareFunction[] = [
+  i18nextMiddleware,
+  csrfMiddleware,
+  toastMiddleware,
+];
+
+export const links: Route.LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { env } = context.get(servicesContext);
+  return data({
+    locale: getLocale(context),
+    csrfToken: context.get(csrfTokenContext),
+    toast: context.get(toastContext),
+    publicEnv: publicEnv(env),
+  });
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const rootData = useRouteLoaderData<typeof loader>("root");
+  const locale = rootData?.locale ?? "en";
+  const nonce = useNonce();
+  const { t } = useTranslation();
+  useChangeLanguage(locale);
+  return (
+    <html lang={locale} dir={textDirection(locale)}>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links nonce={nonce} />
+      </head>
+      <body className="flex min-h-screen flex-col">
+        <a
+          href="#main"
+          className="sr-only z-50 rounded-md bg-white px-4 py-2 font-medium text-teal-900 focus:not-sr-only focus:absolute focus:start-4 focus:top-4"
+        >
+          {t("nav.skipToContent")}
+        </a>
+        <SiteHeader locale={locale} />
+        <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
+          {children}
+        </main>
+        <SiteFooter />
+        <ToastViewport toast={rootData?.toast ?? null} />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const { t } = useTranslation();
+  let title = t("errors.serverTitle");
+  let body = t("errors.serverBody");
+  if (isRouteErrorResponse(error) && error.status === 404) {
+    title = t("errors.notFoundTitle");
+    body = t("errors.notFoundBody");
+  } else if (isRouteErrorResponse(error) && error.status === 403) {
+    title = t("errors.forbiddenTitle");
+    body = t("errors.forbiddenBody");
+  } else if (!isRouteErrorResponse(error)) {
+    console.error(error);
+  }
+  return (
+    <div className="mx-auto max-w-2xl px-4 py-20 text-center">
+      <title>{`${title} · Sakina`}</title>
+      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{title}</h1>
+      <p className="mt-3 text-lg text-slate-700">{body}</p>
+      <Link to="/" className={`${buttonClass()} mt-8`}>
+        {t("errors.goHome")}
+      </Link>
+    </div>
+  );
+}

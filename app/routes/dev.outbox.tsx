@@ -1,0 +1,75 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { data } from "react-router";
+import { useTranslation } from "react-i18next";
+import type { Route } from "./+types/dev.outbox";
+import { servicesContext } from "~/server/context";
+import { clientIp } from "~/server/rate-limit.server";
+
+export const meta: Route.MetaFunction = () => [{ title: "Outbox · Sakina" }];
+
+/** A development aid: the e-mails written to the outbox folder when no SMTP server is set. */
+export async function loader({ context }: Route.LoaderArgs) {
+  const { mailer, outboxDir } = context.get(servicesContext);
+  // The outbox holds other people's mail (links, temporary passwords): only this machine sees it.
+  if (!isLoopback(clientIp(context))) throw data(null, { status: 404 });
+  if (mailer.kind === "smtp") return { dir: outboxDir, smtp: true, messages: [] };
+  const files = await readdir(outboxDir).catch(() => [] as string[]);
+  const newest = files.filter((f) => f.endsWith(".eml")).sort().reverse().slice(0, 50);
+  const messages = await Promise.all(
+    newest.map(async (file) => {
+      const raw = await readFile(path.join(outboxDir, file), "utf8");
+      const header = (name: string) =>
+        raw.match(new RegExp(`^${name}: (.*(?:\\r?\\n[ \\t].*)*)`, "mi"))?.[1]?.replace(/\r?\n[ \t]/g, " ") ?? "";
+      return { file, to: header("To"), subject: decodeMimeWords(header("Subject")), date: header("Date"), raw };
+    }),
+  );
+  return { dir: outboxDir, smtp: false, messages };
+}
+
+function isLoopback(ip: string) {
+  return ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127.");
+}
+
+function decodeMimeWords(value: string) {
+  return value.replace(/=\?utf-8\?([bq])\?([^?]*)\?=\s*/gi, (_, encoding: string, text: string) =>
+    encoding.toLowerCase() === "b"
+      ? Buffer.from(text, "base64").toString("utf8")
+      : Buffer.from(
+          text.replace(/_/g, " ").replace(/=([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+          "latin1",
+        ).toString("utf8"),
+  );
+}
+
+export default function Outbox({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation();
+  return (
+    <div className="mx-auto max-w-4xl px-4 py-10">
+      <h1 className="text-2xl font-semibold text-slate-900">{t("dev.outboxTitle")}</h1>
+      <p className="mt-2 text-slate-700">
+        {loaderData.smtp ? t("dev.outboxSmtp") : t("dev.outboxIntro", { dir: loaderData.dir })}
+      </p>
+      {!loaderData.smtp && loaderData.messages.length === 0 ? (
+        <p className="mt-6 text-slate-700">{t("dev.outboxEmpty")}</p>
+      ) : null}
+      <ul className="mt-6 space-y-3">
+        {loaderData.messages.map((message) => (
+          <li key={message.file} className="rounded-xl border border-slate-200 bg-white p-4">
+            <details>
+              <summary className="cursor-pointer">
+                <span className="font-medium text-slate-900">{message.subject}</span>
+                <span className="block text-sm text-slate-600">
+                  {message.to} · {message.date}
+                </span>
+              </summary>
+              <pre className="mt-3 max-h-96 overflow-auto whitespace-pre-wrap text-xs text-slate-800" dir="ltr">
+                {message.raw}
+              </pre>
+            </details>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,10 @@
+import { data } from "react-router";
+
+/** Any path no other route claims: the root error boundary renders "Page Not Found" with a 404. */
+export function loader() {
+  throw data(null, { status: 404 });
+}
+
+export default function NotFound() {
+  return null;
+}

@@ -1,0 +1,5 @@
+import type { JobDefinition } from "./jobs.server";
+import { sendEmailJob } from "./email-jobs.server";
+
+/** Every kind of background work the workers run. */
+export const allJobs: JobDefinition<any>[] = [sendEmailJob];

@@ -1,0 +1,80 @@
+import { z } from "zod";
+
+const optionalUrl = z.url().optional();
+const optionalString = z.string().min(1).optional();
+
+/**
+ * Every environment variable the server reads. `.env.example` documents each one; the app starts
+ * with none of them set.
+ */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Public origin used in links inside e-mails and provider callbacks. */
+  APP_URL: optionalUrl,
+  /** Set when behind a reverse proxy, so rate limits see the visitor's address, not the proxy's. */
+  TRUST_PROXY: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SUPPORT_EMAIL: z.email().default("support@sakina.app"),
+  MAIL_FROM: z.string().min(3).default("Sakina <no-reply@sakina.app>"),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_PUBLISHABLE_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_API_URL: optionalUrl,
+  STRIPE_JS_URL: z.url().default("https://js.stripe.com/v3/"),
+  TWILIO_ACCOUNT_SID: optionalString,
+  TWILIO_AUTH_TOKEN: optionalString,
+  TWILIO_FROM_NUMBER: optionalString,
+  TWILIO_FROM_NUMBER_SA: optionalString,
+  TWILIO_FROM_NUMBER_AE: optionalString,
+  TWILIO_API_URL: optionalUrl,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalUrl,
+  OPENAI_REALTIME_MODEL: z.string().min(1).default("gpt-realtime"),
+  RECORD_CALLS: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
+  SEED_DEMO_DATA: z
+    .enum(["true", "false"])
+    .default("true")
+    .transform((value) => value === "true"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  // An empty value in a .env file means "not set", not "set to the empty string".
+  const cleaned = Object.fromEntries(
+    Object.entries(source).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const result = envSchema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map(
+    (issue) => `  ${issue.path.join(".")}: ${issue.message}`,
+  );
+  throw new EnvError(`Invalid environment variables:\n${lines.join("\n")}`);
+}
+
+/** What the browser may see. Nothing secret goes here. */
+export function publicEnv(env: Env) {
+  return {
+    STRIPE_PUBLISHABLE_KEY: env.STRIPE_PUBLISHABLE_KEY ?? null,
+    STRIPE_JS_URL: env.STRIPE_JS_URL,
+  };
+}
+export type PublicEnv = ReturnType<typeof publicEnv>;

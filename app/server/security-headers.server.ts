@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import type { NextFunction, Request, Response } from "express";
+
+/**
+ * Security headers for every response. Inline scripts are allowed only with the per-response
+ * nonce React Router's <Scripts> carries; Stripe.js is the only third-party script.
+ */
+export function securityHeaders(options: { stripeJsUrl: string; dev: boolean; hsts: boolean }) {
+  const stripeOrigin = new URL(options.stripeJsUrl).origin;
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const nonce = randomBytes(16).toString("base64");
+    res.locals.nonce = nonce;
+    const csp = [
+      "default-src 'self'",
+      `script-src 'self' 'nonce-${nonce}' ${stripeOrigin}${options.dev ? " 'unsafe-inline'" : ""}`,
+      `frame-src ${stripeOrigin} https://hooks.stripe.com`,
+      `connect-src 'self' https://api.stripe.com${options.dev ? " ws: wss:" : ""}`,
+      "img-src 'self' data: blob:",
+      "media-src 'self' blob:",
+      "style-src 'self' 'unsafe-inline'",
+      "font-src 'self'",
+      "object-src 'none'",
+      "base-uri 'self'",
+      "form-action 'self' https://checkout.stripe.com",
+      "frame-ancestors 'none'",
+    ].join("; ");
+    res.setHeader("Content-Security-Policy", csp);
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("X-Frame-Options", "DENY");
+    res.setHeader("Referrer-Policy", "strict-origin-when-cross-origin");
+    res.setHeader("Permissions-Policy", "camera=(), geolocation=(), microphone=(self), payment=(self)");
+    res.setHeader("Cross-Origin-Opener-Policy", "same-origin");
+    if (options.hsts) res.setHeader("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+    next();
+  };
+}

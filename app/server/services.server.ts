@@ -1,0 +1,56 @@
+import path from "node:path";
+import type { Env } from "./env.server";
+import { openDatabase, type DatabaseHandle, type Db } from "./db.server";
+import { startJobQueue, type Jobs } from "./jobs.server";
+import { createMailer, type Mailer } from "./providers/email.server";
+import { createAppCookies, type AppCookies } from "./cookies.server";
+import { loadSessionSecret } from "./secret.server";
+import { allJobs } from "./all-jobs.server";
+
+/** Everything a loader, action or job needs, created once per process and passed in. */
+export interface AppServices {
+  env: Env;
+  database: DatabaseHandle;
+  db: Db;
+  jobs: Jobs;
+  mailer: Mailer;
+  cookies: AppCookies;
+  outboxDir: string;
+}
+
+export async function createServices(
+  env: Env,
+  options: { runWorkers?: boolean } = {},
+): Promise<AppServices & { close(): Promise<void> }> {
+  const dataDir = path.resolve(env.DATA_DIR);
+  const database = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: path.join(dataDir, "pglite"),
+  });
+  const jobs = await startJobQueue(database);
+  const outboxDir = path.join(dataDir, "outbox");
+  const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir });
+  const secret = loadSessionSecret(env.SESSION_SECRET, dataDir);
+  const services: AppServices = {
+    env,
+    database,
+    db: database.db,
+    jobs,
+    mailer,
+    cookies: createAppCookies(secret, env.NODE_ENV === "production" && isHttps(env.APP_URL)),
+    outboxDir,
+  };
+  if (options.runWorkers ?? true) await jobs.startWorkers(allJobs, services);
+  return {
+    ...services,
+    async close() {
+      await jobs.stop();
+      mailer.close();
+      await database.close();
+    },
+  };
+}
+
+function isHttps(url: string | undefined) {
+  return url?.startsWith("https://") ?? false;
+}

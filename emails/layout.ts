@@ -1,0 +1,32 @@
+/** Escapes text for HTML e-mail bodies; every interpolated value goes through it. */
+export function escapeHtml(value: string) {
+  return value
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}
+
+/** Plain text as HTML paragraphs, keeping the writer's line breaks. */
+export function paragraphs(text: string) {
+  return text
+    .split(/\n{2,}/)
+    .map((block) => `<p style="margin:0 0 16px">${escapeHtml(block).replaceAll("\n", "<br>")}</p>`)
+    .join("");
+}
+
+/** The shared frame of every e-mail: readable without images, right-to-left for Arabic. */
+export function emailLayout(options: { lang: string; title: string; bodyHtml: string }) {
+  const dir = options.lang === "ar" ? "rtl" : "ltr";
+  return `<!doctype html>
+<html lang="${escapeHtml(options.lang)}" dir="${dir}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(options.title)}</title></head>
+<body style="margin:0;background:#f5f5f4;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;color:#0f172a">
+<div style="max-width:560px;margin:0 auto;padding:24px">
+<p style="font-size:20px;font-weight:600;color:#0f766e;margin:0 0 16px">Sakina</p>
+<div style="background:#ffffff;border-radius:12px;padding:24px;line-height:1.6;font-size:16px">${options.bodyHtml}</div>
+</div>
+</body>
+</html>`;
+}

@@ -1,0 +1,64 @@
+// The Node entry: one HTTP server for pages, APIs and WebSocket upgrades (the phone-call audio
+// bridge). `node server.js` serves the production build; `node server.js --dev` runs Vite in
+// middleware mode with hot reload.
+import http from "node:http";
+
+const dev = process.argv.includes("--dev");
+if (!process.env.NODE_ENV) process.env.NODE_ENV = dev ? "development" : "production";
+
+let appServer;
+try {
+  if (dev) {
+    const vite = await import("vite").then((m) =>
+      m.createServer({ server: { middlewareMode: true }, appType: "custom" }),
+    );
+    const mod = await vite.ssrLoadModule("./app/server/http.server.ts");
+    appServer = await mod.createAppServer({
+      build: () => vite.ssrLoadModule("virtual:react-router/server-build"),
+      devMiddleware: vite.middlewares,
+    });
+  } else {
+    const mod = await import("./build/server/index.js");
+    appServer = await mod.createProductionServer();
+  }
+} catch (error) {
+  // A bad environment variable is a message for the person starting the server, not a stack.
+  if (String(error?.message).startsWith("Invalid environment variables")) {
+    console.error(error.message);
+  } else {
+    console.error(error);
+  }
+  process.exit(1);
+}
+
+const port = Number(process.env.PORT ?? 3000);
+const server = http.createServer(appServer.app);
+server.on("upgrade", (request, socket, head) => appServer.upgrade(request, socket, head));
+server.on("error", async (error) => {
+  console.error(
+    error.code === "EADDRINUSE"
+      ? `Port ${port} is already in use. Stop the other server or choose another port: PORT=3001 npm start`
+      : error,
+  );
+  await appServer.close().catch(() => {});
+  process.exit(1);
+});
+server.listen(port, () => {
+  const address = server.address();
+  const url = `http://localhost:${typeof address === "object" && address ? address.port : port}`;
+  console.log(`Sakina is listening on ${url}`);
+  for (const line of appServer.services.startupNotes ?? []) console.log(line.replaceAll("{url}", url));
+});
+
+let closing = false;
+async function shutdown(signal) {
+  if (closing) return;
+  closing = true;
+  console.log(`${signal} received: finishing work in progress and stopping.`);
+  server.close();
+  server.closeAllConnections?.();
+  await appServer.close().catch((error) => console.error(error));
+  process.exit(0);
+}
+process.on("SIGINT", () => shutdown("SIGINT"));
+process.on("SIGTERM", () => shutdown("SIGTERM"));

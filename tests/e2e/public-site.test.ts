@@ -1,0 +1,197 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import ar from "~/locales/ar";
+import en from "~/locales/en";
+import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { startServer, type RunningServer } from "../support/server";
+import { waitFor } from "../support/wait";
+
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const pages = [
+  { path: "/", title: /Sakina/, heading: { en: en.home.title, ar: ar.home.title } },
+  { path: "/privacy", title: /Privacy Policy/, heading: "Privacy Policy" },
+  { path: "/terms", title: /Terms of Service/, heading: "Terms of Service" },
+  { path: "/cookies", title: /Cookie Policy/, heading: "Cookie Policy" },
+  { path: "/how-it-works", title: /How/, heading: "How AI emotional support works" },
+  { path: "/languages", title: /Languages/, heading: "Supported Languages" },
+  { path: "/faq", title: /Frequently Asked Questions/, heading: "Frequently Asked Questions" },
+  { path: "/safety", title: /Safety/, heading: "Safety" },
+  { path: "/contact", title: /Contact/, heading: "Contact" },
+  { path: "/accessibility", title: /Accessibility/, heading: "Accessibility" },
+  { path: "/language", title: { en: en.language.label, ar: ar.language.label }, heading: { en: en.language.pageTitle, ar: ar.language.pageTitle } },
+  {
+    path: "/this-page-does-not-exist",
+    title: { en: en.errors.notFoundTitle, ar: ar.errors.notFoundTitle },
+    heading: { en: en.errors.notFoundTitle, ar: ar.errors.notFoundTitle },
+    status: 404,
+  },
+] as const;
+
+const variants = [
+  { javaScript: true, locale: "en" },
+  { javaScript: false, locale: "en" },
+  { javaScript: true, locale: "ar" },
+  { javaScript: false, locale: "ar" },
+] as const;
+
+describe.each(variants)("every public page, JavaScript $javaScript, language $locale", ({ javaScript, locale }) => {
+  it("answers with the right status, title and heading, mirrored in Arabic, with no WCAG 2.1 AA violations", async () => {
+    const context = await newVisitor(browser, { javaScript, locale });
+    const page = await context.newPage();
+    const failures: string[] = [];
+    for (const spec of pages) {
+      const response = await page.goto(server.url + spec.path);
+      expect(response?.status(), spec.path).toBe("status" in spec ? spec.status : 200);
+      const title = spec.title instanceof RegExp ? spec.title : new RegExp(spec.title[locale]);
+      await expect(page.title()).resolves.toMatch(title);
+      expect(await page.getAttribute("html", "lang")).toBe(locale);
+      expect(await page.getAttribute("html", "dir")).toBe(locale === "ar" ? "rtl" : "ltr");
+      const heading = typeof spec.heading === "object" && spec.heading ? spec.heading[locale] : spec.heading;
+      if (heading) expect(await page.locator("h1").first().innerText(), spec.path).toBe(heading);
+      if (spec.path !== "/" && spec.path !== "/language" && !("status" in spec)) {
+        await expect(page.getByRole("link", { name: (locale === "ar" ? ar : en).common.backToHome }).count()).resolves.toBe(1);
+      }
+      await expect(page.getByText("v3.0.0 AI Appointment Concierge").count()).resolves.toBe(1);
+      const violations = await axeViolations(page, { javaScript });
+      if (violations.length > 0) failures.push(`${spec.path}:\n${describeViolations(violations)}`);
+    }
+    expect(failures.join("\n\n")).toBe("");
+    await context.close();
+  });
+});
+
+describe("redirects, health and errors", () => {
+  it("sends /old-landing to / permanently", async () => {
+    const response = await fetch(`${server.url}/old-landing`, { redirect: "manual" });
+    expect(response.status).toBe(301);
+    expect(response.headers.get("location")).toBe("/");
+  });
+
+  it("reports the database as reachable on /healthz", async () => {
+    const response = await fetch(`${server.url}/healthz`);
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.status).toBe("ok");
+    expect(body.database.reachable).toBe(true);
+  });
+
+  it("sends security headers with a nonce-based CSP", async () => {
+    const response = await fetch(`${server.url}/`);
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+'/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("refuses a form post without the CSRF token", async () => {
+    const response = await fetch(`${server.url}/contact`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "email=a%40example.com&subject=Hi&message=Hello",
+      redirect: "manual",
+    });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain("Your form expired");
+  });
+});
+
+async function outboxMessages() {
+  const dir = path.join(server.dataDir, "outbox");
+  const files = await readdir(dir).catch(() => [] as string[]);
+  return Promise.all(files.map((file) => readFile(path.join(dir, file), "utf8")));
+}
+
+describe.each([true, false])("the contact form with JavaScript %s", (javaScript) => {
+  it("shows field errors for bad input and never a server error", async () => {
+    const context = await newVisitor(browser, { javaScript });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/contact`);
+    await page.getByLabel("Your e-mail").fill("not-an-email");
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(page.getByText("Enter an e-mail address like name@example.com.").isVisible()).resolves.toBe(true);
+    await expect(page.getByText("Enter a subject.").isVisible()).resolves.toBe(true);
+    await expect(page.getByText("Enter your message.").isVisible()).resolves.toBe(true);
+    await expect(page.getByLabel("Your e-mail").getAttribute("aria-invalid")).resolves.toBe("true");
+    expect(await axeViolations(page, { javaScript })).toEqual([]);
+    await context.close();
+  });
+
+  it("sends the message to support and an acknowledgement to the sender", async () => {
+    const context = await newVisitor(browser, { javaScript });
+    const page = await context.newPage();
+    const sender = `visitor-${javaScript ? "js" : "nojs"}@example.com`;
+    await page.goto(`${server.url}/contact`);
+    await page.getByLabel("Your e-mail").fill(sender);
+    await page.getByLabel("Subject").fill("Question about my call");
+    await page.getByLabel("Message").fill("Can I choose the time of my call?");
+    await page.getByLabel("Urgency").selectOption("high");
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await page.getByText("Message Sent Successfully").waitFor();
+    await expect(page.getByText("We'll respond to your inquiry within 24 hours.").isVisible()).resolves.toBe(true);
+
+    const mails = await waitFor(async () => {
+      const all = (await outboxMessages()).filter((m) => m.includes(sender));
+      return all.length >= 2 ? all : null;
+    }, { what: "both contact e-mails in the outbox" });
+    const toSupport = mails.find((m) => /^To: support@sakina\.app/m.test(m));
+    const toSender = mails.find((m) => new RegExp(`^To: ${sender}`, "m").test(m));
+    expect(toSupport).toMatch(/Subject: \[HIGH\] Contact form: Question about my call/);
+    expect(toSupport).toMatch(new RegExp(`^Reply-To: ${sender}`, "m"));
+    expect(toSender).toContain("We received your message");
+    await context.close();
+  });
+});
+
+describe("the language switcher", () => {
+  it("switches to Arabic without JavaScript and keeps the choice", async () => {
+    const context = await newVisitor(browser, { javaScript: false });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/faq`);
+    await page.getByLabel("Language").first().selectOption("ar");
+    await page.getByRole("button", { name: "Change" }).first().click();
+    await page.waitForURL(`${server.url}/faq`);
+    expect(await page.getAttribute("html", "dir")).toBe("rtl");
+    await page.goto(`${server.url}/contact`);
+    expect(await page.getAttribute("html", "lang")).toBe("ar");
+    await context.close();
+  });
+
+  it("answers an unknown language with a field error, not a server error", async () => {
+    const context = await newVisitor(browser, { javaScript: false });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/language`);
+    await page.locator("select[name=lng]").last().evaluate((select: HTMLSelectElement) => {
+      select.options[0]!.value = "xx";
+      select.selectedIndex = 0;
+    });
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/language") && r.request().method() === "POST"),
+      page.getByRole("button", { name: "Change" }).last().click(),
+    ]);
+    expect(response.status()).toBe(400);
+    await expect(page.getByText("Choose one of the six languages in the list.").isVisible()).resolves.toBe(true);
+    await context.close();
+  });
+
+  it("ignores an open-redirect target", async () => {
+    const context = await newVisitor(browser, { javaScript: false });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/language?redirectTo=//evil.example/x`);
+    await page.getByRole("button", { name: "Change" }).last().click();
+    await page.waitForLoadState();
+    expect(new URL(page.url()).host).toBe(new URL(server.url).host);
+    await context.close();
+  });
+});

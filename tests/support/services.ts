@@ -1,0 +1,31 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parseEnv } from "~/server/env.server";
+import { createServices } from "~/server/services.server";
+import { createIsolatedDatabase } from "./database";
+
+/** The app's real services on a database and data folder of their own. */
+export async function createTestServices(env: Record<string, string> = {}, options: { runWorkers?: boolean } = {}) {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "sakina-test-"));
+  const database = await createIsolatedDatabase();
+  const services = await createServices(
+    parseEnv({
+      NODE_ENV: "test",
+      DATA_DIR: dataDir,
+      SEED_DEMO_DATA: "false",
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      ...env,
+    }),
+    options,
+  );
+  return {
+    ...services,
+    dataDir,
+    async close() {
+      await services.close();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

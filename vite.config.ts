@@ -1,0 +1,20 @@
+/// <reference types="vitest/config" />
+import { reactRouter } from "@react-router/dev/vite";
+import tailwindcss from "@tailwindcss/vite";
+import { defineConfig } from "vite";
+
+export default defineConfig(({ isSsrBuild }) => ({
+  // The production server module wraps the React Router build in an Express app that can also
+  // take WebSocket upgrades (the phone-call audio bridge); server.js starts it.
+  build: isSsrBuild ? { rollupOptions: { input: "./app/server/http.server.ts" } } : undefined,
+  plugins: process.env.VITEST ? [] : [tailwindcss(), reactRouter()],
+  resolve: { tsconfigPaths: true },
+  test: {
+    include: ["app/**/*.test.{ts,tsx}", "models/**/*.test.ts", "tests/**/*.test.ts"],
+    setupFiles: ["tests/support/setup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Two cores: each e2e file runs a server and a browser of its own.
+    maxWorkers: 2,
+  },
+}));
