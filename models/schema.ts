@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { integer, pgEnum, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, check, date, integer, pgEnum, pgTable, serial, smallint, text, timestamp, unique } from "drizzle-orm/pg-core";
 
 /** Fixed-window counters shared by every process that uses the same database. */
 export const rateLimits = pgTable("rate_limits", {
@@ -19,4 +19,143 @@ export const contactMessages = pgTable("contact_messages", {
   urgency: contactUrgency("urgency").notNull().default("normal"),
   locale: text("locale").notNull(),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
+export const businessStatus = pgEnum("business_status", [
+  "pending_verification",
+  "payment_required",
+  "active",
+  "suspended",
+]);
+export const planStatus = pgEnum("plan_status", ["none", "starter", "active", "past_due", "canceled"]);
+
+export const businesses = pgTable("businesses", {
+  id: serial("id").primaryKey(),
+  name: text("name").notNull(),
+  /** The public booking page is /book/{bookingLink}. */
+  bookingLink: text("booking_link").notNull().unique(),
+  industry: text("industry").notNull().default("service"),
+  ownerName: text("owner_name").notNull(),
+  /** Lower-cased; also the owner's login. */
+  email: text("email").notNull().unique(),
+  phone: text("phone").notNull(),
+  address: text("address"),
+  description: text("description"),
+  timeZone: text("time_zone").notNull().default("UTC"),
+  defaultLanguage: text("default_language").notNull().default("en"),
+  status: businessStatus("status").notNull().default("pending_verification"),
+  planStatus: planStatus("plan_status").notNull().default("none"),
+  starterEndsAt: timestamp("starter_ends_at", { withTimezone: true }),
+  stripeCustomerId: text("stripe_customer_id"),
+  stripeSubscriptionId: text("stripe_subscription_id"),
+  starterPaymentIntentId: text("starter_payment_intent_id").unique(),
+  minimumNoticeMinutes: integer("minimum_notice_minutes").notNull().default(60),
+  confirmationVoice: text("confirmation_voice").notNull().default("shimmer"),
+  confirmationLanguage: text("confirmation_language").notNull().default("en"),
+  verifiedAt: timestamp("verified_at", { withTimezone: true }),
+  activatedAt: timestamp("activated_at", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
+export const accountRole = pgEnum("account_role", ["owner", "admin"]);
+
+/** People who sign in: business owners, and admins (created with the CLI). */
+export const accounts = pgTable("accounts", {
+  id: serial("id").primaryKey(),
+  businessId: integer("business_id").references(() => businesses.id, { onDelete: "cascade" }),
+  role: accountRole("role").notNull().default("owner"),
+  name: text("name").notNull(),
+  email: text("email").notNull().unique(),
+  passwordHash: text("password_hash").notNull(),
+  /** Set while the password is the e-mailed temporary one. */
+  mustChangePassword: boolean("must_change_password").notNull().default(true),
+  /** Bumped on password change: every older session cookie stops working. */
+  sessionVersion: integer("session_version").notNull().default(1),
+  lastLoginAt: timestamp("last_login_at", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
+export const emailTokenPurpose = pgEnum("email_token_purpose", ["verify_email", "reset_password"]);
+
+/** Single-use links sent by e-mail; only a hash of the token is stored. */
+export const emailTokens = pgTable("email_tokens", {
+  id: serial("id").primaryKey(),
+  purpose: emailTokenPurpose("purpose").notNull(),
+  email: text("email").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  businessId: integer("business_id").references(() => businesses.id, { onDelete: "cascade" }),
+  accountId: integer("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  usedAt: timestamp("used_at", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
+export const paymentPurpose = pgEnum("payment_purpose", ["business_starter", "empathy_call", "subscription"]);
+
+/** Money that moved, one row per provider payment; the unique id makes every handler idempotent. */
+export const payments = pgTable("payments", {
+  id: serial("id").primaryKey(),
+  purpose: paymentPurpose("purpose").notNull(),
+  providerPaymentId: text("provider_payment_id").notNull().unique(),
+  amountCents: integer("amount_cents").notNull(),
+  currency: text("currency").notNull(),
+  status: text("status").notNull(),
+  businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
+  refundedAt: timestamp("refunded_at", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
+/** What a business offers on its booking page. */
+export const businessServices = pgTable("business_services", {
+  id: serial("id").primaryKey(),
+  businessId: integer("business_id")
+    .notNull()
+    .references(() => businesses.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  description: text("description"),
+  priceCents: integer("price_cents").notNull(),
+  currency: text("currency").notNull().default("USD"),
+  durationMinutes: integer("duration_minutes").notNull(),
+  active: boolean("active").notNull().default(true),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
+/** Weekly hours; several rows on one weekday leave breaks between them. */
+export const openingHours = pgTable(
+  "opening_hours",
+  {
+    id: serial("id").primaryKey(),
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    /** 0 = Sunday … 6 = Saturday. */
+    weekday: smallint("weekday").notNull(),
+    startMinute: integer("start_minute").notNull(),
+    endMinute: integer("end_minute").notNull(),
+  },
+  (table) => [
+    check("opening_hours_valid", sql`${table.weekday} between 0 and 6 and ${table.startMinute} >= 0 and ${table.endMinute} <= 1440 and ${table.startMinute} < ${table.endMinute}`),
+  ],
+);
+
+export const daysOff = pgTable(
+  "days_off",
+  {
+    id: serial("id").primaryKey(),
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    /** The business's local date. */
+    date: date("date", { mode: "string" }).notNull(),
+    note: text("note"),
+  },
+  (table) => [unique("days_off_business_date").on(table.businessId, table.date)],
+);
+
+/** Provider webhook events already handled, so a redelivery is acknowledged and not redone. */
+export const webhookEvents = pgTable("webhook_events", {
+  id: text("id").primaryKey(),
+  provider: text("provider").notNull(),
+  type: text("type").notNull(),
+  receivedAt: timestamp("received_at", { withTimezone: true }).notNull().default(sql`now()`),
 });

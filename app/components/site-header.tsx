@@ -18,6 +18,11 @@ export function SiteHeader({ locale }: { locale: string }) {
         <nav aria-label={t("nav.main")} className="order-last w-full sm:order-none sm:w-auto">
           <ul className="flex flex-wrap gap-1">
             <li>
+              <NavLink to="/business" className={navClass}>
+                {t("nav.forBusiness")}
+              </NavLink>
+            </li>
+            <li>
               <NavLink to="/how-it-works" className={navClass}>
                 {t("nav.howItWorks")}
               </NavLink>

@@ -1,5 +1,6 @@
 import type { JobDefinition } from "./jobs.server";
+import { businessSubscriptionJob, ownerCredentialsJob } from "./business-onboarding.server";
 import { sendEmailJob } from "./email-jobs.server";
 
 /** Every kind of background work the workers run. */
-export const allJobs: JobDefinition<any>[] = [sendEmailJob];
+export const allJobs: JobDefinition<any>[] = [sendEmailJob, ownerCredentialsJob, businessSubscriptionJob];

@@ -1,4 +1,4 @@
-import { createCookie } from "react-router";
+import { createCookie, createCookieSessionStorage } from "react-router";
 
 export const localeCookie = createCookie("lng", {
   path: "/",
@@ -24,6 +24,27 @@ export function createAppCookies(secret: string, secure: boolean) {
       httpOnly: true,
       secure,
       secrets: [secret],
+    }),
+    /** Who is signed in: { accountId, version }. */
+    session: createCookieSessionStorage<{ accountId: number; version: number }>({
+      cookie: {
+        name: "session",
+        path: "/",
+        sameSite: "lax",
+        httpOnly: true,
+        secure,
+        secrets: [secret],
+        maxAge: 60 * 60 * 24 * 30,
+      },
+    }),
+    /** The business being registered in this browser, once its e-mail is verified. */
+    registration: createCookie("registration", {
+      path: "/",
+      sameSite: "lax",
+      httpOnly: true,
+      secure,
+      secrets: [secret],
+      maxAge: 60 * 60 * 24 * 7,
     }),
   };
 }

@@ -35,7 +35,12 @@ export async function openDatabase(options: {
 }): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
+    let closing = false;
+    // An idle connection dropped by the server is replaced on the next query; it is worth a log
+    // line while running, and nothing once the pool is shutting down.
+    pool.on("error", (error) => {
+      if (!closing) console.error("PostgreSQL pool error:", error.message);
+    });
     const db = drizzlePg(pool, { schema });
     await migratePg(db, { migrationsFolder });
     return {
@@ -43,7 +48,10 @@ export async function openDatabase(options: {
       kind: "postgres",
       connectionString: options.databaseUrl,
       executeSql: async (text, values) => ({ rows: (await pool.query(text, values)).rows }),
-      close: () => pool.end(),
+      close: () => {
+        closing = true;
+        return pool.end();
+      },
     };
   }
 

@@ -47,10 +47,11 @@ export const envSchema = z.object({
     .enum(["true", "false"])
     .default("false")
     .transform((value) => value === "true"),
+  /** Default: seed on the embedded database (a try-out), not on a real server. */
   SEED_DEMO_DATA: z
     .enum(["true", "false"])
-    .default("true")
-    .transform((value) => value === "true"),
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === "true")),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -35,6 +35,7 @@ export async function createAppServer(options: {
   app.use(
     securityHeaders({
       stripeJsUrl: env.STRIPE_JS_URL,
+      stripeApiUrl: env.STRIPE_API_URL,
       dev: Boolean(options.devMiddleware),
       hsts: env.APP_URL?.startsWith("https://") ?? false,
     }),

@@ -1,5 +1,6 @@
+import { createInstance, type TFunction } from "i18next";
 import { createI18nextMiddleware } from "remix-i18next/middleware";
-import { fallbackLanguage, i18nOptions, supportedLanguages } from "~/i18n";
+import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages } from "~/i18n";
 import { localeCookie } from "./cookies.server";
 
 /** Language from ?lng=, then the cookie the switcher sets, then Accept-Language. */
@@ -12,3 +13,17 @@ export const [i18nextMiddleware, getLocale, getI18n] = createI18nextMiddleware({
   },
   i18next: i18nOptions,
 });
+
+const translators = new Map<string, Promise<TFunction>>();
+
+/** A t() for a fixed language, for work outside a request (jobs sending e-mail). */
+export function translatorFor(language: string): Promise<TFunction> {
+  const lng = isLanguage(language) ? language : fallbackLanguage;
+  let translator = translators.get(lng);
+  if (!translator) {
+    const instance = createInstance();
+    translator = instance.init({ ...i18nOptions, lng }).then(() => instance.t);
+    translators.set(lng, translator);
+  }
+  return translator;
+}

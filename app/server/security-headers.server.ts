@@ -5,8 +5,11 @@ import type { NextFunction, Request, Response } from "express";
  * Security headers for every response. Inline scripts are allowed only with the per-response
  * nonce React Router's <Scripts> carries; Stripe.js is the only third-party script.
  */
-export function securityHeaders(options: { stripeJsUrl: string; dev: boolean; hsts: boolean }) {
+export function securityHeaders(options: { stripeJsUrl: string; stripeApiUrl?: string; dev: boolean; hsts: boolean }) {
   const stripeOrigin = new URL(options.stripeJsUrl).origin;
+  // Where Stripe.js talks to and where Checkout lives: Stripe's hosts, or the configured API host.
+  const stripeApi = options.stripeApiUrl ? new URL(options.stripeApiUrl).origin : "https://api.stripe.com";
+  const checkout = options.stripeApiUrl ? stripeApi : "https://checkout.stripe.com";
   return (_req: Request, res: Response, next: NextFunction) => {
     const nonce = randomBytes(16).toString("base64");
     res.locals.nonce = nonce;
@@ -14,14 +17,14 @@ export function securityHeaders(options: { stripeJsUrl: string; dev: boolean; hs
       "default-src 'self'",
       `script-src 'self' 'nonce-${nonce}' ${stripeOrigin}${options.dev ? " 'unsafe-inline'" : ""}`,
       `frame-src ${stripeOrigin} https://hooks.stripe.com`,
-      `connect-src 'self' https://api.stripe.com${options.dev ? " ws: wss:" : ""}`,
+      `connect-src 'self' ${stripeApi} ${stripeOrigin}${options.dev ? " ws: wss:" : ""}`,
       "img-src 'self' data: blob:",
       "media-src 'self' blob:",
       "style-src 'self' 'unsafe-inline'",
       "font-src 'self'",
       "object-src 'none'",
       "base-uri 'self'",
-      "form-action 'self' https://checkout.stripe.com",
+      `form-action 'self' ${checkout}`,
       "frame-ancestors 'none'",
     ].join("; ");
     res.setHeader("Content-Security-Policy", csp);

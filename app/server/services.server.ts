@@ -6,6 +6,8 @@ import { createMailer, type Mailer } from "./providers/email.server";
 import { createAppCookies, type AppCookies } from "./cookies.server";
 import { loadSessionSecret } from "./secret.server";
 import { allJobs } from "./all-jobs.server";
+import { seedDemoData } from "./seed.server";
+import { createStripeClient, type Stripe } from "./providers/payments.server";
 
 /** Everything a loader, action or job needs, created once per process and passed in. */
 export interface AppServices {
@@ -16,6 +18,10 @@ export interface AppServices {
   mailer: Mailer;
   cookies: AppCookies;
   outboxDir: string;
+  /** Null when STRIPE_SECRET_KEY is not set: payment actions then say "not configured". */
+  stripe: Stripe | null;
+  /** Lines `npm start` prints after "listening" ({url} is replaced by the server's address). */
+  startupNotes: string[];
 }
 
 export async function createServices(
@@ -39,7 +45,18 @@ export async function createServices(
     mailer,
     cookies: createAppCookies(secret, env.NODE_ENV === "production" && isHttps(env.APP_URL)),
     outboxDir,
+    stripe: createStripeClient(env),
+    startupNotes: [],
   };
+  if (env.SEED_DEMO_DATA ?? !env.DATABASE_URL) {
+    const demo = await seedDemoData(database.db, dataDir);
+    services.startupNotes.push(
+      `Demo booking page: {url}/book/${demo.bookingLink}`,
+      demo.password
+        ? `Demo owner login: {url}/login  (${demo.email} / ${demo.password})`
+        : `Demo owner login: ${demo.email} (password set earlier; use "Forgot password?" to reset it)`,
+    );
+  }
   if (options.runWorkers ?? true) await jobs.startWorkers(allJobs, services);
   return {
     ...services,

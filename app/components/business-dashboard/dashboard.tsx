@@ -1,0 +1,91 @@
+import { useState } from "react";
+import { Form } from "react-router";
+import { useTranslation } from "react-i18next";
+import { AuthenticityTokenInput } from "../csrf";
+import { CopyButton } from "../copy-button";
+import { Button } from "../ui/button";
+import { HoursSection } from "./hours";
+import { ServicesSection } from "./services";
+import { SettingsSection } from "./settings";
+import type { DashboardData, DashboardActionData } from "./types";
+
+export function BusinessDashboard({ data, actionData }: { data: DashboardData; actionData?: DashboardActionData }) {
+  const { t, i18n } = useTranslation();
+  const [copied, setCopied] = useState(false);
+  const { business } = data;
+  const starterDaysLeft = business.starterEndsAt
+    ? Math.max(0, Math.ceil((new Date(business.starterEndsAt).getTime() - Date.now()) / 86_400_000))
+    : null;
+  const hasHours = Object.values(data.schedule).some((day) => day.length > 0);
+  const hasService = data.services.some((s) => s.active);
+  return (
+    <div className="mx-auto max-w-5xl space-y-8 px-4 py-8 sm:py-12">
+      <header className="flex flex-wrap items-start justify-between gap-4">
+        <div>
+          <p className="text-sm text-slate-600">{t("dashboard.welcome", { name: business.ownerName })}</p>
+          <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{business.name}</h1>
+        </div>
+        <Form method="post" action="/logout">
+          <AuthenticityTokenInput />
+          <Button type="submit" variant="secondary">
+            {t("auth.logout")}
+          </Button>
+        </Form>
+      </header>
+
+      <section aria-labelledby="plan-title" className="grid gap-4 sm:grid-cols-2">
+        <div className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
+          <h2 id="plan-title" className="text-sm font-medium text-slate-600">
+            {t("dashboard.plan")}
+          </h2>
+          <p className="mt-1 text-lg font-semibold text-slate-900">{t(`dashboard.planStatus.${business.planStatus}`)}</p>
+          <p className="mt-1 text-sm text-slate-700">
+            {business.planStatus === "starter" && starterDaysLeft !== null
+              ? t("dashboard.starterLeft", { days: starterDaysLeft, date: new Date(business.starterEndsAt!).toLocaleDateString(i18n.language, { dateStyle: "medium" }) })
+              : t("dashboard.monthlyAllowance")}
+          </p>
+        </div>
+        <div className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
+          <h2 className="text-sm font-medium text-slate-600">{t("dashboard.bookingLink")}</h2>
+          <p className="mt-1 flex flex-wrap items-center gap-2">
+            <a href={data.bookingUrl} className="break-all font-medium text-teal-800 underline" dir="ltr">
+              {data.bookingUrl}
+            </a>
+            <CopyButton value={data.bookingUrl} label={t("dashboard.bookingLink")} onCopied={() => setCopied(true)} />
+          </p>
+          <p role="status" aria-live="polite" className="mt-1 text-sm text-emerald-800">
+            {copied ? `${t("copy.copied")} ${t("copy.copiedBody", { label: t("dashboard.bookingLink") })}` : ""}
+          </p>
+        </div>
+      </section>
+
+      {!hasService || !hasHours ? (
+        <section aria-labelledby="checklist-title" className="rounded-2xl border border-teal-200 bg-teal-50 p-5 text-teal-950">
+          <h2 id="checklist-title" className="text-lg font-semibold">
+            {t("dashboard.checklistTitle")}
+          </h2>
+          <p className="mt-1 text-sm">{t("dashboard.checklistIntro")}</p>
+          <ol className="mt-3 space-y-1 text-sm">
+            <li>
+              {hasService ? "✓ " : "1. "}
+              <a href="#services" className="font-medium underline">
+                {t("dashboard.checklistService")}
+              </a>
+            </li>
+            <li>
+              {hasHours ? "✓ " : "2. "}
+              <a href="#hours" className="font-medium underline">
+                {t("dashboard.checklistHours")}
+              </a>
+            </li>
+            <li>3. {t("dashboard.checklistShare")}</li>
+          </ol>
+        </section>
+      ) : null}
+
+      <ServicesSection services={data.services} actionData={actionData} />
+      <HoursSection schedule={data.schedule} daysOff={data.daysOff} timeZone={business.timeZone} actionData={actionData} />
+      <SettingsSection business={business} actionData={actionData} />
+    </div>
+  );
+}

@@ -1,0 +1,18 @@
+export const currencies = ["USD", "EUR", "GBP", "SAR", "AED", "CAD", "AUD"] as const;
+export type Currency = (typeof currencies)[number];
+
+/** "25", "25.5", "25.50" → 2550; anything else → null. Money is kept in integer cents. */
+export function parseAmountToCents(input: string): number | null {
+  const trimmed = input.trim().replace(",", ".");
+  if (!/^\d{1,7}(\.\d{1,2})?$/.test(trimmed)) return null;
+  const [whole, fraction = ""] = trimmed.split(".");
+  return Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
+}
+
+export function formatMoney(cents: number, currency: string, locale = "en") {
+  return new Intl.NumberFormat(locale, { style: "currency", currency }).format(cents / 100);
+}
+
+export function centsToInput(cents: number) {
+  return (cents / 100).toFixed(2);
+}

@@ -1,0 +1,24 @@
+import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
+
+export type PhoneResult =
+  | { ok: true; e164: string; country: CountryCode | undefined; type: string | undefined }
+  | { ok: false; reason: "empty" | "invalid" };
+
+/**
+ * Parses what a person typed ("+44 20 7946 0958", "(212) 555-0100", "0551234567") into E.164.
+ * Numbers without a leading + or 00 are read as numbers of `defaultCountry`.
+ */
+export function normalizePhone(input: string, defaultCountry: CountryCode = "US"): PhoneResult {
+  const trimmed = input.trim();
+  if (!trimmed) return { ok: false, reason: "empty" };
+  if (/[^\d\s()+\-.]/.test(trimmed)) return { ok: false, reason: "invalid" };
+  const international = trimmed.startsWith("00") ? `+${trimmed.slice(2)}` : trimmed;
+  const parsed = parsePhoneNumberFromString(international, defaultCountry);
+  if (!parsed || !parsed.isValid()) return { ok: false, reason: "invalid" };
+  return { ok: true, e164: parsed.number, country: parsed.country, type: parsed.getType() };
+}
+
+/** "+1 212 555 0100" style, for showing a stored E.164 number back to people. */
+export function formatPhone(e164: string) {
+  return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
+}

@@ -1,0 +1,30 @@
+import type { Route } from "./+types/activate-business";
+import { activateWithPayment, appOrigin } from "~/server/business-onboarding.server";
+import { apiError, readJsonBody } from "~/server/api.server";
+import { servicesContext } from "~/server/context";
+import { getI18n } from "~/server/i18n.server";
+import { registrationBusiness } from "~/server/registration.server";
+
+/** POST /api/activate-business { businessId, paymentIntentId }: checked with Stripe, idempotent. */
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const body = await readJsonBody(request);
+  const businessId = Number(body.businessId);
+  const paymentIntentId = String(body.paymentIntentId ?? "");
+  const business = await registrationBusiness(services, request);
+  if (!business || business.id !== businessId) return apiError(403, t("register.notYours"));
+  if (!/^pi_[A-Za-z0-9]+$/.test(paymentIntentId)) return apiError(400, t("activation.badPayment"));
+  if (!services.stripe) return apiError(503, t("payment.notConfigured"));
+  const result = await activateWithPayment(services, businessId, paymentIntentId, appOrigin(services, request));
+  if (!result.ok) {
+    const message =
+      result.reason === "not_succeeded" ? t("payment.processing", { status: result.status ?? "unknown" }) : t("activation.badPayment");
+    return apiError(result.reason === "not_succeeded" ? 402 : 400, `${t("activation.failedTitle")}: ${message}`, { reason: result.reason });
+  }
+  return Response.json({ loginEmail: result.business.email, bookingLink: result.business.bookingLink });
+}
+
+export function loader() {
+  return apiError(405, "Use POST for this endpoint.");
+}

@@ -1,0 +1,26 @@
+import type { Route } from "./+types/auth.login";
+import { authenticate, commitLogin } from "~/server/auth.server";
+import { apiError, readJsonBody } from "~/server/api.server";
+import { servicesContext } from "~/server/context";
+
+/** POST /api/auth/login { email, password } → { user: { name, email } } and the session cookie. */
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const body = await readJsonBody(request);
+  // The same form strategy as the page: one place decides what a valid login is.
+  const formRequest = new Request(request.url, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ email: String(body.email ?? ""), password: String(body.password ?? "") }),
+  });
+  const result = await authenticate(context, formRequest);
+  if (result.error) return apiError(result.error.status, result.error.message, { title: result.error.title });
+  return Response.json(
+    { user: { name: result.account.name, email: result.account.email }, mustChangePassword: result.account.mustChangePassword },
+    { headers: { "Set-Cookie": await commitLogin(services, result.account) } },
+  );
+}
+
+export function loader() {
+  return apiError(405, "Use POST for this endpoint.");
+}

@@ -1,0 +1,44 @@
+import type { Route } from "./+types/business.register";
+import { appOrigin } from "~/server/business-onboarding.server";
+import { registrationSchema } from "~/lib/business-schemas";
+import { registerWithVerification } from "~/server/business-registration.server";
+import { apiError, fieldErrors, readJsonBody } from "~/server/api.server";
+import { servicesContext } from "~/server/context";
+import { getI18n, getLocale } from "~/server/i18n.server";
+import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
+import { rememberRegistration } from "~/server/registration.server";
+
+/** POST /api/business/register: the spec's registration API, with its 409 cases. */
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const parsed = registrationSchema(t).safeParse(await readJsonBody(request));
+  if (!parsed.success) {
+    return apiError(400, t("register.failedBody"), { fields: fieldErrors(parsed.error) });
+  }
+  const exceeded = await firstExceededRule(context, [
+    { name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 },
+  ]);
+  if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }));
+
+  const result = await registerWithVerification(services, t, getLocale(context), parsed.data, appOrigin(services, request));
+  const headers = { "Set-Cookie": await rememberRegistration(services, result.business.id) };
+  const business = { id: result.business.id, name: result.business.name, status: result.business.status };
+  switch (result.kind) {
+    case "login":
+      return Response.json({ error: t("register.existsBody"), action: "login" }, { status: 409 });
+    case "continue_payment":
+      return Response.json({ error: t("register.continueBody"), action: "continue_payment", business }, { status: 409, headers });
+    case "verification_resent":
+      return Response.json(
+        { error: t("register.resentBody", { email: result.business.email }), action: "continue_payment", business },
+        { status: 409, headers },
+      );
+    case "registered":
+      return Response.json({ business, message: t("register.checkInboxBody", { email: result.business.email }) }, { status: 201, headers });
+  }
+}
+
+export function loader() {
+  return apiError(405, "Use POST for this endpoint.");
+}

@@ -1,0 +1,28 @@
+import type { Route } from "./+types/create-subscription";
+import { starterPaymentIntent } from "~/server/business-onboarding.server";
+import { apiError, readJsonBody } from "~/server/api.server";
+import { servicesContext } from "~/server/context";
+import { getI18n } from "~/server/i18n.server";
+import { registrationBusiness } from "~/server/registration.server";
+
+/**
+ * POST /api/create-subscription { businessId }: the $1 starter PaymentIntent. Only the browser
+ * that registered and verified the business (its signed registration cookie) may ask.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const body = await readJsonBody(request);
+  const business = await registrationBusiness(services, request);
+  if (!business || business.id !== Number(body.businessId)) return apiError(403, t("register.notYours"));
+  if (business.status === "pending_verification") return apiError(409, t("register.verifyFirst"));
+  if (business.status !== "payment_required") return apiError(409, t("register.alreadyActive"));
+  if (!services.stripe) return apiError(503, t("payment.notConfigured"));
+  const intent = await starterPaymentIntent(services, business);
+  if (!intent.client_secret) return apiError(502, t("payment.setupFailed"));
+  return Response.json({ clientSecret: intent.client_secret, paymentIntentId: intent.id, status: intent.status });
+}
+
+export function loader() {
+  return apiError(405, "Use POST for this endpoint.");
+}

@@ -1,0 +1,29 @@
+import type { Route } from "./+types/verify-email-and-setup";
+import { verifyBusinessEmail } from "~/server/business-verification.server";
+import { apiError, readJsonBody } from "~/server/api.server";
+import { servicesContext } from "~/server/context";
+import { getI18n } from "~/server/i18n.server";
+import { rememberRegistration } from "~/server/registration.server";
+
+/** POST /api/verify-email-and-setup { token, email }: uses the single-use link. */
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const body = await readJsonBody(request);
+  const result = await verifyBusinessEmail(services, String(body.token ?? ""), String(body.email ?? ""));
+  if (!result) return apiError(400, t("verify.errorBody"));
+  return Response.json(
+    {
+      businessId: result.id,
+      businessName: result.name,
+      ownerName: result.ownerName,
+      bookingLink: result.bookingLink,
+      status: result.status,
+    },
+    { headers: { "Set-Cookie": await rememberRegistration(services, result.id) } },
+  );
+}
+
+export function loader() {
+  return apiError(405, "Use POST for this endpoint.");
+}

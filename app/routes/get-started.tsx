@@ -1,0 +1,281 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { useState } from "react";
+import { data, Form, Link, redirect, useNavigate, useNavigation } from "react-router";
+import { useTranslation } from "react-i18next";
+import type { Route } from "./+types/get-started";
+import { AuthenticityTokenInput } from "~/components/csrf";
+import { Steps } from "~/components/steps";
+import { StripePayment } from "~/components/stripe-payment";
+import { Button, linkClass } from "~/components/ui/button";
+import { Field, SelectField } from "~/components/ui/field";
+import { industries } from "~/lib/business";
+import { postJson } from "~/lib/stripe-js";
+import { appOrigin, sendVerificationEmail, starterCheckoutUrl } from "~/server/business-onboarding.server";
+import { registrationSchema } from "~/lib/business-schemas";
+import { registerWithVerification } from "~/server/business-registration.server";
+import { servicesContext } from "~/server/context";
+import { getI18n, getLocale } from "~/server/i18n.server";
+import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
+import { forgetRegistration, registrationBusiness, rememberRegistration } from "~/server/registration.server";
+import { redirectWithToast, toastHeader } from "~/server/toast.server";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const business = await registrationBusiness(services, request);
+  const base = { title: `${t("register.title")} · Sakina`, paymentsConfigured: Boolean(services.stripe) };
+  if (!business) return { ...base, step: "register" as const, business: null };
+  if (business.status === "active") {
+    return { ...base, step: "active" as const, business: { id: business.id, name: business.name, email: business.email } };
+  }
+  return {
+    ...base,
+    step: business.status === "pending_verification" ? ("verify" as const) : ("payment" as const),
+    business: { id: business.id, name: business.name, email: business.email },
+  };
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const formData = await request.formData();
+  const intent = formData.get("intent");
+  const origin = appOrigin(services, request);
+
+  if (intent === "restart") {
+    return redirect("/get-started", { headers: { "Set-Cookie": await forgetRegistration(services) } });
+  }
+
+  if (intent === "resend" || intent === "checkout") {
+    const business = await registrationBusiness(services, request);
+    if (!business) return redirect("/get-started");
+    if (intent === "resend") {
+      const exceeded = await firstExceededRule(context, [
+        { name: "verify-resend:business", subject: String(business.id), limit: 3, windowSeconds: 3600 },
+      ]);
+      if (!exceeded && business.status === "pending_verification") {
+        await sendVerificationEmail(services, t, getLocale(context), business, origin);
+      }
+      return redirectWithToast(services, "/get-started", exceeded
+        ? { type: "error", title: t("common.errorTitle"), description: t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }) }
+        : { type: "success", title: t("register.resentTitle"), description: t("register.resentBody", { email: business.email }) });
+    }
+    if (business.status !== "payment_required") return redirect("/get-started");
+    if (!services.stripe) {
+      return redirectWithToast(services, "/get-started", { type: "error", title: t("payment.failedTitle"), description: t("payment.notConfigured") });
+    }
+    return redirect(await starterCheckoutUrl(services, business, origin), 303);
+  }
+
+  const submission = parseWithZod(formData, { schema: registrationSchema(t) });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  const exceeded = await firstExceededRule(context, [
+    { name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 },
+  ]);
+  if (exceeded) {
+    return data(submission.reply({ formErrors: [t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) })] }), { status: 429 });
+  }
+  const result = await registerWithVerification(services, t, getLocale(context), submission.value, origin);
+  const remember = await rememberRegistration(services, result.business.id);
+  switch (result.kind) {
+    case "login":
+      return redirectWithToast(services, "/login", {
+        type: "info",
+        title: t("register.existsTitle"),
+        description: t("register.existsBody"),
+      });
+    case "continue_payment":
+    case "verification_resent": {
+      const headers = new Headers({ "Set-Cookie": remember });
+      headers.append("Set-Cookie", await toastHeader(services, {
+        type: "info",
+        title: t("register.continueTitle"),
+        description: result.kind === "continue_payment" ? t("register.continueBody") : t("register.resentBody", { email: result.business.email }),
+      }));
+      return redirect("/get-started", { headers });
+    }
+    case "registered":
+      return redirect("/get-started", { headers: { "Set-Cookie": remember } });
+  }
+}
+
+export default function GetStarted({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation();
+  const steps = [t("register.stepBusiness"), t("register.stepVerify"), t("register.stepPayment")];
+  const current = { register: 0, verify: 1, payment: 2, active: 3 }[loaderData.step];
+  return (
+    <div className="mx-auto max-w-2xl px-4 py-10 sm:py-14">
+      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("register.title")}</h1>
+      <p className="mt-2 text-slate-700">{t("register.intro")}</p>
+      <div className="mt-6">
+        <Steps steps={steps} current={current} />
+      </div>
+      <div className="mt-8 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-8">
+        {loaderData.step === "register" ? <RegisterForm lastResult={actionData} /> : null}
+        {loaderData.step === "verify" && loaderData.business ? <CheckInbox email={loaderData.business.email} /> : null}
+        {loaderData.step === "payment" && loaderData.business ? (
+          <Payment business={loaderData.business} configured={loaderData.paymentsConfigured} />
+        ) : null}
+        {loaderData.step === "active" ? (
+          <div className="space-y-4">
+            <p>{t("register.alreadyActive")}</p>
+            <Link to="/login" className={linkClass}>
+              {t("nav.login")}
+            </Link>
+          </div>
+        ) : null}
+      </div>
+      <p className="mt-6 text-sm text-slate-700">
+        {t("register.haveAccount")}{" "}
+        <Link to="/login" className={linkClass}>
+          {t("nav.login")}
+        </Link>
+      </p>
+    </div>
+  );
+}
+
+function RegisterForm({ lastResult }: { lastResult: Route.ComponentProps["actionData"] }) {
+  const { t } = useTranslation();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "register",
+    lastResult: navigation.state === "idle" ? lastResult : null,
+    defaultValue: { industry: "service" },
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: registrationSchema(t) }),
+  });
+  const busy = navigation.state === "submitting";
+  return (
+    <Form method="post" {...getFormProps(form)} className="space-y-5">
+      <AuthenticityTokenInput />
+      <input type="hidden" name="intent" value="register" />
+      <h2 className="text-xl font-semibold text-slate-900">{t("register.stepBusiness")}</h2>
+      {form.errors?.length ? (
+        <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm font-medium text-rose-800">
+          {form.errors[0]}
+        </p>
+      ) : null}
+      <Field label={t("register.name")} id={fields.name.id} name={fields.name.name} required autoComplete="organization" defaultValue={fields.name.initialValue} errors={fields.name.errors} />
+      <Field label={t("register.ownerName")} id={fields.ownerName.id} name={fields.ownerName.name} required autoComplete="name" defaultValue={fields.ownerName.initialValue} errors={fields.ownerName.errors} />
+      <Field label={t("register.email")} id={fields.email.id} name={fields.email.name} type="email" required autoComplete="email" defaultValue={fields.email.initialValue} errors={fields.email.errors} hint={t("register.emailHint")} />
+      <Field label={t("register.phone")} id={fields.phone.id} name={fields.phone.name} type="tel" required autoComplete="tel" defaultValue={fields.phone.initialValue} errors={fields.phone.errors} hint={t("register.phoneHint")} />
+      <SelectField label={t("register.industry")} id={fields.industry.id} name={fields.industry.name} defaultValue={fields.industry.initialValue ?? "service"} errors={fields.industry.errors}>
+        {industries.map((industry) => (
+          <option key={industry} value={industry}>
+            {t(`industry.${industry}`)}
+          </option>
+        ))}
+      </SelectField>
+      <Button type="submit" disabled={busy} className="w-full sm:w-auto">
+        {busy ? t("common.sending") : t("register.submit")}
+      </Button>
+    </Form>
+  );
+}
+
+function CheckInbox({ email }: { email: string }) {
+  const { t } = useTranslation();
+  return (
+    <div className="space-y-4">
+      <h2 className="text-xl font-semibold text-slate-900">{t("register.checkInboxTitle")}</h2>
+      <p className="text-slate-700">{t("register.checkInboxBody", { email })}</p>
+      <div className="flex flex-wrap gap-3">
+        <Form method="post">
+          <AuthenticityTokenInput />
+          <input type="hidden" name="intent" value="resend" />
+          <Button type="submit" variant="secondary">
+            {t("register.resend")}
+          </Button>
+        </Form>
+        <Form method="post">
+          <AuthenticityTokenInput />
+          <input type="hidden" name="intent" value="restart" />
+          <Button type="submit" variant="secondary">
+            {t("register.restart")}
+          </Button>
+        </Form>
+      </div>
+    </div>
+  );
+}
+
+function Payment({ business, configured }: { business: { id: number; name: string; email: string }; configured: boolean }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [done, setDone] = useState(false);
+  const checkoutForm = (
+    <Form method="post">
+      <AuthenticityTokenInput />
+      <input type="hidden" name="intent" value="checkout" />
+      <Button type="submit" className="w-full">
+        {t("register.payCheckout")}
+      </Button>
+    </Form>
+  );
+  return (
+    <div className="space-y-6">
+      <div>
+        <h2 className="text-xl font-semibold text-slate-900">{t("register.paymentTitle")}</h2>
+        <p className="mt-1 text-slate-700">{t("register.paymentFor", { business: business.name })}</p>
+      </div>
+      <StarterOffer />
+      {!configured ? (
+        <p role="alert" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
+          {t("payment.notConfigured")}
+        </p>
+      ) : done ? (
+        <p role="status" className="rounded-lg bg-emerald-50 p-4 font-medium text-emerald-900">
+          {t("payment.successTitle")} {t("register.redirecting")}
+        </p>
+      ) : (
+        <StripePayment
+          payLabel={t("register.pay")}
+          fallback={checkoutForm}
+          createIntent={() => postJson<{ clientSecret: string }>("/api/create-subscription", { businessId: business.id })}
+          onPaid={async (paymentIntentId) => {
+            const result = await postJson<{ loginEmail: string; bookingLink: string }>("/api/activate-business", {
+              businessId: business.id,
+              paymentIntentId,
+            });
+            setDone(true);
+            const params = new URLSearchParams({
+              email: business.email,
+              businessName: business.name,
+              loginEmail: result.loginEmail,
+              bookingLink: result.bookingLink,
+            });
+            // The spec's short pause, so the confirmation can be read before the page changes.
+            setTimeout(() => navigate(`/setup-complete?${params}`), 1500);
+          }}
+        />
+      )}
+      <Form method="post">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="intent" value="restart" />
+        <button type="submit" className={`${linkClass} text-sm`}>
+          {t("register.restart")}
+        </button>
+      </Form>
+    </div>
+  );
+}
+
+export function StarterOffer() {
+  const { t } = useTranslation();
+  return (
+    <div className="rounded-xl bg-teal-50 p-4 text-teal-950">
+      <p className="text-lg font-semibold">{t("business.starterHeadline")}</p>
+      <ul className="mt-2 list-disc space-y-1 ps-5 text-sm">
+        <li>{t("business.starterCalls")}</li>
+        <li>{t("business.starterActivation")}</li>
+        <li>{t("business.starterDashboard")}</li>
+        <li>{t("business.starterThen")}</li>
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { useTranslation } from "react-i18next";
+import type { Route } from "./+types/login";
+import { AuthenticityTokenInput } from "~/components/csrf";
+import { Button, linkClass } from "~/components/ui/button";
+import { Field } from "~/components/ui/field";
+import { safeRedirectPath } from "~/lib/safe-redirect";
+import { authenticate, commitLogin, getAccount } from "~/server/auth.server";
+import { servicesContext } from "~/server/context";
+import { getI18n } from "~/server/i18n.server";
+import { toastHeader } from "~/server/toast.server";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const redirectTo = safeRedirectPath(new URL(request.url).searchParams.get("redirectTo"), "/dashboard");
+  if (await getAccount(context, request)) throw redirect(redirectTo);
+  const { t } = getI18n(context);
+  return { redirectTo, title: `${t("auth.loginTitle")} · Sakina` };
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const form = await request.clone().formData();
+  const redirectTo = safeRedirectPath(form.get("redirectTo"), "/dashboard");
+  const result = await authenticate(context, request);
+  if (result.error) {
+    return data(
+      { title: result.error.title, message: result.error.message, email: String(form.get("email") ?? "") },
+      { status: result.error.status },
+    );
+  }
+  const headers = new Headers({ "Set-Cookie": await commitLogin(services, result.account) });
+  headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("auth.welcomeBack") }));
+  const target = result.account.mustChangePassword
+    ? `/change-password?redirectTo=${encodeURIComponent(redirectTo)}`
+    : redirectTo;
+  return redirect(target, { headers });
+}
+
+export default function Login({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation();
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting";
+  return (
+    <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
+      <Link to="/" className={`${linkClass} text-sm`}>
+        {t("common.backToHome")}
+      </Link>
+      <h1 className="mt-4 text-3xl font-semibold tracking-tight text-slate-900">{t("auth.loginTitle")}</h1>
+      <p className="mt-2 text-slate-700">{t("auth.loginIntro")}</p>
+      <Form method="post" className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
+        {actionData ? (
+          <div role="alert" className="rounded-lg bg-rose-50 p-3 text-sm text-rose-800">
+            <p className="font-semibold">{actionData.title}</p>
+            <p>{actionData.message}</p>
+          </div>
+        ) : null}
+        <Field label={t("auth.email")} name="email" type="email" autoComplete="email" required defaultValue={actionData?.email} />
+        <Field label={t("auth.password")} name="password" type="password" autoComplete="current-password" required />
+        <Button type="submit" disabled={busy} className="w-full">
+          {busy ? t("auth.signingIn") : t("auth.signIn")}
+        </Button>
+        <p className="text-sm">
+          <Link to="/forgot-password" className={linkClass}>
+            {t("auth.forgot")}
+          </Link>
+        </p>
+      </Form>
+      <p className="mt-6 text-sm text-slate-700">
+        {t("auth.noAccount")}{" "}
+        <Link to="/get-started" className={linkClass}>
+          {t("nav.getStarted")}
+        </Link>
+      </p>
+    </div>
+  );
+}

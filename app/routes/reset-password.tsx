@@ -1,0 +1,91 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { useTranslation } from "react-i18next";
+import type { Route } from "./+types/reset-password";
+import { findAccountById, setAccountPassword } from "#models/accounts";
+import { consumeEmailToken, peekEmailToken } from "#models/email-tokens";
+import { AuthenticityTokenInput } from "~/components/csrf";
+import { Button, buttonClass } from "~/components/ui/button";
+import { Field } from "~/components/ui/field";
+import { commitLogin } from "~/server/auth.server";
+import { servicesContext } from "~/server/context";
+import { getI18n } from "~/server/i18n.server";
+import { MIN_PASSWORD, newPasswordSchema } from "~/lib/password-schema";
+import { hashPassword } from "~/server/passwords.server";
+import { toastHeader } from "~/server/toast.server";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const url = new URL(request.url);
+  const token = url.searchParams.get("token") ?? "";
+  const email = url.searchParams.get("email") ?? "";
+  const valid = Boolean(token && email && (await peekEmailToken(services.db, "reset_password", token, email)));
+  return { token, email, valid, title: `${t("reset.title")} · Sakina` };
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const formData = await request.formData();
+  const submission = parseWithZod(formData, { schema: newPasswordSchema(t) });
+  if (submission.status !== "success") return data(submission.reply({ hideFields: ["password", "confirm"] }), { status: 400 });
+  const row = await consumeEmailToken(services.db, "reset_password", String(formData.get("token") ?? ""), String(formData.get("email") ?? ""));
+  const account = row?.accountId ? await findAccountById(services.db, row.accountId) : null;
+  if (!account) {
+    return data(submission.reply({ formErrors: [t("reset.invalid")], hideFields: ["password", "confirm"] }), { status: 400 });
+  }
+  const updated = await setAccountPassword(services.db, account.id, await hashPassword(submission.value.password), { temporary: false });
+  const headers = new Headers({ "Set-Cookie": await commitLogin(services, updated!) });
+  headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("password.changed") }));
+  return redirect("/dashboard", { headers });
+}
+
+export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "reset-password",
+    lastResult: navigation.state === "idle" ? actionData : null,
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: newPasswordSchema(t) }),
+  });
+  if (!loaderData.valid) {
+    return (
+      <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
+        <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("reset.title")}</h1>
+        <p role="alert" className="mt-4 text-slate-700">
+          {t("reset.invalid")}
+        </p>
+        <Link to="/forgot-password" className={`${buttonClass()} mt-6`}>
+          {t("reset.requestNew")}
+        </Link>
+      </div>
+    );
+  }
+  return (
+    <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
+      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("reset.title")}</h1>
+      <p className="mt-2 text-slate-700">{t("reset.intro")}</p>
+      <Form method="post" {...getFormProps(form)} className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="token" value={loaderData.token} />
+        <input type="hidden" name="email" value={loaderData.email} />
+        {form.errors?.length ? (
+          <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm font-medium text-rose-800">
+            {form.errors[0]}
+          </p>
+        ) : null}
+        <Field label={t("password.new")} id={fields.password.id} name={fields.password.name} type="password" autoComplete="new-password" required errors={fields.password.errors} hint={t("password.rule", { min: MIN_PASSWORD })} />
+        <Field label={t("password.confirm")} id={fields.confirm.id} name={fields.confirm.name} type="password" autoComplete="new-password" required errors={fields.confirm.errors} />
+        <Button type="submit" className="w-full">
+          {t("password.save")}
+        </Button>
+      </Form>
+    </div>
+  );
+}

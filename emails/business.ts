@@ -1,0 +1,69 @@
+import type { TFunction } from "i18next";
+import type { EmailMessage } from "~/server/providers/email.server";
+import { emailLayout, escapeHtml, paragraphs } from "./layout";
+
+function button(href: string, label: string) {
+  return `<p style="margin:24px 0"><a href="${escapeHtml(href)}" style="display:inline-block;background:#0f766e;color:#ffffff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(label)}</a></p>`;
+}
+
+export function verificationEmail(t: TFunction, lang: string, input: { to: string; ownerName: string; businessName: string; link: string }): EmailMessage {
+  const subject = t("email.verifySubject", { business: input.businessName });
+  const intro = t("email.verifyBody", { name: input.ownerName, business: input.businessName });
+  const expiry = t("email.verifyExpiry");
+  return {
+    to: input.to,
+    subject,
+    text: `${intro}\n\n${input.link}\n\n${expiry}\n\n${t("email.signature")}\n`,
+    html: emailLayout({
+      lang,
+      title: subject,
+      bodyHtml: `${paragraphs(intro)}${button(input.link, t("email.verifyButton"))}<p style="font-size:14px;color:#475569;word-break:break-all">${escapeHtml(input.link)}</p>${paragraphs(expiry)}${paragraphs(t("email.signature"))}`,
+    }),
+  };
+}
+
+export function credentialsEmail(
+  t: TFunction,
+  lang: string,
+  input: { to: string; ownerName: string; businessName: string; temporaryPassword: string; loginUrl: string; bookingUrl: string },
+): EmailMessage {
+  const subject = t("email.credentialsSubject", { business: input.businessName });
+  const intro = t("email.credentialsBody", { name: input.ownerName, business: input.businessName });
+  const details = [
+    `${t("email.credentialsLogin")}: ${input.to}`,
+    `${t("email.credentialsPassword")}: ${input.temporaryPassword}`,
+    `${t("email.credentialsBooking")}: ${input.bookingUrl}`,
+  ];
+  const notice = t("email.credentialsNotice");
+  return {
+    to: input.to,
+    subject,
+    text: `${intro}\n\n${details.join("\n")}\n\n${notice}\n\n${input.loginUrl}\n\n${t("email.signature")}\n`,
+    html: emailLayout({
+      lang,
+      title: subject,
+      bodyHtml: `${paragraphs(intro)}<table role="presentation" style="border-collapse:collapse;margin:16px 0">${details
+        .map((line) => {
+          const [label, ...rest] = line.split(": ");
+          return `<tr><td style="padding:4px 12px 4px 0;color:#475569">${escapeHtml(label ?? "")}</td><td style="padding:4px 0;font-family:ui-monospace,Menlo,monospace">${escapeHtml(rest.join(": "))}</td></tr>`;
+        })
+        .join("")}</table>${paragraphs(notice)}${button(input.loginUrl, t("email.credentialsButton"))}${paragraphs(t("email.signature"))}`,
+    }),
+  };
+}
+
+export function passwordResetEmail(t: TFunction, lang: string, input: { to: string; link: string }): EmailMessage {
+  const subject = t("email.resetSubject");
+  const intro = t("email.resetBody");
+  const ignore = t("email.resetIgnore");
+  return {
+    to: input.to,
+    subject,
+    text: `${intro}\n\n${input.link}\n\n${ignore}\n\n${t("email.signature")}\n`,
+    html: emailLayout({
+      lang,
+      title: subject,
+      bodyHtml: `${paragraphs(intro)}${button(input.link, t("email.resetButton"))}<p style="font-size:14px;color:#475569;word-break:break-all">${escapeHtml(input.link)}</p>${paragraphs(ignore)}${paragraphs(t("email.signature"))}`,
+    }),
+  };
+}

@@ -1,0 +1,42 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "~/server/db.server";
+import { accounts } from "./schema";
+
+export type Account = typeof accounts.$inferSelect;
+
+export async function findAccountByEmail(db: Db, email: string) {
+  const [row] = await db.select().from(accounts).where(eq(accounts.email, email.toLowerCase()));
+  return row ?? null;
+}
+
+export async function findAccountById(db: Db, id: number) {
+  const [row] = await db.select().from(accounts).where(eq(accounts.id, id));
+  return row ?? null;
+}
+
+/** A new password ends every other session (the version in their cookies no longer matches). */
+export async function setAccountPassword(db: Db, accountId: number, passwordHash: string, options: { temporary: boolean }) {
+  const [row] = await db
+    .update(accounts)
+    .set({
+      passwordHash,
+      mustChangePassword: options.temporary,
+      sessionVersion: sql`${accounts.sessionVersion} + 1`,
+    })
+    .where(eq(accounts.id, accountId))
+    .returning();
+  return row ?? null;
+}
+
+export async function recordLogin(db: Db, accountId: number) {
+  await db.update(accounts).set({ lastLoginAt: new Date() }).where(eq(accounts.id, accountId));
+}
+
+export async function createAdminAccount(db: Db, input: { name: string; email: string; passwordHash: string }) {
+  const [row] = await db
+    .insert(accounts)
+    .values({ ...input, email: input.email.toLowerCase(), role: "admin", mustChangePassword: false })
+    .onConflictDoUpdate({ target: accounts.email, set: { passwordHash: input.passwordHash, role: "admin" } })
+    .returning();
+  return row!;
+}

@@ -1,0 +1,437 @@
+// Tests of the fake Stripe server itself, driven through the real `stripe` SDK (and, for the
+// Stripe.js stand-in and the hosted Checkout page, through Chromium when it is installed).
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Browser } from "playwright-core";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { startFakeStripe, type FakeStripe } from "./stripe";
+
+let fake: FakeStripe;
+let stripe: Stripe;
+
+function sdk(key: string) {
+  return new Stripe(key, { host: "127.0.0.1", port: Number(new URL(fake.url).port), protocol: "http", maxNetworkRetries: 0 });
+}
+
+/** Calls the SDK and returns the error it throws. */
+async function failure(call: () => Promise<unknown>): Promise<Stripe.errors.StripeError> {
+  try {
+    await call();
+  } catch (error) {
+    return error as Stripe.errors.StripeError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** A tiny HTTP server that records what is posted to it and answers with `status`. */
+async function startReceiver(status = 200) {
+  const received: { body: string; signature: string }[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      received.push({ body: Buffer.concat(chunks).toString("utf8"), signature: String(req.headers["stripe-signature"] ?? "") });
+      res.writeHead(receiver.status, { "content-type": "text/html" });
+      res.end(req.url === "/webhook" ? "ok" : `<!doctype html><html lang="en"><title>App</title><main><h1>Back at the app</h1></main></html>`);
+    });
+  });
+  const receiver = { received, status, url: "", close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return receiver;
+}
+
+beforeAll(async () => {
+  fake = await startFakeStripe();
+  stripe = sdk(fake.secretKey);
+});
+afterAll(async () => {
+  await fake?.close();
+});
+
+describe("payment intents", () => {
+  it("creates a customer and a PaymentIntent and confirms it with a test card", async () => {
+    const customer = await stripe.customers.create({ email: "amina@example.com", name: "Amina", metadata: { businessId: "1" } });
+    expect(customer.id).toMatch(/^cus_/);
+    expect(customer).toMatchObject({ object: "customer", livemode: false, metadata: { businessId: "1" } });
+
+    const intent = await stripe.paymentIntents.create({
+      amount: 2500,
+      currency: "usd",
+      customer: customer.id,
+      metadata: { bookingId: "42" },
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+    });
+    expect(intent.id).toMatch(/^pi_/);
+    expect(intent.status).toBe("requires_payment_method");
+    expect(intent.client_secret).toMatch(new RegExp(`^${intent.id}_secret_`));
+
+    const confirmed = await stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa" });
+    expect(confirmed.status).toBe("succeeded");
+    expect(confirmed.amount_received).toBe(2500);
+    expect(confirmed.payment_method).toMatch(/^pm_/);
+    expect(confirmed.latest_charge).toMatch(/^ch_/);
+
+    const again = await stripe.paymentIntents.retrieve(intent.id, { expand: ["latest_charge", "customer"] });
+    expect((again.latest_charge as Stripe.Charge).status).toBe("succeeded");
+    expect((again.customer as Stripe.Customer).email).toBe("amina@example.com");
+    expect(fake.lastEvent("payment_intent.succeeded")?.data.object.id).toBe(intent.id);
+  });
+
+  it("declines a declined card with a 402 card_error and leaves the intent payable", async () => {
+    const intent = await stripe.paymentIntents.create({ amount: 1000, currency: "eur", automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
+    const error = await failure(() => stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_chargeDeclined" }));
+    expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
+    expect(error).toMatchObject({ statusCode: 402, code: "card_declined", decline_code: "generic_decline", message: "Your card was declined." });
+    const after = await stripe.paymentIntents.retrieve(intent.id);
+    expect(after.status).toBe("requires_payment_method");
+    expect(after.last_payment_error).toMatchObject({ type: "card_error", code: "card_declined", decline_code: "generic_decline" });
+
+    const funds = await failure(() =>
+      stripe.paymentIntents.create({ amount: 1000, currency: "eur", confirm: true, off_session: true, payment_method: "pm_card_chargeDeclinedInsufficientFunds" }),
+    );
+    expect(funds).toMatchObject({ statusCode: 402, decline_code: "insufficient_funds" });
+    expect((funds.raw as { payment_intent?: { status: string } }).payment_intent?.status).toBe("requires_payment_method");
+  });
+
+  it("refuses parameters this API version does not know, missing ones, and a missing return_url", async () => {
+    const unknown = await failure(() => stripe.paymentIntents.create({ amount: 1000, currency: "usd", payment_method_types: ["card"] } as Stripe.PaymentIntentCreateParams));
+    expect(unknown).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(unknown).toMatchObject({ statusCode: 400, code: "parameter_unknown", param: "payment_method_types", message: "Received unknown parameter: payment_method_types" });
+
+    const nested = await failure(() => stripe.paymentIntents.create({ amount: 1000, currency: "usd", automatic_payment_methods: { enabled: true, foo: 1 } } as Stripe.PaymentIntentCreateParams));
+    expect(nested).toMatchObject({ code: "parameter_unknown", param: "automatic_payment_methods[foo]" });
+
+    const missing = await failure(() => stripe.paymentIntents.create({ amount: 1000 } as Stripe.PaymentIntentCreateParams));
+    expect(missing).toMatchObject({ statusCode: 400, code: "parameter_missing", param: "currency" });
+
+    const tooSmall = await failure(() => stripe.paymentIntents.create({ amount: 10, currency: "usd" }));
+    expect(tooSmall).toMatchObject({ code: "amount_too_small", param: "amount" });
+
+    const allowed = await stripe.paymentIntents.create({ amount: 1000, currency: "usd", allowed_payment_method_types: ["card"] });
+    expect(allowed.allowed_payment_method_types).toEqual(["card"]);
+
+    const intent = await stripe.paymentIntents.create({ amount: 1000, currency: "usd" });
+    const noReturn = await failure(() => stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa" }));
+    expect(noReturn.message).toMatch(/you must provide a `return_url`/);
+    const ok = await stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa", return_url: "https://app.example/return" });
+    expect(ok.status).toBe("succeeded");
+    const twice = await failure(() => stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa", return_url: "https://app.example/return" }));
+    expect(twice).toMatchObject({ code: "payment_intent_unexpected_state" });
+  });
+
+  it("answers 404 resource_missing for an unknown id and 401 for a wrong key", async () => {
+    const missing = await failure(() => stripe.paymentIntents.retrieve("pi_x"));
+    expect(missing).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(missing).toMatchObject({ statusCode: 404, code: "resource_missing", message: "No such payment_intent: 'pi_x'" });
+    expect(missing.requestId).toMatch(/^req_/);
+
+    const wrong = await failure(() => sdk("sk_test_wrong_key_1234").customers.create({ email: "a@example.com" }));
+    expect(wrong).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+    expect(wrong.message).toMatch(/^Invalid API Key provided: sk_test_\*+1234$/);
+
+    const publishable = await failure(() => sdk(fake.publishableKey).customers.create({ email: "a@example.com" }));
+    expect(publishable).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+  });
+
+  it("replays an idempotent request and refuses the key with other parameters", async () => {
+    const before = fake.paymentIntents.size;
+    const first = await stripe.paymentIntents.create({ amount: 1500, currency: "usd" }, { idempotencyKey: "booking-7" });
+    const second = await stripe.paymentIntents.create({ amount: 1500, currency: "usd" }, { idempotencyKey: "booking-7" });
+    expect(second.id).toBe(first.id);
+    expect(second.lastResponse.headers["idempotent-replayed"]).toBe("true");
+    expect(fake.paymentIntents.size).toBe(before + 1);
+    const other = await failure(() => stripe.paymentIntents.create({ amount: 1600, currency: "usd" }, { idempotencyKey: "booking-7" }));
+    expect(other).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
+  });
+
+  it("fails the next matching requests on demand", async () => {
+    fake.failNext({ method: "POST", pathPrefix: "/v1/customers" }, 500, { type: "api_error", message: "Something went wrong on Stripe's end." });
+    const error = await failure(() => stripe.customers.create({ email: "retry@example.com" }));
+    expect(error).toBeInstanceOf(Stripe.errors.StripeAPIError);
+    expect(error.statusCode).toBe(500);
+    fake.failNext({ method: "GET", pathPrefix: "/v1/customers/" }, 429, { type: "invalid_request_error", code: "rate_limit", message: "Too many requests." });
+    const customer = await stripe.customers.create({ email: "retry@example.com" });
+    expect(await failure(() => stripe.customers.retrieve(customer.id))).toBeInstanceOf(Stripe.errors.StripeRateLimitError);
+    expect((await stripe.customers.retrieve(customer.id)).id).toBe(customer.id);
+  });
+
+  it("refunds a succeeded payment only", async () => {
+    const paid = fake.seedPaymentIntent({ amount: 3000, currency: "usd", status: "succeeded", metadata: { bookingId: "9" } });
+    const refund = await stripe.refunds.create({ payment_intent: paid.id, amount: 1000, reason: "requested_by_customer" });
+    expect(refund).toMatchObject({ object: "refund", amount: 1000, status: "succeeded", payment_intent: paid.id });
+    expect((await stripe.refunds.retrieve(refund.id)).id).toBe(refund.id);
+    expect(fake.lastEvent("charge.refunded")?.data.object).toMatchObject({ amount_refunded: 1000, refunded: false });
+    const tooMuch = await failure(() => stripe.refunds.create({ payment_intent: paid.id, amount: 5000 }));
+    expect(tooMuch.param).toBe("amount");
+    const unpaid = fake.seedPaymentIntent({ amount: 3000 });
+    const refused = await failure(() => stripe.refunds.create({ payment_intent: unpaid.id }));
+    expect(refused).toMatchObject({ statusCode: 400, code: "charge_not_refundable" });
+  });
+
+  it("lets a publishable key only retrieve and confirm with the client secret", async () => {
+    const intent = await stripe.paymentIntents.create({ amount: 1200, currency: "usd", metadata: { secret: "server-only" } });
+    const browserLike = sdk(fake.publishableKey);
+    const seen = await browserLike.paymentIntents.retrieve(intent.id, { client_secret: intent.client_secret! });
+    expect(seen.status).toBe("requires_payment_method");
+    expect(seen.metadata).toBeUndefined();
+    const withoutSecret = await failure(() => browserLike.paymentIntents.retrieve(intent.id));
+    expect(withoutSecret.statusCode).toBe(400);
+    const rawCard = await failure(() =>
+      stripe.paymentIntents.confirm(intent.id, { payment_method_data: { type: "card", card: { number: "4242424242424242" } } } as unknown as Stripe.PaymentIntentConfirmParams),
+    );
+    expect(rawCard.message).toMatch(/Sending credit card numbers directly/);
+  });
+});
+
+describe("checkout", () => {
+  it("creates a session whose hosted page pays without JavaScript and redirects", async () => {
+    const session = await stripe.checkout.sessions.create({
+      mode: "payment",
+      customer_email: "buyer@example.com",
+      line_items: [{ price_data: { currency: "usd", unit_amount: 4500, product_data: { name: "Session with a counsellor" } }, quantity: 1 }],
+      payment_intent_data: { metadata: { bookingId: "77" }, setup_future_usage: "off_session" },
+      metadata: { bookingId: "77" },
+      success_url: "https://app.example/paid?session_id={CHECKOUT_SESSION_ID}",
+      cancel_url: "https://app.example/cancelled",
+    });
+    expect(session.id).toMatch(/^cs_/);
+    expect(session.url).toBe(`${fake.url}/checkout/${session.id}`);
+    expect(session.amount_total).toBe(4500);
+
+    const page = await fetch(session.url!);
+    const html = await page.text();
+    expect(html).toContain('<label for="card-number">Card number</label>');
+    expect(html).toContain('value="4242 4242 4242 4242"');
+    expect(html).toContain('href="https://app.example/cancelled"');
+
+    const declined = await fetch(session.url!, { method: "POST", body: new URLSearchParams({ card_number: "4000 0000 0000 0002", email: "buyer@example.com" }), redirect: "manual" });
+    expect(declined.status).toBe(402);
+    expect(await declined.text()).toContain("Your card was declined.");
+
+    const paid = await fetch(session.url!, { method: "POST", body: new URLSearchParams({ card_number: "4242 4242 4242 4242", email: "buyer@example.com" }), redirect: "manual" });
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get("location")).toBe(`https://app.example/paid?session_id=${session.id}`);
+
+    const done = await stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent", "line_items"] });
+    expect(done).toMatchObject({ status: "complete", payment_status: "paid" });
+    const intent = done.payment_intent as Stripe.PaymentIntent;
+    expect(intent).toMatchObject({ status: "succeeded", amount: 4500, metadata: { bookingId: "77" } });
+    expect(intent.customer).toMatch(/^cus_/);
+    expect(done.line_items?.data[0]?.description).toBe("Session with a counsellor");
+    expect(fake.lastEvent("checkout.session.completed")?.data.object.id).toBe(session.id);
+  });
+
+  it("refuses a recurring price in payment mode and unknown parameters", async () => {
+    const product = await stripe.products.create({ name: "Plan" });
+    const monthly = await stripe.prices.create({ currency: "usd", unit_amount: 900, product: product.id, recurring: { interval: "month" } });
+    const wrongMode = await failure(() => stripe.checkout.sessions.create({ mode: "payment", line_items: [{ price: monthly.id, quantity: 1 }], success_url: "https://app.example/ok" }));
+    expect(wrongMode.param).toBe("line_items[0][price]");
+    const unknown = await failure(() =>
+      stripe.checkout.sessions.create({ mode: "subscription", payment_method_types: ["card"], line_items: [{ price: monthly.id, quantity: 1 }] } as Stripe.Checkout.SessionCreateParams),
+    );
+    expect(unknown).toMatchObject({ code: "parameter_unknown", param: "payment_method_types" });
+  });
+});
+
+describe("webhooks", () => {
+  it("delivers signed events after the response, records them, and replays on demand", async () => {
+    const receiver = await startReceiver(200);
+    const secret = "whsec_test_fake";
+    fake.setWebhook(`${receiver.url}/webhook`, secret);
+    try {
+      const intent = await stripe.paymentIntents.create({ amount: 2000, currency: "usd", confirm: true, payment_method: "pm_card_visa", automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
+      await fake.flush();
+      const delivered = receiver.received.at(-1)!;
+      const event = stripe.webhooks.constructEvent(delivered.body, delivered.signature, secret);
+      expect(event).toMatchObject({ type: "payment_intent.succeeded", object: "event", api_version: "2026-10-28.endive", livemode: false });
+      expect((event.data.object as Stripe.PaymentIntent).id).toBe(intent.id);
+      expect(fake.deliveries.at(-1)).toMatchObject({ eventId: event.id, type: "payment_intent.succeeded", status: 200 });
+      expect(() => stripe.webhooks.constructEvent(delivered.body, delivered.signature, "whsec_other")).toThrow(Stripe.errors.StripeSignatureVerificationError);
+
+      receiver.status = 500;
+      expect(await fake.resend(event.id)).toBe(500);
+      expect(receiver.received.at(-1)!.body).toBe(delivered.body);
+      expect(fake.deliveries.at(-1)).toMatchObject({ eventId: event.id, status: 500 });
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("billing", () => {
+  it("lists prices by lookup key and refuses a duplicate meter event identifier", async () => {
+    const meter = await stripe.billing.meters.create({
+      display_name: "Minutes",
+      event_name: "voice_minutes",
+      default_aggregation: { formula: "sum" },
+      customer_mapping: { event_payload_key: "stripe_customer_id", type: "by_id" },
+      value_settings: { event_payload_key: "value" },
+    });
+    expect(meter.id).toMatch(/^mtr_/);
+    const product = await stripe.products.create({ name: "Voice" });
+    const metered = await stripe.prices.create({
+      currency: "usd",
+      product: product.id,
+      unit_amount: 5,
+      lookup_key: "voice_minute",
+      recurring: { interval: "month", usage_type: "metered", meter: meter.id },
+    });
+    const listed = await stripe.prices.list({ lookup_keys: ["voice_minute"], active: true, expand: ["data.product"] });
+    expect(listed).toMatchObject({ object: "list", has_more: false, url: "/v1/prices" });
+    expect(listed.data.map((p) => p.id)).toEqual([metered.id]);
+    expect((listed.data[0]!.product as Stripe.Product).name).toBe("Voice");
+    const taken = await failure(() => stripe.prices.create({ currency: "usd", product: product.id, unit_amount: 6, lookup_key: "voice_minute" }));
+    expect(taken.param).toBe("lookup_key");
+
+    const customer = await stripe.customers.create({ email: "meter@example.com" });
+    const event = await stripe.billing.meterEvents.create({ event_name: "voice_minutes", payload: { stripe_customer_id: customer.id, value: "12" }, identifier: "call-1" });
+    expect(event).toMatchObject({ object: "billing.meter_event", identifier: "call-1" });
+    const duplicate = await failure(() =>
+      stripe.billing.meterEvents.create({ event_name: "voice_minutes", payload: { stripe_customer_id: customer.id, value: "12" }, identifier: "call-1" }),
+    );
+    expect(duplicate).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(duplicate.message).toBe("An event already exists with identifier call-1.");
+    expect(fake.meterEvents.size).toBe(1);
+    expect(fake.meterEventErrors).toEqual([]);
+  });
+
+  it("starts a subscription in trial, refuses the removed expansion, and cancels it", async () => {
+    const customer = await stripe.customers.create({ email: "sub@example.com" });
+    const price = await stripe.prices.create({ currency: "usd", unit_amount: 1900, product_data: { name: "Pro" }, recurring: { interval: "month" } });
+    const trialEnd = Math.floor(Date.now() / 1000) + 14 * 86400;
+
+    const refused = await failure(() => stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_end: trialEnd, expand: ["latest_invoice.payment_intent"] }));
+    expect(refused).toMatchObject({ statusCode: 400, param: "expand" });
+    expect(fake.subscriptions.size).toBe(0);
+
+    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_end: trialEnd, expand: ["latest_invoice.confirmation_secret"] });
+    expect(sub.id).toMatch(/^sub_/);
+    expect(sub.status).toBe("trialing");
+    expect(sub.items.data[0]!.current_period_end).toBe(trialEnd);
+    expect((sub.latest_invoice as Stripe.Invoice).status).toBe("paid");
+
+    const noCard = await failure(() => stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }] }));
+    expect(noCard.message).toMatch(/no attached payment source or default payment method/);
+
+    const incomplete = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: (await stripe.prices.create({ currency: "usd", unit_amount: 500, product_data: { name: "Extra" }, recurring: { interval: "month" } })).id }],
+      payment_behavior: "default_incomplete",
+      expand: ["latest_invoice.confirmation_secret"],
+    });
+    expect(incomplete.status).toBe("incomplete");
+    const secret = (incomplete.latest_invoice as Stripe.Invoice).confirmation_secret!.client_secret;
+    const intentId = secret.split("_secret_")[0]!;
+    await sdk(fake.publishableKey).paymentIntents.confirm(intentId, { client_secret: secret, payment_method: "pm_card_visa" } as Stripe.PaymentIntentConfirmParams);
+    expect((await stripe.subscriptions.retrieve(incomplete.id)).status).toBe("active");
+
+    const updated = await stripe.subscriptions.update(sub.id, { cancel_at_period_end: true });
+    expect(updated.cancel_at_period_end).toBe(true);
+    expect(fake.lastEvent("customer.subscription.updated")?.data.previous_attributes).toMatchObject({ cancel_at_period_end: false });
+    const canceled = await stripe.subscriptions.cancel(sub.id);
+    expect(canceled.status).toBe("canceled");
+    expect(fake.lastEvent("customer.subscription.deleted")?.data.object.id).toBe(sub.id);
+  });
+});
+
+describe.skipIf(!chromiumPath())("in a browser", () => {
+  let browser: Browser;
+  let app: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    [browser, app] = await Promise.all([launchBrowser(), startReceiver(200)]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it("the Stripe.js stand-in pays with the Payment Element and the wallet button", async () => {
+    const script = await fetch(fake.jsUrl);
+    expect(script.headers.get("content-type")).toMatch(/^application\/javascript/);
+    const context = await newVisitor(browser, { javaScript: true });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.url}/pay`);
+      await page.addScriptTag({ url: fake.jsUrl });
+      const declined = await stripe.paymentIntents.create({ amount: 1800, currency: "usd" });
+      await page.evaluate(
+        async ([pk, clientSecret]) => {
+          const w = window as unknown as Record<string, any>;
+          w.stripe = w.Stripe(pk);
+          w.elements = w.stripe.elements({ clientSecret });
+          const element = w.elements.create("payment");
+          document.querySelector("main")!.insertAdjacentHTML("beforeend", '<form id="pay"><div id="payment"></div><div id="wallet"></div></form>');
+          await new Promise((resolve) => {
+            element.on("ready", resolve);
+            element.mount("#payment");
+          });
+        },
+        [fake.publishableKey, declined.client_secret!] as const,
+      );
+      expect(describeViolations(await axeViolations(page))).toBe("");
+      const empty = await page.evaluate(() => (window as unknown as Record<string, any>).elements.submit());
+      expect(empty.error).toMatchObject({ type: "validation_error", message: "Your card number is incomplete." });
+
+      await page.getByLabel("Card number").fill("4000 0000 0000 0002");
+      const decline = await page.evaluate(() => {
+        const w = window as unknown as Record<string, any>;
+        return w.stripe.confirmPayment({ elements: w.elements, redirect: "if_required" });
+      });
+      expect(decline.error).toMatchObject({ type: "card_error", code: "card_declined", message: "Your card was declined." });
+
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      const paid = await page.evaluate(() => {
+        const w = window as unknown as Record<string, any>;
+        return w.stripe.confirmPayment({ elements: w.elements, redirect: "if_required" });
+      });
+      expect(paid.paymentIntent).toMatchObject({ id: declined.id, status: "succeeded" });
+      const retrieved = await page.evaluate((clientSecret) => (window as unknown as Record<string, any>).stripe.retrievePaymentIntent(clientSecret), declined.client_secret!);
+      expect(retrieved.paymentIntent).toMatchObject({ id: declined.id, status: "succeeded" });
+      expect(retrieved.paymentIntent.metadata).toBeUndefined();
+      expect(fake.requests.filter((r) => r.path === `/v1/payment_intents/${declined.id}/confirm`).map((r) => r.auth)).toEqual(["publishable", "publishable"]);
+
+      // The wallet button, then the redirect to return_url.
+      const wallet = await stripe.paymentIntents.create({ amount: 2200, currency: "usd" });
+      await page.evaluate((clientSecret) => {
+        const w = window as unknown as Record<string, any>;
+        const elements = w.stripe.elements({ clientSecret });
+        const express = elements.create("expressCheckout");
+        express.on("confirm", () => {
+          void elements.submit().then(() => w.stripe.confirmPayment({ elements, confirmParams: { return_url: `${location.origin}/done` } }));
+        });
+        express.mount("#wallet");
+      }, wallet.client_secret!);
+      await Promise.all([page.waitForURL(/\/done\?/), page.getByRole("button", { name: "Pay with wallet" }).click()]);
+      const back = new URL(page.url());
+      expect(back.searchParams.get("payment_intent")).toBe(wallet.id);
+      expect(back.searchParams.get("redirect_status")).toBe("succeeded");
+      expect(fake.paymentIntents.get(wallet.id)?.status).toBe("succeeded");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("the hosted Checkout page is accessible and pays without JavaScript", async () => {
+    const session = await stripe.checkout.sessions.create({
+      mode: "payment",
+      line_items: [{ price_data: { currency: "usd", unit_amount: 3000, product_data: { name: "Session" } }, quantity: 2 }],
+      success_url: `${app.url}/thanks?session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: `${app.url}/cancelled`,
+    });
+    const context = await newVisitor(browser, { javaScript: false });
+    try {
+      const page = await context.newPage();
+      await page.goto(session.url!);
+      expect(describeViolations(await axeViolations(page, { javaScript: false }))).toBe("");
+      expect(await page.getByLabel("Card number").inputValue()).toBe("4242 4242 4242 4242");
+      await page.getByRole("button", { name: "Pay" }).click();
+      await page.waitForURL(`${app.url}/thanks?session_id=${session.id}`);
+      expect(fake.checkoutSessions.get(session.id)).toMatchObject({ status: "complete", payment_status: "paid", amount_total: 6000 });
+    } finally {
+      await context.close();
+    }
+  });
+});
