@@ -2,7 +2,7 @@
  * A tiny browser-like HTTP client for tests: keeps cookies, reads the CSRF token from pages, and
  * posts forms or JSON the way the app's own pages and script clients do.
  */
-export function httpClient(baseUrl: string) {
+export function httpClient(baseUrl: string, options: { forwardedFor?: string } = {}) {
   const jar = new Map<string, string>();
   const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
   const store = (response: Response) => {
@@ -19,7 +19,12 @@ export function httpClient(baseUrl: string) {
     const response = await fetch(baseUrl + path, {
       redirect: "manual",
       ...init,
-      headers: { ...(init.headers as Record<string, string>), Cookie: cookieHeader() },
+      headers: {
+        ...(init.headers as Record<string, string>),
+        Cookie: cookieHeader(),
+        // Against a server started with TRUST_PROXY=true, each client can be a different visitor.
+        ...(options.forwardedFor ? { "X-Forwarded-For": options.forwardedFor } : {}),
+      },
     });
     store(response);
     return response;

@@ -1,0 +1,268 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
+import { httpClient } from "../support/http-client";
+import { linkIn, readOutbox, waitForMail } from "../support/outbox";
+import { startServer, type RunningServer } from "../support/server";
+import { waitFor } from "../support/wait";
+
+const WEBHOOK_SECRET = "whsec_test_security";
+let fake: FakeStripe;
+let server: RunningServer;
+let stripe: Stripe;
+
+beforeAll(async () => {
+  fake = await startFakeStripe();
+  server = await startServer({
+    STRIPE_SECRET_KEY: fake.secretKey,
+    STRIPE_PUBLISHABLE_KEY: fake.publishableKey,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_URL: fake.url,
+    STRIPE_JS_URL: fake.jsUrl,
+    SEED_DEMO_DATA: "true",
+    TRUST_PROXY: "true",
+  });
+  fake.setWebhook(`${server.url}/webhooks/stripe`, WEBHOOK_SECRET);
+  const api = new URL(fake.url);
+  stripe = new Stripe(fake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http", maxNetworkRetries: 0 });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await fake?.close();
+});
+
+let counter = 0;
+/** Registers and verifies a business through the APIs; returns its browser-like client and id. */
+async function verifiedBusiness() {
+  counter += 1;
+  const email = `owner${counter}@example.com`;
+  // Registrations are limited per visitor: each test business comes from its own address.
+  const client = httpClient(server.url, { forwardedFor: `203.0.113.${counter}` });
+  const registered = await client.postJson("/api/business/register", {
+    name: `Test Studio ${counter}`,
+    ownerName: "Test Owner",
+    email,
+    phone: "+44 20 7946 0958",
+  });
+  expect(registered.status).toBe(201);
+  const { business } = await registered.json();
+  const mail = await waitForMail(server.dataDir, email, /Confirm your e-mail/);
+  const link = new URL(linkIn(mail, "/verify-email"));
+  const verified = await client.postJson("/api/verify-email-and-setup", {
+    token: link.searchParams.get("token"),
+    email: link.searchParams.get("email"),
+  });
+  expect(verified.status).toBe(200);
+  return { client, email, businessId: business.id as number };
+}
+
+async function paidIntent(client: ReturnType<typeof httpClient>, businessId: number) {
+  const created = await client.postJson("/api/create-subscription", { businessId });
+  expect(created.status).toBe(200);
+  const { paymentIntentId } = await created.json();
+  await stripe.paymentIntents.confirm(paymentIntentId, { payment_method: "pm_card_visa", return_url: "https://example.com/return" });
+  return paymentIntentId as string;
+}
+
+/** An activated business whose owner has chosen a password through a reset link. */
+async function activatedOwner(password: string) {
+  const { client, businessId, email } = await verifiedBusiness();
+  const intentId = await paidIntent(client, businessId);
+  expect((await client.postJson("/api/activate-business", { businessId, paymentIntentId: intentId })).status).toBe(200);
+  const owner = httpClient(server.url);
+  await owner.postJson("/api/auth/forgot-password", { email });
+  const mail = await waitForMail(server.dataDir, email, /Reset your Sakina password/);
+  const link = new URL(linkIn(mail, "/reset-password"));
+  const target = `${link.pathname}${link.search}`;
+  const fields = { token: link.searchParams.get("token")!, email, password, confirm: password };
+  const reset = await owner.postForm(target, fields, { tokenFrom: target });
+  return { owner, email, reset, target, fields };
+}
+
+describe("the Stripe webhook", () => {
+  const payload = JSON.stringify({ id: "evt_forged", object: "event", type: "payment_intent.succeeded", data: { object: {} } });
+
+  it("rejects a request without a signature, with a forged one, or with an old one", async () => {
+    const send = (signature?: string) =>
+      fetch(`${server.url}/webhooks/stripe`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...(signature ? { "Stripe-Signature": signature } : {}) },
+        body: payload,
+      });
+    expect((await send()).status).toBe(400);
+    const forged = stripe.webhooks.generateTestHeaderString({ payload, secret: "whsec_not_ours" });
+    expect((await send(forged)).status).toBe(400);
+    const replayed = stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: WEBHOOK_SECRET,
+      timestamp: Math.floor(Date.now() / 1000) - 3600,
+    });
+    expect((await send(replayed)).status).toBe(400);
+  });
+
+  it("activates a paid business once, however often the event arrives", async () => {
+    const { email, businessId, client } = await verifiedBusiness();
+    const intentId = await paidIntent(client, businessId);
+    await fake.flush();
+    await waitForMail(server.dataDir, email, /Your Sakina login/);
+    const event = fake.events.find((e) => e.type === "payment_intent.succeeded" && e.data.object.id === intentId)!;
+    expect(await fake.resend(event.id)).toBe(200);
+    expect(await fake.resend(event.id)).toBe(200);
+    const activate = await client.postJson("/api/activate-business", { businessId, paymentIntentId: intentId });
+    expect(activate.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const credentials = (await readOutbox(server.dataDir)).filter((m) => m.to.includes(email) && /Your Sakina login/.test(m.subject));
+    expect(credentials).toHaveLength(1);
+  });
+});
+
+describe("activation checks the PaymentIntent with Stripe", () => {
+  it.each([
+    ["the wrong amount", { amount: 500, currency: "usd", status: "succeeded" }, 400],
+    ["the wrong currency", { amount: 100, currency: "eur", status: "succeeded" }, 400],
+    ["a payment not yet made", { amount: 100, currency: "usd", status: "requires_payment_method" }, 402],
+  ])("refuses %s", async (_name, fields, status) => {
+    const { client, businessId } = await verifiedBusiness();
+    const intent = fake.seedPaymentIntent({ ...fields, metadata: { purpose: "business_starter", businessId: String(businessId) } });
+    const response = await client.postJson("/api/activate-business", { businessId, paymentIntentId: intent.id });
+    expect(response.status).toBe(status);
+    expect((await response.json()).error).toMatch(/^Setup Failed/);
+    // Still waiting for its payment: the payment step is still offered.
+    expect((await client.postJson("/api/create-subscription", { businessId })).status).toBe(200);
+  });
+
+  it("refuses another business's payment", async () => {
+    const first = await verifiedBusiness();
+    const second = await verifiedBusiness();
+    const intentId = await paidIntent(first.client, first.businessId);
+    const response = await second.client.postJson("/api/activate-business", { businessId: second.businessId, paymentIntentId: intentId });
+    expect(response.status).toBe(400);
+    expect((await second.client.postJson("/api/create-subscription", { businessId: second.businessId })).status).toBe(200);
+  });
+
+  it("refuses a business this browser did not register", async () => {
+    const { businessId } = await verifiedBusiness();
+    const stranger = httpClient(server.url);
+    expect((await stranger.postJson("/api/create-subscription", { businessId })).status).toBe(403);
+  });
+
+  it("activates once under twenty concurrent requests", async () => {
+    const { client, businessId, email } = await verifiedBusiness();
+    const intentId = await paidIntent(client, businessId);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => client.postJson("/api/activate-business", { businessId, paymentIntentId: intentId })),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
+    await fake.flush();
+    await waitForMail(server.dataDir, email, /Your Sakina login/);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const credentials = (await readOutbox(server.dataDir)).filter((m) => m.to.includes(email) && /Your Sakina login/.test(m.subject));
+    expect(credentials).toHaveLength(1);
+  });
+});
+
+describe("passwords", () => {
+  it("answers forgot-password the same way whether or not the address exists", async () => {
+    const client = httpClient(server.url);
+    const known = await client.postJson("/api/auth/forgot-password", { email: "demo@sakina.app" });
+    const unknown = await client.postJson("/api/auth/forgot-password", { email: "nobody@example.com" });
+    expect(known.status).toBe(unknown.status);
+    expect(await known.json()).toEqual(await unknown.json());
+    const page = await client.postForm("/forgot-password", { email: "nobody@example.com" });
+    const pageKnown = await client.postForm("/forgot-password", { email: "demo@sakina.app" });
+    const strip = (html: string) => html.replace(/nonce="[^"]*"|value="[^"]{20,}"|nobody@example\.com|demo@sakina\.app/g, "");
+    expect(strip(await page.text())).toBe(strip(await pageKnown.text()));
+    await waitForMail(server.dataDir, "demo@sakina.app", /Reset your Sakina password/);
+    expect((await readOutbox(server.dataDir)).some((m) => m.to.includes("nobody@example.com"))).toBe(false);
+  });
+
+  it("uses a reset link once, and the new password signs the owner in", async () => {
+    const { reset, target, fields, email } = await activatedOwner("a fresh long password");
+    expect(reset.status).toBe(302);
+    expect(reset.headers.get("location")).toBe("/dashboard");
+    const again = await httpClient(server.url).postForm(target, { ...fields, password: "another long password", confirm: "another long password" }, { tokenFrom: target });
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain("This link is invalid, expired, or already used.");
+    const login = await httpClient(server.url).postJson("/api/auth/login", { email, password: "a fresh long password" });
+    expect(login.status).toBe(200);
+    expect(await login.json()).toMatchObject({ user: { email }, mustChangePassword: false });
+  });
+
+  it("limits login attempts per account", async () => {
+    const client = httpClient(server.url);
+    const attempts = [];
+    for (let i = 0; i < 10; i++) attempts.push((await client.postJson("/api/auth/login", { email: "ratelimit@example.com", password: "wrong-password" })).status);
+    expect(attempts.slice(0, 8)).toEqual(Array(8).fill(401));
+    expect(attempts.slice(8)).toEqual([429, 429]);
+  });
+});
+
+describe("the dashboard belongs to its owner", () => {
+  it("does not let one owner see or change another business's services", async () => {
+    const demoPassword = readFileSync(path.join(server.dataDir, "demo-owner-password"), "utf8").trim();
+    const demo = httpClient(server.url);
+    expect((await demo.postJson("/api/auth/login", { email: "demo@sakina.app", password: demoPassword })).status).toBe(200);
+    expect(await (await demo.get("/dashboard")).text()).toContain("Haircut");
+
+    const { owner } = await activatedOwner("other owner password");
+    expect(await (await owner.get("/dashboard")).text()).not.toContain("Haircut");
+    // The demo's services are the first three rows; the other owner tries to switch them off.
+    for (let serviceId = 1; serviceId <= 3; serviceId++) {
+      const response = await owner.postForm("/dashboard", { intent: "toggle-service", serviceId: String(serviceId), active: "false" }, { tokenFrom: "/dashboard" });
+      expect(response.status).toBe(400);
+    }
+    const demoPage = await (await demo.get("/dashboard")).text();
+    expect(demoPage).toContain("Haircut");
+    expect(demoPage).not.toContain("Inactive");
+  });
+});
+
+describe("registration input", () => {
+  it.each([
+    [{}, ["name", "ownerName", "email", "phone"]],
+    [{ name: "x".repeat(121), ownerName: "A", email: "a@example.com", phone: "+12125550100" }, ["name"]],
+    [{ name: "A", ownerName: "A", email: "not-an-email", phone: "+12125550100" }, ["email"]],
+    [{ name: "A", ownerName: "A", email: "a@example.com", phone: "12" }, ["phone"]],
+    [{ name: "A", ownerName: "A", email: "a@example.com", phone: "+12125550100", industry: "casino" }, ["industry"]],
+  ])("answers %j with field errors for %j", async (body, fields) => {
+    const response = await httpClient(server.url).postJson("/api/business/register", body);
+    expect(response.status).toBe(400);
+    const json = await response.json();
+    expect(Object.keys(json.fields).sort()).toEqual([...fields].sort());
+  });
+
+  it("answers malformed JSON with a 400, not a 500", async () => {
+    const response = await fetch(`${server.url}/api/business/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{not json",
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it("answers an already active e-mail with 409 login", async () => {
+    const response = await httpClient(server.url).postJson("/api/business/register", {
+      name: "Again",
+      ownerName: "Demo",
+      email: "demo@sakina.app",
+      phone: "+12125550100",
+    });
+    expect(response.status).toBe(409);
+    expect(await response.json()).toMatchObject({ action: "login", error: "This email is already registered. Please login instead." });
+  });
+});
+
+describe("the registration form without JavaScript", () => {
+  it("shows each field's error on the page", async () => {
+    const client = httpClient(server.url);
+    const response = await client.postForm("/get-started", { intent: "register", name: "", ownerName: "", email: "bad", phone: "abc", industry: "casino" });
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    for (const message of ["Enter your business name.", "Enter your name.", "Enter an e-mail address like name@example.com.", "Enter a valid phone number", "Choose a type of business from the list."]) {
+      expect(html).toContain(message);
+    }
+  });
+});
