@@ -22,11 +22,12 @@ import { buttonClass } from "./components/ui/button";
 import { csrfTokenContext, servicesContext } from "./server/context";
 import { csrfMiddleware } from "./server/csrf.server";
 import { publicEnv } from "./server/env.server";
-import { getLocale, i18nextMiddleware } from "./server/i18n.server";
+import { getLocale, i18nextMiddleware, persistLanguageMiddleware } from "./server/i18n.server";
 import { toastContext, toastMiddleware } from "./server/toast.server";
 
 export const middleware: Route.MiddlewareFunction[] = [
   i18nextMiddleware,
+  persistLanguageMiddleware,
   csrfMiddleware,
   toastMiddleware,
 ];

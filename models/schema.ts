@@ -159,3 +159,44 @@ export const webhookEvents = pgTable("webhook_events", {
   type: text("type").notNull(),
   receivedAt: timestamp("received_at", { withTimezone: true }).notNull().default(sql`now()`),
 });
+
+export const bookingStatus = pgEnum("booking_status", [
+  "pending",
+  "confirmed",
+  "cancelled",
+  "reschedule_requested",
+  "unreachable",
+]);
+
+/**
+ * Appointments. Two live bookings of one business can never overlap: an exclusion constraint
+ * (migration 0004) on (business_id, [starts_at, ends_at)) for every status but cancelled.
+ */
+export const bookings = pgTable("bookings", {
+  id: serial("id").primaryKey(),
+  businessId: integer("business_id")
+    .notNull()
+    .references(() => businesses.id, { onDelete: "cascade" }),
+  serviceId: integer("service_id")
+    .notNull()
+    .references(() => businessServices.id),
+  startsAt: timestamp("starts_at", { withTimezone: true }).notNull(),
+  endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
+  customerName: text("customer_name").notNull(),
+  /** E.164. */
+  customerPhone: text("customer_phone").notNull(),
+  customerEmail: text("customer_email"),
+  notes: text("notes"),
+  /** The language the customer booked in; the confirmation call and e-mails use it. */
+  language: text("language").notNull().default("en"),
+  status: bookingStatus("status").notNull().default("pending"),
+  /** Sent with the confirm form; a resubmission finds the booking it already made. */
+  idempotencyKey: text("idempotency_key").unique(),
+  /** Hash of the secret in the customer's manage link. */
+  manageTokenHash: text("manage_token_hash").notNull().unique(),
+  /** Where the AI confirmation call stands, and what came of it. */
+  callState: text("call_state").notNull().default("queued"),
+  callOutcome: text("call_outcome"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
+});

@@ -4,6 +4,7 @@ import type { Route } from "./+types/dashboard";
 import { listServices } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
+import { listBusinessBookings } from "#models/bookings";
 import { BusinessDashboard } from "~/components/business-dashboard/dashboard";
 import { buttonClass } from "~/components/ui/button";
 import { getAccount } from "~/server/auth.server";
@@ -28,11 +29,23 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     return data({ kind: "invalid" as const, title: `${t("dashboard.invalidTitle")} · Sakina` }, { status: account ? 404 : 401 });
   }
   const today = new Date().toISOString().slice(0, 10);
-  const [serviceRows, schedule, closures] = await Promise.all([
+  const [serviceRows, schedule, closures, upcoming, past] = await Promise.all([
     listServices(services.db, business.id),
     getWeeklySchedule(services.db, business.id),
     listDaysOff(services.db, business.id, today),
+    listBusinessBookings(services.db, business.id, "upcoming"),
+    listBusinessBookings(services.db, business.id, "past", new Date(), 20),
   ]);
+  const bookingRow = ({ booking, serviceName }: (typeof upcoming)[number]) => ({
+    id: booking.id,
+    serviceName,
+    startsAt: booking.startsAt.toISOString(),
+    customerName: booking.customerName,
+    customerPhone: booking.customerPhone,
+    status: booking.status,
+    callState: booking.callState,
+    callOutcome: booking.callOutcome,
+  });
   return {
     kind: "business" as const,
     title: `${t("dashboard.title")} · ${business.name}`,
@@ -63,6 +76,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     })),
     schedule,
     daysOff: closures.map((d) => ({ id: d.id, date: d.date, note: d.note ?? "" })),
+    bookings: { upcoming: upcoming.map(bookingRow), past: past.map(bookingRow) },
   };
 }
 

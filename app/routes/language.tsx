@@ -21,7 +21,10 @@ export const meta: Route.MetaFunction = ({ loaderData: data }) => [{ title: data
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await request.formData();
   const lng = form.get("lng");
-  const redirectTo = safeRedirectPath(form.get("redirectTo"));
+  // A ?lng= left in the address would override the new choice on the way back.
+  const target = new URL(safeRedirectPath(form.get("redirectTo")), "http://local");
+  target.searchParams.delete("lng");
+  const redirectTo = `${target.pathname}${target.search}`;
   if (!isLanguage(lng)) {
     const { t } = getI18n(context);
     return data({ error: t("language.invalid"), redirectTo }, { status: 400 });

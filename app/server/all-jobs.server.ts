@@ -1,6 +1,12 @@
 import type { JobDefinition } from "./jobs.server";
 import { businessSubscriptionJob, ownerCredentialsJob } from "./business-onboarding.server";
+import { bookingConfirmationCallJob } from "./booking.server";
 import { sendEmailJob } from "./email-jobs.server";
 
 /** Every kind of background work the workers run. */
-export const allJobs: JobDefinition<any>[] = [sendEmailJob, ownerCredentialsJob, businessSubscriptionJob];
+export const allJobs: JobDefinition<any>[] = [
+  sendEmailJob,
+  ownerCredentialsJob,
+  businessSubscriptionJob,
+  bookingConfirmationCallJob,
+];

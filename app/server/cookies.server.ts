@@ -46,6 +46,15 @@ export function createAppCookies(secret: string, secure: boolean) {
       secrets: [secret],
       maxAge: 60 * 60 * 24 * 7,
     }),
+    /** The contact details of a booking in progress, kept out of URLs and server logs. */
+    bookingDraft: createCookie("booking_draft", {
+      path: "/",
+      sameSite: "lax",
+      httpOnly: true,
+      secure,
+      secrets: [secret],
+      maxAge: 60 * 60,
+    }),
   };
 }
 export type AppCookies = ReturnType<typeof createAppCookies>;

@@ -1,4 +1,5 @@
 import { createInstance, type TFunction } from "i18next";
+import type { MiddlewareFunction } from "react-router";
 import { createI18nextMiddleware } from "remix-i18next/middleware";
 import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages } from "~/i18n";
 import { localeCookie } from "./cookies.server";
@@ -27,3 +28,13 @@ export function translatorFor(language: string): Promise<TFunction> {
   }
   return translator;
 }
+
+/** A language chosen in the URL (?lng=ar) sticks: it is kept in the cookie for later pages. */
+export const persistLanguageMiddleware: MiddlewareFunction<Response> = async ({ request }, next) => {
+  const fromUrl = new URL(request.url).searchParams.get("lng");
+  const response = await next();
+  if (isLanguage(fromUrl) && (await localeCookie.parse(request.headers.get("Cookie"))) !== fromUrl) {
+    response.headers.append("Set-Cookie", await localeCookie.serialize(fromUrl));
+  }
+  return response;
+};

@@ -79,7 +79,7 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
     await expect(page.getByText(`/book/${bookingLink}`).isVisible()).resolves.toBe(true);
     await expectAccessible(page, javaScript);
 
-    const intent = [...stripe.paymentIntents.values()].find((pi) => pi.metadata?.businessId && pi.status === "succeeded" && pi.receipt_email !== "x" && pi.customer && stripe.customers.get(pi.customer)?.email === email);
+    const intent = [...stripe.paymentIntents.values()].find((pi) => pi.customer && stripe.customers.get(pi.customer)?.email === email);
     expect(intent).toMatchObject({ amount: 100, currency: "usd", status: "succeeded", setup_future_usage: "off_session" });
 
     const credentials = await waitForMail(server.dataDir, email, /Your Sakina login/);
@@ -109,7 +109,7 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
 
     // The $99/month plan is prepared on the saved card, trialing until the 7 starter days end.
     const subscription = await waitFor(
-      () => [...stripe.subscriptions.values()].find((s) => s.customer === intent.customer),
+      () => [...stripe.subscriptions.values()].find((s) => s.customer === intent!.customer),
       { what: "the monthly subscription" },
     );
     expect(subscription.status).toBe("trialing");

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { AuthenticityTokenInput } from "../csrf";
 import { CopyButton } from "../copy-button";
 import { Button } from "../ui/button";
+import { BookingsSection } from "./bookings";
 import { HoursSection } from "./hours";
 import { ServicesSection } from "./services";
 import { SettingsSection } from "./settings";
@@ -83,6 +84,7 @@ export function BusinessDashboard({ data, actionData }: { data: DashboardData; a
         </section>
       ) : null}
 
+      <BookingsSection bookings={data.bookings} timeZone={business.timeZone} />
       <ServicesSection services={data.services} actionData={actionData} />
       <HoursSection schedule={data.schedule} daysOff={data.daysOff} timeZone={business.timeZone} actionData={actionData} />
       <SettingsSection business={business} actionData={actionData} />

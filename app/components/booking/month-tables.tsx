@@ -1,0 +1,82 @@
+import { useTranslation } from "react-i18next";
+
+/**
+ * The 30-day window as month tables. A bookable day is a submit button named in full ("Thursday
+ * 12 March, 6 times available"); other days are plain text. Weeks start on Monday, except in
+ * English (Sunday) and Arabic (Saturday), as people there read calendars.
+ */
+export function MonthTables({ days }: { days: { date: string; count: number }[] }) {
+  const { t, i18n } = useTranslation();
+  const firstWeekday = i18n.language === "en" ? 0 : i18n.language === "ar" ? 6 : 1;
+  const byDate = new Map(days.map((d) => [d.date, d.count]));
+  const months = [...new Set(days.map((d) => d.date.slice(0, 7)))];
+  const weekdays = Array.from({ length: 7 }, (_, i) => (firstWeekday + i) % 7);
+  const weekdayName = (day: number, style: "long" | "short") =>
+    new Date(Date.UTC(2024, 0, 7 + day)).toLocaleDateString(i18n.language, { weekday: style, timeZone: "UTC" });
+
+  return (
+    <div className="grid gap-6 md:grid-cols-2">
+      {months.map((month) => {
+        const [year, monthIndex] = month.split("-").map(Number) as [number, number];
+        const first = new Date(Date.UTC(year, monthIndex - 1, 1));
+        const daysInMonth = new Date(Date.UTC(year, monthIndex, 0)).getUTCDate();
+        const lead = (first.getUTCDay() - firstWeekday + 7) % 7;
+        const cells: (number | null)[] = [...Array(lead).fill(null), ...Array.from({ length: daysInMonth }, (_, i) => i + 1)];
+        while (cells.length % 7) cells.push(null);
+        const weeks = Array.from({ length: cells.length / 7 }, (_, w) => cells.slice(w * 7, w * 7 + 7));
+        return (
+          <table key={month} className="w-full table-fixed border-collapse text-center">
+            <caption className="pb-2 text-start font-semibold text-slate-900">
+              {first.toLocaleDateString(i18n.language, { month: "long", year: "numeric", timeZone: "UTC" })}
+            </caption>
+            <thead>
+              <tr>
+                {weekdays.map((day) => (
+                  <th key={day} scope="col" className="pb-1 text-xs font-medium text-slate-600">
+                    <abbr title={weekdayName(day, "long")} className="no-underline">
+                      {weekdayName(day, "short")}
+                    </abbr>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {weeks.map((week, w) => (
+                <tr key={w}>
+                  {week.map((day, d) => {
+                    if (day === null) return <td key={d} />;
+                    const date = `${month}-${String(day).padStart(2, "0")}`;
+                    const count = byDate.get(date) ?? 0;
+                    const full = new Date(`${date}T12:00:00Z`).toLocaleDateString(i18n.language, {
+                      weekday: "long",
+                      day: "numeric",
+                      month: "long",
+                      timeZone: "UTC",
+                    });
+                    return (
+                      <td key={d} className="p-0.5">
+                        {count > 0 ? (
+                          <button
+                            type="submit"
+                            name="date"
+                            value={date}
+                            aria-label={count === 1 ? t("book.dayOne", { day: full }) : t("book.dayMany", { day: full, count })}
+                            className="h-10 w-full rounded-lg bg-teal-50 font-semibold text-teal-900 hover:bg-teal-700 hover:text-white"
+                          >
+                            {day}
+                          </button>
+                        ) : (
+                          <span className="block py-2 text-slate-500">{day}</span>
+                        )}
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        );
+      })}
+    </div>
+  );
+}

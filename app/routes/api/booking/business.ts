@@ -1,0 +1,19 @@
+import type { Route } from "./+types/business";
+import { apiError } from "~/server/api.server";
+import { bookableBusiness } from "~/server/booking.server";
+import { servicesContext } from "~/server/context";
+import { getI18n } from "~/server/i18n.server";
+
+/** GET /api/booking/business/{bookingLink} → { name, phone, address, description } */
+export async function loader({ params, context }: Route.LoaderArgs) {
+  const { t } = getI18n(context);
+  const business = await bookableBusiness(context.get(servicesContext), params.bookingLink);
+  if (!business) return apiError(404, t("book.invalidBody"));
+  return Response.json({
+    name: business.name,
+    phone: business.phone,
+    address: business.address,
+    description: business.description,
+    timeZone: business.timeZone,
+  });
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import type { Route } from "./+types/create";
+import { findService } from "#models/business-services";
+import { contactSchema } from "~/lib/booking-schemas";
+import { apiError, fieldErrors, readJsonBody } from "~/server/api.server";
+import { appOrigin } from "~/server/business-onboarding.server";
+import { bookableBusiness, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/server/booking.server";
+import { servicesContext } from "~/server/context";
+import { getI18n, getLocale } from "~/server/i18n.server";
+import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
+
+/**
+ * POST /api/booking/create { businessLink, serviceId, appointmentDate, customerInfo, requestCall }.
+ * 201 with the booking; 409 "just taken" when another booking got the time first; a repeated
+ * Idempotency-Key (header or body) returns the booking it made.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const body = await readJsonBody(request);
+  const businessLink = typeof body.businessLink === "string" ? body.businessLink : "";
+  const serviceId = Number(body.serviceId);
+  const appointmentDate = typeof body.appointmentDate === "string" ? body.appointmentDate : "";
+  if (!businessLink || !Number.isInteger(serviceId) || serviceId <= 0 || !appointmentDate) {
+    return apiError(400, t("book.missingInfo"));
+  }
+  const business = await bookableBusiness(services, businessLink);
+  if (!business) return apiError(404, t("book.invalidBody"));
+  const service = await findService(services.db, business.id, serviceId);
+  if (!service || !service.active) return apiError(400, t("book.apiUnknownService"));
+  const start = parseAppointmentDate(appointmentDate, business.timeZone);
+  if (start === null) return apiError(400, t("book.apiBadDate"));
+
+  const customer = contactSchema(t).safeParse(body.customerInfo ?? {});
+  if (!customer.success) return apiError(400, t("book.errorBody"), { fields: fieldErrors(customer.error) });
+  const phone = normalizeCustomerPhone(customer.data.phone, business);
+  if (!phone.ok) return apiError(400, t("book.phoneInvalid"), { fields: { phone: [t("book.phoneInvalid")] } });
+  const key = z.string().min(1).max(100).safeParse(request.headers.get("Idempotency-Key") ?? body.idempotencyKey);
+
+  const exceeded = await firstExceededRule(context, [
+    { name: "booking:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
+    { name: "booking:phone", subject: phone.e164, limit: 5, windowSeconds: 3600 },
+  ]);
+  if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }));
+
+  const result = await placeBooking(services, {
+    business,
+    service,
+    start,
+    customer: { name: customer.data.name, phone: phone.e164, email: customer.data.email || null, notes: customer.data.notes || null },
+    language: getLocale(context),
+    idempotencyKey: key.success ? key.data : null,
+    origin: appOrigin(services, request),
+  });
+  if (result.kind === "taken") return apiError(409, t("book.justTaken"), { code: "slot_taken" });
+  if (result.kind === "not_a_slot") return apiError(400, t("book.timeUnavailable"), { code: "not_a_slot" });
+  const { booking } = result;
+  return Response.json(
+    {
+      success: true,
+      booking: {
+        id: booking.id,
+        status: booking.status,
+        startsAt: booking.startsAt.toISOString(),
+        endsAt: booking.endsAt.toISOString(),
+        customerPhone: booking.customerPhone,
+      },
+    },
+    { status: result.duplicate ? 200 : 201 },
+  );
+}
+
+export function loader() {
+  return apiError(405, "Use POST for this endpoint.");
+}

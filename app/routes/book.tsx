@@ -1,0 +1,192 @@
+import { randomUUID } from "node:crypto";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, redirect } from "react-router";
+import type { Route } from "./+types/book";
+import { findService } from "#models/business-services";
+import { BookingPage } from "~/components/booking/booking-page";
+import { contactSchema } from "~/lib/booking-schemas";
+import { formatPhone } from "~/lib/phone";
+import { zonedTimeToUtc } from "~/lib/slots";
+import { parseTimeOfDay } from "~/lib/time";
+import { appOrigin } from "~/server/business-onboarding.server";
+import {
+  availabilityFor,
+  bookableBusiness,
+  bookableServices,
+  normalizeCustomerPhone,
+  placeBooking,
+} from "~/server/booking.server";
+import { localeCookie } from "~/server/cookies.server";
+import { servicesContext } from "~/server/context";
+import { getI18n, getLocale } from "~/server/i18n.server";
+import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
+import type { AppServices } from "~/server/services.server";
+import { isLanguage } from "~/i18n";
+
+interface Draft {
+  link: string;
+  name: string;
+  phone: string;
+  email: string;
+  notes: string;
+}
+
+async function readDraft(services: AppServices, request: Request, link: string): Promise<Draft | null> {
+  const value = await services.cookies.bookingDraft.parse(request.headers.get("Cookie"));
+  return value && value.link === link ? (value as Draft) : null;
+}
+
+function stepUrl(link: string, params: Record<string, string | number | undefined>) {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== "") search.set(key, String(value));
+  const query = search.toString();
+  return `/book/${link}${query ? `?${query}` : ""}`;
+}
+
+/**
+ * /book/{bookingLink}: service → date and time → contact → confirm → done. Every choice lives in
+ * the URL (contact details in a signed cookie, not the URL), so each step works without
+ * JavaScript and Back and reload are safe.
+ */
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const url = new URL(request.url);
+  const business = await bookableBusiness(services, params.bookingLink);
+  if (!business) {
+    return data({ kind: "invalid" as const, title: `${t("book.invalidTitle")} · Sakina` }, { status: 404 });
+  }
+  // The business's language is the page's default, until the visitor chooses one.
+  const chosen = url.searchParams.get("lng") ?? (await localeCookie.parse(request.headers.get("Cookie")));
+  if (!isLanguage(chosen) && business.defaultLanguage !== getLocale(context)) {
+    url.searchParams.set("lng", business.defaultLanguage);
+    throw redirect(`${url.pathname}${url.search}`);
+  }
+
+  const serviceList = await bookableServices(services, business);
+  const header = {
+    name: business.name,
+    phone: formatPhone(business.phone),
+    address: business.address,
+    description: business.description,
+    timeZone: business.timeZone,
+    link: business.bookingLink,
+  };
+  const base = {
+    kind: "page" as const,
+    title: `${business.name} · ${t("book.title")}`,
+    business: header,
+    services: serviceList.map((s) => ({ id: s.id, name: s.name, description: s.description, priceCents: s.priceCents, currency: s.currency, durationMinutes: s.durationMinutes })),
+    taken: url.searchParams.get("taken") === "1",
+  };
+
+  const serviceId = Number(url.searchParams.get("service"));
+  const service = serviceList.find((s) => s.id === serviceId);
+  if (!service) return { ...base, step: "service" as const };
+
+  if (url.searchParams.get("step") === "done") {
+    return { ...base, step: "done" as const, serviceId: service.id, date: url.searchParams.get("date") ?? "", time: url.searchParams.get("time") ?? "" };
+  }
+
+  const availability = await availabilityFor(services, business, service);
+  const date = url.searchParams.get("date") ?? "";
+  const windowDates = availability.windowDates();
+  if (!windowDates.includes(date)) {
+    const counts = availability.countsByDate();
+    return {
+      ...base,
+      step: "date" as const,
+      serviceId: service.id,
+      days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
+      dateError: date ? t("book.dateUnavailable") : null,
+    };
+  }
+
+  const slots = availability.day(date).map(({ time, available }) => ({ time, available }));
+  const time = url.searchParams.get("time") ?? "";
+  const chosenSlot = slots.find((slot) => slot.time === time && slot.available);
+  if (!chosenSlot) {
+    return { ...base, step: "time" as const, serviceId: service.id, date, slots, timeError: time ? t("book.timeUnavailable") : null };
+  }
+
+  const draft = await readDraft(services, request, business.bookingLink);
+  if (url.searchParams.get("step") === "confirm" && draft) {
+    return {
+      ...base,
+      step: "confirm" as const,
+      serviceId: service.id,
+      date,
+      time,
+      draft: { name: draft.name, phone: formatPhone(draft.phone), email: draft.email, notes: draft.notes },
+      idempotencyKey: randomUUID(),
+    };
+  }
+  return { ...base, step: "contact" as const, serviceId: service.id, date, time, draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null };
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const business = await bookableBusiness(services, params.bookingLink);
+  if (!business) throw data(null, { status: 404 });
+  const form = await request.formData();
+  const serviceId = Number(form.get("service"));
+  const date = String(form.get("date") ?? "");
+  const time = String(form.get("time") ?? "");
+  const service = Number.isInteger(serviceId) ? await findService(services.db, business.id, serviceId) : null;
+  const minute = parseTimeOfDay(time);
+  if (!service || !service.active || !/^\d{4}-\d{2}-\d{2}$/.test(date) || minute === null) {
+    return data({ formError: t("book.missingInfo") }, { status: 400 });
+  }
+  const link = business.bookingLink;
+
+  if (form.get("intent") === "contact") {
+    const submission = parseWithZod(form, { schema: contactSchema(t) });
+    if (submission.status !== "success") return data({ reply: submission.reply() }, { status: 400 });
+    const phone = normalizeCustomerPhone(submission.value.phone, business);
+    if (!phone.ok) return data({ reply: submission.reply({ fieldErrors: { phone: [t("book.phoneInvalid")] } }) }, { status: 400 });
+    const draft: Draft = {
+      link,
+      name: submission.value.name,
+      phone: phone.e164,
+      email: submission.value.email ?? "",
+      notes: submission.value.notes ?? "",
+    };
+    return redirect(stepUrl(link, { service: service.id, date, time, step: "confirm" }), {
+      headers: { "Set-Cookie": await services.cookies.bookingDraft.serialize(draft) },
+    });
+  }
+
+  // intent=confirm
+  const draft = await readDraft(services, request, link);
+  if (!draft) return redirect(stepUrl(link, { service: service.id, date, time }));
+  const exceeded = await firstExceededRule(context, [
+    { name: "booking:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
+    { name: "booking:phone", subject: draft.phone, limit: 5, windowSeconds: 3600 },
+  ]);
+  if (exceeded) {
+    return data({ formError: t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }) }, { status: 429 });
+  }
+  const result = await placeBooking(services, {
+    business,
+    service,
+    start: zonedTimeToUtc(date, minute, business.timeZone),
+    customer: { name: draft.name, phone: draft.phone, email: draft.email || null, notes: draft.notes || null },
+    language: getLocale(context),
+    idempotencyKey: String(form.get("idempotencyKey") ?? "").slice(0, 100) || null,
+    origin: appOrigin(services, request),
+  });
+  if (result.kind !== "booked") {
+    // Lost the race (or the time no longer exists): the time step again, with fresh slots.
+    return redirect(stepUrl(link, { service: service.id, date, taken: "1" }));
+  }
+  return redirect(stepUrl(link, { service: service.id, date, time, step: "done" }), {
+    headers: { "Set-Cookie": await services.cookies.bookingDraft.serialize("", { maxAge: 0 }) },
+  });
+}
+
+export default function Book({ loaderData, actionData }: Route.ComponentProps) {
+  return <BookingPage data={loaderData} actionData={actionData} />;
+}

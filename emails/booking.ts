@@ -1,0 +1,81 @@
+import type { TFunction } from "i18next";
+import { bookingIcs } from "~/lib/ics";
+import type { EmailMessage } from "~/server/providers/email.server";
+import { emailLayout, escapeHtml, paragraphs } from "./layout";
+
+export interface BookingEmailInput {
+  bookingId: number;
+  businessName: string;
+  businessAddress: string | null;
+  serviceName: string;
+  when: string;
+  start: Date;
+  end: Date;
+  customerName: string;
+  customerPhone: string;
+  customerEmail: string | null;
+  notes: string | null;
+  manageUrl: string;
+  dashboardUrl: string;
+}
+
+export function ownerBookingEmail(t: TFunction, lang: string, to: string, input: BookingEmailInput): EmailMessage {
+  const subject = t("bookingEmail.ownerSubject", { service: input.serviceName, when: input.when });
+  const lines = [
+    t("bookingEmail.ownerBody", { name: input.customerName }),
+    [
+      `${t("bookingEmail.service")}: ${input.serviceName}`,
+      `${t("bookingEmail.when")}: ${input.when}`,
+      `${t("bookingEmail.customer")}: ${input.customerName}, ${input.customerPhone}${input.customerEmail ? `, ${input.customerEmail}` : ""}`,
+      ...(input.notes ? [`${t("bookingEmail.notes")}: ${input.notes}`] : []),
+    ].join("\n"),
+    t("bookingEmail.ownerCall"),
+    `${t("bookingEmail.dashboard")}: ${input.dashboardUrl}`,
+  ];
+  return {
+    to,
+    subject,
+    text: `${lines.join("\n\n")}\n`,
+    html: emailLayout({ lang, title: subject, bodyHtml: lines.map(paragraphs).join("") }),
+  };
+}
+
+export function customerBookingEmail(t: TFunction, lang: string, to: string, input: BookingEmailInput): EmailMessage {
+  const subject = t("bookingEmail.customerSubject", { business: input.businessName });
+  const details = [
+    `${t("bookingEmail.service")}: ${input.serviceName}`,
+    `${t("bookingEmail.when")}: ${input.when}`,
+    ...(input.businessAddress ? [`${t("bookingEmail.where")}: ${input.businessAddress}`] : []),
+  ].join("\n");
+  const lines = [
+    t("bookingEmail.customerBody", { name: input.customerName, business: input.businessName }),
+    details,
+    t("bookingEmail.customerCall"),
+    `${t("bookingEmail.manage")}: ${input.manageUrl}`,
+  ];
+  return {
+    to,
+    subject,
+    text: `${lines.join("\n\n")}\n`,
+    html: emailLayout({
+      lang,
+      title: subject,
+      bodyHtml: `${lines.slice(0, 3).map(paragraphs).join("")}<p style="margin:24px 0"><a href="${escapeHtml(input.manageUrl)}" style="display:inline-block;background:#0f766e;color:#ffffff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(t("bookingEmail.manageButton"))}</a></p>`,
+    }),
+    attachments: [
+      {
+        filename: "booking.ics",
+        contentType: "text/calendar; charset=utf-8; method=PUBLISH",
+        content: bookingIcs({
+          uid: `booking-${input.bookingId}@sakina.app`,
+          start: input.start,
+          end: input.end,
+          summary: `${input.serviceName}: ${input.businessName}`,
+          description: `${t("bookingEmail.manage")}: ${input.manageUrl}`,
+          location: input.businessAddress,
+          url: input.manageUrl,
+        }),
+      },
+    ],
+  };
+}

@@ -1,0 +1,83 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import ar from "~/locales/ar";
+import en from "~/locales/en";
+import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { waitForMail } from "../support/outbox";
+import { startServer, type RunningServer } from "../support/server";
+
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer({ SEED_DEMO_DATA: "true" }), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function expectAccessible(page: Page, javaScript: boolean, step: string) {
+  expect(describeViolations(await axeViolations(page, { javaScript })), step).toBe("");
+}
+
+const variants = [
+  { javaScript: true, locale: "en" as const, text: en, pick: 0 },
+  { javaScript: false, locale: "en" as const, text: en, pick: 1 },
+  { javaScript: true, locale: "ar" as const, text: ar, pick: 2 },
+  { javaScript: false, locale: "ar" as const, text: ar, pick: 3 },
+];
+
+describe.each(variants)("booking an appointment, JavaScript $javaScript, language $locale", ({ javaScript, locale, text, pick }) => {
+  it("goes from service to a confirmed request with no accessibility violations on any step", async () => {
+    const context = await newVisitor(browser, { javaScript, locale });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/book/demo-salon?lng=${locale}`);
+    expect(await page.getAttribute("html", "dir")).toBe(locale === "ar" ? "rtl" : "ltr");
+    await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Sakina Demo Salon");
+    await expectAccessible(page, javaScript, "service");
+    await page.getByRole("button", { name: /Haircut/ }).click();
+
+    await page.getByRole("heading", { name: text.book.chooseDate }).waitFor();
+    await expect(page.getByText("America/New_York").first().isVisible()).resolves.toBe(true);
+    await expectAccessible(page, javaScript, "date");
+    const days = page.locator("table button");
+    expect(await days.count()).toBeGreaterThan(10);
+    // Each variant takes another day, so the four runs never compete for one slot.
+    const day = days.nth(pick);
+    expect(await day.getAttribute("aria-label")).toMatch(/\d/);
+    await day.click();
+
+    await page.locator("fieldset legend").first().waitFor();
+    await expectAccessible(page, javaScript, "time");
+    await expect(page.getByRole("link", { name: text.book.otherDate }).isVisible()).resolves.toBe(true);
+    await page.locator("input[type=radio]:not([disabled])").first().check();
+    await page.getByRole("button", { name: text.book.next }).click();
+
+    await page.getByRole("heading", { name: text.book.yourDetails }).waitFor();
+    await expectAccessible(page, javaScript, "contact");
+    // Submitting empty shows the field errors first.
+    await page.getByRole("button", { name: text.book.review }).click();
+    await page.getByText(text.book.nameRequired).waitFor();
+    await page.getByLabel(text.book.name).fill("Layla Hassan");
+    await page.getByLabel(text.book.phone).fill("(212) 555-0188");
+    const email = `customer-${locale}-${javaScript}@example.com`;
+    await page.getByLabel(text.book.email).fill(email);
+    await page.getByRole("button", { name: text.book.review }).click();
+
+    await page.getByRole("heading", { name: text.book.confirmTitle }).waitFor();
+    await expect(page.getByText("+1 212 555 0188").isVisible()).resolves.toBe(true);
+    await expectAccessible(page, javaScript, "confirm");
+    await page.getByRole("button", { name: text.book.confirm }).click();
+
+    await page.getByRole("heading", { name: text.book.sentTitle }).waitFor();
+    await expect(page.getByText(text.book.sentBody).isVisible()).resolves.toBe(true);
+    await expectAccessible(page, javaScript, "done");
+
+    // Reloading the success page books nothing new; the customer's e-mail arrives once.
+    await page.reload();
+    const mail = await waitForMail(server.dataDir, email, /Sakina Demo Salon/);
+    expect(mail.text).toContain("/booking/");
+    await context.close();
+  });
+});
