@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "~/server/db.server";
 import { accounts } from "./schema";
 
@@ -39,4 +39,24 @@ export async function createAdminAccount(db: Db, input: { name: string; email: s
     .onConflictDoUpdate({ target: accounts.email, set: { passwordHash: input.passwordHash, role: "admin" } })
     .returning();
   return row!;
+}
+
+/**
+ * Sets a new e-mailed temporary password only if nothing changed since `expectedVersion` was read
+ * (no login, no reset in between), so a late job never overwrites a password the owner chose.
+ */
+export async function replaceTemporaryPassword(db: Db, accountId: number, passwordHash: string, expectedVersion: number) {
+  const [row] = await db
+    .update(accounts)
+    .set({ passwordHash, mustChangePassword: true, sessionVersion: sql`${accounts.sessionVersion} + 1` })
+    .where(
+      and(
+        eq(accounts.id, accountId),
+        eq(accounts.sessionVersion, expectedVersion),
+        eq(accounts.mustChangePassword, true),
+        isNull(accounts.lastLoginAt),
+      ),
+    )
+    .returning();
+  return row ?? null;
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, date, integer, pgEnum, pgTable, serial, smallint, text, timestamp, unique } from "drizzle-orm/pg-core";
+import { boolean, check, date, integer, jsonb, pgEnum, pgTable, serial, smallint, text, timestamp, unique } from "drizzle-orm/pg-core";
 
 /** Fixed-window counters shared by every process that uses the same database. */
 export const rateLimits = pgTable("rate_limits", {
@@ -200,3 +200,66 @@ export const bookings = pgTable("bookings", {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
 });
+
+export const callPurpose = pgEnum("call_purpose", ["empathy", "booking_confirmation", "demo", "customer_service", "test"]);
+export const callStatus = pgEnum("call_status", [
+  "queued",
+  "initiated",
+  "ringing",
+  "in-progress",
+  "completed",
+  "busy",
+  "no-answer",
+  "failed",
+  "canceled",
+]);
+
+/** Every phone call the product places, from queueing to its last status. */
+export const calls = pgTable("calls", {
+  id: serial("id").primaryKey(),
+  purpose: callPurpose("purpose").notNull(),
+  language: text("language").notNull(),
+  voice: text("voice").notNull(),
+  provider: text("provider").notNull().default("twilio"),
+  providerCallId: text("provider_call_id").unique(),
+  status: callStatus("status").notNull().default("queued"),
+  /** E.164; erased for anonymous empathy calls 24 hours after they end. */
+  toNumber: text("to_number"),
+  fromNumber: text("from_number"),
+  businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
+  bookingId: integer("booking_id").references(() => bookings.id, { onDelete: "set null" }),
+  /** What the call ended with, in the agent's words: confirmed, cancelled, voicemail, … */
+  outcome: text("outcome"),
+  answeredBy: text("answered_by"),
+  attempt: integer("attempt").notNull().default(1),
+  timeLimitSeconds: integer("time_limit_seconds").notNull(),
+  startedAt: timestamp("started_at", { withTimezone: true }),
+  answeredAt: timestamp("answered_at", { withTimezone: true }),
+  endedAt: timestamp("ended_at", { withTimezone: true }),
+  durationSeconds: integer("duration_seconds"),
+  costCents: integer("cost_cents"),
+  /** Redacted transcript: [{ role: "caller" | "agent", text, at }]. */
+  transcript: jsonb("transcript").$type<{ role: "caller" | "agent"; text: string; at: string }[]>().notNull().default([]),
+  flaggedForReview: boolean("flagged_for_review").notNull().default(false),
+  flagReason: text("flag_reason"),
+  /** Hash of the single-use token the media stream must present. */
+  streamTokenHash: text("stream_token_hash"),
+  streamTokenUsedAt: timestamp("stream_token_used_at", { withTimezone: true }),
+  lastError: text("last_error"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
+/** "Don't call me again": numbers a business's agent must never phone. */
+export const callOptOuts = pgTable(
+  "call_opt_outs",
+  {
+    id: serial("id").primaryKey(),
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    phone: text("phone").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  },
+  (table) => [unique("call_opt_outs_business_phone").on(table.businessId, table.phone)],
+);

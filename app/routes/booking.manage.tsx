@@ -10,6 +10,7 @@ import { Button, linkClass } from "~/components/ui/button";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/slots";
 import { parseTimeOfDay } from "~/lib/time";
 import { availabilityFor, bookingConfirmationCallJob, formatWhen } from "~/server/booking.server";
+import { appOrigin } from "~/server/business-onboarding.server";
 import { servicesContext } from "~/server/context";
 import { getI18n } from "~/server/i18n.server";
 import { redirectWithToast } from "~/server/toast.server";
@@ -80,7 +81,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (!free.includes(start)) return redirect(`${here}?reschedule=1&date=${date}&taken=1`);
   const moved = await rescheduleBooking(services.db, booking.id, new Date(start), new Date(start + service.durationMinutes * 60_000));
   if (moved.kind === "taken") return redirect(`${here}?reschedule=1&date=${utcToZoned(start, business.timeZone).date}&taken=1`);
-  if (moved.kind === "moved") await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id });
+  if (moved.kind === "moved") {
+    await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id, origin: appOrigin(services, request) });
+  }
   return redirectWithToast(services, here, { type: "success", title: t("manage.moved") });
 }
 

@@ -1,12 +1,28 @@
-import { Link } from "react-router";
+import { data, Form, Link, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/business";
-import { buttonClass } from "~/components/ui/button";
-import { getI18n } from "~/server/i18n.server";
+import { AuthenticityTokenInput } from "~/components/csrf";
+import { Button, buttonClass } from "~/components/ui/button";
+import { Field } from "~/components/ui/field";
+import { appOrigin } from "~/server/business-onboarding.server";
+import { servicesContext } from "~/server/context";
+import { placeDemoCall } from "~/server/demo-calls.server";
+import { getI18n, getLocale } from "~/server/i18n.server";
+import { redirectWithToast } from "~/server/toast.server";
 
 export function loader({ context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   return { title: `${t("business.title")} · Sakina`, description: t("business.intro") };
+}
+
+/** The free demo-call card posts here; it works without JavaScript. */
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const phone = String((await request.formData()).get("phone") ?? "");
+  const result = await placeDemoCall(context, t, getLocale(context), phone, appOrigin(services, request));
+  if (!result.ok) return data({ error: result.message, phone }, { status: result.status });
+  return redirectWithToast(services, "/business#demo", { type: "success", title: t("demo.startedTitle"), description: t("demo.startedBody") });
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [
@@ -14,8 +30,10 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [
   { name: "description", content: loaderData?.description ?? "" },
 ];
 
-export default function BusinessLanding() {
+export default function BusinessLanding({ actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
+  const navigation = useNavigation();
+  const calling = navigation.state === "submitting" && navigation.formAction?.startsWith("/business");
   const stats = [
     ["95%", t("business.statCost")],
     ["83%", t("business.statSales")],
@@ -42,6 +60,35 @@ export default function BusinessLanding() {
             </Link>
           </div>
         </div>
+      </section>
+
+      <section id="demo" aria-labelledby="demo-title" className="mb-8 rounded-2xl border border-teal-200 bg-teal-50 p-6">
+        <h2 id="demo-title" className="text-2xl font-semibold text-slate-900">
+          {t("demo.title")}
+        </h2>
+        <p className="mt-1 text-slate-700">{t("demo.intro")}</p>
+        <Form method="post" className="mt-4 flex flex-wrap items-end gap-3">
+          <AuthenticityTokenInput />
+          {actionData?.error ? (
+            <p role="alert" className="w-full rounded-lg bg-rose-50 p-3 text-sm text-rose-800">
+              <span className="font-semibold">{t("demo.failedTitle")}: </span>
+              {actionData.error}
+            </p>
+          ) : null}
+          <Field
+            label={t("demo.phone")}
+            name="phone"
+            type="tel"
+            autoComplete="tel"
+            required
+            defaultValue={actionData?.phone}
+            hint={t("demo.phoneHint")}
+            className="min-w-64 flex-1"
+          />
+          <Button type="submit" disabled={calling}>
+            {calling ? t("demo.calling") : t("demo.submit")}
+          </Button>
+        </Form>
       </section>
 
       <section aria-labelledby="stats-title" className="py-4">

@@ -1,6 +1,7 @@
 import type { JobDefinition } from "./jobs.server";
 import { businessSubscriptionJob, ownerCredentialsJob } from "./business-onboarding.server";
 import { bookingConfirmationCallJob } from "./booking.server";
+import { placeCallJob } from "./calls.server";
 import { sendEmailJob } from "./email-jobs.server";
 
 /** Every kind of background work the workers run. */
@@ -9,4 +10,5 @@ export const allJobs: JobDefinition<any>[] = [
   ownerCredentialsJob,
   businessSubscriptionJob,
   bookingConfirmationCallJob,
+  placeCallJob,
 ];

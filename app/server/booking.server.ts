@@ -10,6 +10,7 @@ import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTim
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "./email-jobs.server";
 import { translatorFor } from "./i18n.server";
+import { requestCall } from "./calls.server";
 import type { JobDefinition } from "./jobs.server";
 import type { AppServices } from "./services.server";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
@@ -176,23 +177,36 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
       customerBookingEmail(customerT, request.language, booking.customerEmail, { ...base, when: formatWhen(booking.startsAt, business.timeZone, request.language) }),
     );
   }
-  await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id }, { singletonKey: `confirm-${booking.id}` });
+  await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id, origin: request.origin }, { singletonKey: `confirm-${booking.id}` });
 }
 
 /**
- * Asks the phone-call engine for the AI confirmation call. Until that engine exists, the job
- * records that the booking is waiting for it, so the owner sees the honest state.
+ * Places the AI confirmation call for a new (or moved) booking, in the customer's language with
+ * the business's chosen voice. Without telephony configured it records that, so the owner sees it.
  */
-export const bookingConfirmationCallJob: JobDefinition<{ bookingId: number }> = {
+export const bookingConfirmationCallJob: JobDefinition<{ bookingId: number; origin?: string }> = {
   name: "booking-confirmation-call",
   retryLimit: 5,
   retryDelaySeconds: 60,
-  async handle({ bookingId }, services) {
+  async handle({ bookingId, origin }, services) {
     const booking = await findBooking(services.db, bookingId);
-    if (!booking || booking.status === "cancelled") return;
+    if (!booking || booking.status !== "pending") return;
     const business = await findBusinessById(services.db, booking.businessId);
     if (!business) return;
-    await setBookingCallState(services.db, booking.id, "waiting_for_call_engine");
+    if (!services.telephony.configured) {
+      await setBookingCallState(services.db, booking.id, "calls_not_configured");
+      return;
+    }
+    await requestCall(services, {
+      purpose: "booking_confirmation",
+      to: booking.customerPhone,
+      language: booking.language,
+      voice: business.confirmationVoice,
+      businessId: business.id,
+      bookingId: booking.id,
+      origin: origin ?? services.env.APP_URL ?? "http://localhost:3000",
+    });
+    await setBookingCallState(services.db, booking.id, "queued");
   },
 };
 

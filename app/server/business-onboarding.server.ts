@@ -1,5 +1,5 @@
 import type { TFunction } from "i18next";
-import { findAccountByEmail, setAccountPassword } from "#models/accounts";
+import { findAccountByEmail, replaceTemporaryPassword } from "#models/accounts";
 import {
   activateBusiness,
   findBusinessById,
@@ -175,7 +175,8 @@ export const ownerCredentialsJob: JobDefinition<{ businessId: number; origin: st
     const account = business ? await findAccountByEmail(services.db, business.email) : null;
     if (!business || !account || !account.mustChangePassword || account.lastLoginAt) return;
     const temporaryPassword = generateTemporaryPassword();
-    await setAccountPassword(services.db, account.id, await hashPassword(temporaryPassword), { temporary: true });
+    const replaced = await replaceTemporaryPassword(services.db, account.id, await hashPassword(temporaryPassword), account.sessionVersion);
+    if (!replaced) return;
     const t = await translatorFor(business.defaultLanguage);
     await services.mailer.send(
       credentialsEmail(t, business.defaultLanguage, {

@@ -5,7 +5,7 @@ import { csrfTokenContext, servicesContext } from "./context";
 export const CSRF_FIELD = "csrf";
 
 /** Requests that carry their own proof (signed provider webhooks) instead of a CSRF token. */
-const SIGNED_PATHS = ["/webhooks/"];
+const SIGNED_PATHS = ["/webhooks/", "/twilio/"];
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -43,6 +43,15 @@ export const envSchema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   OPENAI_REALTIME_MODEL: z.string().min(1).default("gpt-realtime"),
+  /** Calls in progress at once; more are queued until a line frees up. */
+  MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** ISO country codes free demo calls may go to (default: US, Canada, the UK, the EU, Saudi Arabia, the UAE). */
+  DEMO_CALL_COUNTRIES: z
+    .string()
+    .regex(/^[A-Z]{2}(,[A-Z]{2})*$/, "must be comma-separated ISO country codes, e.g. US,CA,GB")
+    .default("US,CA,GB,AT,BE,BG,HR,CY,CZ,DK,EE,FI,FR,DE,GR,HU,IE,IT,LV,LT,LU,MT,NL,PL,PT,RO,SK,SI,ES,SE,SA,AE"),
+  /** Free demo calls per day, all callers together. */
+  DEMO_CALLS_PER_DAY: z.coerce.number().int().min(0).default(50),
   RECORD_CALLS: z
     .enum(["true", "false"])
     .default("false")

@@ -3,12 +3,22 @@ import type { Duplex } from "node:stream";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
+import { WebSocketServer } from "ws";
 import { createRequestHandler } from "@react-router/express";
-import { RouterContextProvider, type ServerBuild } from "react-router";
+import { createRequire } from "node:module";
+import type { RouterContextProvider as RouterContextProviderType, ServerBuild } from "react-router";
 import { clientIpContext, nonceContext, servicesContext } from "./context";
 import { parseEnv } from "./env.server";
 import { createServices } from "./services.server";
 import { securityHeaders } from "./security-headers.server";
+import { bridgeMediaStream } from "./voice/bridge.server";
+
+// The context must be an instance of the RouterContextProvider the Express adapter checks
+// against: the react-router module the adapter itself loads (with require), which under some
+// loaders (vitest) is not the one a static import here would get.
+const { RouterContextProvider } = createRequire(import.meta.url)("react-router") as {
+  RouterContextProvider: new () => RouterContextProviderType;
+};
 
 export interface AppServer {
   app: express.Express;
@@ -66,13 +76,38 @@ export async function createAppServer(options: {
     }),
   );
 
+  const mediaStreams = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   return {
     app,
     services,
-    upgrade(_request, socket) {
-      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+    upgrade(request, socket, head) {
+      const url = new URL(request.url ?? "/", `http://${request.headers.host ?? "localhost"}`);
+      const match = /^\/media-stream\/(\d+)$/.exec(url.pathname);
+      if (!match) {
+        socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+        return;
+      }
+      // Twilio signs the handshake over the stream URL it was given; anything else is refused.
+      const signature = request.headers["x-twilio-signature"];
+      const origins = [
+        ...(env.APP_URL ? [env.APP_URL.replace(/\/$/, "").replace(/^http/, "ws")] : []),
+        `ws://${request.headers.host}`,
+        `wss://${request.headers.host}`,
+      ];
+      const signed = origins.some((origin) =>
+        services.telephony.verifySignature(typeof signature === "string" ? signature : null, `${origin}${url.pathname}`, {}),
+      );
+      if (!signed) {
+        socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
+        return;
+      }
+      mediaStreams.handleUpgrade(request, socket, head, (ws) => bridgeMediaStream(services, ws, Number(match[1])));
     },
-    close: () => services.close(),
+    async close() {
+      for (const client of mediaStreams.clients) client.close(1001, "server shutting down");
+      mediaStreams.close();
+      await services.close();
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import { loadSessionSecret } from "./secret.server";
 import { allJobs } from "./all-jobs.server";
 import { seedDemoData } from "./seed.server";
 import { createStripeClient, type Stripe } from "./providers/payments.server";
+import { createTelephony, type Telephony } from "./providers/telephony.server";
 
 /** Everything a loader, action or job needs, created once per process and passed in. */
 export interface AppServices {
@@ -20,6 +21,7 @@ export interface AppServices {
   outboxDir: string;
   /** Null when STRIPE_SECRET_KEY is not set: payment actions then say "not configured". */
   stripe: Stripe | null;
+  telephony: Telephony;
   /** Lines `npm start` prints after "listening" ({url} is replaced by the server's address). */
   startupNotes: string[];
 }
@@ -46,6 +48,7 @@ export async function createServices(
     cookies: createAppCookies(secret, env.NODE_ENV === "production" && isHttps(env.APP_URL)),
     outboxDir,
     stripe: createStripeClient(env),
+    telephony: createTelephony(env),
     startupNotes: [],
   };
   if (env.SEED_DEMO_DATA ?? !env.DATABASE_URL) {

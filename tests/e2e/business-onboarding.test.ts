@@ -59,7 +59,7 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
     await page.goto(linkIn(verification, "/verify-email"));
     if (!javaScript) await page.getByRole("button", { name: "Confirm my e-mail" }).click();
     await page.getByRole("heading", { name: "Email Verified Successfully!" }).waitFor();
-    await expect(page.getByText("Payment Required", { exact: true }).isVisible()).resolves.toBe(true);
+    await page.getByText("Payment Required", { exact: true }).waitFor();
     await expectAccessible(page, javaScript);
     await page.getByRole("link", { name: "Complete Payment ($1 Starter)" }).click();
     await page.getByRole("heading", { name: "Activate with the $1 starter" }).waitFor();
@@ -76,7 +76,7 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
     }
     await page.waitForURL(/\/setup-complete\?/);
     const bookingLink = javaScript ? "bright-smile-dental" : "cafe-nour";
-    await expect(page.getByText(`/book/${bookingLink}`).isVisible()).resolves.toBe(true);
+    await page.getByText(`/book/${bookingLink}`).waitFor();
     await expectAccessible(page, javaScript);
 
     const intent = [...stripe.paymentIntents.values()].find((pi) => pi.customer && stripe.customers.get(pi.customer)?.email === email);
@@ -105,7 +105,7 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
     await page.getByLabel("Duration in minutes").last().fill("30");
     await page.getByRole("button", { name: "Add service" }).click();
     await page.getByText("Service added: Check-up").waitFor();
-    await expect(page.getByText("30 min · $40.00").isVisible()).resolves.toBe(true);
+    await page.getByText("30 min · $40.00").waitFor();
 
     // The $99/month plan is prepared on the saved card, trialing until the 7 starter days end.
     const subscription = await waitFor(

@@ -30,6 +30,8 @@ const pages = [
   { path: "/safety", title: /Safety/, heading: "Safety" },
   { path: "/contact", title: /Contact/, heading: "Contact" },
   { path: "/accessibility", title: /Accessibility/, heading: "Accessibility" },
+  { path: "/business", title: /Sakina/, heading: { en: en.business.title, ar: ar.business.title } },
+  { path: "/providers", title: /Sakina/, heading: { en: en.providers.title, ar: ar.providers.title } },
   { path: "/language", title: { en: en.language.label, ar: ar.language.label }, heading: { en: en.language.pageTitle, ar: ar.language.pageTitle } },
   {
     path: "/this-page-does-not-exist",
@@ -60,7 +62,7 @@ describe.each(variants)("every public page, JavaScript $javaScript, language $lo
       expect(await page.getAttribute("html", "dir")).toBe(locale === "ar" ? "rtl" : "ltr");
       const heading = typeof spec.heading === "object" && spec.heading ? spec.heading[locale] : spec.heading;
       if (heading) expect(await page.locator("h1").first().innerText(), spec.path).toBe(heading);
-      if (spec.path !== "/" && spec.path !== "/language" && !("status" in spec)) {
+      if (!["/", "/language", "/business", "/providers"].includes(spec.path) && !("status" in spec)) {
         await expect(page.getByRole("link", { name: (locale === "ar" ? ar : en).common.backToHome }).count()).resolves.toBe(1);
       }
       await expect(page.getByText("v3.0.0 AI Appointment Concierge").count()).resolves.toBe(1);
@@ -120,9 +122,9 @@ describe.each([true, false])("the contact form with JavaScript %s", (javaScript)
     await page.goto(`${server.url}/contact`);
     await page.getByLabel("Your e-mail").fill("not-an-email");
     await page.getByRole("button", { name: "Send Message" }).click();
-    await expect(page.getByText("Enter an e-mail address like name@example.com.").isVisible()).resolves.toBe(true);
-    await expect(page.getByText("Enter a subject.").isVisible()).resolves.toBe(true);
-    await expect(page.getByText("Enter your message.").isVisible()).resolves.toBe(true);
+    await page.getByText("Enter an e-mail address like name@example.com.").waitFor();
+    await page.getByText("Enter a subject.").waitFor();
+    await page.getByText("Enter your message.").waitFor();
     await expect(page.getByLabel("Your e-mail").getAttribute("aria-invalid")).resolves.toBe("true");
     expect(await axeViolations(page, { javaScript })).toEqual([]);
     await context.close();
@@ -139,7 +141,7 @@ describe.each([true, false])("the contact form with JavaScript %s", (javaScript)
     await page.getByLabel("Urgency").selectOption("high");
     await page.getByRole("button", { name: "Send Message" }).click();
     await page.getByText("Message Sent Successfully").waitFor();
-    await expect(page.getByText("We'll respond to your inquiry within 24 hours.").isVisible()).resolves.toBe(true);
+    await page.getByText("We'll respond to your inquiry within 24 hours.").waitFor();
 
     const mails = await waitFor(async () => {
       const all = (await outboxMessages()).filter((m) => m.includes(sender));
@@ -181,7 +183,7 @@ describe("the language switcher", () => {
       page.getByRole("button", { name: "Change" }).last().click(),
     ]);
     expect(response.status()).toBe(400);
-    await expect(page.getByText("Choose one of the six languages in the list.").isVisible()).resolves.toBe(true);
+    await page.getByText("Choose one of the six languages in the list.").waitFor();
     await context.close();
   });
 

@@ -72,6 +72,7 @@ async function activatedOwner(password: string) {
   const { client, businessId, email } = await verifiedBusiness();
   const intentId = await paidIntent(client, businessId);
   expect((await client.postJson("/api/activate-business", { businessId, paymentIntentId: intentId })).status).toBe(200);
+  await waitForMail(server.dataDir, email, /Your Sakina login/);
   const owner = httpClient(server.url);
   await owner.postJson("/api/auth/forgot-password", { email });
   const mail = await waitForMail(server.dataDir, email, /Reset your Sakina password/);

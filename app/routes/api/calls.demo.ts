@@ -1,0 +1,19 @@
+import type { Route } from "./+types/calls.demo";
+import { apiError, readJsonBody } from "~/server/api.server";
+import { appOrigin } from "~/server/business-onboarding.server";
+import { placeDemoCall } from "~/server/demo-calls.server";
+import { getI18n, getLocale } from "~/server/i18n.server";
+import { servicesContext } from "~/server/context";
+
+/** POST /api/calls/demo { to }: a free demo call of the booking agent, guarded against abuse. */
+export async function action({ request, context }: Route.ActionArgs) {
+  const { t } = getI18n(context);
+  const body = await readJsonBody(request);
+  const result = await placeDemoCall(context, t, getLocale(context), String(body.to ?? ""), appOrigin(context.get(servicesContext), request));
+  if (!result.ok) return apiError(result.status, result.message, { title: t("demo.failedTitle") });
+  return Response.json({ success: true, callId: result.callId, title: t("demo.startedTitle"), message: t("demo.startedBody") }, { status: 202 });
+}
+
+export function loader() {
+  return apiError(405, "Use POST for this endpoint.");
+}

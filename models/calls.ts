@@ -1,0 +1,136 @@
+import { createHash } from "node:crypto";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Db } from "~/server/db.server";
+import { callOptOuts, calls } from "./schema";
+
+export type Call = typeof calls.$inferSelect;
+export type CallStatus = Call["status"];
+export type NewCall = typeof calls.$inferInsert;
+
+export const TERMINAL_STATUSES: CallStatus[] = ["completed", "busy", "no-answer", "failed", "canceled"];
+export const LIVE_STATUSES: CallStatus[] = ["initiated", "ringing", "in-progress"];
+
+/** Later states rank higher; a callback never moves a call back, and terminal states are final. */
+export function statusRank(status: CallStatus) {
+  if (TERMINAL_STATUSES.includes(status)) return 4;
+  return { queued: 0, initiated: 1, ringing: 2, "in-progress": 3 }[status as "queued"] ?? 0;
+}
+
+export const hashStreamToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+export async function createCall(db: Db, call: NewCall) {
+  const [row] = await db.insert(calls).values(call).returning();
+  return row!;
+}
+
+export async function findCall(db: Db, id: number) {
+  const [row] = await db.select().from(calls).where(eq(calls.id, id));
+  return row ?? null;
+}
+
+export async function countLiveCalls(db: Db) {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(calls)
+    .where(inArray(calls.status, LIVE_STATUSES));
+  return row?.count ?? 0;
+}
+
+export async function markCallPlaced(db: Db, id: number, fields: { providerCallId: string; fromNumber: string }) {
+  await db
+    .update(calls)
+    .set({ ...fields, status: "initiated", startedAt: new Date(), updatedAt: new Date() })
+    .where(and(eq(calls.id, id), eq(calls.status, "queued")));
+}
+
+/**
+ * Applies a provider status only if it moves the call forward, in one statement, so repeated
+ * and out-of-order callbacks are harmless. Returns the updated call, or null when nothing changed.
+ */
+export async function advanceCallStatus(
+  db: Db,
+  id: number,
+  status: CallStatus,
+  fields: Partial<Pick<Call, "durationSeconds" | "answeredBy" | "costCents" | "lastError">> = {},
+) {
+  const rank = statusRank(status);
+  const now = new Date();
+  const [row] = await db
+    .update(calls)
+    .set({
+      status,
+      ...fields,
+      ...(status === "in-progress" ? { answeredAt: now } : {}),
+      ...(rank === 4 ? { endedAt: now } : {}),
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(calls.id, id),
+        sql`(case ${calls.status}
+               when 'queued' then 0 when 'initiated' then 1 when 'ringing' then 2 when 'in-progress' then 3
+               else 4 end) < ${rank}`,
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** Stores the hash of a fresh stream token (a new one per TwiML request). */
+export async function setStreamToken(db: Db, id: number, token: string) {
+  await db.update(calls).set({ streamTokenHash: hashStreamToken(token), streamTokenUsedAt: null }).where(eq(calls.id, id));
+}
+
+/** Uses the token: true once per token, so a replayed stream connection is refused. */
+export async function consumeStreamToken(db: Db, id: number, token: string) {
+  const [row] = await db
+    .update(calls)
+    .set({ streamTokenUsedAt: new Date() })
+    .where(and(eq(calls.id, id), eq(calls.streamTokenHash, hashStreamToken(token)), isNull(calls.streamTokenUsedAt)))
+    .returning({ id: calls.id });
+  return Boolean(row);
+}
+
+export async function appendTranscript(db: Db, id: number, entries: Call["transcript"]) {
+  if (entries.length === 0) return;
+  await db
+    .update(calls)
+    .set({ transcript: sql`${calls.transcript} || ${JSON.stringify(entries)}::jsonb`, updatedAt: new Date() })
+    .where(eq(calls.id, id));
+}
+
+export async function flagCall(db: Db, id: number, reason: string) {
+  await db.update(calls).set({ flaggedForReview: true, flagReason: reason, updatedAt: new Date() }).where(eq(calls.id, id));
+}
+
+export async function setCallOutcome(db: Db, id: number, outcome: string) {
+  await db.update(calls).set({ outcome, updatedAt: new Date() }).where(eq(calls.id, id));
+}
+
+export async function failCall(db: Db, id: number, error: string) {
+  await db
+    .update(calls)
+    .set({ status: "failed", lastError: error.slice(0, 500), endedAt: new Date(), updatedAt: new Date() })
+    .where(and(eq(calls.id, id), inArray(calls.status, ["queued", "initiated", "ringing"])));
+}
+
+export async function listRecentCalls(db: Db, options: { businessId?: number; limit?: number } = {}) {
+  return db
+    .select()
+    .from(calls)
+    .where(options.businessId ? eq(calls.businessId, options.businessId) : undefined)
+    .orderBy(desc(calls.createdAt))
+    .limit(options.limit ?? 25);
+}
+
+export async function isOptedOut(db: Db, businessId: number, phone: string) {
+  const [row] = await db
+    .select({ id: callOptOuts.id })
+    .from(callOptOuts)
+    .where(and(eq(callOptOuts.businessId, businessId), eq(callOptOuts.phone, phone)));
+  return Boolean(row);
+}
+
+export async function optOut(db: Db, businessId: number, phone: string) {
+  await db.insert(callOptOuts).values({ businessId, phone }).onConflictDoNothing();
+}

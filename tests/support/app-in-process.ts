@@ -1,0 +1,45 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createIsolatedDatabase } from "./database";
+
+/**
+ * The production build served in this test process, so a test can both drive it over HTTP and
+ * reach its services (database, job queue) directly. `npm test` builds first.
+ */
+export async function startAppInProcess(env: Record<string, string>) {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "sakina-inproc-"));
+  const database = await createIsolatedDatabase();
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const saved = { ...process.env };
+  Object.assign(process.env, {
+    NODE_ENV: "production",
+    DATA_DIR: dataDir,
+    APP_URL: url,
+    SEED_DEMO_DATA: "true",
+    ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+    ...env,
+  });
+  // @ts-expect-error the build has no type declarations
+  const mod = await import("../../build/server/index.js");
+  const app = await mod.createProductionServer();
+  process.env = saved;
+  server.on("request", app.app);
+  server.on("upgrade", (request, socket, head) => app.upgrade(request, socket, head));
+  return {
+    url,
+    dataDir,
+    services: app.services as import("~/server/services.server").AppServices,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
