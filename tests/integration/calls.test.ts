@@ -259,3 +259,31 @@ describe("without provider credentials", () => {
     }
   });
 });
+
+describe("the concurrency cap", () => {
+  it("queues a call over the cap and places it when a line frees up", async () => {
+    const capped = await startAppInProcess({
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
+      TWILIO_API_URL: twilio.url,
+      OPENAI_API_KEY: realtime.apiKey,
+      OPENAI_BASE_URL: realtime.url,
+      MAX_CONCURRENT_CALLS: "1",
+      SEED_DEMO_DATA: "false",
+    });
+    try {
+      const first = await requestCall(capped.services, { purpose: "test", to: "+12125557201", language: "en", voice: "alloy", origin: capped.url });
+      const firstPlaced = await waitFor(async () => (await findCall(capped.services.db, first.id))?.providerCallId, { what: "the first call", timeoutMs: 20_000 });
+      await twilio.waitForStatus(firstPlaced, "in-progress", 10_000);
+      const second = await requestCall(capped.services, { purpose: "test", to: "+12125557202", language: "en", voice: "alloy", origin: capped.url });
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect((await findCall(capped.services.db, second.id))!.status).toBe("queued");
+      twilio.hangup(firstPlaced);
+      const secondPlaced = await waitFor(async () => (await findCall(capped.services.db, second.id))?.providerCallId, { what: "the queued call", timeoutMs: 40_000 });
+      twilio.hangup(secondPlaced);
+    } finally {
+      await capped.stop();
+    }
+  });
+});
