@@ -16,20 +16,25 @@ export function registrationSchema(t: TFunction) {
       .min(1, t("register.emailRequired"))
       .max(254, t("form.tooLong", { max: 254 }))
       .pipe(z.email(t("register.emailInvalid"))),
-    phone: z
-      .string(t("register.phoneRequired"))
-      .trim()
-      .min(1, t("register.phoneRequired"))
-      .max(32, t("register.phoneInvalid"))
-      .transform((value, ctx) => {
-        const phone = normalizePhone(value);
-        if (!phone.ok) {
-          ctx.addIssue({ code: "custom", message: t("register.phoneInvalid") });
-          return z.NEVER;
-        }
-        return phone.e164;
-      }),
+    phone: businessPhoneField(t),
     industry: z.enum(industries, t("register.industryInvalid")).default("service"),
   });
 }
 export type Registration = z.output<ReturnType<typeof registrationSchema>>;
+
+/** A business phone number as typed, stored in E.164. */
+export function businessPhoneField(t: TFunction) {
+  return z
+    .string(t("register.phoneRequired"))
+    .trim()
+    .min(1, t("register.phoneRequired"))
+    .max(32, t("register.phoneInvalid"))
+    .transform((value, ctx) => {
+      const phone = normalizePhone(value);
+      if (!phone.ok) {
+        ctx.addIssue({ code: "custom", message: t("register.phoneInvalid") });
+        return z.NEVER;
+      }
+      return phone.e164;
+    });
+}

@@ -7,7 +7,7 @@ import { addDayOff, removeDayOff, replaceWeeklySchedule } from "#models/opening-
 import { supportedLanguages } from "~/i18n";
 import { confirmationVoices, timeZones } from "~/lib/business";
 import { currencies, parseAmountToCents } from "~/lib/money";
-import { normalizePhone } from "~/lib/phone";
+import { businessPhoneField } from "~/lib/business-schemas";
 import type { WeeklySchedule } from "~/lib/slots";
 import { parseTimeOfDay } from "~/lib/time";
 import type { AppServices } from "./services.server";
@@ -40,18 +40,7 @@ export function serviceSchema(t: TFunction) {
 
 export function settingsSchema(t: TFunction) {
   return z.object({
-    phone: z
-      .string(t("register.phoneRequired"))
-      .trim()
-      .min(1, t("register.phoneRequired"))
-      .transform((value, ctx) => {
-        const phone = normalizePhone(value);
-        if (!phone.ok) {
-          ctx.addIssue({ code: "custom", message: t("register.phoneInvalid") });
-          return z.NEVER;
-        }
-        return phone.e164;
-      }),
+    phone: businessPhoneField(t),
     address: z.string().trim().max(200, t("form.tooLong", { max: 200 })).optional(),
     description: z.string().trim().max(500, t("form.tooLong", { max: 500 })).optional(),
     timeZone: z.enum(timeZones, t("settings.timeZoneInvalid")),

@@ -221,6 +221,29 @@ describe("the dashboard belongs to its owner", () => {
   });
 });
 
+describe("dashboard forms", () => {
+  it("answer bad service, hours and settings input with field errors", async () => {
+    const { owner } = await activatedOwner("dashboard form tester");
+    const service = await owner.postForm("/dashboard", { intent: "add-service", name: "", price: "abc", currency: "XYZ", durationMinutes: "3" }, { tokenFrom: "/dashboard" });
+    expect(service.status).toBe(400);
+    const serviceHtml = await service.text();
+    for (const message of ["Enter the service name.", "Enter a price like 25 or 25.50.", "Choose a currency from the list.", "Enter a whole number of minutes between 5 and 720."]) {
+      expect(serviceHtml).toContain(message);
+    }
+    const hours = await owner.postForm("/dashboard", { intent: "save-hours", d1_open: "on", d1_start1: "17:00", d1_end1: "09:00", d2_open: "on", d2_start1: "9am", d2_end1: "12:00" }, { tokenFrom: "/dashboard" });
+    expect(hours.status).toBe(400);
+    const hoursHtml = await hours.text();
+    expect(hoursHtml).toContain("Closing must be after opening.");
+    expect(hoursHtml).toContain("Enter a time like 09:00.");
+    const settings = await owner.postForm("/dashboard", { intent: "save-settings", phone: "12", timeZone: "Mars/Olympus", minimumNoticeMinutes: "7", defaultLanguage: "xx", confirmationLanguage: "en", confirmationVoice: "robot", description: "x".repeat(501) }, { tokenFrom: "/dashboard" });
+    expect(settings.status).toBe(400);
+    const settingsHtml = await settings.text();
+    for (const message of ["Enter a valid phone number", "Choose a time zone from the list.", "Choose a notice period from the list.", "Choose a voice from the list.", "Keep this under 500 characters."]) {
+      expect(settingsHtml).toContain(message);
+    }
+  });
+});
+
 describe("registration input", () => {
   it.each([
     [{}, ["name", "ownerName", "email", "phone"]],
