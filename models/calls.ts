@@ -134,3 +134,18 @@ export async function isOptedOut(db: Db, businessId: number, phone: string) {
 export async function optOut(db: Db, businessId: number, phone: string) {
   await db.insert(callOptOuts).values({ businessId, phone }).onConflictDoNothing();
 }
+
+/** Confirmation calls a business has used since a moment (placed calls; queued or failed ones don't count). */
+export async function countBusinessCallsSince(db: Db, businessId: number, since: Date) {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(calls)
+    .where(
+      and(
+        eq(calls.businessId, businessId),
+        eq(calls.purpose, "booking_confirmation"),
+        sql`${calls.startedAt} >= ${since.toISOString()}::timestamptz`,
+      ),
+    );
+  return row?.count ?? 0;
+}

@@ -324,6 +324,7 @@ const ar = {
     },
     starterLeft: "الأيام المتبقية: {{days}} (حتى {{date}})؛ تشمل 20 مكالمة تأكيد.",
     monthlyAllowance: "100 مكالمة تأكيد شهرياً، ثم $1 لكل مكالمة.",
+    callsUsed: "مكالمات التأكيد المستخدمة: {{used}} من {{allowance}}",
     bookingLink: "رابط الحجز الخاص بك",
     checklistTitle: "جهّز صفحة الحجز الخاصة بك",
     checklistIntro: "يمكن لعملائك الحجز بمجرد أن تضيف خدمة وساعات عمل.",

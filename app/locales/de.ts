@@ -324,6 +324,7 @@ const de = {
     },
     starterLeft: "Noch {{days}} Tage (bis {{date}}); 20 Bestätigungsanrufe inklusive.",
     monthlyAllowance: "100 Bestätigungsanrufe pro Monat, danach $1 pro Anruf.",
+    callsUsed: "Genutzte Bestätigungsanrufe: {{used}} von {{allowance}}",
     bookingLink: "Ihr Buchungslink",
     checklistTitle: "Machen Sie Ihre Buchungsseite startklar",
     checklistIntro: "Kunden können buchen, sobald Sie eine Leistung und Öffnungszeiten angelegt haben.",

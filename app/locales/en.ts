@@ -325,6 +325,7 @@ const en = {
     },
     starterLeft: "{{days}} days left (until {{date}}); 20 confirmation calls included.",
     monthlyAllowance: "100 confirmation calls a month, then $1 per call.",
+    callsUsed: "Confirmation calls used: {{used}} of {{allowance}}",
     bookingLink: "Your booking link",
     checklistTitle: "Get your booking page ready",
     checklistIntro: "Customers can book as soon as you have a service and opening hours.",

@@ -324,6 +324,7 @@ const es = {
     },
     starterLeft: "Quedan {{days}} días (hasta el {{date}}); 20 llamadas de confirmación incluidas.",
     monthlyAllowance: "100 llamadas de confirmación al mes; después, $1 por llamada.",
+    callsUsed: "Llamadas de confirmación usadas: {{used}} de {{allowance}}",
     bookingLink: "Tu enlace de reservas",
     checklistTitle: "Prepara tu página de reservas",
     checklistIntro: "Tus clientes pueden reservar en cuanto tengas un servicio y un horario de apertura.",

@@ -324,6 +324,7 @@ const fr = {
     },
     starterLeft: "Encore {{days}} jours (jusqu’au {{date}}) ; 20 appels de confirmation inclus.",
     monthlyAllowance: "100 appels de confirmation par mois, puis $1 par appel.",
+    callsUsed: "Appels de confirmation utilisés : {{used}} sur {{allowance}}",
     bookingLink: "Votre lien de réservation",
     checklistTitle: "Préparez votre page de réservation",
     checklistIntro: "Vos clients peuvent réserver dès que vous avez une prestation et des horaires d’ouverture.",

@@ -324,6 +324,7 @@ const it = {
     },
     starterLeft: "Ancora {{days}} giorni (fino al {{date}}); 20 chiamate di conferma incluse.",
     monthlyAllowance: "100 chiamate di conferma al mese, poi $1 a chiamata.",
+    callsUsed: "Chiamate di conferma usate: {{used}} su {{allowance}}",
     bookingLink: "Il tuo link di prenotazione",
     checklistTitle: "Prepara la tua pagina di prenotazione",
     checklistIntro: "I clienti possono prenotare non appena hai un servizio e gli orari di apertura.",

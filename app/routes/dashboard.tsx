@@ -5,6 +5,8 @@ import { listServices } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { listBusinessBookings } from "#models/bookings";
+import { countBusinessCallsSince } from "#models/calls";
+import { MONTHLY_CALLS, STARTER_CALLS } from "#models/businesses";
 import { BusinessDashboard } from "~/components/business-dashboard/dashboard";
 import { buttonClass } from "~/components/ui/button";
 import { getAccount } from "~/server/auth.server";
@@ -29,12 +31,18 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     return data({ kind: "invalid" as const, title: `${t("dashboard.invalidTitle")} · Sakina` }, { status: account ? 404 : 401 });
   }
   const today = new Date().toISOString().slice(0, 10);
-  const [serviceRows, schedule, closures, upcoming, past] = await Promise.all([
+  // The allowance runs from activation during the starter, then per calendar month.
+  const periodStart =
+    business.planStatus === "starter" && business.activatedAt
+      ? business.activatedAt
+      : new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
+  const [serviceRows, schedule, closures, upcoming, past, callsUsed] = await Promise.all([
     listServices(services.db, business.id),
     getWeeklySchedule(services.db, business.id),
     listDaysOff(services.db, business.id, today),
     listBusinessBookings(services.db, business.id, "upcoming"),
     listBusinessBookings(services.db, business.id, "past", new Date(), 20),
+    countBusinessCallsSince(services.db, business.id, periodStart),
   ]);
   const bookingRow = ({ booking, serviceName }: (typeof upcoming)[number]) => ({
     id: booking.id,
@@ -77,6 +85,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     schedule,
     daysOff: closures.map((d) => ({ id: d.id, date: d.date, note: d.note ?? "" })),
     bookings: { upcoming: upcoming.map(bookingRow), past: past.map(bookingRow) },
+    calls: { used: callsUsed, allowance: business.planStatus === "starter" ? STARTER_CALLS : MONTHLY_CALLS },
   };
 }
 

@@ -99,6 +99,7 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
 
     await page.waitForURL(/\/dashboard/);
     await page.getByRole("heading", { name: "Add your first service" }).waitFor();
+    await page.getByText("Confirmation calls used: 0 of 20").first().waitFor();
     await expectAccessible(page, javaScript);
     await page.getByLabel("Service name").last().fill("Check-up");
     await page.getByLabel("Price").last().fill("40");

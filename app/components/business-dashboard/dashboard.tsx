@@ -45,6 +45,19 @@ export function BusinessDashboard({ data, actionData }: { data: DashboardData; a
               ? t("dashboard.starterLeft", { days: starterDaysLeft, date: new Date(business.starterEndsAt!).toLocaleDateString(i18n.language, { dateStyle: "medium" }) })
               : t("dashboard.monthlyAllowance")}
           </p>
+          <p className="mt-3 text-sm font-medium text-slate-800">
+            {t("dashboard.callsUsed", { used: data.calls.used, allowance: data.calls.allowance })}
+          </p>
+          <div
+            role="progressbar"
+            aria-label={t("dashboard.callsUsed", { used: data.calls.used, allowance: data.calls.allowance })}
+            aria-valuemin={0}
+            aria-valuemax={data.calls.allowance}
+            aria-valuenow={Math.min(data.calls.used, data.calls.allowance)}
+            className="mt-1 h-2 overflow-hidden rounded-full bg-slate-200"
+          >
+            <div className="h-full bg-teal-700" style={{ width: `${Math.min(100, (data.calls.used / data.calls.allowance) * 100)}%` }} />
+          </div>
         </div>
         <div className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
           <h2 className="text-sm font-medium text-slate-600">{t("dashboard.bookingLink")}</h2>
