@@ -1,5 +1,5 @@
 import type { JobDefinition } from "./jobs.server";
-import { businessSubscriptionJob, ownerCredentialsJob } from "./business-onboarding.server";
+import { businessSubscriptionJob, ownerCredentialsJob, reportCallUsageJob } from "./business-onboarding.server";
 import { bookingConfirmationCallJob } from "./booking.server";
 import { placeCallJob } from "./calls.server";
 import { sendEmailJob } from "./email-jobs.server";
@@ -11,4 +11,5 @@ export const allJobs: JobDefinition<any>[] = [
   businessSubscriptionJob,
   bookingConfirmationCallJob,
   placeCallJob,
+  reportCallUsageJob,
 ];

@@ -280,3 +280,28 @@ export async function ensureBusinessPrices(stripe: Stripe) {
   }
   return { monthly, overage };
 }
+
+/**
+ * Reports one placed confirmation call to the Stripe meter of a business on the monthly plan. The
+ * plan's graduated price makes the first 100 a month free and $1 each after; the identifier makes
+ * a retried report count once (Stripe refuses a duplicate identifier).
+ */
+export const reportCallUsageJob: JobDefinition<{ callId: number; businessId: number }> = {
+  name: "business-call-usage",
+  retryLimit: 10,
+  retryDelaySeconds: 60,
+  async handle({ callId, businessId }, services) {
+    const business = await findBusinessById(services.db, businessId);
+    if (!services.stripe || !business?.stripeCustomerId || business.planStatus !== "active") return;
+    try {
+      await services.stripe.billing.meterEvents.create({
+        event_name: OVERAGE_METER_EVENT,
+        identifier: `sakina-call-${callId}`,
+        payload: { stripe_customer_id: business.stripeCustomerId, value: "1" },
+      });
+    } catch (error) {
+      if (/already exists with identifier/i.test((error as Error).message)) return;
+      throw error;
+    }
+  },
+};

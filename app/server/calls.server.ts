@@ -15,6 +15,7 @@ import {
 import { findBooking, setBookingCallState, setBookingStatus } from "#models/bookings";
 import { findBusinessById } from "#models/businesses";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/slots";
+import { reportCallUsageJob } from "./business-onboarding.server";
 import type { JobDefinition } from "./jobs.server";
 import { TelephonyError, TelephonyNotConfiguredError } from "./providers/telephony.server";
 import type { AppServices } from "./services.server";
@@ -121,6 +122,9 @@ export const placeCallJob: JobDefinition<{ callId: number; origin: string }> = {
       });
       await markCallPlaced(services.db, call.id, { providerCallId: placed.providerCallId, fromNumber: placed.from });
       if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "calling");
+      if (call.purpose === "booking_confirmation" && call.businessId) {
+        await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId });
+      }
     } catch (error) {
       if (error instanceof TelephonyError && !error.transient) {
         await failCall(services.db, call.id, `${error.code ?? ""} ${error.message}`.trim());
