@@ -16,8 +16,9 @@ export async function startAppInProcess(env: Record<string, string>) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const saved = { ...process.env };
+  // NODE_ENV stays vitest's "test": React was already loaded under it by the test's own imports,
+  // and react-dom must pick the same (development) build or rendering fails.
   Object.assign(process.env, {
-    NODE_ENV: "production",
     DATA_DIR: dataDir,
     APP_URL: url,
     SEED_DEMO_DATA: "true",

@@ -69,13 +69,15 @@ const KNOWN: Omit<ProviderStatus, "configured" | "working" | "message">[] = [
 ];
 
 const CACHE_MS = 60_000;
-let cache: { at: number; value: Awaited<ReturnType<typeof checkProviders>> } | null = null;
+/** Per set of services (one per server), so two servers in one process never share answers. */
+const caches = new WeakMap<AppServices, { at: number; value: Awaited<ReturnType<typeof checkProviders>> }>();
 
 /** Each provider: configured or not, and working or not from a real request (cached a minute). */
 export async function providerStatuses(services: AppServices, options: { refresh?: boolean } = {}) {
-  if (!options.refresh && cache && Date.now() - cache.at < CACHE_MS) return cache.value;
+  const cached = caches.get(services);
+  if (!options.refresh && cached && Date.now() - cached.at < CACHE_MS) return cached.value;
   const value = await checkProviders(services);
-  cache = { at: Date.now(), value };
+  caches.set(services, { at: Date.now(), value });
   return value;
 }
 
