@@ -167,7 +167,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     { name: "booking:phone", subject: draft.phone, limit: 5, windowSeconds: 3600 },
   ]);
   if (exceeded) {
-    return data({ formError: t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }) }, { status: 429 });
+    return data({ formError: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, { status: 429 });
   }
   const result = await placeBooking(services, {
     business,

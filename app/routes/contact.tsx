@@ -63,7 +63,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     { name: "contact:email", subject: contact.email, limit: 3, windowSeconds: 3600 },
   ]);
   if (exceeded) {
-    const minutes = Math.ceil(exceeded.retryAfterSeconds / 60);
+    const minutes = exceeded.retryAfterMinutes;
     return data(submission.reply({ formErrors: [t("common.tooManyRequests", { minutes })] }), {
       status: 429,
       headers: { "Retry-After": String(exceeded.retryAfterSeconds) },

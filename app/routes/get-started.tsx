@@ -60,7 +60,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         await sendVerificationEmail(services, t, getLocale(context), business, origin);
       }
       return redirectWithToast(services, "/get-started", exceeded
-        ? { type: "error", title: t("common.errorTitle"), description: t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }) }
+        ? { type: "error", title: t("common.errorTitle"), description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }
         : { type: "success", title: t("register.resentTitle"), description: t("register.resentBody", { email: business.email }) });
     }
     if (business.status !== "payment_required") return redirect("/get-started");
@@ -76,7 +76,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     { name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 },
   ]);
   if (exceeded) {
-    return data(submission.reply({ formErrors: [t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) })] }), { status: 429 });
+    return data(submission.reply({ formErrors: [t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes })] }), { status: 429 });
   }
   const result = await registerWithVerification(services, t, getLocale(context), submission.value, origin);
   const remember = await rememberRegistration(services, result.business.id);

@@ -47,7 +47,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!phone.ok) return data({ error: phone.reason === "empty" ? t("demo.phoneRequired") : t("demo.phoneInvalid") }, { status: 400 });
   if (!services.telephony.configured) return data({ error: t("demo.notConfigured") }, { status: 503 });
   const exceeded = await firstExceededRule(context, [{ name: "test-call:account", subject: String(account.id), limit: 10, windowSeconds: 3600 }]);
-  if (exceeded) return data({ error: t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }) }, { status: 429 });
+  if (exceeded) return data({ error: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, { status: 429 });
   await requestCall(services, {
     purpose: "test",
     to: phone.e164,

@@ -41,7 +41,7 @@ export function createAuthenticator(context: Readonly<RouterContextProvider>) {
       if (exceeded) {
         throw new LoginError(
           t("auth.failedTitle"),
-          t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }),
+          t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
           429,
         );
       }

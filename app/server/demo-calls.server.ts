@@ -29,7 +29,7 @@ export async function placeDemoCall(context: Readonly<RouterContextProvider>, t:
     { name: "demo:day", subject: "all", limit: services.env.DEMO_CALLS_PER_DAY, windowSeconds: 86_400 },
   ]);
   if (exceeded) {
-    const message = exceeded.rule.name === "demo:day" ? t("demo.dailyCap") : t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) });
+    const message = exceeded.rule.name === "demo:day" ? t("demo.dailyCap") : t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes });
     return { ok: false, status: 429, message };
   }
   const call = await requestCall(services, { purpose: "demo", to: phone.e164, language, voice: "shimmer", origin });

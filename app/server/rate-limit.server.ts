@@ -16,7 +16,9 @@ export async function firstExceededRule(context: Readonly<RouterContextProvider>
   const { db } = context.get(servicesContext);
   for (const rule of rules) {
     const result = await hitRateLimit(db, `${rule.name}:${rule.subject.toLowerCase()}`, rule);
-    if (!result.allowed) return { rule, retryAfterSeconds: result.retryAfterSeconds };
+    if (!result.allowed) {
+      return { rule, retryAfterSeconds: result.retryAfterSeconds, retryAfterMinutes: Math.ceil(result.retryAfterSeconds / 60) };
+    }
   }
   return null;
 }

@@ -1,6 +1,6 @@
 import type { Route } from "./+types/activate-business";
 import { activateWithPayment, appOrigin } from "~/server/business-onboarding.server";
-import { apiError, readJsonBody } from "~/server/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
 import { servicesContext } from "~/server/context";
 import { getI18n } from "~/server/i18n.server";
 import { registrationBusiness } from "~/server/registration.server";
@@ -25,6 +25,5 @@ export async function action({ request, context }: Route.ActionArgs) {
   return Response.json({ loginEmail: result.business.email, bookingLink: result.business.bookingLink });
 }
 
-export function loader() {
-  return apiError(405, "Use POST for this endpoint.");
-}
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;

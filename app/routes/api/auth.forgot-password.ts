@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Route } from "./+types/auth.forgot-password";
 import { appOrigin } from "~/server/business-onboarding.server";
-import { apiError, readJsonBody } from "~/server/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
 import { servicesContext } from "~/server/context";
 import { getI18n, getLocale } from "~/server/i18n.server";
 import { requestPasswordReset } from "~/server/password-reset.server";
@@ -17,6 +17,5 @@ export async function action({ request, context }: Route.ActionArgs) {
   return Response.json({ ok: true, title: t("forgot.sentTitle"), message: t("forgot.sentBody") });
 }
 
-export function loader() {
-  return apiError(405, "Use POST for this endpoint.");
-}
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;

@@ -1,6 +1,6 @@
 import type { Route } from "./+types/auth.login";
 import { authenticate, commitLogin } from "~/server/auth.server";
-import { apiError, readJsonBody } from "~/server/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
 import { servicesContext } from "~/server/context";
 
 /** POST /api/auth/login { email, password } → { user: { name, email } } and the session cookie. */
@@ -21,6 +21,5 @@ export async function action({ request, context }: Route.ActionArgs) {
   );
 }
 
-export function loader() {
-  return apiError(405, "Use POST for this endpoint.");
-}
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;

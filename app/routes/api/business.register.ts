@@ -2,7 +2,7 @@ import type { Route } from "./+types/business.register";
 import { appOrigin } from "~/server/business-onboarding.server";
 import { registrationSchema } from "~/lib/business-schemas";
 import { registerWithVerification } from "~/server/business-registration.server";
-import { apiError, fieldErrors, readJsonBody } from "~/server/api.server";
+import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/server/api.server";
 import { servicesContext } from "~/server/context";
 import { getI18n, getLocale } from "~/server/i18n.server";
 import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
@@ -19,7 +19,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const exceeded = await firstExceededRule(context, [
     { name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 },
   ]);
-  if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }));
+  if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
 
   const result = await registerWithVerification(services, t, getLocale(context), parsed.data, appOrigin(services, request));
   const headers = { "Set-Cookie": await rememberRegistration(services, result.business.id) };
@@ -39,6 +39,5 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-export function loader() {
-  return apiError(405, "Use POST for this endpoint.");
-}
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;

@@ -1,5 +1,5 @@
 import type { Route } from "./+types/calls.demo";
-import { apiError, readJsonBody } from "~/server/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
 import { appOrigin } from "~/server/business-onboarding.server";
 import { placeDemoCall } from "~/server/demo-calls.server";
 import { getI18n, getLocale } from "~/server/i18n.server";
@@ -14,6 +14,5 @@ export async function action({ request, context }: Route.ActionArgs) {
   return Response.json({ success: true, callId: result.callId, title: t("demo.startedTitle"), message: t("demo.startedBody") }, { status: 202 });
 }
 
-export function loader() {
-  return apiError(405, "Use POST for this endpoint.");
-}
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;

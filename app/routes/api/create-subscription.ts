@@ -1,6 +1,6 @@
 import type { Route } from "./+types/create-subscription";
 import { starterPaymentIntent } from "~/server/business-onboarding.server";
-import { apiError, readJsonBody } from "~/server/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
 import { servicesContext } from "~/server/context";
 import { getI18n } from "~/server/i18n.server";
 import { registrationBusiness } from "~/server/registration.server";
@@ -23,6 +23,5 @@ export async function action({ request, context }: Route.ActionArgs) {
   return Response.json({ clientSecret: intent.client_secret, paymentIntentId: intent.id, status: intent.status });
 }
 
-export function loader() {
-  return apiError(405, "Use POST for this endpoint.");
-}
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;

@@ -1,6 +1,6 @@
 import type { Route } from "./+types/verify-email-and-setup";
 import { verifyBusinessEmail } from "~/server/business-verification.server";
-import { apiError, readJsonBody } from "~/server/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
 import { servicesContext } from "~/server/context";
 import { getI18n } from "~/server/i18n.server";
 import { rememberRegistration } from "~/server/registration.server";
@@ -24,6 +24,5 @@ export async function action({ request, context }: Route.ActionArgs) {
   );
 }
 
-export function loader() {
-  return apiError(405, "Use POST for this endpoint.");
-}
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;

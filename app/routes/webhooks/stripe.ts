@@ -1,7 +1,7 @@
 import type { Route } from "./+types/stripe";
 import { recordWebhookHandled, wasWebhookHandled } from "#models/webhook-events";
 import { activateWithPayment } from "~/server/business-onboarding.server";
-import { apiError } from "~/server/api.server";
+import { apiError, methodNotAllowed } from "~/server/api.server";
 import { servicesContext } from "~/server/context";
 import type { Stripe } from "~/server/providers/payments.server";
 import type { AppServices } from "~/server/services.server";
@@ -59,6 +59,5 @@ async function handleEvent(services: AppServices, event: Stripe.Event, origin: s
   }
 }
 
-export function loader() {
-  return apiError(405, "Use POST for this endpoint.");
-}
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;

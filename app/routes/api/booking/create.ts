@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Route } from "./+types/create";
 import { findService } from "#models/business-services";
 import { contactSchema } from "~/lib/booking-schemas";
-import { apiError, fieldErrors, readJsonBody } from "~/server/api.server";
+import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/server/api.server";
 import { appOrigin } from "~/server/business-onboarding.server";
 import { bookableBusiness, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/server/booking.server";
 import { servicesContext } from "~/server/context";
@@ -41,7 +41,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     { name: "booking:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
     { name: "booking:phone", subject: phone.e164, limit: 5, windowSeconds: 3600 },
   ]);
-  if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: Math.ceil(exceeded.retryAfterSeconds / 60) }));
+  if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
 
   const result = await placeBooking(services, {
     business,
@@ -70,6 +70,5 @@ export async function action({ request, context }: Route.ActionArgs) {
   );
 }
 
-export function loader() {
-  return apiError(405, "Use POST for this endpoint.");
-}
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;
