@@ -23,6 +23,12 @@ export async function createCall(db: Db, call: NewCall) {
   return row!;
 }
 
+/** Inserts the call unless one with the same (empathy request, attempt) exists: null then. */
+export async function createCallOnce(db: Db, call: NewCall) {
+  const [row] = await db.insert(calls).values(call).onConflictDoNothing().returning();
+  return row ?? null;
+}
+
 export async function findCall(db: Db, id: number) {
   const [row] = await db.select().from(calls).where(eq(calls.id, id));
   return row ?? null;
@@ -34,6 +40,30 @@ export async function countLiveCalls(db: Db) {
     .from(calls)
     .where(inArray(calls.status, LIVE_STATUSES));
   return row?.count ?? 0;
+}
+
+/**
+ * Takes the right to dial a queued call, in one statement: a second job for the same call (a
+ * retry, a manual "call me again") finds it taken and leaves it. A claim older than two minutes
+ * is from a worker that died mid-dial and may be taken over.
+ */
+export async function claimCallForDialing(db: Db, id: number) {
+  const [row] = await db
+    .update(calls)
+    .set({ dialClaimedAt: new Date() })
+    .where(
+      and(
+        eq(calls.id, id),
+        eq(calls.status, "queued"),
+        sql`(${calls.dialClaimedAt} is null or ${calls.dialClaimedAt} < now() - interval '2 minutes')`,
+      ),
+    )
+    .returning({ id: calls.id });
+  return Boolean(row);
+}
+
+export async function releaseDialClaim(db: Db, id: number) {
+  await db.update(calls).set({ dialClaimedAt: null }).where(and(eq(calls.id, id), eq(calls.status, "queued")));
 }
 
 export async function markCallPlaced(db: Db, id: number, fields: { providerCallId: string; fromNumber: string }) {

@@ -201,6 +201,59 @@ export const bookings = pgTable("bookings", {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
 });
 
+export const empathyStatus = pgEnum("empathy_status", [
+  "awaiting_payment",
+  "calling",
+  "retrying",
+  "completed",
+  "refunding",
+  "refunded",
+]);
+
+/**
+ * A $5 anonymous empathy call from its request to its end. The phone number and e-mail are
+ * erased 24 hours after the call ends (or after an abandoned request), by a scheduled job.
+ */
+export const empathyRequests = pgTable("empathy_requests", {
+  id: serial("id").primaryKey(),
+  /** E.164; null once erased. */
+  phone: text("phone"),
+  /** For updates about this call only; null once erased. */
+  email: text("email"),
+  /** A call language code: en, ar, es, fr, de, it. */
+  language: text("language").notNull(),
+  voiceGender: text("voice_gender").notNull(),
+  status: empathyStatus("status").notNull().default("awaiting_payment"),
+  paymentIntentId: text("payment_intent_id").unique(),
+  checkoutSessionId: text("checkout_session_id").unique(),
+  amountCents: integer("amount_cents").notNull(),
+  currency: text("currency").notNull(),
+  paidAt: timestamp("paid_at", { withTimezone: true }),
+  /** When the last call ended or the refund went out: the 24 hours of retention run from here. */
+  finishedAt: timestamp("finished_at", { withTimezone: true }),
+  refundId: text("refund_id"),
+  failureNotifiedAt: timestamp("failure_notified_at", { withTimezone: true }),
+  erasedAt: timestamp("erased_at", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
+export const funnelEventName = pgEnum("funnel_event_name", [
+  "proceed_to_payment",
+  "payment_success",
+  "call_initiated",
+  "call_completed",
+]);
+
+/** First-party product analytics of the empathy funnel: no phone number, no third-party tag. */
+export const funnelEvents = pgTable("funnel_events", {
+  id: serial("id").primaryKey(),
+  name: funnelEventName("name").notNull(),
+  empathyRequestId: integer("empathy_request_id").references(() => empathyRequests.id, { onDelete: "set null" }),
+  language: text("language"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+});
+
 export const callPurpose = pgEnum("call_purpose", ["empathy", "booking_confirmation", "demo", "customer_service", "test"]);
 export const callStatus = pgEnum("call_status", [
   "queued",
@@ -228,6 +281,10 @@ export const calls = pgTable("calls", {
   fromNumber: text("from_number"),
   businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
   bookingId: integer("booking_id").references(() => bookings.id, { onDelete: "set null" }),
+  /** The paid empathy request this call is an attempt of; one call per (request, attempt). */
+  empathyRequestId: integer("empathy_request_id").references(() => empathyRequests.id, { onDelete: "set null" }),
+  /** Set while a worker is dialling, so a duplicate job for the same call never dials twice. */
+  dialClaimedAt: timestamp("dial_claimed_at", { withTimezone: true }),
   /** What the call ended with, in the agent's words: confirmed, cancelled, voicemail, … */
   outcome: text("outcome"),
   answeredBy: text("answered_by"),
@@ -248,7 +305,7 @@ export const calls = pgTable("calls", {
   lastError: text("last_error"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
-});
+}, (table) => [unique("calls_empathy_attempt").on(table.empathyRequestId, table.attempt)]);
 
 /** "Don't call me again": numbers a business's agent must never phone. */
 export const callOptOuts = pgTable(

@@ -17,13 +17,20 @@ export function StripePayment({
   payLabel,
   fallback,
   showExpressCheckout = false,
+  deferred,
 }: {
+  /** Called once at mount, or (deferred) when the customer pays, before confirming. */
   createIntent: () => Promise<{ clientSecret: string }>;
   onPaid: (paymentIntentId: string) => Promise<void> | void;
   payLabel: string;
   /** The no-JavaScript path, shown when Stripe.js is unavailable. */
   fallback: ReactNode;
   showExpressCheckout?: boolean;
+  /**
+   * Stripe's deferred-intent flow: the Elements (and the wallet sheet) show this amount from the
+   * start, and the PaymentIntent is created only when the customer pays.
+   */
+  deferred?: { amount: number; currency: string };
 }) {
   const { t, i18n } = useTranslation();
   const rootData = useRouteLoaderData<typeof rootLoader>("root");
@@ -33,7 +40,8 @@ export function StripePayment({
   const stripeRef = useRef<{ stripe: StripeJs; elements: StripeElements } | null>(null);
   // The server (and a browser without JavaScript) renders the fallback; the effect swaps in Stripe.
   const [status, setStatus] = useState<Status>("unavailable");
-  const [error, setError] = useState<string | null>(null);
+  const [error, setErrorState] = useState<{ title: string; message: string } | null>(null);
+  const setError = (message: string | null, title = t("payment.failedTitle")) => setErrorState(message === null ? null : { title, message });
 
   useEffect(() => {
     if (!env?.STRIPE_PUBLISHABLE_KEY) return;
@@ -41,12 +49,12 @@ export function StripePayment({
     setStatus("loading");
     (async () => {
       try {
-        const [stripe, { clientSecret }] = await Promise.all([
-          loadStripe(env.STRIPE_JS_URL, env.STRIPE_PUBLISHABLE_KEY!),
-          createIntent(),
-        ]);
+        const stripePromise = loadStripe(env.STRIPE_JS_URL, env.STRIPE_PUBLISHABLE_KEY!);
+        const [stripe, intent] = await Promise.all([stripePromise, deferred ? null : createIntent()]);
         if (cancelled || !mountRef.current) return;
-        const elements = stripe.elements({ clientSecret, locale: i18n.language });
+        const elements = intent
+          ? stripe.elements({ clientSecret: intent.clientSecret, locale: i18n.language })
+          : stripe.elements({ mode: "payment", amount: deferred!.amount, currency: deferred!.currency, locale: i18n.language });
         elements.create("payment").mount(mountRef.current);
         if (showExpressCheckout && expressRef.current) {
           const express = elements.create("expressCheckout");
@@ -79,14 +87,28 @@ export function StripePayment({
       setStatus("ready");
       return;
     }
-    const result = await current.stripe.confirmPayment({ elements: current.elements, redirect: "if_required" });
+    let clientSecret: string | undefined;
+    if (deferred) {
+      try {
+        clientSecret = (await createIntent()).clientSecret;
+      } catch (cause) {
+        setError((cause as Error).message || t("payment.setupFailed"));
+        setStatus("ready");
+        return;
+      }
+    }
+    const result = await current.stripe.confirmPayment({
+      elements: current.elements,
+      ...(clientSecret ? { clientSecret } : {}),
+      redirect: "if_required",
+    });
     if (result.error) {
       setError(result.error.message ?? t("payment.failedBody"));
       setStatus("ready");
       return;
     }
     if (result.paymentIntent?.status !== "succeeded") {
-      setError(t("payment.processing", { status: result.paymentIntent?.status ?? "unknown" }));
+      setError(t("payment.processing", { status: result.paymentIntent?.status ?? "unknown" }), t("payment.processingTitle"));
       setStatus("ready");
       return;
     }
@@ -103,7 +125,7 @@ export function StripePayment({
       <div className="space-y-3">
         {error ? (
           <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm text-rose-800">
-            {error}
+            {error.message}
           </p>
         ) : null}
         {fallback}
@@ -129,8 +151,8 @@ export function StripePayment({
       ) : null}
       {error ? (
         <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm font-medium text-rose-800">
-          <span className="font-semibold">{t("payment.failedTitle")}: </span>
-          {error}
+          <span className="font-semibold">{error.title}: </span>
+          {error.message}
         </p>
       ) : null}
       <Button type="submit" disabled={status !== "ready"} className="w-full">

@@ -1,8 +1,13 @@
 /** The part of Stripe.js the payment forms use, loaded from STRIPE_JS_URL on demand. */
 export interface StripeJs {
-  elements(options: { clientSecret: string; locale?: string; appearance?: object }): StripeElements;
+  elements(
+    options:
+      | { clientSecret: string; locale?: string; appearance?: object }
+      | { mode: "payment"; amount: number; currency: string; locale?: string; appearance?: object },
+  ): StripeElements;
   confirmPayment(options: {
     elements: StripeElements;
+    clientSecret?: string;
     redirect: "if_required";
     confirmParams?: { return_url?: string };
   }): Promise<{ paymentIntent?: { id: string; status: string }; error?: { type: string; code?: string; message?: string } }>;

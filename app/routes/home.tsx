@@ -1,12 +1,46 @@
-import { Link } from "react-router";
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { useRef, useState } from "react";
+import { data, Form, Link, redirect, useNavigate, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/home";
 import { CrisisNotice } from "~/components/crisis-notice";
+import { AuthenticityTokenInput } from "~/components/csrf";
+import { Steps } from "~/components/steps";
+import { StripePayment } from "~/components/stripe-payment";
+import { Button, buttonClass, linkClass } from "~/components/ui/button";
+import { Field, SelectField } from "~/components/ui/field";
+import { EMPATHY_PRICE, empathyDetailsSchema, voiceGenders } from "~/lib/empathy-schemas";
+import { callLanguages } from "~/lib/languages";
+import { formatPhone } from "~/lib/phone";
+import { postJson } from "~/lib/stripe-js";
+import { recordFunnelEvent } from "#models/empathy";
+import { appOrigin } from "~/server/business-onboarding.server";
+import { servicesContext } from "~/server/context";
+import { checkEmpathyDetails, createEmpathyCheckout, type EmpathyDetails } from "~/server/empathy.server";
 import { getI18n } from "~/server/i18n.server";
+import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
+import { redirectWithToast } from "~/server/toast.server";
 
-export function loader({ context }: Route.LoaderArgs) {
+function isDraft(value: unknown): value is EmpathyDetails {
+  const draft = value as EmpathyDetails | null;
+  return Boolean(draft && typeof draft.phone === "string" && typeof draft.language === "string" && typeof draft.voice === "string");
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  return { title: `${t("meta.appName")} · ${t("home.title")}`, description: t("home.intro") };
+  const stored = await services.cookies.empathyDraft.parse(request.headers.get("Cookie"));
+  const draft = isDraft(stored) ? stored : null;
+  const wantsPayment = new URL(request.url).searchParams.get("step") === "payment";
+  return {
+    title: `${t("meta.appName")} · ${t("home.title")}`,
+    description: t("home.intro"),
+    step: wantsPayment && draft ? ("payment" as const) : ("details" as const),
+    draft,
+    paymentsConfigured: Boolean(services.stripe),
+    callsConfigured: services.telephony.configured,
+  };
 }
 
 export const meta: Route.MetaFunction = ({ loaderData: data }) => [
@@ -14,7 +48,46 @@ export const meta: Route.MetaFunction = ({ loaderData: data }) => [
   { name: "description", content: data?.description ?? "" },
 ];
 
-export default function Home() {
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const formData = await request.formData();
+
+  if (formData.get("intent") === "checkout") {
+    const stored = await services.cookies.empathyDraft.parse(request.headers.get("Cookie"));
+    if (!isDraft(stored)) return redirect("/");
+    if (!services.stripe || !services.telephony.configured) {
+      return redirectWithToast(services, "/?step=payment", {
+        type: "error",
+        title: t("payment.failedTitle"),
+        description: services.stripe ? t("empathy.callsNotConfigured") : t("payment.notConfigured"),
+      });
+    }
+    const exceeded = await firstExceededRule(context, [
+      { name: "empathy-pay:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
+      { name: "empathy-pay:number", subject: stored.phone, limit: 10, windowSeconds: 86_400 },
+    ]);
+    if (exceeded) {
+      return redirectWithToast(services, "/?step=payment", {
+        type: "error",
+        title: t("common.errorTitle"),
+        description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
+      });
+    }
+    return redirect(await createEmpathyCheckout(services, stored, appOrigin(services, request)), 303);
+  }
+
+  const submission = parseWithZod(formData, { schema: empathyDetailsSchema(t) });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  const checked = checkEmpathyDetails(services, t, submission.value);
+  if (!checked.ok) return data(submission.reply({ fieldErrors: { [checked.field]: [checked.message] } }), { status: 400 });
+  await recordFunnelEvent(services.db, "proceed_to_payment", null, callLanguages.find((l) => l.id === checked.details.language)?.code ?? null);
+  return redirect("/?step=payment#payment", {
+    headers: { "Set-Cookie": await services.cookies.empathyDraft.serialize(checked.details) },
+  });
+}
+
+export default function Home({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const facts = [t("home.price"), t("home.duration"), t("home.languages"), t("home.anonymous")];
   const steps = [
@@ -22,21 +95,47 @@ export default function Home() {
     [t("home.stepTwoTitle"), t("home.stepTwoBody")],
     [t("home.stepThreeTitle"), t("home.stepThreeBody")],
   ] as const;
+  const current = loaderData.step === "payment" ? 1 : 0;
   return (
     <div className="mx-auto max-w-6xl px-4">
-      <section className="py-12 sm:py-20">
-        <h1 className="max-w-3xl text-4xl font-semibold tracking-tight text-slate-900 sm:text-5xl">
-          {t("home.title")}
-        </h1>
-        <p className="mt-5 max-w-2xl text-lg text-slate-700">{t("home.intro")}</p>
-        <ul className="mt-6 flex flex-wrap gap-2" aria-label={t("meta.appName")}>
-          {facts.map((fact) => (
-            <li key={fact} className="rounded-full bg-teal-50 px-3 py-1 text-sm font-medium text-teal-900">
-              {fact}
-            </li>
-          ))}
-        </ul>
-        <p className="mt-6 max-w-2xl text-sm text-slate-600">{t("footer.notMedical")}</p>
+      <section className="grid gap-8 py-10 sm:py-14 lg:grid-cols-5 lg:gap-12">
+        <div className="lg:col-span-2">
+          <h1 className="text-4xl font-semibold tracking-tight text-slate-900 sm:text-5xl">{t("home.title")}</h1>
+          <p className="mt-5 text-lg text-slate-700">{t("home.intro")}</p>
+          <ul className="mt-6 flex flex-wrap gap-2" aria-label={t("home.factsLabel")}>
+            {facts.map((fact) => (
+              <li key={fact} className="rounded-full bg-teal-50 px-3 py-1 text-sm font-medium text-teal-900">
+                {fact}
+              </li>
+            ))}
+          </ul>
+          <p className="mt-6 rounded-xl bg-slate-100 p-4 text-sm text-slate-800">{t("footer.notMedical")}</p>
+          <p className="mt-6 text-sm text-slate-700">
+            {t("home.businessBody")}{" "}
+            <Link to="/business" className={linkClass}>
+              {t("home.businessLink")}
+            </Link>
+          </p>
+        </div>
+
+        <div id="payment" className="scroll-mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-8 lg:col-span-3">
+          <h2 className="text-2xl font-semibold text-slate-900">{t("empathy.formTitle")}</h2>
+          <div className="mt-4">
+            <Steps steps={[t("empathy.stepDetails"), t("empathy.stepPayment"), t("empathy.stepCall")]} current={current} />
+          </div>
+          <div className="mt-6">
+            {!loaderData.callsConfigured ? (
+              <p role="alert" className="mb-5 rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
+                {t("empathy.callsNotConfigured")}
+              </p>
+            ) : null}
+            {loaderData.step === "payment" && loaderData.draft ? (
+              <PaymentStep draft={loaderData.draft} configured={loaderData.paymentsConfigured && loaderData.callsConfigured} />
+            ) : (
+              <DetailsStep lastResult={actionData} draft={loaderData.draft} />
+            )}
+          </div>
+        </div>
       </section>
 
       <section aria-labelledby="how-title" className="py-8">
@@ -55,7 +154,7 @@ export default function Home() {
           ))}
         </ol>
         <p className="mt-6">
-          <Link to="/how-it-works" className="font-medium text-teal-800 underline">
+          <Link to="/how-it-works" className={linkClass}>
             {t("home.learnMore")}
           </Link>
         </p>
@@ -64,6 +163,252 @@ export default function Home() {
       <div className="py-8">
         <CrisisNotice />
       </div>
+    </div>
+  );
+}
+
+function DetailsStep({ lastResult, draft }: { lastResult: Route.ComponentProps["actionData"]; draft: EmpathyDetails | null }) {
+  const { t } = useTranslation();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    id: "empathy-details",
+    lastResult: navigation.state === "idle" ? lastResult : null,
+    defaultValue: {
+      phone: draft ? formatPhone(draft.phone) : "",
+      language: draft?.language ?? "english",
+      voice: draft?.voice ?? "female",
+      email: draft?.email ?? "",
+    },
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: empathyDetailsSchema(t) }),
+  });
+  const busy = navigation.state === "submitting";
+  const voiceErrorId = `${fields.voice.id}-error`;
+  return (
+    <Form method="post" {...getFormProps(form)} className="space-y-5">
+      <AuthenticityTokenInput />
+      <Field
+        label={t("empathy.phone")}
+        id={fields.phone.id}
+        name={fields.phone.name}
+        type="tel"
+        required
+        autoComplete="tel"
+        inputMode="tel"
+        defaultValue={fields.phone.initialValue}
+        errors={fields.phone.errors}
+        hint={t("empathy.phoneHint")}
+      />
+      <SelectField
+        label={t("empathy.language")}
+        id={fields.language.id}
+        name={fields.language.name}
+        defaultValue={fields.language.initialValue ?? "english"}
+        errors={fields.language.errors}
+      >
+        {callLanguages.map((language) => (
+          <option key={language.id} value={language.id} lang={language.code}>
+            {language.nativeName === language.name ? language.name : `${language.nativeName} (${language.name})`}
+          </option>
+        ))}
+      </SelectField>
+      <fieldset aria-describedby={fields.voice.errors?.length ? voiceErrorId : undefined}>
+        <legend className="block text-sm font-medium text-slate-800">{t("empathy.voice")}</legend>
+        <div className="mt-2 grid grid-cols-2 gap-3">
+          {voiceGenders.map((gender) => (
+            <label
+              key={gender}
+              className="flex cursor-pointer items-center gap-3 rounded-lg border border-slate-300 p-3 has-[:checked]:border-teal-700 has-[:checked]:bg-teal-50"
+            >
+              <input
+                type="radio"
+                name={fields.voice.name}
+                value={gender}
+                defaultChecked={(fields.voice.initialValue ?? "female") === gender}
+                className="h-4 w-4 accent-teal-700"
+              />
+              <span className="text-slate-900">{t(`empathy.voice_${gender}`)}</span>
+            </label>
+          ))}
+        </div>
+        {fields.voice.errors?.length ? (
+          <p id={voiceErrorId} className="mt-1 text-sm font-medium text-rose-700">
+            {fields.voice.errors[0]}
+          </p>
+        ) : null}
+      </fieldset>
+      <Field
+        label={`${t("empathy.email")} (${t("common.optional")})`}
+        id={fields.email.id}
+        name={fields.email.name}
+        type="email"
+        autoComplete="email"
+        defaultValue={fields.email.initialValue}
+        errors={fields.email.errors}
+        hint={t("empathy.emailHint")}
+      />
+      <div className="rounded-xl bg-slate-50 p-4 text-sm text-slate-800">
+        <h3 className="font-semibold text-slate-900">{t("empathy.recordingTitle")}</h3>
+        <p className="mt-1">{t("empathy.recordingNotice")}</p>
+      </div>
+      <Checkbox id={fields.adult.id} name={fields.adult.name} label={t("empathy.adult")} errors={fields.adult.errors} />
+      <Checkbox id={fields.recording.id} name={fields.recording.name} label={t("empathy.recordingAccept")} errors={fields.recording.errors} />
+      <Button type="submit" disabled={busy} className="w-full">
+        {busy ? t("common.sending") : t("empathy.continue")}
+      </Button>
+    </Form>
+  );
+}
+
+function Checkbox({ id, name, label, errors }: { id: string; name: string; label: string; errors?: string[] }) {
+  const errorId = `${id}-error`;
+  return (
+    <div>
+      <div className="flex items-start gap-3">
+        <input
+          id={id}
+          name={name}
+          type="checkbox"
+          required
+          aria-invalid={errors?.length ? true : undefined}
+          aria-describedby={errors?.length ? errorId : undefined}
+          className="mt-1 h-4 w-4 shrink-0 accent-teal-700"
+        />
+        <label htmlFor={id} className="text-sm text-slate-800">
+          {label}
+        </label>
+      </div>
+      {errors?.length ? (
+        <p id={errorId} className="mt-1 ms-7 text-sm font-medium text-rose-700">
+          {errors[0]}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+type Phase = { kind: "paying" } | { kind: "placing" } | { kind: "call-error"; message: string; statusUrl: string | null };
+
+function PaymentStep({ draft, configured }: { draft: EmpathyDetails; configured: boolean }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [phase, setPhase] = useState<Phase>({ kind: "paying" });
+  // One PaymentIntent per visit to this step: a declined card is retried on the same one.
+  const intent = useRef<Promise<{ clientSecret: string; paymentIntentId: string; statusUrl: string }> | null>(null);
+  const language = callLanguages.find((entry) => entry.id === draft.language) ?? callLanguages[0];
+
+  function createIntent() {
+    intent.current ??= postJson<{ clientSecret: string; paymentIntentId: string; statusUrl: string }>("/api/create-payment-intent", {
+      amount: 5,
+      phone: draft.phone,
+      language: draft.language,
+      voice: draft.voice,
+      email: draft.email ?? "",
+      adult: true,
+      recordingAccepted: true,
+    }).catch((error) => {
+      intent.current = null;
+      throw error;
+    });
+    return intent.current;
+  }
+
+  async function startCall(paymentIntentId: string) {
+    setPhase({ kind: "placing" });
+    const statusUrl = (await intent.current)?.statusUrl ?? null;
+    const response = await fetch("/api/empathy/start-call", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      credentials: "same-origin",
+      body: JSON.stringify({ phone: draft.phone, language: draft.language, paymentIntentId }),
+    });
+    const body = (await response.json().catch(() => ({}))) as { statusUrl?: string; error?: string; code?: string };
+    // Already used: the webhook got there first, which is just as good.
+    if (response.ok || body.code === "already_used") {
+      navigate(body.statusUrl ?? statusUrl ?? "/");
+      return;
+    }
+    setPhase({ kind: "call-error", message: body.error ?? t("empathy.callErrorBody"), statusUrl });
+  }
+
+  const checkoutForm = (
+    <Form method="post">
+      <AuthenticityTokenInput />
+      <input type="hidden" name="intent" value="checkout" />
+      <Button type="submit" className="w-full">
+        {t("empathy.payCheckout")}
+      </Button>
+    </Form>
+  );
+
+  return (
+    <div className="space-y-6">
+      <section aria-labelledby="summary-title">
+        <h3 id="summary-title" className="text-lg font-semibold text-slate-900">
+          {t("empathy.summaryTitle")}
+        </h3>
+        <dl className="mt-3 divide-y divide-slate-200 rounded-xl border border-slate-200 text-sm">
+          {[
+            [t("empathy.phone"), <span dir="ltr" key="phone">{formatPhone(draft.phone)}</span>],
+            [t("empathy.language"), language.nativeName],
+            [t("empathy.voice"), t(`empathy.voice_${draft.voice}`)],
+            [t("empathy.duration"), t("empathy.durationValue")],
+            [t("empathy.total"), EMPATHY_PRICE],
+          ].map(([label, value], index) => (
+            <div key={index} className="flex justify-between gap-4 px-4 py-3">
+              <dt className="text-slate-600">{label}</dt>
+              <dd className={`text-end font-medium text-slate-900 ${index === 4 ? "text-base" : ""}`}>{value}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+
+      {!configured ? (
+        <p role="alert" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
+          {t("payment.notConfigured")}
+        </p>
+      ) : phase.kind === "placing" ? (
+        <div role="status" className="rounded-xl bg-emerald-50 p-5 text-emerald-950">
+          <p className="font-semibold">{t("payment.successTitle")}</p>
+          <p className="mt-1 flex items-center gap-2">
+            <span aria-hidden="true" className="h-4 w-4 animate-spin rounded-full border-2 border-emerald-700 border-t-transparent" />
+            {t("empathy.placing")}
+          </p>
+        </div>
+      ) : phase.kind === "call-error" ? (
+        <div role="alert" className="rounded-xl bg-rose-50 p-5 text-rose-950">
+          <p className="font-semibold">{t("empathy.callErrorTitle")}</p>
+          <p className="mt-1">{phase.message}</p>
+          <p className="mt-1">{t("empathy.paymentKept")}</p>
+          {phase.statusUrl ? (
+            <Link to={phase.statusUrl} className={`${buttonClass()} mt-4`}>
+              {t("empathy.openStatus")}
+            </Link>
+          ) : null}
+        </div>
+      ) : (
+        <section aria-labelledby="pay-title" className="space-y-3">
+          <h3 id="pay-title" className="text-lg font-semibold text-slate-900">
+            {t("empathy.payTitle")}
+          </h3>
+          <StripePayment
+            payLabel={t("empathy.pay")}
+            fallback={checkoutForm}
+            showExpressCheckout
+            deferred={{ amount: 500, currency: "usd" }}
+            createIntent={createIntent}
+            onPaid={startCall}
+          />
+          <p className="text-xs text-slate-600">{t("empathy.secureNote")}</p>
+        </section>
+      )}
+
+      {phase.kind === "paying" ? (
+        <Link to="/" className={buttonClass("secondary")}>
+          {t("empathy.back")}
+        </Link>
+      ) : null}
     </div>
   );
 }

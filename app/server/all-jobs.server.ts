@@ -3,6 +3,7 @@ import { businessSubscriptionJob, ownerCredentialsJob, reportCallUsageJob } from
 import { bookingConfirmationCallJob } from "./booking.server";
 import { placeCallJob } from "./calls.server";
 import { sendEmailJob } from "./email-jobs.server";
+import { empathyErasureJob, empathyRefundJob } from "./empathy.server";
 
 /** Every kind of background work the workers run. */
 export const allJobs: JobDefinition<any>[] = [
@@ -12,4 +13,6 @@ export const allJobs: JobDefinition<any>[] = [
   bookingConfirmationCallJob,
   placeCallJob,
   reportCallUsageJob,
+  empathyRefundJob,
+  empathyErasureJob,
 ];

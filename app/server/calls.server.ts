@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
 import {
   advanceCallStatus,
+  claimCallForDialing,
   countLiveCalls,
   createCall,
   failCall,
   findCall,
   isOptedOut,
   markCallPlaced,
+  releaseDialClaim,
   setCallOutcome,
   setStreamToken,
   type Call,
@@ -15,7 +17,9 @@ import {
 import { findBooking, setBookingCallState, setBookingStatus } from "#models/bookings";
 import { findBusinessById } from "#models/businesses";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/slots";
+import { recordFunnelEvent } from "#models/empathy";
 import { reportCallUsageJob } from "./business-onboarding.server";
+import { empathyCallFinished } from "./empathy.server";
 import type { JobDefinition } from "./jobs.server";
 import { TelephonyError, TelephonyNotConfiguredError } from "./providers/telephony.server";
 import type { AppServices } from "./services.server";
@@ -111,6 +115,7 @@ export const placeCallJob: JobDefinition<{ callId: number; origin: string }> = {
     if ((await countLiveCalls(services.db)) >= services.env.MAX_CONCURRENT_CALLS) {
       throw new CapacityError("All lines are busy; the call waits for a free one.");
     }
+    if (!(await claimCallForDialing(services.db, call.id))) return;
     const base = publicOrigin(services, origin);
     try {
       const placed = await services.telephony.placeCall({
@@ -125,12 +130,14 @@ export const placeCallJob: JobDefinition<{ callId: number; origin: string }> = {
       if (call.purpose === "booking_confirmation" && call.businessId) {
         await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId });
       }
+      if (call.empathyRequestId) await recordFunnelEvent(services.db, "call_initiated", call.empathyRequestId, call.language);
     } catch (error) {
       if (error instanceof TelephonyError && !error.transient) {
         await failCall(services.db, call.id, `${error.code ?? ""} ${error.message}`.trim());
         await onCallFinished(services, (await findCall(services.db, call.id))!, origin);
         return;
       }
+      await releaseDialClaim(services.db, call.id);
       throw error;
     }
   },
@@ -166,6 +173,7 @@ export async function applyStatusCallback(services: AppServices, callId: number,
 
 /** Tells whatever asked for the call how it ended. */
 async function onCallFinished(services: AppServices, call: Call, origin: string) {
+  if (call.empathyRequestId) return empathyCallFinished(services, call, origin);
   if (call.purpose !== "booking_confirmation" || !call.bookingId) return;
   const booking = await findBooking(services.db, call.bookingId);
   if (!booking || booking.status !== "pending") return;

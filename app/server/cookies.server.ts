@@ -55,6 +55,15 @@ export function createAppCookies(secret: string, secure: boolean) {
       secrets: [secret],
       maxAge: 60 * 60,
     }),
+    /** Step one of the empathy call (number, language, voice), until it is paid for. */
+    empathyDraft: createCookie("empathy_draft", {
+      path: "/",
+      sameSite: "lax",
+      httpOnly: true,
+      secure,
+      secrets: [secret],
+      maxAge: 60 * 60,
+    }),
   };
 }
 export type AppCookies = ReturnType<typeof createAppCookies>;

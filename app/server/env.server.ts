@@ -50,6 +50,13 @@ export const envSchema = z.object({
     .string()
     .regex(/^[A-Z]{2}(,[A-Z]{2})*$/, "must be comma-separated ISO country codes, e.g. US,CA,GB")
     .default("US,CA,GB,AT,BE,BG,HR,CY,CZ,DK,EE,FI,FR,DE,GR,HU,IE,IT,LV,LT,LU,MT,NL,PL,PT,RO,SK,SI,ES,SE,SA,AE"),
+  /** ISO country codes paid empathy calls may go to (default: where the six languages are spoken and Sakina has crisis lines). */
+  EMPATHY_CALL_COUNTRIES: z
+    .string()
+    .regex(/^[A-Z]{2}(,[A-Z]{2})*$/, "must be comma-separated ISO country codes, e.g. US,CA,GB")
+    .default("US,CA,GB,IE,AU,NZ,AT,BE,CH,DE,ES,FR,IT,LU,NL,PT,MX,AR,CL,CO,PE,SA,AE,QA,KW,BH,OM,JO,EG,MA"),
+  /** Seconds between an empathy call that was not answered and the next attempt. */
+  EMPATHY_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /** Free demo calls per day, all callers together. */
   DEMO_CALLS_PER_DAY: z.coerce.number().int().min(0).default(50),
   RECORD_CALLS: z

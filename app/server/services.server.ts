@@ -6,6 +6,7 @@ import { createMailer, type Mailer } from "./providers/email.server";
 import { createAppCookies, type AppCookies } from "./cookies.server";
 import { loadSessionSecret } from "./secret.server";
 import { allJobs } from "./all-jobs.server";
+import { EMPATHY_ERASURE_CRON, empathyErasureJob } from "./empathy.server";
 import { seedDemoData } from "./seed.server";
 import { createStripeClient, type Stripe } from "./providers/payments.server";
 import { createTelephony, type Telephony } from "./providers/telephony.server";
@@ -22,6 +23,8 @@ export interface AppServices {
   /** Null when STRIPE_SECRET_KEY is not set: payment actions then say "not configured". */
   stripe: Stripe | null;
   telephony: Telephony;
+  /** Signs cookies and capability links (HMAC); never leaves the server. */
+  signingSecret: string;
   /** Lines `npm start` prints after "listening" ({url} is replaced by the server's address). */
   startupNotes: string[];
 }
@@ -36,6 +39,7 @@ export async function createServices(
     dataDir: path.join(dataDir, "pglite"),
   });
   const jobs = await startJobQueue(database);
+  await jobs.prepare(allJobs);
   const outboxDir = path.join(dataDir, "outbox");
   const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir });
   const secret = loadSessionSecret(env.SESSION_SECRET, dataDir);
@@ -49,6 +53,7 @@ export async function createServices(
     outboxDir,
     stripe: createStripeClient(env),
     telephony: createTelephony(env),
+    signingSecret: secret,
     startupNotes: [],
   };
   if (env.SEED_DEMO_DATA ?? !env.DATABASE_URL) {
@@ -60,7 +65,10 @@ export async function createServices(
         : `Demo owner login: ${demo.email} (password set earlier; use "Forgot password?" to reset it)`,
     );
   }
-  if (options.runWorkers ?? true) await jobs.startWorkers(allJobs, services);
+  if (options.runWorkers ?? true) {
+    await jobs.startWorkers(allJobs, services);
+    await jobs.schedule(empathyErasureJob, EMPATHY_ERASURE_CRON);
+  }
   return {
     ...services,
     async close() {

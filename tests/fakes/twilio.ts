@@ -19,7 +19,7 @@
  *                       "caller" | null, streamSid, customParameters, errors ({ code, message }: 11200 voice URL
  *                       failed, 12100 bad TwiML, 12300 bad Content-Type, 31920 stream handshake refused,
  *                       31951 protocol errors seen on the stream, 12200 unsupported verb) }
- *   fake.requests       every REST request: { method, path, params, authorized }
+ *   fake.requests       every REST request: { method, path, params, authorized, at (epoch ms, fractional, when its body was read) }
  *   fake.callbackDeliveries   every request the fake made to the app, in order: { kind: "status" | "voice" |
  *                       "action" | "redirect" | "amd" | "stream-status", callSid, url, method, params, headers,
  *                       body, status (HTTP status, 0 when nothing answered), replayOf? }
@@ -339,7 +339,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
 
   const calls = new Map<string, FakeCall>();
   const runtimes = new Map<string, CallRuntime>();
-  const requests: { method: string; path: string; params: FormParams; authorized: boolean }[] = [];
+  const requests: { method: string; path: string; params: FormParams; authorized: boolean; at: number }[] = [];
   const callbackDeliveries: CallbackDelivery[] = [];
   const warnings: string[] = [];
   const numberOutcomes = new Map<string, CallOutcome>();
@@ -531,7 +531,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     const method = req.method ?? "GET";
     const params = method === "GET" ? parseForm(url.search.slice(1)) : parseForm(Buffer.concat(chunks).toString("utf8"));
     const ok = authorized(req);
-    requests.push({ method, path: url.pathname, params, authorized: ok });
+    requests.push({ method, path: url.pathname, params, authorized: ok, at: performance.timeOrigin + performance.now() });
     if (!ok) return sendError(res, twilioError(401, 20003, "Authenticate"));
 
     const notFound = () => sendError(res, twilioError(404, 20404, `The requested resource ${url.pathname} was not found`));

@@ -1,6 +1,7 @@
 import type { Route } from "./+types/stripe";
 import { recordWebhookHandled, wasWebhookHandled } from "#models/webhook-events";
 import { activateWithPayment } from "~/server/business-onboarding.server";
+import { startEmpathyCall } from "~/server/empathy.server";
 import { apiError, methodNotAllowed } from "~/server/api.server";
 import { servicesContext } from "~/server/context";
 import type { Stripe } from "~/server/providers/payments.server";
@@ -37,6 +38,8 @@ async function handleEvent(services: AppServices, event: Stripe.Event, origin: s
       if (intent.metadata?.purpose === "business_starter") {
         await activateWithPayment(services, Number(intent.metadata.businessId), intent.id, origin);
       }
+      // The customer may have closed the tab after paying: the call is placed all the same.
+      if (intent.metadata?.purpose === "empathy_call") await startEmpathyCall(services, intent.id, origin);
       return;
     }
     case "checkout.session.completed": {
@@ -45,6 +48,7 @@ async function handleEvent(services: AppServices, event: Stripe.Event, origin: s
       if (session.metadata?.purpose === "business_starter" && intentId) {
         await activateWithPayment(services, Number(session.metadata.businessId), intentId, origin);
       }
+      if (session.metadata?.purpose === "empathy_call" && intentId) await startEmpathyCall(services, intentId, origin);
       return;
     }
     case "customer.subscription.created":

@@ -1,0 +1,51 @@
+import type { Route } from "./+types/create-payment-intent";
+import { empathyDetailsSchema } from "~/lib/empathy-schemas";
+import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/server/api.server";
+import { servicesContext } from "~/server/context";
+import { checkEmpathyDetails, createEmpathyPaymentIntent, empathyStatusPath } from "~/server/empathy.server";
+import { getI18n } from "~/server/i18n.server";
+import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
+
+const accepted = (value: unknown) => (value === true || value === "on" || value === "true" ? "on" : undefined);
+
+/**
+ * POST /api/create-payment-intent { amount: 5, phone, language, voice?, email?, adult, recordingAccepted }:
+ * the $5 PaymentIntent of an empathy call. The details are checked and kept here, on the server,
+ * tied to the PaymentIntent; start-call later believes only what was stored.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const body = await readJsonBody(request);
+  if (body.amount !== 5 && body.amount !== "5") return apiError(400, t("empathy.amountInvalid"), { fields: { amount: [t("empathy.amountInvalid")] } });
+  const parsed = empathyDetailsSchema(t).safeParse({
+    phone: body.phone,
+    language: body.language,
+    voice: body.voice ?? "female",
+    email: body.email ?? "",
+    adult: accepted(body.adult),
+    recording: accepted(body.recordingAccepted),
+  });
+  if (!parsed.success) {
+    const fields = fieldErrors(parsed.error);
+    return apiError(400, Object.values(fields)[0]![0]!, { fields });
+  }
+  const checked = checkEmpathyDetails(services, t, parsed.data);
+  if (!checked.ok) return apiError(400, checked.message, { fields: { [checked.field]: [checked.message] } });
+  if (!services.stripe) return apiError(503, t("payment.notConfigured"));
+  if (!services.telephony.configured) return apiError(503, t("empathy.callsNotConfigured"));
+  const exceeded = await firstExceededRule(context, [
+    { name: "empathy-pay:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
+    { name: "empathy-pay:number", subject: checked.details.phone, limit: 10, windowSeconds: 86_400 },
+  ]);
+  if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
+  const created = await createEmpathyPaymentIntent(services, checked.details);
+  return Response.json({
+    clientSecret: created.clientSecret,
+    paymentIntentId: created.paymentIntentId,
+    statusUrl: empathyStatusPath(services, created.request.id),
+  });
+}
+
+/** Only POST is accepted. */
+export const loader = methodNotAllowed;

@@ -1,0 +1,240 @@
+import { useEffect } from "react";
+import { data, Form, Link, redirect, useNavigation, useRevalidator } from "react-router";
+import { useTranslation } from "react-i18next";
+import type { Route } from "./+types/empathy";
+import { CrisisNotice } from "~/components/crisis-notice";
+import { AuthenticityTokenInput } from "~/components/csrf";
+import { Button, buttonClass, linkClass } from "~/components/ui/button";
+import { EMPATHY_PRICE } from "~/lib/empathy-schemas";
+import { callLanguages } from "~/lib/languages";
+import { formatPhone } from "~/lib/phone";
+import { empathyCalls, findEmpathyRequest } from "#models/empathy";
+import { appOrigin } from "~/server/business-onboarding.server";
+import { servicesContext } from "~/server/context";
+import { EMPATHY_CALL_ATTEMPTS, empathyStatusPath, parseEmpathyToken, retryEmpathyCallNow, startEmpathyCall } from "~/server/empathy.server";
+import { getI18n } from "~/server/i18n.server";
+import { requireStripe } from "~/server/providers/payments.server";
+import { firstExceededRule } from "~/server/rate-limit.server";
+import { redirectWithToast } from "~/server/toast.server";
+
+/** Only the last digits: enough to recognise one's own number on a shared screen, no more. */
+function maskPhone(e164: string | null) {
+  if (!e164) return null;
+  const formatted = formatPhone(e164);
+  const keep = 4;
+  let seen = 0;
+  return [...formatted]
+    .reverse()
+    .map((char) => (/\d/.test(char) ? (seen++ < keep ? char : "•") : char))
+    .reverse()
+    .join("")
+    .replace(/^\+•+/, (m) => `+${m.slice(1)}`);
+}
+
+async function requestFor(context: Route.LoaderArgs["context"], token: string) {
+  const services = context.get(servicesContext);
+  const id = parseEmpathyToken(services, token);
+  const request = id ? await findEmpathyRequest(services.db, id) : null;
+  if (!request) {
+    const { t } = getI18n(context);
+    throw data({ message: t("empathy.statusNotFound") }, { status: 404 });
+  }
+  return request;
+}
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  let empathy = await requestFor(context, params.token);
+  const sessionId = new URL(request.url).searchParams.get("session_id");
+
+  // Back from Stripe Checkout (the no-JavaScript path): place the call, then show the clean address.
+  if (sessionId) {
+    if (/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId) && sessionId === empathy.checkoutSessionId && empathy.status === "awaiting_payment") {
+      const session = await requireStripe(services.stripe).checkout.sessions.retrieve(sessionId);
+      const intentId = typeof session.payment_intent === "string" ? session.payment_intent : session.payment_intent?.id;
+      if (session.metadata?.empathyRequestId === String(empathy.id) && intentId) {
+        const result = await startEmpathyCall(services, intentId, appOrigin(services, request));
+        if (result.ok || result.reason === "already_used") {
+          const headers = new Headers({ "Set-Cookie": await services.cookies.empathyDraft.serialize("", { maxAge: 0 }) });
+          throw await redirectWithToast(services, empathyStatusPath(services, empathy.id), {
+            type: "success",
+            title: t("payment.successTitle"),
+            description: t("empathy.initiatedTitle"),
+          }, headers);
+        }
+      }
+    }
+    throw redirect(empathyStatusPath(services, empathy.id));
+  }
+
+  empathy = (await findEmpathyRequest(services.db, empathy.id))!;
+  const calls = await empathyCalls(services.db, empathy.id);
+  const latest = calls[0] ?? null;
+  const language = callLanguages.find((entry) => entry.code === empathy.language) ?? callLanguages[0];
+  const cleared = empathy.status !== "awaiting_payment" ? await services.cookies.empathyDraft.serialize("", { maxAge: 0 }) : null;
+  return data(
+    {
+      title: `${t("empathy.statusTitle")} · Sakina`,
+      status: empathy.status,
+      phone: maskPhone(empathy.phone),
+      language: language.nativeName,
+      voice: empathy.voiceGender as "female" | "male",
+      attempt: latest?.attempt ?? 0,
+      attempts: EMPATHY_CALL_ATTEMPTS,
+      callStatus: latest?.status ?? null,
+      // When the waiting attempt will ring (its job's start), shown as a time of day.
+      nextAttemptAt: empathy.status === "retrying" && latest?.status === "queued" ? nextAttemptTime(latest.createdAt, services.env.EMPATHY_RETRY_DELAY_SECONDS) : null,
+      hasEmail: Boolean(empathy.email),
+    },
+    cleared ? { headers: { "Set-Cookie": cleared } } : undefined,
+  );
+}
+
+function nextAttemptTime(createdAt: Date, delaySeconds: number) {
+  return new Date(createdAt.getTime() + delaySeconds * 1000).toISOString();
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }, { name: "robots", content: "noindex" }];
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const empathy = await requestFor(context, params.token);
+  const path = empathyStatusPath(services, empathy.id);
+  const exceeded = await firstExceededRule(context, [{ name: "empathy-retry:request", subject: String(empathy.id), limit: 5, windowSeconds: 3600 }]);
+  if (exceeded) {
+    return redirectWithToast(services, path, { type: "error", title: t("common.errorTitle"), description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) });
+  }
+  const retried = await retryEmpathyCallNow(services, empathy, appOrigin(services, request));
+  return redirectWithToast(services, path, retried
+    ? { type: "success", title: t("empathy.retryingNowTitle"), description: t("empathy.expectation") }
+    : { type: "info", title: t("empathy.retryNotNeededTitle"), description: t("empathy.retryNotNeededBody") });
+}
+
+const FINAL = new Set(["completed", "refunded"]);
+
+export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
+  const { t, i18n } = useTranslation();
+  const revalidator = useRevalidator();
+  const navigation = useNavigation();
+  const live = !FINAL.has(loaderData.status);
+
+  // With JavaScript the page follows the call by itself; without, the refresh link does.
+  useEffect(() => {
+    if (!live) return;
+    const timer = window.setInterval(() => {
+      if (revalidator.state === "idle" && document.visibilityState === "visible") void revalidator.revalidate();
+    }, 3000);
+    return () => window.clearInterval(timer);
+  }, [live, revalidator]);
+
+  const time = loaderData.nextAttemptAt
+    ? new Intl.DateTimeFormat(i18n.language, { hour: "numeric", minute: "2-digit" }).format(new Date(loaderData.nextAttemptAt))
+    : null;
+  const progress = {
+    queued: t("empathy.progressQueued"),
+    initiated: t("empathy.progressRinging"),
+    ringing: t("empathy.progressRinging"),
+    "in-progress": t("empathy.progressConnected"),
+    completed: t("empathy.progressCompleted"),
+  } as Record<string, string>;
+
+  return (
+    <div className="mx-auto max-w-2xl px-4 py-10 sm:py-14">
+      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("empathy.statusTitle")}</h1>
+
+      <div className="mt-6" aria-live="polite">
+        {loaderData.status === "awaiting_payment" ? (
+          <div className="rounded-2xl border border-amber-200 bg-amber-50 p-5 text-amber-950">
+            <h2 className="text-xl font-semibold">{t("payment.processingTitle")}</h2>
+            <p className="mt-1">{t("empathy.awaitingPayment")}</p>
+          </div>
+        ) : loaderData.status === "calling" || loaderData.status === "completed" ? (
+          <div className="rounded-2xl border border-emerald-200 bg-emerald-50 p-5 text-emerald-950">
+            <h2 className="flex items-center gap-2 text-xl font-semibold">
+              <span aria-hidden="true" className="flex h-7 w-7 items-center justify-center rounded-full bg-emerald-700 text-sm text-white">
+                ✓
+              </span>
+              {t("empathy.initiatedTitle")}
+            </h2>
+            {loaderData.status === "calling" ? <p className="mt-2">{t("empathy.expectation")}</p> : null}
+            {loaderData.callStatus && progress[loaderData.callStatus] ? (
+              <p className="mt-2 font-medium">{progress[loaderData.callStatus]}</p>
+            ) : null}
+          </div>
+        ) : loaderData.status === "retrying" ? (
+          <div className="rounded-2xl border border-amber-200 bg-amber-50 p-5 text-amber-950">
+            <h2 className="text-xl font-semibold">{t("empathy.missedTitle")}</h2>
+            <p className="mt-2">
+              {loaderData.callStatus === "queued"
+                ? t("empathy.missedBody", { attempt: loaderData.attempt - 1, attempts: loaderData.attempts, time })
+                : progress[loaderData.callStatus ?? ""] ?? t("empathy.progressQueued")}
+            </p>
+            <p className="mt-1 text-sm">{t("empathy.paymentKept")}</p>
+            {loaderData.callStatus === "queued" ? (
+              <Form method="post" className="mt-4">
+                <AuthenticityTokenInput />
+                <Button type="submit" disabled={navigation.state !== "idle"}>
+                  {t("empathy.retryNow")}
+                </Button>
+              </Form>
+            ) : null}
+          </div>
+        ) : (
+          <div className="rounded-2xl border border-slate-200 bg-slate-50 p-5 text-slate-900">
+            <h2 className="text-xl font-semibold">{t("empathy.refundedTitle")}</h2>
+            <p className="mt-2">
+              {loaderData.status === "refunded" ? t("empathy.refundedBody", { attempts: loaderData.attempts }) : t("empathy.refundingBody", { attempts: loaderData.attempts })}
+            </p>
+          </div>
+        )}
+      </div>
+
+      <dl className="mt-6 divide-y divide-slate-200 rounded-xl border border-slate-200 bg-white text-sm">
+        {[
+          [t("empathy.phone"), loaderData.phone ? <span dir="ltr">{loaderData.phone}</span> : t("empathy.phoneErased")],
+          [t("empathy.language"), loaderData.language],
+          [t("empathy.voice"), t(`empathy.voice_${loaderData.voice}`)],
+          [t("empathy.duration"), t("empathy.durationValue")],
+          [t("empathy.total"), EMPATHY_PRICE],
+        ].map(([label, value], index) => (
+          <div key={index} className="flex justify-between gap-4 px-4 py-3">
+            <dt className="text-slate-600">{label}</dt>
+            <dd className="text-end font-medium text-slate-900">{value}</dd>
+          </div>
+        ))}
+      </dl>
+
+      {live ? (
+        <p className="mt-4 text-sm text-slate-700">
+          {t("empathy.refreshHint")}{" "}
+          <Link to="." reloadDocument className={linkClass}>
+            {t("empathy.refresh")}
+          </Link>
+        </p>
+      ) : null}
+      <p className="mt-2 text-sm text-slate-600">{t("empathy.privacyNote")}</p>
+
+      <div className="mt-8">
+        <CrisisNotice />
+      </div>
+      <Link to="/" className={`${buttonClass("secondary")} mt-8`}>
+        {t("empathy.another")}
+      </Link>
+    </div>
+  );
+}
+
+export function ErrorBoundary() {
+  const { t } = useTranslation();
+  return (
+    <div className="mx-auto max-w-xl px-4 py-16">
+      <h1 className="text-2xl font-semibold text-slate-900">{t("empathy.statusNotFoundTitle")}</h1>
+      <p className="mt-3 text-slate-700">{t("empathy.statusNotFound")}</p>
+      <Link to="/" className={`${buttonClass()} mt-6`}>
+        {t("errors.goHome")}
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,350 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { TFunction } from "i18next";
+import { createCallOnce, type Call } from "#models/calls";
+import {
+  claimEmpathyPayment,
+  createEmpathyRequest,
+  empathyCalls,
+  eraseExpiredEmpathyContacts,
+  findEmpathyRequest,
+  findEmpathyRequestByPaymentIntent,
+  markFailureNotified,
+  recordEmpathyPayment,
+  recordFunnelEvent,
+  setEmpathyCheckoutSession,
+  setEmpathyPaymentIntent,
+  setEmpathyStatus,
+  type EmpathyRequest,
+} from "#models/empathy";
+import { payments } from "#models/schema";
+import { eq } from "drizzle-orm";
+import { empathyFailedEmail, empathyRefundedEmail } from "#emails/empathy";
+import type { EmpathyDetailsInput } from "~/lib/empathy-schemas";
+import { callLanguages } from "~/lib/languages";
+import { normalizePhone } from "~/lib/phone";
+import { placeCallJob, publicOrigin, TIME_LIMITS } from "./calls.server";
+import { sendEmailJob } from "./email-jobs.server";
+import { translatorFor } from "./i18n.server";
+import type { JobDefinition } from "./jobs.server";
+import { requireStripe, type PaymentIntent } from "./providers/payments.server";
+import type { AppServices } from "./services.server";
+
+export const EMPATHY_AMOUNT_CENTS = 500;
+export const EMPATHY_CURRENCY = "usd";
+/** The first call and two more; then the $5 goes back. */
+export const EMPATHY_CALL_ATTEMPTS = 3;
+const PURPOSE = "empathy_call";
+
+/** Number types a paid call must not go to either: they cost the caller or reach no person. */
+const REFUSED_TYPES = new Set(["PREMIUM_RATE", "SHARED_COST", "VOIP", "PAGER", "UAN", "VOICEMAIL", "PERSONAL_NUMBER"]);
+
+export interface EmpathyDetails {
+  phone: string;
+  email: string | null;
+  /** A call language id: english, arabic, … */
+  language: string;
+  voice: "female" | "male";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The confirmation page's address: `${id}.${HMAC}`, so an e-mail can carry it without any secret
+// being stored, and nobody can guess another request's page.
+
+function signature(services: AppServices, id: number) {
+  return createHmac("sha256", services.signingSecret).update(`empathy-request:${id}`).digest("base64url").slice(0, 32);
+}
+
+export function empathyToken(services: AppServices, id: number) {
+  return `${id}.${signature(services, id)}`;
+}
+
+export function empathyStatusPath(services: AppServices, id: number) {
+  return `/empathy/${empathyToken(services, id)}`;
+}
+
+export function parseEmpathyToken(services: AppServices, token: string): number | null {
+  const match = /^(\d{1,10})\.([A-Za-z0-9_-]{32})$/.exec(token);
+  if (!match) return null;
+  const id = Number(match[1]);
+  const expected = Buffer.from(signature(services, id));
+  const given = Buffer.from(match[2]!);
+  return expected.length === given.length && timingSafeEqual(expected, given) ? id : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step one: the details, checked on the server
+
+/** The server's checks beyond the form's: a real number in a country we call, not a premium line. */
+export function checkEmpathyDetails(
+  services: AppServices,
+  t: TFunction,
+  input: EmpathyDetailsInput,
+): { ok: true; details: EmpathyDetails } | { ok: false; field: "phone"; message: string } {
+  const phone = normalizePhone(input.phone, "US");
+  if (!phone.ok) return { ok: false, field: "phone", message: phone.reason === "empty" ? t("empathy.phoneRequired") : t("empathy.phoneInvalid") };
+  const allowed = services.env.EMPATHY_CALL_COUNTRIES.split(",");
+  if (!phone.country || !allowed.includes(phone.country)) return { ok: false, field: "phone", message: t("empathy.countryRefused") };
+  if (phone.type && REFUSED_TYPES.has(phone.type)) return { ok: false, field: "phone", message: t("empathy.premiumRefused") };
+  return { ok: true, details: { phone: phone.e164, email: input.email || null, language: input.language, voice: input.voice } };
+}
+
+function languageCode(id: string) {
+  return callLanguages.find((language) => language.id === id)?.code ?? "en";
+}
+
+export function languageIdOf(code: string) {
+  return callLanguages.find((language) => language.code === code)?.id ?? "english";
+}
+
+function newRequest(services: AppServices, details: EmpathyDetails) {
+  return createEmpathyRequest(services.db, {
+    phone: details.phone,
+    email: details.email,
+    language: languageCode(details.language),
+    voiceGender: details.voice,
+    amountCents: EMPATHY_AMOUNT_CENTS,
+    currency: EMPATHY_CURRENCY,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step two: the payment
+
+/**
+ * The $5 PaymentIntent for the Payment Element. The phone, language and voice stay in our
+ * database, tied to the PaymentIntent; nothing a later request says about them is believed.
+ */
+export async function createEmpathyPaymentIntent(services: AppServices, details: EmpathyDetails) {
+  const stripe = requireStripe(services.stripe);
+  const request = await newRequest(services, details);
+  const intent = await stripe.paymentIntents.create(
+    {
+      amount: EMPATHY_AMOUNT_CENTS,
+      currency: EMPATHY_CURRENCY,
+      automatic_payment_methods: { enabled: true },
+      description: "Sakina empathy call (10 minutes)",
+      metadata: { purpose: PURPOSE, empathyRequestId: String(request.id) },
+    },
+    { idempotencyKey: `empathy-pi-${request.id}` },
+  );
+  await setEmpathyPaymentIntent(services.db, request.id, intent.id);
+  return { clientSecret: intent.client_secret!, paymentIntentId: intent.id, request };
+}
+
+/** Stripe Checkout, for browsers without JavaScript: the same $5, back to the confirmation page. */
+export async function createEmpathyCheckout(services: AppServices, details: EmpathyDetails, origin: string) {
+  const stripe = requireStripe(services.stripe);
+  const request = await newRequest(services, details);
+  const metadata = { purpose: PURPOSE, empathyRequestId: String(request.id) };
+  const session = await stripe.checkout.sessions.create(
+    {
+      mode: "payment",
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: EMPATHY_CURRENCY,
+            unit_amount: EMPATHY_AMOUNT_CENTS,
+            product_data: { name: "Sakina empathy call: 10 minutes with an AI listener" },
+          },
+        },
+      ],
+      payment_intent_data: { description: "Sakina empathy call (10 minutes)", metadata },
+      metadata,
+      success_url: `${origin}${empathyStatusPath(services, request.id)}?session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: `${origin}/?step=payment`,
+    },
+    { idempotencyKey: `empathy-checkout-${request.id}` },
+  );
+  await setEmpathyCheckoutSession(services.db, request.id, session.id);
+  if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+  return session.url;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The call
+
+export type StartFailure = "not_found" | "not_empathy" | "wrong_amount" | "wrong_currency" | "not_succeeded" | "already_used";
+
+export type StartResult =
+  | { ok: true; request: EmpathyRequest; callId: number }
+  | { ok: false; reason: StartFailure; status?: string; request?: EmpathyRequest };
+
+/** Every check the server makes on a PaymentIntent before it places a call; the browser is never trusted. */
+export function checkEmpathyPayment(intent: PaymentIntent): Exclude<StartFailure, "not_found" | "already_used"> | null {
+  if (intent.metadata?.purpose !== PURPOSE) return "not_empathy";
+  if (intent.amount !== EMPATHY_AMOUNT_CENTS) return "wrong_amount";
+  if (intent.currency !== EMPATHY_CURRENCY) return "wrong_currency";
+  if (intent.status !== "succeeded") return "not_succeeded";
+  return null;
+}
+
+/**
+ * Retrieves the PaymentIntent from Stripe, checks it, and queues the call. The page, the API and
+ * the webhook may all arrive, in any order and any number of times: one transaction moves the
+ * request out of awaiting_payment and inserts the call and its job together, so exactly one call
+ * is placed, and a crash leaves either everything or nothing (for Stripe's retry to redo).
+ */
+export async function startEmpathyCall(services: AppServices, paymentIntentId: string, origin: string): Promise<StartResult> {
+  const stripe = requireStripe(services.stripe);
+  let intent: PaymentIntent;
+  try {
+    intent = await stripe.paymentIntents.retrieve(paymentIntentId);
+  } catch (error) {
+    if ((error as { code?: string }).code === "resource_missing") return { ok: false, reason: "not_found" };
+    throw error;
+  }
+  const failure = checkEmpathyPayment(intent);
+  if (failure) return { ok: false, reason: failure, status: intent.status };
+
+  let request = await findEmpathyRequestByPaymentIntent(services.db, intent.id);
+  if (!request) {
+    // The Checkout path: the PaymentIntent is born when the customer pays, so it is tied now.
+    const candidate = await findEmpathyRequest(services.db, Number(intent.metadata.empathyRequestId));
+    if (!candidate || (candidate.paymentIntentId && candidate.paymentIntentId !== intent.id)) return { ok: false, reason: "not_found" };
+    await setEmpathyPaymentIntent(services.db, candidate.id, intent.id);
+    request = candidate;
+  }
+  if (request.amountCents !== intent.amount || request.currency !== intent.currency) return { ok: false, reason: "wrong_amount" };
+  const paid = request;
+
+  const started = await services.db.transaction(async (tx) => {
+    const claimed = await claimEmpathyPayment(tx, paid.id, intent.id);
+    if (!claimed || !claimed.phone) return null;
+    await recordEmpathyPayment(tx, claimed, intent.id);
+    const call = await queueAttempt(services, tx, claimed, 1, origin);
+    await recordFunnelEvent(tx, "payment_success", claimed.id, claimed.language);
+    return { request: claimed, callId: call!.id };
+  });
+  if (!started) return { ok: false, reason: "already_used", request: (await findEmpathyRequest(services.db, paid.id)) ?? paid };
+  services.jobs.wake(placeCallJob);
+  return { ok: true, ...started };
+}
+
+/** Inserts attempt N of the request's call and its placement job, inside `tx`; null if it exists. */
+async function queueAttempt(services: AppServices, tx: AppServices["db"], request: EmpathyRequest, attempt: number, origin: string, startAfter?: Date) {
+  const language = callLanguages.find((entry) => entry.code === request.language) ?? callLanguages[0];
+  const call = await createCallOnce(tx, {
+    purpose: "empathy",
+    toNumber: request.phone,
+    language: request.language,
+    voice: request.voiceGender === "male" ? language.maleVoice : language.femaleVoice,
+    empathyRequestId: request.id,
+    attempt,
+    timeLimitSeconds: TIME_LIMITS.empathy,
+  });
+  if (call) await services.jobs.enqueue(placeCallJob, { callId: call.id, origin }, { tx, ...(startAfter ? { startAfter } : {}) });
+  return call;
+}
+
+/**
+ * How an attempt ended. Answered: done. Not reached: another attempt a little later (the
+ * caller can also ask for it at once), with an e-mail after the first miss if we have an address;
+ * after the last attempt the payment is refunded.
+ */
+export async function empathyCallFinished(services: AppServices, call: Call, origin: string) {
+  const request = await findEmpathyRequest(services.db, call.empathyRequestId!);
+  if (!request || (request.status !== "calling" && request.status !== "retrying")) return;
+  const [latest] = await empathyCalls(services.db, request.id);
+  if (latest && latest.id !== call.id) return;
+
+  if (call.status === "completed") {
+    const done = await setEmpathyStatus(services.db, request.id, "completed", ["calling", "retrying"], { finishedAt: new Date() });
+    if (done) await recordFunnelEvent(services.db, "call_completed", request.id, request.language);
+    return;
+  }
+
+  if (call.attempt < EMPATHY_CALL_ATTEMPTS) {
+    const next = new Date(Date.now() + services.env.EMPATHY_RETRY_DELAY_SECONDS * 1000);
+    await services.db.transaction(async (tx) => {
+      const moved = await setEmpathyStatus(tx, request.id, "retrying", ["calling", "retrying"]);
+      if (!moved) return;
+      await queueAttempt(services, tx, moved, call.attempt + 1, origin, next);
+      if (moved.email && (await markFailureNotified(tx, moved.id))) {
+        const t = await translatorFor(moved.language);
+        await services.jobs.enqueue(
+          sendEmailJob,
+          empathyFailedEmail(t, moved.language, {
+            to: moved.email,
+            statusUrl: `${publicOrigin(services, origin)}${empathyStatusPath(services, moved.id)}`,
+            minutes: Math.max(1, Math.round(services.env.EMPATHY_RETRY_DELAY_SECONDS / 60)),
+          }),
+          { tx },
+        );
+      }
+    });
+    return;
+  }
+
+  await services.db.transaction(async (tx) => {
+    const moved = await setEmpathyStatus(tx, request.id, "refunding", ["calling", "retrying"]);
+    if (moved) await services.jobs.enqueue(empathyRefundJob, { requestId: moved.id, origin }, { tx });
+  });
+}
+
+/** "Call me again now" from the confirmation page: the waiting attempt is placed at once. */
+export async function retryEmpathyCallNow(services: AppServices, request: EmpathyRequest, origin: string) {
+  if (request.status !== "retrying") return false;
+  const [latest] = await empathyCalls(services.db, request.id);
+  if (!latest || latest.status !== "queued") return false;
+  await services.jobs.enqueue(placeCallJob, { callId: latest.id, origin });
+  services.jobs.wake(placeCallJob);
+  return true;
+}
+
+/**
+ * Gives the $5 back once every attempt failed. The idempotency key makes a retried job (or a
+ * second worker) refund once; a payment already refunded by hand counts as refunded.
+ */
+export const empathyRefundJob: JobDefinition<{ requestId: number; origin: string }> = {
+  name: "empathy-refund",
+  retryLimit: 10,
+  retryDelaySeconds: 60,
+  async handle({ requestId, origin }, services) {
+    const request = await findEmpathyRequest(services.db, requestId);
+    if (!request || request.status !== "refunding" || !request.paymentIntentId) return;
+    const stripe = requireStripe(services.stripe);
+    let refundId: string;
+    try {
+      const refund = await stripe.refunds.create(
+        {
+          payment_intent: request.paymentIntentId,
+          metadata: { purpose: PURPOSE, empathyRequestId: String(request.id), reason: "call_not_reached" },
+        },
+        { idempotencyKey: `empathy-refund-${request.id}` },
+      );
+      refundId = refund.id;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "charge_already_refunded") throw error;
+      refundId = "already_refunded";
+    }
+    const now = new Date();
+    await services.db.transaction(async (tx) => {
+      const refunded = await setEmpathyStatus(tx, request.id, "refunded", ["refunding"], { refundId, finishedAt: now });
+      if (!refunded) return;
+      await tx.update(payments).set({ status: "refunded", refundedAt: now }).where(eq(payments.providerPaymentId, request.paymentIntentId!));
+      if (refunded.email) {
+        const t = await translatorFor(refunded.language);
+        await services.jobs.enqueue(
+          sendEmailJob,
+          empathyRefundedEmail(t, refunded.language, {
+            to: refunded.email,
+            statusUrl: `${publicOrigin(services, origin)}${empathyStatusPath(services, refunded.id)}`,
+          }),
+          { tx },
+        );
+      }
+    });
+  },
+};
+
+/** Every ten minutes: the 24-hour erasure of phone numbers the privacy page promises. */
+export const empathyErasureJob: JobDefinition<Record<string, never>> = {
+  name: "empathy-erasure",
+  retryLimit: 3,
+  retryDelaySeconds: 60,
+  async handle(_data, services) {
+    await eraseExpiredEmpathyContacts(services.db);
+  },
+};
+export const EMPATHY_ERASURE_CRON = "*/10 * * * *";

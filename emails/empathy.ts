@@ -1,0 +1,30 @@
+import type { TFunction } from "i18next";
+import type { EmailMessage } from "~/server/providers/email.server";
+import { emailLayout, escapeHtml, paragraphs } from "./layout";
+
+function button(href: string, label: string) {
+  return `<p style="margin:24px 0"><a href="${escapeHtml(href)}" style="display:inline-block;background:#0f766e;color:#ffffff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(label)}</a></p>`;
+}
+
+function message(t: TFunction, lang: string, input: { to: string; statusUrl: string }, subject: string, body: string, action: string): EmailMessage {
+  return {
+    to: input.to,
+    subject,
+    text: `${body}\n\n${action}: ${input.statusUrl}\n\n${t("crisis.body")}\n\n${t("email.signature")}\n`,
+    html: emailLayout({
+      lang,
+      title: subject,
+      bodyHtml: `${paragraphs(body)}${button(input.statusUrl, action)}${paragraphs(t("crisis.body"))}${paragraphs(t("email.signature"))}`,
+    }),
+  };
+}
+
+/** After the first attempt that did not reach the caller: we try again, or they can ask now. */
+export function empathyFailedEmail(t: TFunction, lang: string, input: { to: string; statusUrl: string; minutes: number }): EmailMessage {
+  return message(t, lang, input, t("empathyEmail.failedSubject"), t("empathyEmail.failedBody", { minutes: input.minutes }), t("empathyEmail.failedAction"));
+}
+
+/** After the last attempt: the $5 is on its way back. */
+export function empathyRefundedEmail(t: TFunction, lang: string, input: { to: string; statusUrl: string }): EmailMessage {
+  return message(t, lang, input, t("empathyEmail.refundedSubject"), t("empathyEmail.refundedBody"), t("empathyEmail.refundedAction"));
+}

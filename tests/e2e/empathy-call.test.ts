@@ -1,0 +1,142 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
+import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
+import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { startServer, type RunningServer } from "../support/server";
+import { waitFor } from "../support/wait";
+
+const WEBHOOK_SECRET = "whsec_test_empathy_e2e";
+let stripe: FakeStripe;
+let twilio: FakeTwilio;
+let realtime: FakeRealtime;
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
+  [server, browser] = await Promise.all([
+    startServer({
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_URL: stripe.url,
+      STRIPE_JS_URL: stripe.jsUrl,
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
+      TWILIO_API_URL: twilio.url,
+      OPENAI_API_KEY: realtime.apiKey,
+      OPENAI_BASE_URL: realtime.url,
+      SEED_DEMO_DATA: "false",
+    }),
+    launchBrowser(),
+  ]);
+  stripe.setWebhook(`${server.url}/webhooks/stripe`, WEBHOOK_SECRET);
+});
+
+afterAll(async () => {
+  for (const [sid, call] of twilio?.calls ?? []) {
+    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
+  }
+  await browser?.close();
+  await server?.stop();
+  await twilio?.close();
+  await realtime?.close();
+  await stripe?.close();
+});
+
+async function expectAccessible(page: Page, javaScript: boolean) {
+  const violations = await axeViolations(page, { javaScript });
+  expect(describeViolations(violations), page.url()).toBe("");
+}
+
+/** The call placed on the fake Twilio for a number, and the voice session (number `index`) the app opened for it. */
+async function placedCallTo(phone: string, index: number) {
+  const call = await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === phone), { what: `a call to ${phone}`, timeoutMs: 20_000 });
+  await twilio.stream(call.sid, 20_000);
+  const update = (await realtime.waitForEvent(index, "session.update", undefined, 20_000)) as any;
+  return { call, update };
+}
+
+const cases = [
+  { name: "card, JavaScript on", javaScript: true, wallet: false, phone: "+12125550171", language: "spanish", languageName: "Spanish", voice: "Male voice", expectedVoice: "echo" },
+  { name: "wallet, JavaScript on", javaScript: true, wallet: true, phone: "+12125550172", language: "french", languageName: "French", voice: "Female voice", expectedVoice: "shimmer" },
+  { name: "Stripe Checkout, JavaScript off", javaScript: false, wallet: false, phone: "+12125550173", language: "german", languageName: "German", voice: "Male voice", expectedVoice: "echo" },
+];
+
+describe("the $5 empathy call, end to end", () => {
+  it.each(cases)("$name: details, payment, then the call in the chosen language and voice", async ({ javaScript, wallet, phone, language, languageName, voice, expectedVoice }) => {
+    const sessionIndex = realtime.sessions.length;
+    const context = await newVisitor(browser, { javaScript });
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByRole("heading", { name: "Request your call" }).waitFor();
+    await page.getByText("not crisis intervention").first().waitFor();
+    await page.getByRole("heading", { name: "In an emergency, contact emergency services now" }).waitFor();
+    await expectAccessible(page, javaScript);
+
+    // A number that is no phone number is refused next to the field.
+    await page.getByLabel(/^Phone number/).fill("12345");
+    await page.getByLabel("Call language").selectOption(language);
+    await page.getByLabel(voice, { exact: true }).check();
+    await page.getByLabel("I confirm that I am 18 or older.").check();
+    await page.getByLabel("I have read the recording notice and agree to it.").check();
+    await page.getByRole("button", { name: "Continue to Payment $5" }).click();
+    await page.getByText("This is not a valid phone number.").waitFor();
+    await expectAccessible(page, javaScript);
+
+    await page.getByLabel(/^Phone number/).fill(phone.replace("+1", "+1 ").replace(/(\d{3})(\d{3})(\d{4})$/, "$1 $2 $3"));
+    if (!javaScript) {
+      // The server answered the form: the choices are kept, the confirmations asked again.
+      await page.getByLabel("I confirm that I am 18 or older.").check();
+      await page.getByLabel("I have read the recording notice and agree to it.").check();
+    }
+    await page.getByRole("button", { name: "Continue to Payment $5" }).click();
+    await page.getByRole("heading", { name: "Call summary" }).waitFor();
+    await page.getByText("10 minutes").first().waitFor();
+    await page.getByText("$5.00").first().waitFor();
+    await page.getByRole("link", { name: "Back to Edit Details" }).waitFor();
+
+    if (javaScript) {
+      await page.getByLabel("Card number").waitFor();
+      await expectAccessible(page, javaScript);
+      if (wallet) {
+        await page.getByRole("button", { name: "Pay with wallet" }).click();
+      } else {
+        await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+        await page.getByRole("button", { name: "Pay $5.00" }).click();
+      }
+    } else {
+      await expectAccessible(page, javaScript);
+      await page.getByRole("button", { name: "Pay $5 securely with Stripe" }).click();
+      await page.getByRole("button", { name: "Pay" }).click();
+    }
+    await page.waitForURL(/\/empathy\/\d+\./, { timeout: 20_000 });
+    await page.getByRole("heading", { name: "Call Initiated!" }).waitFor();
+    await page.getByText("within 30-60 seconds (up to 2-3 minutes when demand is high)").waitFor();
+    await expectAccessible(page, javaScript);
+
+    const intent = [...stripe.paymentIntents.values()].filter((pi) => pi.metadata?.purpose === "empathy_call").at(-1)!;
+    expect(intent).toMatchObject({ amount: 500, currency: "usd", status: "succeeded" });
+
+    const { call, update } = await placedCallTo(phone, sessionIndex);
+    expect(call.params.TimeLimit).toBe("600");
+    expect(update.session.audio.output.voice).toBe(expectedVoice);
+    expect(update.session.instructions).toContain(`Speak only ${languageName}`);
+    twilio.hangup(call.sid);
+    if (javaScript) await page.getByText("Your call has ended.").waitFor({ timeout: 15_000 });
+    await context.close();
+  });
+
+  it("asks for the phone number when it is left empty", async () => {
+    const context = await newVisitor(browser, { javaScript: true });
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByRole("button", { name: "Continue to Payment $5" }).click();
+    await page.getByText("Phone Number Required - Please enter your phone number to receive the call").waitFor();
+    await page.getByText("Please confirm that you are 18 or older.").waitFor();
+    await context.close();
+  });
+});

@@ -1,0 +1,298 @@
+import { eq } from "drizzle-orm";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findEmpathyRequest } from "#models/empathy";
+import { calls as callsTable, empathyRequests, funnelEvents, payments } from "#models/schema";
+import { empathyErasureJob, parseEmpathyToken } from "~/server/empathy.server";
+import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
+import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { startAppInProcess } from "../support/app-in-process";
+import { httpClient } from "../support/http-client";
+import { readOutbox } from "../support/outbox";
+import { waitFor } from "../support/wait";
+
+const WEBHOOK_SECRET = "whsec_test_empathy";
+let stripe: FakeStripe;
+let stripeApi: Stripe;
+let twilio: FakeTwilio;
+let app: Awaited<ReturnType<typeof startAppInProcess>>;
+
+beforeAll(async () => {
+  [stripe, twilio] = await Promise.all([startFakeStripe(), startFakeTwilio()]);
+  app = await startAppInProcess({
+    STRIPE_SECRET_KEY: stripe.secretKey,
+    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_URL: stripe.url,
+    TWILIO_ACCOUNT_SID: twilio.accountSid,
+    TWILIO_AUTH_TOKEN: twilio.authToken,
+    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
+    TWILIO_API_URL: twilio.url,
+    TRUST_PROXY: "true",
+    SEED_DEMO_DATA: "false",
+    EMPATHY_RETRY_DELAY_SECONDS: "1",
+  });
+  const url = new URL(stripe.url);
+  stripeApi = new Stripe(stripe.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http" });
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await twilio?.close();
+  await stripe?.close();
+});
+
+let visitor = 0;
+let numberSeq = 100;
+const nextNumber = () => `+1212555${String(numberSeq++).padStart(4, "0")}`;
+
+function client() {
+  visitor += 1;
+  return httpClient(app.url, { forwardedFor: `198.51.100.${visitor}` });
+}
+
+/** What the page does: create the $5 PaymentIntent through the app, then pay it (as Stripe.js would). */
+async function paidIntent(phone = nextNumber(), extra: Record<string, unknown> = {}) {
+  const response = await client().postJson("/api/create-payment-intent", {
+    amount: 5,
+    phone,
+    language: "spanish",
+    voice: "male",
+    adult: true,
+    recordingAccepted: true,
+    ...extra,
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { clientSecret: string; paymentIntentId: string; statusUrl: string };
+  await stripeApi.paymentIntents.confirm(body.paymentIntentId, { payment_method: "pm_card_visa", return_url: `${app.url}/` });
+  return { ...body, phone };
+}
+
+async function callsTo(phone: string) {
+  return [...twilio.calls.values()].filter((call) => call.params.To === phone);
+}
+
+function requestIdOf(statusUrl: string) {
+  return parseEmpathyToken(app.services, statusUrl.split("/").pop()!)!;
+}
+
+describe("the $5 payment", () => {
+  it("is a 500-cent USD PaymentIntent; the phone stays on our server, not in Stripe", async () => {
+    const { paymentIntentId, phone } = await paidIntent();
+    const intent = stripe.paymentIntents.get(paymentIntentId)!;
+    expect(intent).toMatchObject({ amount: 500, currency: "usd", status: "succeeded" });
+    expect(JSON.stringify(intent)).not.toContain(phone.slice(2));
+  });
+
+  it("refuses a missing phone, an invalid one, a country we don't call, a wrong amount and missing confirmations", async () => {
+    const base = { amount: 5, language: "english", adult: true, recordingAccepted: true };
+    const cases: [Record<string, unknown>, number, RegExp][] = [
+      [{ ...base, phone: "" }, 400, /^Phone Number Required - Please enter your phone number to receive the call$/],
+      [{ ...base, phone: "12345" }, 400, /not a valid phone number/],
+      [{ ...base, phone: "+86 138 0013 8000" }, 400, /can't call numbers in this country/],
+      [{ ...base, phone: "+1 900 555 0100" }, 400, /.+/],
+      [{ ...base, phone: "+12125550100", amount: 50 }, 400, /costs \$5/],
+      [{ ...base, phone: "+12125550100", language: "klingon" }, 400, /six languages/],
+      [{ ...base, phone: "+12125550100", adult: false }, 400, /18 or older/],
+      [{ ...base, phone: "+12125550100", recordingAccepted: false }, 400, /recording notice/],
+    ];
+    for (const [body, status, message] of cases) {
+      const response = await client().postJson("/api/create-payment-intent", body);
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      expect((await response.json()).error, JSON.stringify(body)).toMatch(message);
+    }
+  });
+});
+
+describe("one payment, exactly one call", () => {
+  it("20 concurrent start-call requests and the webhook place a single call", async () => {
+    const { paymentIntentId, phone } = await paidIntent();
+    const event = stripe.events.find((e) => e.type === "payment_intent.succeeded" && e.data.object.id === paymentIntentId)!;
+    stripe.setWebhook(`${app.url}/webhooks/stripe`, WEBHOOK_SECRET);
+    const responses = await Promise.all([
+      ...Array.from({ length: 20 }, () => client().postJson("/api/empathy/start-call", { phone, language: "spanish", paymentIntentId })),
+      stripe.resend(event.id),
+    ]);
+    const statuses = responses.slice(0, 20).map((r) => (r as Response).status);
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(1);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    expect(responses[20]).toBe(200);
+
+    await waitFor(async () => (await callsTo(phone)).length === 1, { what: "the call on the fake Twilio" });
+    // Give any duplicate a chance to show up before counting.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const placed = await callsTo(phone);
+    expect(placed).toHaveLength(1);
+    expect(placed[0]!.params.TimeLimit).toBe("600");
+    const rows = await app.services.db.select().from(callsTable).where(eq(callsTable.toNumber, phone));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ purpose: "empathy", language: "es", voice: "echo", timeLimitSeconds: 600 });
+    const paymentRows = await app.services.db.select().from(payments).where(eq(payments.providerPaymentId, paymentIntentId));
+    expect(paymentRows).toHaveLength(1);
+  });
+
+  it("the webhook alone places the call when the customer closed the tab after paying", async () => {
+    stripe.setWebhook(`${app.url}/webhooks/stripe`, WEBHOOK_SECRET);
+    const { phone } = await paidIntent();
+    await waitFor(async () => (await callsTo(phone)).length === 1, { what: "the call placed by the webhook" });
+  });
+
+  it("uses the phone and language stored with the payment, not the ones a later request sends", async () => {
+    const { paymentIntentId, phone } = await paidIntent();
+    const response = await client().postJson("/api/empathy/start-call", { phone: "+12125550999", language: "english", paymentIntentId });
+    expect([200, 409]).toContain(response.status);
+    await waitFor(async () => (await callsTo(phone)).length === 1, { what: "the call to the stored number" });
+    expect(await callsTo("+12125550999")).toHaveLength(0);
+  });
+});
+
+describe("payments that place no call", () => {
+  async function intentWith(mutate: (intent: any) => void) {
+    stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_elsewhere");
+    const { paymentIntentId, phone } = await paidIntent();
+    mutate(stripe.paymentIntents.get(paymentIntentId)!);
+    return { paymentIntentId, phone };
+  }
+
+  it.each([
+    ["a wrong amount", (pi: any) => (pi.amount = 100), 400, /not a \$5\.00/],
+    ["a wrong currency", (pi: any) => (pi.currency = "eur"), 400, /not a \$5\.00/],
+    ["a payment not succeeded", (pi: any) => (pi.status = "requires_payment_method"), 402, /Payment Processing/],
+    ["a payment for something else", (pi: any) => (pi.metadata = { purpose: "business_starter", businessId: "1" }), 400, /not for an empathy call/],
+  ])("%s", async (_label, mutate, status, message) => {
+    const { paymentIntentId, phone } = await intentWith(mutate);
+    const response = await client().postJson("/api/empathy/start-call", { phone, language: "spanish", paymentIntentId });
+    expect(response.status).toBe(status);
+    expect((await response.json()).error).toMatch(message);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await callsTo(phone)).toHaveLength(0);
+  });
+
+  it("a payment already used", async () => {
+    stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_elsewhere");
+    const { paymentIntentId, phone } = await paidIntent();
+    const first = await client().postJson("/api/empathy/start-call", { phone, language: "spanish", paymentIntentId });
+    expect(first.status).toBe(200);
+    await waitFor(async () => (await callsTo(phone)).length === 1, { what: "the first call" });
+    const again = await client().postJson("/api/empathy/start-call", { phone, language: "spanish", paymentIntentId });
+    expect(again.status).toBe(409);
+    expect((await again.json()).error).toBe("This payment has already been used for a call.");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await callsTo(phone)).toHaveLength(1);
+  });
+
+  it("an unknown or malformed PaymentIntent id", async () => {
+    expect((await client().postJson("/api/empathy/start-call", { paymentIntentId: "pi_doesnotexist" })).status).toBe(404);
+    expect((await client().postJson("/api/empathy/start-call", { paymentIntentId: "nope" })).status).toBe(400);
+  });
+
+  it("a forged webhook", async () => {
+    stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_elsewhere");
+    const { paymentIntentId, phone } = await paidIntent();
+    const event = stripe.events.find((e) => e.type === "payment_intent.succeeded" && e.data.object.id === paymentIntentId)!;
+    const payload = JSON.stringify(event);
+    const forged = stripeApi.webhooks.generateTestHeaderString({ payload, secret: "whsec_attacker" });
+    const response = await fetch(`${app.url}/webhooks/stripe`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Stripe-Signature": forged },
+      body: payload,
+    });
+    expect(response.status).toBe(400);
+    const unsigned = await fetch(`${app.url}/webhooks/stripe`, { method: "POST", headers: { "Content-Type": "application/json" }, body: payload });
+    expect(unsigned.status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await callsTo(phone)).toHaveLength(0);
+  });
+});
+
+describe("a call that does not reach the caller", () => {
+  it("is retried, then refunded, with e-mails; the page says so", async () => {
+    stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_elsewhere");
+    const phone = nextNumber();
+    twilio.setOutcome(phone, "no-answer");
+    const email = "listener-test@example.com";
+    const { paymentIntentId, statusUrl } = await paidIntent(phone, { email });
+    const visitorClient = client();
+    expect((await visitorClient.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
+
+    const requestId = requestIdOf(statusUrl);
+    const refunded = await waitFor(async () => {
+      const row = await findEmpathyRequest(app.services.db, requestId);
+      return row?.status === "refunded" ? row : null;
+    }, { what: "the refund", timeoutMs: 30_000 });
+    expect(await callsTo(phone)).toHaveLength(3);
+    const refund = [...stripe.refunds.values()].find((r) => r.payment_intent === paymentIntentId);
+    expect(refund).toMatchObject({ amount: 500, status: "succeeded" });
+    expect(refunded.refundId).toBe(refund!.id);
+    const [payment] = await app.services.db.select().from(payments).where(eq(payments.providerPaymentId, paymentIntentId));
+    expect(payment!.status).toBe("refunded");
+
+    const mails = await waitFor(async () => {
+      const all = (await readOutbox(app.dataDir)).filter((m) => m.to.includes(email));
+      return all.length >= 2 ? all : null;
+    }, { what: "the two e-mails" });
+    expect(mails.map((m) => m.subject).sort()).toEqual(["We couldn't reach you for your Sakina call", "Your Sakina call: $5 refunded"]);
+    expect(mails[0]!.text).toContain(statusUrl);
+
+    const page = await (await visitorClient.get(statusUrl)).text();
+    expect(page).toContain("Your $5 has been refunded");
+    expect(page).toContain("We couldn&#x27;t reach you after 3 attempts");
+
+    // The refund job running again (a retried job) refunds nothing more.
+    const { empathyRefundJob } = await import("~/server/empathy.server");
+    await empathyRefundJob.handle({ requestId, origin: app.url }, app.services);
+    expect([...stripe.refunds.values()].filter((r) => r.payment_intent === paymentIntentId)).toHaveLength(1);
+  });
+
+  it("can be asked for again at once from the confirmation page", async () => {
+    stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_elsewhere");
+    const phone = nextNumber();
+    twilio.setOutcome(phone, "busy");
+    const { paymentIntentId, statusUrl } = await paidIntent(phone);
+    const visitorClient = client();
+    expect((await visitorClient.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
+    const requestId = requestIdOf(statusUrl);
+    await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "retrying", { what: "the first miss" });
+    twilio.setOutcome(phone, null);
+    const response = await visitorClient.postForm(statusUrl, {}, { tokenFrom: statusUrl });
+    expect(response.status).toBe(302);
+    await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "completed", { what: "the answered retry", timeoutMs: 20_000 });
+    expect((await callsTo(phone)).length).toBeGreaterThanOrEqual(2);
+    expect((await callsTo(phone)).length).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("privacy", () => {
+  it("records the funnel without phone numbers", async () => {
+    const rows = await app.services.db.select().from(funnelEvents);
+    const names = new Set(rows.map((row) => row.name));
+    for (const name of ["payment_success", "call_initiated", "call_completed"]) expect(names).toContain(name);
+    expect(JSON.stringify(rows)).not.toMatch(/\+1212555/);
+  });
+
+  it("erases phone numbers 24 hours after the call, and running the erasure twice is safe", async () => {
+    const { paymentIntentId, phone, statusUrl } = await paidIntent();
+    expect((await client().postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
+    const requestId = requestIdOf(statusUrl);
+    await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "completed", { what: "the call to end", timeoutMs: 20_000 });
+
+    // Within 24 hours nothing is erased.
+    await empathyErasureJob.handle({}, app.services);
+    expect((await findEmpathyRequest(app.services.db, requestId))!.phone).toBe(phone);
+
+    const dayAgo = new Date(Date.now() - 24 * 3_600_000 - 60_000);
+    await app.services.db.update(empathyRequests).set({ finishedAt: dayAgo }).where(eq(empathyRequests.id, requestId));
+    await empathyErasureJob.handle({}, app.services);
+    const erased = (await findEmpathyRequest(app.services.db, requestId))!;
+    expect(erased.phone).toBeNull();
+    expect(erased.erasedAt).not.toBeNull();
+    const callRows = await app.services.db.select().from(callsTable).where(eq(callsTable.empathyRequestId, requestId));
+    expect(callRows.every((row) => row.toNumber === null)).toBe(true);
+
+    await empathyErasureJob.handle({}, app.services);
+    const again = (await findEmpathyRequest(app.services.db, requestId))!;
+    expect(again.phone).toBeNull();
+    expect(again.erasedAt!.getTime()).toBe(erased.erasedAt!.getTime());
+    expect(again.status).toBe("completed");
+  });
+});
