@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { data, Form, Link, redirect, useNavigation, useRevalidator } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/empathy";
@@ -7,7 +7,7 @@ import { AuthenticityTokenInput } from "~/components/csrf";
 import { Button, buttonClass, linkClass } from "~/components/ui/button";
 import { EMPATHY_PRICE } from "~/lib/empathy-schemas";
 import { callLanguages } from "~/lib/languages";
-import { formatPhone } from "~/lib/phone";
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { empathyCalls, findEmpathyRequest } from "#models/empathy";
 import { appOrigin } from "~/server/business-onboarding.server";
 import { servicesContext } from "~/server/context";
@@ -17,18 +17,19 @@ import { requireStripe } from "~/server/providers/payments.server";
 import { firstExceededRule } from "~/server/rate-limit.server";
 import { redirectWithToast } from "~/server/toast.server";
 
-/** Only the last digits: enough to recognise one's own number on a shared screen, no more. */
+/** The country code and the last four digits: enough to recognise one's own number, no more. */
 function maskPhone(e164: string | null) {
   if (!e164) return null;
-  const formatted = formatPhone(e164);
-  const keep = 4;
-  let seen = 0;
-  return [...formatted]
+  const parsed = parsePhoneNumberFromString(e164);
+  if (!parsed) return `••• ${e164.slice(-4)}`;
+  const national = parsed.formatNational();
+  let keep = 4;
+  const masked = [...national]
     .reverse()
-    .map((char) => (/\d/.test(char) ? (seen++ < keep ? char : "•") : char))
+    .map((char) => (/\d/.test(char) ? (keep-- > 0 ? char : "•") : char))
     .reverse()
-    .join("")
-    .replace(/^\+•+/, (m) => `+${m.slice(1)}`);
+    .join("");
+  return `+${parsed.countryCallingCode} ${masked}`;
 }
 
 async function requestFor(context: Route.LoaderArgs["context"], token: string) {
@@ -129,8 +130,15 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
     return () => window.clearInterval(timer);
   }, [live, revalidator]);
 
+  // The server does not know the visitor's time zone: UTC first, then local once in the browser.
+  const [localZone, setLocalZone] = useState(false);
+  useEffect(() => setLocalZone(true), []);
   const time = loaderData.nextAttemptAt
-    ? new Intl.DateTimeFormat(i18n.language, { hour: "numeric", minute: "2-digit" }).format(new Date(loaderData.nextAttemptAt))
+    ? new Intl.DateTimeFormat(i18n.language, {
+        hour: "numeric",
+        minute: "2-digit",
+        ...(localZone ? {} : { timeZone: "UTC", timeZoneName: "short" }),
+      }).format(new Date(loaderData.nextAttemptAt))
     : null;
   const progress = {
     queued: t("empathy.progressQueued"),

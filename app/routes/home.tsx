@@ -168,14 +168,16 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
 }
 
 function DetailsStep({ lastResult, draft }: { lastResult: Route.ComponentProps["actionData"]; draft: EmpathyDetails | null }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  // Someone reading the site in Arabic most likely wants to talk in Arabic.
+  const defaultLanguage = draft?.language ?? callLanguages.find((language) => language.code === i18n.language)?.id ?? "english";
   const navigation = useNavigation();
   const [form, fields] = useForm({
     id: "empathy-details",
     lastResult: navigation.state === "idle" ? lastResult : null,
     defaultValue: {
       phone: draft ? formatPhone(draft.phone) : "",
-      language: draft?.language ?? "english",
+      language: defaultLanguage,
       voice: draft?.voice ?? "female",
       email: draft?.email ?? "",
     },
@@ -204,7 +206,7 @@ function DetailsStep({ lastResult, draft }: { lastResult: Route.ComponentProps["
         label={t("empathy.language")}
         id={fields.language.id}
         name={fields.language.name}
-        defaultValue={fields.language.initialValue ?? "english"}
+        defaultValue={fields.language.initialValue ?? defaultLanguage}
         errors={fields.language.errors}
       >
         {callLanguages.map((language) => (

@@ -101,10 +101,17 @@ describe("the $5 empathy call, end to end", () => {
 
     if (javaScript) {
       await page.getByLabel("Card number").waitFor();
+      // Checked once the Pay button is enabled and its colour transition (150 ms) has ended.
+      await page.getByRole("button", { name: "Pay $5.00" }).and(page.locator(":enabled")).waitFor();
+      await page.waitForTimeout(300);
       await expectAccessible(page, javaScript);
       if (wallet) {
         await page.getByRole("button", { name: "Pay with wallet" }).click();
       } else {
+        // A declined card says why; the second card pays the same PaymentIntent.
+        await page.getByLabel("Card number").fill("4000 0000 0000 0002");
+        await page.getByRole("button", { name: "Pay $5.00" }).click();
+        await page.getByText(/Payment Failed: .*declined/).waitFor();
         await page.getByLabel("Card number").fill("4242 4242 4242 4242");
         await page.getByRole("button", { name: "Pay $5.00" }).click();
       }
@@ -118,8 +125,9 @@ describe("the $5 empathy call, end to end", () => {
     await page.getByText("within 30-60 seconds (up to 2-3 minutes when demand is high)").waitFor();
     await expectAccessible(page, javaScript);
 
-    const intent = [...stripe.paymentIntents.values()].filter((pi) => pi.metadata?.purpose === "empathy_call").at(-1)!;
-    expect(intent).toMatchObject({ amount: 500, currency: "usd", status: "succeeded" });
+    const intents = [...stripe.paymentIntents.values()].filter((pi) => pi.metadata?.purpose === "empathy_call");
+    expect(intents.at(-1)).toMatchObject({ amount: 500, currency: "usd", status: "succeeded" });
+    expect(intents.filter((pi) => pi.status !== "succeeded")).toHaveLength(0);
 
     const { call, update } = await placedCallTo(phone, sessionIndex);
     expect(call.params.TimeLimit).toBe("600");
