@@ -1,10 +1,6 @@
 import type { TFunction } from "i18next";
 import type { EmailMessage } from "~/server/providers/email.server";
-import { emailLayout, escapeHtml, paragraphs } from "./layout";
-
-function button(href: string, label: string) {
-  return `<p style="margin:24px 0"><a href="${escapeHtml(href)}" style="display:inline-block;background:#0f766e;color:#ffffff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(label)}</a></p>`;
-}
+import { button, emailLayout, paragraphs } from "./layout";
 
 function message(t: TFunction, lang: string, input: { to: string; statusUrl: string }, subject: string, body: string, action: string): EmailMessage {
   return {

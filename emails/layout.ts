@@ -30,3 +30,8 @@ export function emailLayout(options: { lang: string; title: string; bodyHtml: st
 </body>
 </html>`;
 }
+
+/** A call-to-action link styled as a button (inline styles: e-mail clients ignore stylesheets). */
+export function button(href: string, label: string) {
+  return `<p style="margin:24px 0"><a href="${escapeHtml(href)}" style="display:inline-block;background:#0f766e;color:#ffffff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(label)}</a></p>`;
+}

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "~/server/db.server";
 import { calls, empathyRequests, funnelEvents, payments } from "./schema";
 
@@ -63,6 +63,10 @@ export async function recordEmpathyPayment(tx: Db, request: EmpathyRequest, paym
     .onConflictDoNothing();
 }
 
+export async function markPaymentRefunded(db: Db, paymentIntentId: string, at: Date) {
+  await db.update(payments).set({ status: "refunded", refundedAt: at }).where(eq(payments.providerPaymentId, paymentIntentId));
+}
+
 export async function setEmpathyStatus(db: Db, id: number, status: EmpathyStatus, from: EmpathyStatus[], fields: Partial<EmpathyRequest> = {}) {
   const [row] = await db
     .update(empathyRequests)
@@ -81,20 +85,6 @@ export async function markFailureNotified(db: Db, id: number) {
   return Boolean(row);
 }
 
-export async function markEmpathyRefunded(db: Db, id: number, refundId: string) {
-  const now = new Date();
-  await db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(empathyRequests)
-      .set({ status: "refunded", refundId, finishedAt: now, updatedAt: now })
-      .where(and(eq(empathyRequests.id, id), eq(empathyRequests.status, "refunding")))
-      .returning();
-    if (row?.paymentIntentId) {
-      await tx.update(payments).set({ status: "refunded", refundedAt: now }).where(eq(payments.providerPaymentId, row.paymentIntentId));
-    }
-  });
-}
-
 /** The request's calls, newest attempt first. */
 export async function empathyCalls(db: Db, requestId: number) {
   return db.select().from(calls).where(eq(calls.empathyRequestId, requestId)).orderBy(desc(calls.attempt));
@@ -102,13 +92,6 @@ export async function empathyCalls(db: Db, requestId: number) {
 
 export async function recordFunnelEvent(db: Db, name: FunnelEventName, empathyRequestId: number | null, language: string | null) {
   await db.insert(funnelEvents).values({ name, empathyRequestId, language });
-}
-
-export async function countFunnelEvents(db: Db) {
-  return db
-    .select({ name: funnelEvents.name, count: sql<number>`count(*)::int` })
-    .from(funnelEvents)
-    .groupBy(funnelEvents.name);
 }
 
 export const RETENTION_HOURS = 24;

@@ -46,7 +46,7 @@ async function requestFor(context: Route.LoaderArgs["context"], token: string) {
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  let empathy = await requestFor(context, params.token);
+  const empathy = await requestFor(context, params.token);
   const sessionId = new URL(request.url).searchParams.get("session_id");
 
   // Back from Stripe Checkout (the no-JavaScript path): place the call, then show the clean address.
@@ -69,7 +69,6 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     throw redirect(empathyStatusPath(services, empathy.id));
   }
 
-  empathy = (await findEmpathyRequest(services.db, empathy.id))!;
   const calls = await empathyCalls(services.db, empathy.id);
   const latest = calls[0] ?? null;
   const language = callLanguages.find((entry) => entry.code === empathy.language) ?? callLanguages[0];

@@ -9,6 +9,7 @@ import {
   findEmpathyRequest,
   findEmpathyRequestByPaymentIntent,
   markFailureNotified,
+  markPaymentRefunded,
   recordEmpathyPayment,
   recordFunnelEvent,
   setEmpathyCheckoutSession,
@@ -16,8 +17,6 @@ import {
   setEmpathyStatus,
   type EmpathyRequest,
 } from "#models/empathy";
-import { payments } from "#models/schema";
-import { eq } from "drizzle-orm";
 import { empathyFailedEmail, empathyRefundedEmail } from "#emails/empathy";
 import type { EmpathyDetailsInput } from "~/lib/empathy-schemas";
 import { callLanguages } from "~/lib/languages";
@@ -90,10 +89,6 @@ export function checkEmpathyDetails(
 
 function languageCode(id: string) {
   return callLanguages.find((language) => language.id === id)?.code ?? "en";
-}
-
-export function languageIdOf(code: string) {
-  return callLanguages.find((language) => language.code === code)?.id ?? "english";
 }
 
 function newRequest(services: AppServices, details: EmpathyDetails) {
@@ -322,7 +317,7 @@ export const empathyRefundJob: JobDefinition<{ requestId: number; origin: string
     await services.db.transaction(async (tx) => {
       const refunded = await setEmpathyStatus(tx, request.id, "refunded", ["refunding"], { refundId, finishedAt: now });
       if (!refunded) return;
-      await tx.update(payments).set({ status: "refunded", refundedAt: now }).where(eq(payments.providerPaymentId, request.paymentIntentId!));
+      await markPaymentRefunded(tx, request.paymentIntentId!, now);
       if (refunded.email) {
         const t = await translatorFor(refunded.language);
         await services.jobs.enqueue(
