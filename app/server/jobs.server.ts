@@ -51,7 +51,12 @@ export async function startJobQueue(
       ? { connectionString: database.connectionString, max: 4, ...retention }
       : { db: { executeSql: database.executeSql }, ...retention },
   );
-  boss.on("error", (error) => console.error("Job queue error:", error));
+  // After stop(), a connection the database drops (a shutdown, a test database removed) is not
+  // worth reporting; before it, every queue error is.
+  let stopped = false;
+  boss.on("error", (error) => {
+    if (!stopped) console.error("Job queue error:", error);
+  });
   await boss.start();
   const created = new Set<string>();
   const workerIds = new Map<string, string>();
@@ -110,6 +115,7 @@ export async function startJobQueue(
     },
     async stop() {
       await boss.stop({ graceful: true, wait: true, timeout: 5000 });
+      stopped = true;
     },
   };
 }

@@ -101,9 +101,8 @@ describe("the $5 empathy call, end to end", () => {
 
     if (javaScript) {
       await page.getByLabel("Card number").waitFor();
-      // Checked once the Pay button is enabled and its colour transition (150 ms) has ended.
+      // Checked once the payment form is ready (the Pay button enabled).
       await page.getByRole("button", { name: "Pay $5.00" }).and(page.locator(":enabled")).waitFor();
-      await page.waitForTimeout(300);
       await expectAccessible(page, javaScript);
       if (wallet) {
         await page.getByRole("button", { name: "Pay with wallet" }).click();

@@ -6,7 +6,7 @@ const variants = {
 } as const;
 
 export const buttonClass = (variant: keyof typeof variants = "primary") =>
-  `inline-flex items-center justify-center gap-2 rounded-lg px-4 py-2.5 text-base font-medium transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-700 disabled:cursor-not-allowed ${variants[variant]}`;
+  `inline-flex items-center justify-center gap-2 rounded-lg px-4 py-2.5 text-base font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-700 disabled:cursor-not-allowed ${variants[variant]}`;
 
 export function Button({
   variant = "primary",
