@@ -66,11 +66,21 @@ export async function releaseDialClaim(db: Db, id: number) {
   await db.update(calls).set({ dialClaimedAt: null }).where(and(eq(calls.id, id), eq(calls.status, "queued")));
 }
 
+/**
+ * Records the provider's id for the call. The provider's first status callback can arrive before
+ * this runs (it is sent as soon as the call is created), so the id is stored whatever the status,
+ * and the status only moves from queued to initiated, never back.
+ */
 export async function markCallPlaced(db: Db, id: number, fields: { providerCallId: string; fromNumber: string }) {
   await db
     .update(calls)
-    .set({ ...fields, status: "initiated", startedAt: new Date(), updatedAt: new Date() })
-    .where(and(eq(calls.id, id), eq(calls.status, "queued")));
+    .set({
+      ...fields,
+      status: sql`case when ${calls.status} = 'queued' then 'initiated'::call_status else ${calls.status} end`,
+      startedAt: sql`coalesce(${calls.startedAt}, now())`,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(calls.id, id), isNull(calls.providerCallId)));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
-import { findCall } from "#models/calls";
+import { advanceCallStatus, createCall, findCall, markCallPlaced } from "#models/calls";
 import { businesses, calls as callsTable } from "#models/schema";
 import { utcToZoned } from "~/lib/slots";
 import { requestCall } from "~/server/calls.server";
@@ -185,6 +185,17 @@ describe("an empathy call", () => {
 });
 
 describe("security and resilience", () => {
+  it("keeps the provider's call id when its first status callback beat the app's own record of the call", async () => {
+    const call = await createCall(app.services.db, { purpose: "test", toNumber: "+12125557301", language: "en", voice: "alloy", timeLimitSeconds: 60 });
+    // Twilio sends "ringing" as soon as the call exists, possibly before placeCall has returned.
+    await advanceCallStatus(app.services.db, call.id, "ringing");
+    await markCallPlaced(app.services.db, call.id, { providerCallId: "CA_race_test", fromNumber: "+15005550006" });
+    const stored = (await findCall(app.services.db, call.id))!;
+    expect(stored.providerCallId).toBe("CA_race_test");
+    expect(stored.status).toBe("ringing");
+    expect(stored.startedAt).not.toBeNull();
+  });
+
   it("retries a provider 5xx and then places the call", async () => {
     twilio.failNext(503, { code: 20503, message: "Service Unavailable" });
     const call = await requestCall(app.services, { purpose: "test", to: "+12125557003", language: "ar", voice: "echo", origin: app.url });
