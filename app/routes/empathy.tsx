@@ -2,10 +2,10 @@ import { useEffect, useState } from "react";
 import { data, Form, Link, redirect, useNavigation, useRevalidator } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/empathy";
+import { CallSummary } from "~/components/call-summary";
 import { CrisisNotice } from "~/components/crisis-notice";
 import { AuthenticityTokenInput } from "~/components/csrf";
 import { Button, buttonClass, linkClass } from "~/components/ui/button";
-import { EMPATHY_PRICE } from "~/lib/empathy-schemas";
 import { callLanguages } from "~/lib/languages";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { empathyCalls, findEmpathyRequest } from "#models/empathy";
@@ -57,12 +57,12 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       if (session.metadata?.empathyRequestId === String(empathy.id) && intentId) {
         const result = await startEmpathyCall(services, intentId, appOrigin(services, request));
         if (result.ok || result.reason === "already_used") {
-          const headers = new Headers({ "Set-Cookie": await services.cookies.empathyDraft.serialize("", { maxAge: 0 }) });
+          // The clean address's loader then forgets the draft, as it does after a paid request.
           throw await redirectWithToast(services, empathyStatusPath(services, empathy.id), {
             type: "success",
             title: t("payment.successTitle"),
             description: t("empathy.initiatedTitle"),
-          }, headers);
+          });
         }
       }
     }
@@ -198,20 +198,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
         )}
       </div>
 
-      <dl className="mt-6 divide-y divide-slate-200 rounded-xl border border-slate-200 bg-white text-sm">
-        {[
-          [t("empathy.phone"), loaderData.phone ? <span dir="ltr">{loaderData.phone}</span> : t("empathy.phoneErased")],
-          [t("empathy.language"), loaderData.language],
-          [t("empathy.voice"), t(`empathy.voice_${loaderData.voice}`)],
-          [t("empathy.duration"), t("empathy.durationValue")],
-          [t("empathy.total"), EMPATHY_PRICE],
-        ].map(([label, value], index) => (
-          <div key={index} className="flex justify-between gap-4 px-4 py-3">
-            <dt className="text-slate-600">{label}</dt>
-            <dd className="text-end font-medium text-slate-900">{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <CallSummary className="mt-6" phone={loaderData.phone} language={loaderData.language} voice={loaderData.voice} />
 
       {live ? (
         <p className="mt-4 text-sm text-slate-700">

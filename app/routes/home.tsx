@@ -4,22 +4,22 @@ import { useRef, useState } from "react";
 import { data, Form, Link, redirect, useNavigate, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/home";
+import { CallSummary } from "~/components/call-summary";
 import { CrisisNotice } from "~/components/crisis-notice";
 import { AuthenticityTokenInput } from "~/components/csrf";
 import { Steps } from "~/components/steps";
 import { StripePayment } from "~/components/stripe-payment";
 import { Button, buttonClass, linkClass } from "~/components/ui/button";
 import { Field, SelectField } from "~/components/ui/field";
-import { EMPATHY_PRICE, empathyDetailsSchema, voiceGenders } from "~/lib/empathy-schemas";
+import { empathyDetailsSchema, voiceGenders } from "~/lib/empathy-schemas";
 import { callLanguages } from "~/lib/languages";
 import { formatPhone } from "~/lib/phone";
 import { postJson } from "~/lib/stripe-js";
 import { recordFunnelEvent } from "#models/empathy";
 import { appOrigin } from "~/server/business-onboarding.server";
 import { servicesContext } from "~/server/context";
-import { checkEmpathyDetails, createEmpathyCheckout, type EmpathyDetails } from "~/server/empathy.server";
+import { checkEmpathyDetails, createEmpathyCheckout, exceededPaymentLimit, languageCode, type EmpathyDetails } from "~/server/empathy.server";
 import { getI18n } from "~/server/i18n.server";
-import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
 import { redirectWithToast } from "~/server/toast.server";
 
 function isDraft(value: unknown): value is EmpathyDetails {
@@ -63,10 +63,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         description: services.stripe ? t("empathy.callsNotConfigured") : t("payment.notConfigured"),
       });
     }
-    const exceeded = await firstExceededRule(context, [
-      { name: "empathy-pay:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
-      { name: "empathy-pay:number", subject: stored.phone, limit: 10, windowSeconds: 86_400 },
-    ]);
+    const exceeded = await exceededPaymentLimit(context, stored.phone);
     if (exceeded) {
       return redirectWithToast(services, "/?step=payment", {
         type: "error",
@@ -81,7 +78,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const checked = checkEmpathyDetails(services, t, submission.value);
   if (!checked.ok) return data(submission.reply({ fieldErrors: { [checked.field]: [checked.message] } }), { status: 400 });
-  await recordFunnelEvent(services.db, "proceed_to_payment", null, callLanguages.find((l) => l.id === checked.details.language)?.code ?? null);
+  await recordFunnelEvent(services.db, "proceed_to_payment", null, languageCode(checked.details.language));
   return redirect("/?step=payment#payment", {
     headers: { "Set-Cookie": await services.cookies.empathyDraft.serialize(checked.details) },
   });
@@ -350,20 +347,7 @@ function PaymentStep({ draft, configured }: { draft: EmpathyDetails; configured:
         <h3 id="summary-title" className="text-lg font-semibold text-slate-900">
           {t("empathy.summaryTitle")}
         </h3>
-        <dl className="mt-3 divide-y divide-slate-200 rounded-xl border border-slate-200 text-sm">
-          {[
-            [t("empathy.phone"), <span dir="ltr" key="phone">{formatPhone(draft.phone)}</span>],
-            [t("empathy.language"), language.nativeName],
-            [t("empathy.voice"), t(`empathy.voice_${draft.voice}`)],
-            [t("empathy.duration"), t("empathy.durationValue")],
-            [t("empathy.total"), EMPATHY_PRICE],
-          ].map(([label, value], index) => (
-            <div key={index} className="flex justify-between gap-4 px-4 py-3">
-              <dt className="text-slate-600">{label}</dt>
-              <dd className={`text-end font-medium text-slate-900 ${index === 4 ? "text-base" : ""}`}>{value}</dd>
-            </div>
-          ))}
-        </dl>
+        <CallSummary className="mt-3" phone={formatPhone(draft.phone)} language={language.nativeName} voice={draft.voice} />
       </section>
 
       {!configured ? (

@@ -3,7 +3,7 @@ import {
   advanceCallStatus,
   claimCallForDialing,
   countLiveCalls,
-  createCall,
+  createCallOnce,
   failCall,
   findCall,
   isOptedOut,
@@ -22,6 +22,7 @@ import { reportCallUsageJob } from "./business-onboarding.server";
 import { empathyCallFinished } from "./empathy.server";
 import type { JobDefinition } from "./jobs.server";
 import { TelephonyError, TelephonyNotConfiguredError } from "./providers/telephony.server";
+import type { Db } from "./db.server";
 import type { AppServices } from "./services.server";
 
 export const TIME_LIMITS: Record<Call["purpose"], number> = {
@@ -53,18 +54,33 @@ export interface CallRequest {
 
 /** Records the call and queues its placement; the durable job does the dialling. */
 export async function requestCall(services: AppServices, request: CallRequest) {
+  // Without an empathy request there is no (request, attempt) pair to collide with.
+  return (await queueCall(services, request))!;
+}
+
+/**
+ * The same, optionally inside a transaction `tx` (the call and its job exist together, or neither
+ * does), and for attempt N of a paid empathy request: null when that attempt already exists.
+ */
+export async function queueCall(services: AppServices, request: CallRequest & { empathyRequestId?: number }, tx?: Db) {
   if (!services.telephony.configured) throw new TelephonyNotConfiguredError();
-  const call = await createCall(services.db, {
+  const call = await createCallOnce(tx ?? services.db, {
     purpose: request.purpose,
     toNumber: request.to,
     language: request.language,
     voice: request.voice,
     businessId: request.businessId ?? null,
     bookingId: request.bookingId ?? null,
+    empathyRequestId: request.empathyRequestId ?? null,
     attempt: request.attempt ?? 1,
     timeLimitSeconds: TIME_LIMITS[request.purpose],
   });
-  await services.jobs.enqueue(placeCallJob, { callId: call.id, origin: request.origin }, request.startAfter ? { startAfter: request.startAfter } : {});
+  if (call) {
+    await services.jobs.enqueue(placeCallJob, { callId: call.id, origin: request.origin }, {
+      ...(tx ? { tx } : {}),
+      ...(request.startAfter ? { startAfter: request.startAfter } : {}),
+    });
+  }
   return call;
 }
 

@@ -8,23 +8,14 @@ export const localeCookie = createCookie("lng", {
 });
 
 export function createAppCookies(secret: string, secure: boolean) {
+  /** Signed, script-proof, same-site; Secure behind https. Without maxAge, gone with the browser session. */
+  const signedCookie = (name: string, maxAge?: number) =>
+    createCookie(name, { path: "/", sameSite: "lax", httpOnly: true, secure, secrets: [secret], ...(maxAge ? { maxAge } : {}) });
   return {
     /** One toast at a time, shown on the next page and then cleared. */
-    toast: createCookie("toast", {
-      path: "/",
-      sameSite: "lax",
-      httpOnly: true,
-      secure,
-      secrets: [secret],
-    }),
+    toast: signedCookie("toast"),
     /** Double-submit CSRF token: the same value must come back in the form. */
-    csrf: createCookie("csrf", {
-      path: "/",
-      sameSite: "lax",
-      httpOnly: true,
-      secure,
-      secrets: [secret],
-    }),
+    csrf: signedCookie("csrf"),
     /** Who is signed in: { accountId, version }. */
     session: createCookieSessionStorage<{ accountId: number; version: number }>({
       cookie: {
@@ -38,32 +29,11 @@ export function createAppCookies(secret: string, secure: boolean) {
       },
     }),
     /** The business being registered in this browser, once its e-mail is verified. */
-    registration: createCookie("registration", {
-      path: "/",
-      sameSite: "lax",
-      httpOnly: true,
-      secure,
-      secrets: [secret],
-      maxAge: 60 * 60 * 24 * 7,
-    }),
+    registration: signedCookie("registration", 60 * 60 * 24 * 7),
     /** The contact details of a booking in progress, kept out of URLs and server logs. */
-    bookingDraft: createCookie("booking_draft", {
-      path: "/",
-      sameSite: "lax",
-      httpOnly: true,
-      secure,
-      secrets: [secret],
-      maxAge: 60 * 60,
-    }),
+    bookingDraft: signedCookie("booking_draft", 60 * 60),
     /** Step one of the empathy call (number, language, voice), until it is paid for. */
-    empathyDraft: createCookie("empathy_draft", {
-      path: "/",
-      sameSite: "lax",
-      httpOnly: true,
-      secure,
-      secrets: [secret],
-      maxAge: 60 * 60,
-    }),
+    empathyDraft: signedCookie("empathy_draft", 60 * 60),
   };
 }
 export type AppCookies = ReturnType<typeof createAppCookies>;

@@ -1,12 +1,9 @@
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
-import { normalizePhone } from "~/lib/phone";
+import { callableNumber } from "~/lib/phone";
 import { requestCall } from "./calls.server";
 import { servicesContext } from "./context";
 import { clientIp, firstExceededRule } from "./rate-limit.server";
-
-/** Number types a free call must never go to: they cost money or reach no person. */
-const REFUSED_TYPES = new Set(["PREMIUM_RATE", "SHARED_COST", "VOIP", "PAGER", "UAN", "VOICEMAIL", "PERSONAL_NUMBER"]);
 
 export type DemoCallResult = { ok: true; callId: number } | { ok: false; status: number; message: string };
 
@@ -18,11 +15,11 @@ export type DemoCallResult = { ok: true; callId: number } | { ok: false; status:
 export async function placeDemoCall(context: Readonly<RouterContextProvider>, t: TFunction, language: string, input: string, origin: string): Promise<DemoCallResult> {
   const services = context.get(servicesContext);
   if (!services.telephony.configured) return { ok: false, status: 503, message: t("demo.notConfigured") };
-  const phone = normalizePhone(input, "US");
-  if (!phone.ok) return { ok: false, status: 400, message: phone.reason === "empty" ? t("demo.phoneRequired") : t("demo.phoneInvalid") };
-  const allowed = services.env.DEMO_CALL_COUNTRIES.split(",");
-  if (!phone.country || !allowed.includes(phone.country)) return { ok: false, status: 400, message: t("demo.countryRefused") };
-  if (phone.type && REFUSED_TYPES.has(phone.type)) return { ok: false, status: 400, message: t("demo.premiumRefused") };
+  const phone = callableNumber(input, services.env.DEMO_CALL_COUNTRIES);
+  if (!phone.ok) {
+    const messages = { empty: t("demo.phoneRequired"), invalid: t("demo.phoneInvalid"), country: t("demo.countryRefused"), premium: t("demo.premiumRefused") };
+    return { ok: false, status: 400, message: messages[phone.reason] };
+  }
   const exceeded = await firstExceededRule(context, [
     { name: "demo:ip", subject: clientIp(context), limit: 3, windowSeconds: 3600 },
     { name: "demo:number", subject: phone.e164, limit: 2, windowSeconds: 86_400 },

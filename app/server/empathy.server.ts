@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { TFunction } from "i18next";
-import { createCallOnce, type Call } from "#models/calls";
+import type { RouterContextProvider } from "react-router";
+import type { Call } from "#models/calls";
 import {
   claimEmpathyPayment,
   createEmpathyRequest,
@@ -20,11 +21,12 @@ import {
 import { empathyFailedEmail, empathyRefundedEmail } from "#emails/empathy";
 import type { EmpathyDetailsInput } from "~/lib/empathy-schemas";
 import { callLanguages } from "~/lib/languages";
-import { normalizePhone } from "~/lib/phone";
-import { placeCallJob, publicOrigin, TIME_LIMITS } from "./calls.server";
+import { callableNumber } from "~/lib/phone";
+import { placeCallJob, publicOrigin, queueCall } from "./calls.server";
 import { sendEmailJob } from "./email-jobs.server";
 import { translatorFor } from "./i18n.server";
 import type { JobDefinition } from "./jobs.server";
+import { clientIp, firstExceededRule } from "./rate-limit.server";
 import { requireStripe, type PaymentIntent } from "./providers/payments.server";
 import type { AppServices } from "./services.server";
 
@@ -33,9 +35,6 @@ export const EMPATHY_CURRENCY = "usd";
 /** The first call and two more; then the $5 goes back. */
 export const EMPATHY_CALL_ATTEMPTS = 3;
 const PURPOSE = "empathy_call";
-
-/** Number types a paid call must not go to either: they cost the caller or reach no person. */
-const REFUSED_TYPES = new Set(["PREMIUM_RATE", "SHARED_COST", "VOIP", "PAGER", "UAN", "VOICEMAIL", "PERSONAL_NUMBER"]);
 
 export interface EmpathyDetails {
   phone: string;
@@ -79,15 +78,23 @@ export function checkEmpathyDetails(
   t: TFunction,
   input: EmpathyDetailsInput,
 ): { ok: true; details: EmpathyDetails } | { ok: false; field: "phone"; message: string } {
-  const phone = normalizePhone(input.phone, "US");
-  if (!phone.ok) return { ok: false, field: "phone", message: phone.reason === "empty" ? t("empathy.phoneRequired") : t("empathy.phoneInvalid") };
-  const allowed = services.env.EMPATHY_CALL_COUNTRIES.split(",");
-  if (!phone.country || !allowed.includes(phone.country)) return { ok: false, field: "phone", message: t("empathy.countryRefused") };
-  if (phone.type && REFUSED_TYPES.has(phone.type)) return { ok: false, field: "phone", message: t("empathy.premiumRefused") };
+  const phone = callableNumber(input.phone, services.env.EMPATHY_CALL_COUNTRIES);
+  if (!phone.ok) {
+    const messages = { empty: t("empathy.phoneRequired"), invalid: t("empathy.phoneInvalid"), country: t("empathy.countryRefused"), premium: t("empathy.premiumRefused") };
+    return { ok: false, field: "phone", message: messages[phone.reason] };
+  }
   return { ok: true, details: { phone: phone.e164, email: input.email || null, language: input.language, voice: input.voice } };
 }
 
-function languageCode(id: string) {
+/** How many $5 payments one visitor, and one number, may start: Stripe objects are not free to spam. */
+export function exceededPaymentLimit(context: Readonly<RouterContextProvider>, phone: string) {
+  return firstExceededRule(context, [
+    { name: "empathy-pay:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
+    { name: "empathy-pay:number", subject: phone, limit: 10, windowSeconds: 86_400 },
+  ]);
+}
+
+export function languageCode(id: string) {
   return callLanguages.find((language) => language.id === id)?.code ?? "en";
 }
 
@@ -216,20 +223,23 @@ export async function startEmpathyCall(services: AppServices, paymentIntentId: s
   return { ok: true, ...started };
 }
 
-/** Inserts attempt N of the request's call and its placement job, inside `tx`; null if it exists. */
-async function queueAttempt(services: AppServices, tx: AppServices["db"], request: EmpathyRequest, attempt: number, origin: string, startAfter?: Date) {
+/** Queues attempt N of the request's call, inside `tx`; null if that attempt exists already. */
+function queueAttempt(services: AppServices, tx: AppServices["db"], request: EmpathyRequest, attempt: number, origin: string, startAfter?: Date) {
   const language = callLanguages.find((entry) => entry.code === request.language) ?? callLanguages[0];
-  const call = await createCallOnce(tx, {
-    purpose: "empathy",
-    toNumber: request.phone,
-    language: request.language,
-    voice: request.voiceGender === "male" ? language.maleVoice : language.femaleVoice,
-    empathyRequestId: request.id,
-    attempt,
-    timeLimitSeconds: TIME_LIMITS.empathy,
-  });
-  if (call) await services.jobs.enqueue(placeCallJob, { callId: call.id, origin }, { tx, ...(startAfter ? { startAfter } : {}) });
-  return call;
+  return queueCall(
+    services,
+    {
+      purpose: "empathy",
+      to: request.phone!,
+      language: request.language,
+      voice: request.voiceGender === "male" ? language.maleVoice : language.femaleVoice,
+      empathyRequestId: request.id,
+      attempt,
+      origin,
+      ...(startAfter ? { startAfter } : {}),
+    },
+    tx,
+  );
 }
 
 /**

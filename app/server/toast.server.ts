@@ -30,7 +30,6 @@ export async function toastHeader(services: AppServices, toast: Toast) {
   return services.cookies.toast.serialize(toast);
 }
 
-export async function redirectWithToast(services: AppServices, url: string, toast: Toast, headers = new Headers()) {
-  headers.append("Set-Cookie", await toastHeader(services, toast));
-  return redirect(url, { headers });
+export async function redirectWithToast(services: AppServices, url: string, toast: Toast) {
+  return redirect(url, { headers: { "Set-Cookie": await toastHeader(services, toast) } });
 }

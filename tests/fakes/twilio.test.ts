@@ -10,20 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { connectMediaStream, FRAME_BYTES, mulawRms, speech } from "./media-stream";
 import { startFakeTwilio, type FakeTwilio } from "./twilio";
-
-/** Sends the SDK's requests for https://api.twilio.com to the fake (the app has its own copy). */
-class FakeTwilioHttpClient extends twilio.RequestClient {
-  constructor(private readonly base: string) {
-    super();
-  }
-  override request<TData>(opts: Parameters<twilio.RequestClient["request"]>[0]) {
-    const uri = new URL(opts.uri);
-    const target = new URL(this.base);
-    uri.protocol = target.protocol;
-    uri.host = target.host;
-    return super.request<TData>({ ...opts, uri: uri.toString() } as never);
-  }
-}
+import { RedirectingClient } from "~/server/providers/telephony.server";
 
 type Json = Record<string, any>;
 
@@ -160,7 +147,7 @@ const defaultTwiml = () => app.twiml;
 beforeAll(async () => {
   fake = await startFakeTwilio({ ownedNumbers: [FROM, "+966115100000"] });
   app = await startApp(fake.authToken);
-  client = twilio(fake.accountSid, fake.authToken, { httpClient: new FakeTwilioHttpClient(fake.url) });
+  client = twilio(fake.accountSid, fake.authToken, { httpClient: new RedirectingClient(fake.url) });
 });
 afterAll(async () => {
   await fake?.close();
@@ -197,7 +184,7 @@ describe("REST API through the real SDK", () => {
     expect(account).toMatchObject({ sid: fake.accountSid, status: "active", type: "Full" });
     expect(account.dateCreated).toBeInstanceOf(Date);
 
-    const wrong = twilio(fake.accountSid, "not-the-token", { httpClient: new FakeTwilioHttpClient(fake.url) });
+    const wrong = twilio(fake.accountSid, "not-the-token", { httpClient: new RedirectingClient(fake.url) });
     const error = await failure(() => wrong.api.v2010.accounts(fake.accountSid).fetch());
     expect(error).toBeInstanceOf(twilio.RestException);
     expect(error).toMatchObject({ status: 401, code: 20003, message: "Authenticate", moreInfo: "https://www.twilio.com/docs/errors/20003" });

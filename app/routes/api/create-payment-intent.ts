@@ -2,9 +2,8 @@ import type { Route } from "./+types/create-payment-intent";
 import { empathyDetailsSchema } from "~/lib/empathy-schemas";
 import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/server/api.server";
 import { servicesContext } from "~/server/context";
-import { checkEmpathyDetails, createEmpathyPaymentIntent, empathyStatusPath } from "~/server/empathy.server";
+import { checkEmpathyDetails, createEmpathyPaymentIntent, empathyStatusPath, exceededPaymentLimit } from "~/server/empathy.server";
 import { getI18n } from "~/server/i18n.server";
-import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
 
 const accepted = (value: unknown) => (value === true || value === "on" || value === "true" ? "on" : undefined);
 
@@ -34,10 +33,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!checked.ok) return apiError(400, checked.message, { fields: { [checked.field]: [checked.message] } });
   if (!services.stripe) return apiError(503, t("payment.notConfigured"));
   if (!services.telephony.configured) return apiError(503, t("empathy.callsNotConfigured"));
-  const exceeded = await firstExceededRule(context, [
-    { name: "empathy-pay:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
-    { name: "empathy-pay:number", subject: checked.details.phone, limit: 10, windowSeconds: 86_400 },
-  ]);
+  const exceeded = await exceededPaymentLimit(context, checked.details.phone);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
   const created = await createEmpathyPaymentIntent(services, checked.details);
   return Response.json({

@@ -114,7 +114,7 @@ function toTelephonyError(error: unknown) {
 }
 
 /** Sends the SDK's requests for https://api.twilio.com (and its subdomains) to another origin. */
-class RedirectingClient extends twilio.RequestClient {
+export class RedirectingClient extends twilio.RequestClient {
   constructor(private readonly base: string) {
     super();
   }
