@@ -127,7 +127,7 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
               </p>
             ) : null}
             {loaderData.step === "payment" && loaderData.draft ? (
-              <PaymentStep draft={loaderData.draft} configured={loaderData.paymentsConfigured && loaderData.callsConfigured} />
+              <PaymentStep draft={loaderData.draft} paymentsConfigured={loaderData.paymentsConfigured} callsConfigured={loaderData.callsConfigured} />
             ) : (
               <DetailsStep lastResult={actionData} draft={loaderData.draft} />
             )}
@@ -289,7 +289,7 @@ function Checkbox({ id, name, label, errors }: { id: string; name: string; label
 
 type Phase = { kind: "paying" } | { kind: "placing" } | { kind: "call-error"; message: string; statusUrl: string | null };
 
-function PaymentStep({ draft, configured }: { draft: EmpathyDetails; configured: boolean }) {
+function PaymentStep({ draft, paymentsConfigured, callsConfigured }: { draft: EmpathyDetails; paymentsConfigured: boolean; callsConfigured: boolean }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [phase, setPhase] = useState<Phase>({ kind: "paying" });
@@ -350,11 +350,11 @@ function PaymentStep({ draft, configured }: { draft: EmpathyDetails; configured:
         <CallSummary className="mt-3" phone={formatPhone(draft.phone)} language={language.nativeName} voice={draft.voice} />
       </section>
 
-      {!configured ? (
+      {!paymentsConfigured ? (
         <p role="alert" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
           {t("payment.notConfigured")}
         </p>
-      ) : phase.kind === "placing" ? (
+      ) : !callsConfigured ? null /* the notice above the steps says calls are not configured */ : phase.kind === "placing" ? (
         <div role="status" className="rounded-xl bg-emerald-50 p-5 text-emerald-950">
           <p className="font-semibold">{t("payment.successTitle")}</p>
           <p className="mt-1 flex items-center gap-2">

@@ -274,6 +274,28 @@ describe("a call that does not reach the caller", () => {
   });
 });
 
+describe("a server with payments but no telephony", () => {
+  it("takes no money and places no call, with a clear 503 instead of an error", async () => {
+    const noCalls = await startAppInProcess({
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+      STRIPE_API_URL: stripe.url,
+      SEED_DEMO_DATA: "false",
+    });
+    try {
+      const api = httpClient(noCalls.url);
+      const pay = await api.postJson("/api/create-payment-intent", { amount: 5, phone: "+12125550100", language: "english", adult: true, recordingAccepted: true });
+      expect(pay.status).toBe(503);
+      const intent = stripe.seedPaymentIntent({ amount: 500, currency: "usd", status: "succeeded", metadata: { purpose: "empathy_call", empathyRequestId: "1" } });
+      const start = await api.postJson("/api/empathy/start-call", { paymentIntentId: intent.id });
+      expect(start.status).toBe(503);
+      expect((await start.json()).error).toBe("Calls are not configured on this server yet, so no call can be requested.");
+    } finally {
+      await noCalls.stop();
+    }
+  });
+});
+
 describe("privacy", () => {
   it("records the funnel without phone numbers", async () => {
     const rows = await app.services.db.select().from(funnelEvents);

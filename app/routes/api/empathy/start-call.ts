@@ -20,6 +20,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     return apiError(400, t("empathy.paymentIdInvalid"), { fields: { paymentIntentId: [t("empathy.paymentIdInvalid")] } });
   }
   if (!services.stripe) return apiError(503, t("payment.notConfigured"));
+  // The payment stays unused, so the call is placed once calls are configured (the webhook retries).
+  if (!services.telephony.configured) return apiError(503, t("empathy.callsNotConfigured"));
   const exceeded = await firstExceededRule(context, [
     { name: "empathy-start:ip", subject: clientIp(context), limit: 60, windowSeconds: 600 },
   ]);
