@@ -4,14 +4,26 @@
 import http from "node:http";
 
 const dev = process.argv.includes("--dev");
+
+// One failed promise somewhere (a call's database write, a job) must not end every visitor's
+// requests: it is logged with what failed, and the server goes on. An uncaught exception leaves
+// the process in an unknown state, so it is logged and the process exits (a supervisor restarts it).
+process.on("unhandledRejection", (reason) => {
+  console.error(
+    "Unhandled promise rejection (the server keeps running):",
+    reason instanceof Error ? (reason.stack ?? reason.message) : reason,
+  );
+});
+process.on("uncaughtException", (error, origin) => {
+  console.error(`Uncaught exception (${origin}); stopping:`, error?.stack ?? error);
+  process.exit(1);
+});
 if (!process.env.NODE_ENV) process.env.NODE_ENV = dev ? "development" : "production";
 
 let appServer;
 try {
   if (dev) {
-    const vite = await import("vite").then((m) =>
-      m.createServer({ server: { middlewareMode: true }, appType: "custom" }),
-    );
+    const vite = await import("vite").then((m) => m.createServer({ server: { middlewareMode: true }, appType: "custom" }));
     const mod = await vite.ssrLoadModule("./app/server/http.server.ts");
     appServer = await mod.createAppServer({
       build: () => vite.ssrLoadModule("virtual:react-router/server-build"),
@@ -32,6 +44,8 @@ try {
 }
 
 const port = Number(process.env.PORT ?? 3000);
+// Unset, Node listens on every interface (as hosting platforms expect); HOST=127.0.0.1 keeps it local.
+const host = process.env.HOST || undefined;
 const server = http.createServer(appServer.app);
 server.on("upgrade", (request, socket, head) => appServer.upgrade(request, socket, head));
 server.on("error", async (error) => {
@@ -43,11 +57,9 @@ server.on("error", async (error) => {
   await appServer.close().catch(() => {});
   process.exit(1);
 });
-server.listen(port, () => {
-  const address = server.address();
-  const url = `http://localhost:${typeof address === "object" && address ? address.port : port}`;
-  console.log(`Sakina is listening on ${url}`);
-  for (const line of appServer.services.startupNotes ?? []) console.log(line.replaceAll("{url}", url));
+server.listen(port, host, () => {
+  const { address, port: boundPort } = server.address();
+  for (const line of appServer.describe({ address, port: boundPort })) console.log(line);
 });
 
 let closing = false;

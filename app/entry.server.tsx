@@ -3,12 +3,22 @@ import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
-import { ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
-import { NonceProvider } from "~/components/nonce";
-import { nonceContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
+import { isRouteErrorResponse, ServerRouter, type EntryContext, type HandleErrorFunction, type RouterContextProvider } from "react-router";
+import { NonceProvider } from "~/ui/nonce";
+import { nonceContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
 
 export const streamTimeout = 5_000;
+
+/**
+ * Logs what went wrong on the server. A client's mistake answered with a 4xx (a POST to a page
+ * that takes none is a 405) is not the server's failure, and an aborted request is no error.
+ */
+export const handleError: HandleErrorFunction = (error, { request }) => {
+  if (request.signal.aborted) return;
+  if (isRouteErrorResponse(error) && error.status < 500) return;
+  console.error(error);
+};
 
 export default function handleRequest(
   request: Request,

@@ -1,10 +1,4 @@
 import type { InitOptions } from "i18next";
-import ar from "./locales/ar";
-import de from "./locales/de";
-import en from "./locales/en";
-import es from "./locales/es";
-import fr from "./locales/fr";
-import it from "./locales/it";
 
 export const supportedLanguages = ["en", "ar", "es", "fr", "de", "it"] as const;
 export type Language = (typeof supportedLanguages)[number];
@@ -20,20 +14,14 @@ export const languageNames: Record<Language, string> = {
   it: "Italiano",
 };
 
-export const resources = {
-  en: { translation: en },
-  ar: { translation: ar },
-  es: { translation: es },
-  fr: { translation: fr },
-  de: { translation: de },
-  it: { translation: it },
-} as const;
-
+/**
+ * Options shared by the server and the browser. The texts are not here: the server holds all six
+ * languages (locales/all.server.ts), the browser loads only the page's (locales/load.ts).
+ */
 export const i18nOptions = {
   supportedLngs: [...supportedLanguages],
   fallbackLng: fallbackLanguage,
   defaultNS: "translation",
-  resources,
   interpolation: { escapeValue: false },
 } satisfies InitOptions;
 

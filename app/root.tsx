@@ -1,35 +1,31 @@
-import {
-  data,
-  isRouteErrorResponse,
-  Link,
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  ScrollRestoration,
-  useRouteLoaderData,
-} from "react-router";
+import { data, isRouteErrorResponse, Link, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "react-router";
 import { useTranslation } from "react-i18next";
-import { useChangeLanguage } from "remix-i18next/react";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
-import { textDirection } from "./i18n";
-import { useNonce } from "./components/nonce";
-import { SiteFooter } from "./components/site-footer";
-import { SiteHeader } from "./components/site-header";
-import { ToastViewport } from "./components/toast";
-import { buttonClass } from "./components/ui/button";
-import { csrfTokenContext, servicesContext } from "./server/context";
-import { csrfMiddleware } from "./server/csrf.server";
-import { publicEnv } from "./server/env.server";
-import { getLocale, i18nextMiddleware, persistLanguageMiddleware } from "./server/i18n.server";
-import { toastContext, toastMiddleware } from "./server/toast.server";
+import { useEffect } from "react";
+import { isLanguage, textDirection } from "./i18n";
+import { showLanguage } from "~/locales/load";
+import { useNonce } from "~/ui/nonce";
+import { SiteFooter } from "~/ui/site-footer";
+import { SiteHeader } from "~/ui/site-header";
+import { ToastViewport } from "~/ui/toast";
+import { buttonClass } from "~/ui/button";
+import { csrfTokenContext, servicesContext } from "~/platform/context";
+import { noStoreMiddleware } from "~/platform/cache-control.server";
+import { csrfMiddleware } from "~/platform/csrf.server";
+import { publicEnv } from "~/platform/env.server";
+import type { RootData } from "~/ui/root-data";
+import { getLocale, i18nextMiddleware, persistLanguageMiddleware } from "~/platform/i18n.server";
+import { toastContext, toastMiddleware } from "~/platform/toast.server";
+import { retryAfterMiddleware } from "~/platform/rate-limit.server";
 
 export const middleware: Route.MiddlewareFunction[] = [
+  noStoreMiddleware,
   i18nextMiddleware,
   persistLanguageMiddleware,
   csrfMiddleware,
   toastMiddleware,
+  retryAfterMiddleware,
 ];
 
 export const links: Route.LinksFunction = () => [
@@ -44,15 +40,18 @@ export async function loader({ context }: Route.LoaderArgs) {
     csrfToken: context.get(csrfTokenContext),
     toast: context.get(toastContext),
     publicEnv: publicEnv(env),
-  });
+  } satisfies RootData);
 }
 
 export function Layout({ children }: { children: React.ReactNode }) {
   const rootData = useRouteLoaderData<typeof loader>("root");
   const locale = rootData?.locale ?? "en";
   const nonce = useNonce();
-  const { t } = useTranslation();
-  useChangeLanguage(locale);
+  const { t, i18n } = useTranslation();
+  // After a change of language without a page load, fetch that language's texts, then switch.
+  useEffect(() => {
+    if (isLanguage(locale)) void showLanguage(i18n, locale);
+  }, [i18n, locale]);
   return (
     <html lang={locale} dir={textDirection(locale)}>
       <head>

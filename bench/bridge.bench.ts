@@ -1,5 +1,5 @@
 // Call-audio bridge benchmark: N simultaneous Twilio media streams through the app's real
-// bridge (app/server/voice/bridge.server.ts) to the fake OpenAI Realtime server in echo mode.
+// bridge (app/features/voice/bridge.server.ts) to the fake OpenAI Realtime server in echo mode.
 //
 //   npx tsx bench/bridge.bench.ts [--calls N] [--seconds S]      (defaults: 20 calls, 10 s)
 //
@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { WebSocketServer } from "ws";
-import { bridgeMediaStream } from "../app/server/voice/bridge.server";
+import { bridgeMediaStream } from "../app/features/voice/bridge.server";
 import { createCall, setStreamToken } from "../models/calls";
 import { connectMediaStream, FRAME_BYTES, FRAME_MS, speech, type MediaStreamHandle } from "../tests/fakes/media-stream";
 import { startFakeRealtime } from "../tests/fakes/openai-realtime";
@@ -158,14 +158,18 @@ const sleep = (delay: number) => new Promise((resolve) => setTimeout(resolve, de
 
 // ---- setup: N calls, each with its bridge and model session up before any audio flows ----
 const cpu = os.cpus();
-console.log(`bridge benchmark: ${CALLS} calls x ${SECONDS} s, ${FRAMES_PER_SECOND} frames/s each way per call (${FRAME_BYTES}-byte G.711 frames)`);
+console.log(
+  `bridge benchmark: ${CALLS} calls x ${SECONDS} s, ${FRAMES_PER_SECOND} frames/s each way per call (${FRAME_BYTES}-byte G.711 frames)`,
+);
 console.log(`node ${process.version}, ${cpu.length} cores (${cpu[0]?.model.trim() ?? "unknown CPU"}), all on loopback in one process`);
 
 const setupStart = performance.now();
 const legs = await Promise.all(Array.from({ length: CALLS }, openLeg));
 // Session i is the i-th model connection; all N must have taken the bridge's session.update.
 await Promise.all(legs.map((_, i) => fake.waitForServerEvent(i, "session.updated", undefined, SETUP_TIMEOUT_MS)));
-console.log(`setup: ${CALLS} streams connected and ${fake.sessions.length} model sessions up in ${(performance.now() - setupStart).toFixed(0)} ms`);
+console.log(
+  `setup: ${CALLS} streams connected and ${fake.sessions.length} model sessions up in ${(performance.now() - setupStart).toFixed(0)} ms`,
+);
 
 // ---- streaming: every client sends one frame every 20 ms for S seconds ----
 // Clients start spread over one 20 ms frame period (real calls are not in phase), so the load is
@@ -213,7 +217,10 @@ for (const leg of legs) {
   corrupted += leg.corrupted;
   const open = leg.stream.isOpen && leg.droppedBy === null;
   if (open && received >= SUSTAINED_SHARE * EXPECTED_FRAMES) sustained++;
-  else problems.push(`call ${leg.callId}: ${open ? "open" : `dropped (${leg.droppedBy ?? "closed"})`}, ${received}/${EXPECTED_FRAMES} frames back`);
+  else
+    problems.push(
+      `call ${leg.callId}: ${open ? "open" : `dropped (${leg.droppedBy ?? "closed"})`}, ${received}/${EXPECTED_FRAMES} frames back`,
+    );
 }
 const rtts = Float64Array.from(legs.flatMap((leg) => leg.rtts)).sort();
 const mean = rtts.reduce((sum, value) => sum + value, 0) / (rtts.length || 1);
@@ -225,14 +232,24 @@ const cpuMs = (cpuUsed.user + cpuUsed.system) / 1000;
 const loopMs = (ns: number) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS).toFixed(2);
 
 console.log("");
-console.log(`calls sustained: ${sustained}/${CALLS} (stream open to the end and >= ${SUSTAINED_SHARE * 100}% of ${EXPECTED_FRAMES} frames back)`);
-console.log(`frames in  (client -> bridge): ${framesIn}  (${(framesIn / (streamWall / 1000)).toFixed(0)}/s); appends reaching the fake: ${appendsAtFake}`);
-console.log(`frames out (bridge -> client): ${framesOut}  (${(framesOut / (streamWall / 1000)).toFixed(0)}/s); marks echoed back: ${marksEchoed}`);
-console.log(`echoed frames unmatched: ${unmatched}, corrupted: ${corrupted}; fake errors: ${fakeErrors}; client protocol errors: ${protocolErrors}; bridge warnings: ${warnings.length}`);
+console.log(
+  `calls sustained: ${sustained}/${CALLS} (stream open to the end and >= ${SUSTAINED_SHARE * 100}% of ${EXPECTED_FRAMES} frames back)`,
+);
+console.log(
+  `frames in  (client -> bridge): ${framesIn}  (${(framesIn / (streamWall / 1000)).toFixed(0)}/s); appends reaching the fake: ${appendsAtFake}`,
+);
+console.log(
+  `frames out (bridge -> client): ${framesOut}  (${(framesOut / (streamWall / 1000)).toFixed(0)}/s); marks echoed back: ${marksEchoed}`,
+);
+console.log(
+  `echoed frames unmatched: ${unmatched}, corrupted: ${corrupted}; fake errors: ${fakeErrors}; client protocol errors: ${protocolErrors}; bridge warnings: ${warnings.length}`,
+);
 console.log("");
 console.log("per-frame round trip, client send -> matching echo back at the client (ms):");
 console.log("   frames       p50       p95       p99       max      mean");
-console.log(`${String(rtts.length).padStart(9)}${ms(percentile(rtts, 50))}  ${ms(percentile(rtts, 95))}  ${ms(percentile(rtts, 99))}  ${ms(rtts.at(-1) ?? NaN)}  ${ms(mean)}`);
+console.log(
+  `${String(rtts.length).padStart(9)}${ms(percentile(rtts, 50))}  ${ms(percentile(rtts, 95))}  ${ms(percentile(rtts, 99))}  ${ms(rtts.at(-1) ?? NaN)}  ${ms(mean)}`,
+);
 console.log("  (the path crosses the bridge twice and the fake once, all sharing this process's one event loop;");
 console.log("   the fake exposes no echo timing, so this is an upper bound on the time spent in the bridge)");
 console.log("");

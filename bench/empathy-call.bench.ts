@@ -16,7 +16,7 @@
 // turned off, which shows what polling the queue alone would cost.
 import { performance } from "node:perf_hooks";
 import Stripe from "stripe";
-import { createEmpathyPaymentIntent, startEmpathyCall } from "../app/server/empathy.server";
+import { createEmpathyPaymentIntent, startEmpathyCall } from "../app/features/empathy/empathy.server";
 import { startFakeStripe } from "../tests/fakes/stripe";
 import { startFakeTwilio } from "../tests/fakes/twilio";
 import { createTestServices } from "../tests/support/services";
@@ -58,7 +58,9 @@ async function sample() {
   const result = await startEmpathyCall(services, created.paymentIntentId, "http://127.0.0.1:9");
   if (!result.ok) throw new Error(`start-call refused: ${result.reason}`);
   for (;;) {
-    const request = twilio.requests.slice(before).find((r) => r.method === "POST" && r.path.endsWith("/Calls.json") && r.params.To === phone);
+    const request = twilio.requests
+      .slice(before)
+      .find((r) => r.method === "POST" && r.path.endsWith("/Calls.json") && r.params.To === phone);
     if (request) return request.at - started;
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -75,7 +77,9 @@ async function run(label: string) {
   );
 }
 
-console.log(`Payment confirmation → Twilio call request, ${services.database.kind === "pglite" ? "PGlite (embedded)" : "PostgreSQL"}, Node ${process.version}`);
+console.log(
+  `Payment confirmation → Twilio call request, ${services.database.kind === "pglite" ? "PGlite (embedded)" : "PostgreSQL"}, Node ${process.version}`,
+);
 await run("as shipped (worker woken)");
 services.jobs.wake = () => {};
 await run("queue polling only (1 s interval)");

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type BusyInterval, type SlotRules, type WeeklySchedule, computeSlots } from "../app/lib/slots";
+import { type BusyInterval, type SlotRules, type WeeklySchedule, computeSlots } from "../app/features/booking/slots";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const casePath = path.resolve(process.argv[2] ?? path.join(repoRoot, "../shared/bench-cases/slots/case.json"));
@@ -124,7 +124,9 @@ console.log(
 // ---- all 10 services, once each, per batch ----
 for (const b of batches) {
   console.log(`\nall services, one call each, ${b.name}:`);
-  console.log(`${"service".padEnd(9)}${"min".padStart(4)}${"ms".padStart(9)}${"slots".padStart(7)}${"expected".padStart(10)}   first / last`);
+  console.log(
+    `${"service".padEnd(9)}${"min".padStart(4)}${"ms".padStart(9)}${"slots".padStart(7)}${"expected".padStart(10)}   first / last`,
+  );
   for (const s of c.services) {
     const t0 = performance.now();
     const slots = computeSlots(rulesFor(s.minutes), b.bookings, now);

@@ -1,6 +1,6 @@
 import type { TFunction } from "i18next";
 import { bookingIcs } from "~/lib/ics";
-import type { EmailMessage } from "~/server/providers/email.server";
+import type { EmailMessage } from "~/providers/email.server";
 import { emailLayout, escapeHtml, paragraphs } from "./layout";
 
 export interface BookingEmailInput {

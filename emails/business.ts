@@ -1,8 +1,12 @@
 import type { TFunction } from "i18next";
-import type { EmailMessage } from "~/server/providers/email.server";
+import type { EmailMessage } from "~/providers/email.server";
 import { button, emailLayout, escapeHtml, paragraphs } from "./layout";
 
-export function verificationEmail(t: TFunction, lang: string, input: { to: string; ownerName: string; businessName: string; link: string }): EmailMessage {
+export function verificationEmail(
+  t: TFunction,
+  lang: string,
+  input: { to: string; ownerName: string; businessName: string; link: string },
+): EmailMessage {
   const subject = t("email.verifySubject", { business: input.businessName });
   const intro = t("email.verifyBody", { name: input.ownerName, business: input.businessName });
   const expiry = t("email.verifyExpiry");

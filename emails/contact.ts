@@ -1,5 +1,5 @@
 import type { TFunction } from "i18next";
-import type { EmailMessage } from "~/server/providers/email.server";
+import type { EmailMessage } from "~/providers/email.server";
 import { emailLayout, escapeHtml, paragraphs } from "./layout";
 
 export interface ContactDetails {

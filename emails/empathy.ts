@@ -1,8 +1,15 @@
 import type { TFunction } from "i18next";
-import type { EmailMessage } from "~/server/providers/email.server";
+import type { EmailMessage } from "~/providers/email.server";
 import { button, emailLayout, paragraphs } from "./layout";
 
-function message(t: TFunction, lang: string, input: { to: string; statusUrl: string }, subject: string, body: string, action: string): EmailMessage {
+function message(
+  t: TFunction,
+  lang: string,
+  input: { to: string; statusUrl: string },
+  subject: string,
+  body: string,
+  action: string,
+): EmailMessage {
   return {
     to: input.to,
     subject,
@@ -17,7 +24,14 @@ function message(t: TFunction, lang: string, input: { to: string; statusUrl: str
 
 /** After the first attempt that did not reach the caller: we try again, or they can ask now. */
 export function empathyFailedEmail(t: TFunction, lang: string, input: { to: string; statusUrl: string; minutes: number }): EmailMessage {
-  return message(t, lang, input, t("empathyEmail.failedSubject"), t("empathyEmail.failedBody", { minutes: input.minutes }), t("empathyEmail.failedAction"));
+  return message(
+    t,
+    lang,
+    input,
+    t("empathyEmail.failedSubject"),
+    t("empathyEmail.failedBody", { minutes: input.minutes }),
+    t("empathyEmail.failedAction"),
+  );
 }
 
 /** After the last attempt: the $5 is on its way back. */

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "~/server/db.server";
+import type { Db } from "./db";
 import { accounts } from "./schema";
 
 export type Account = typeof accounts.$inferSelect;
@@ -14,7 +14,7 @@ export async function findAccountById(db: Db, id: number) {
   return row ?? null;
 }
 
-/** A new password ends every other session (the version in their cookies no longer matches). */
+/** Sets a new password and bumps the password version (see replaceTemporaryPassword). */
 export async function setAccountPassword(db: Db, accountId: number, passwordHash: string, options: { temporary: boolean }) {
   const [row] = await db
     .update(accounts)

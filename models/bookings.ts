@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, desc, eq, gt, lt, ne } from "drizzle-orm";
-import type { Db } from "~/server/db.server";
-import { EXCLUSION_VIOLATION, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
+import { and, asc, desc, eq, gt, lt, ne, sql } from "drizzle-orm";
+import type { Db } from "./db";
+import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
 import { bookings, businessServices } from "./schema";
 
 export type Booking = typeof bookings.$inferSelect;
@@ -14,7 +14,9 @@ export async function listBusyIntervals(db: Db, businessId: number, from: Date, 
   const rows = await db
     .select({ start: bookings.startsAt, end: bookings.endsAt })
     .from(bookings)
-    .where(and(eq(bookings.businessId, businessId), ne(bookings.status, "cancelled"), gt(bookings.endsAt, from), lt(bookings.startsAt, to)));
+    .where(
+      and(eq(bookings.businessId, businessId), ne(bookings.status, "cancelled"), gt(bookings.endsAt, from), lt(bookings.startsAt, to)),
+    );
   return rows.map((row) => ({ start: row.start.getTime(), end: row.end.getTime() }));
 }
 
@@ -32,19 +34,70 @@ export interface NewBooking {
 }
 
 export type CreateBookingResult =
-  | { kind: "created"; booking: Booking; manageToken: string }
-  | { kind: "duplicate"; booking: Booking }
-  | { kind: "taken" };
+  { kind: "created"; booking: Booking; manageToken: string } | { kind: "duplicate"; booking: Booking } | { kind: "taken" };
 
 /**
  * Inserts the booking. The exclusion constraint, not a prior check, decides who gets a contested
  * time: the loser gets `taken`. A repeated idempotency key returns the booking it already made.
  */
 export async function createBooking(db: Db, input: NewBooking): Promise<CreateBookingResult> {
+  // Once a time is booked, the many who lost the race hear "taken" at once instead of queuing
+  // for the lock one by one; only a time still free waits its turn.
+  const settled = await settledAnswer(db, input);
+  if (settled) return settled;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // One transaction per attempt, serialised per business by an advisory lock: concurrent
+      // attempts on one calendar queue behind each other instead of deadlocking in the
+      // exclusion constraint's index (PostgreSQL answered 40P01 under 100 simultaneous bookings).
+      return await db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(${BOOKING_LOCK_SPACE}, ${input.businessId})`);
+        return insertBooking(tx, input);
+      });
+    } catch (error) {
+      const code = pgErrorCode(error);
+      if (code === UNIQUE_VIOLATION && input.idempotencyKey) {
+        const existing = await findByIdempotencyKey(db, input.businessId, input.idempotencyKey);
+        if (existing) return { kind: "duplicate", booking: existing };
+      }
+      const transient = code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE;
+      if (!transient || attempt >= BOOKING_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 50 * attempt));
+    }
+  }
+}
+
+/** Advisory-lock namespace of bookings (the first of the two int4 keys); the business id is the second. */
+const BOOKING_LOCK_SPACE = 1_001;
+/** Attempts of one booking when PostgreSQL reports a deadlock or a serialisation failure. */
+const BOOKING_ATTEMPTS = 5;
+
+/** The answer the calendar already gives: the booking this key made, or the time is taken. */
+async function settledAnswer(db: Db, input: NewBooking): Promise<CreateBookingResult | null> {
   if (input.idempotencyKey) {
     const existing = await findByIdempotencyKey(db, input.businessId, input.idempotencyKey);
     if (existing) return { kind: "duplicate", booking: existing };
   }
+  const [overlap] = await db
+    .select({ id: bookings.id })
+    .from(bookings)
+    .where(
+      and(
+        eq(bookings.businessId, input.businessId),
+        ne(bookings.status, "cancelled"),
+        gt(bookings.endsAt, input.startsAt),
+        lt(bookings.startsAt, input.endsAt),
+      ),
+    )
+    .limit(1);
+  return overlap ? { kind: "taken" } : null;
+}
+
+async function insertBooking(db: Db, input: NewBooking): Promise<CreateBookingResult> {
+  // Under the lock this check is exact, so the loser gets `taken` without an aborted statement;
+  // the exclusion constraint stays the guarantee.
+  const settled = await settledAnswer(db, input);
+  if (settled) return settled;
   const manageToken = randomBytes(24).toString("base64url");
   try {
     const [booking] = await db
@@ -53,23 +106,24 @@ export async function createBooking(db: Db, input: NewBooking): Promise<CreateBo
       .returning();
     return { kind: "created", booking: booking!, manageToken };
   } catch (error) {
-    const code = pgErrorCode(error);
-    if (code === EXCLUSION_VIOLATION) return { kind: "taken" };
-    if (code === UNIQUE_VIOLATION && input.idempotencyKey) {
-      const existing = await findByIdempotencyKey(db, input.businessId, input.idempotencyKey);
-      if (existing) return { kind: "duplicate", booking: existing };
-    }
+    if (pgErrorCode(error) === EXCLUSION_VIOLATION) return { kind: "taken" };
     throw error;
   }
 }
 
 async function findByIdempotencyKey(db: Db, businessId: number, key: string) {
-  const [row] = await db.select().from(bookings).where(and(eq(bookings.businessId, businessId), eq(bookings.idempotencyKey, key)));
+  const [row] = await db
+    .select()
+    .from(bookings)
+    .where(and(eq(bookings.businessId, businessId), eq(bookings.idempotencyKey, key)));
   return row ?? null;
 }
 
 export async function findBookingByManageToken(db: Db, token: string) {
-  const [row] = await db.select().from(bookings).where(eq(bookings.manageTokenHash, hashToken(token)));
+  const [row] = await db
+    .select()
+    .from(bookings)
+    .where(eq(bookings.manageTokenHash, hashToken(token)));
   return row ?? null;
 }
 
@@ -114,6 +168,14 @@ export async function setBookingStatus(db: Db, bookingId: number, status: Bookin
 
 export async function setBookingCallState(db: Db, bookingId: number, callState: string) {
   await db.update(bookings).set({ callState, updatedAt: new Date() }).where(eq(bookings.id, bookingId));
+}
+
+/** The dialling policy refused the customer's number: the booking stands, the business phones them. */
+export async function markBookingNotCalled(db: Db, bookingId: number, reason: string) {
+  await db
+    .update(bookings)
+    .set({ callState: "not_called", notCalledReason: reason, updatedAt: new Date() })
+    .where(eq(bookings.id, bookingId));
 }
 
 /** The owner's list: upcoming first (soonest first), or past (latest first). */

@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import type { Db } from "~/server/db.server";
+import type { Db } from "./db";
 import { businessServices } from "./schema";
 
 export type BusinessService = typeof businessServices.$inferSelect;
@@ -26,7 +26,10 @@ export async function findService(db: Db, businessId: number, serviceId: number)
 }
 
 export async function addService(db: Db, businessId: number, fields: ServiceFields) {
-  const [row] = await db.insert(businessServices).values({ ...fields, businessId }).returning();
+  const [row] = await db
+    .insert(businessServices)
+    .values({ ...fields, businessId })
+    .returning();
   return row!;
 }
 

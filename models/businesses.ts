@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "~/server/db.server";
-import { slugify } from "~/lib/slug";
+import type { Db } from "./db";
+import { slugify } from "#models/slug";
 import { accounts, businesses, payments } from "./schema";
 
 export type Business = typeof businesses.$inferSelect;
@@ -35,10 +35,7 @@ export interface NewBusiness {
  * Creates the business with a unique, readable booking link. Returns `existing` instead when the
  * e-mail is already registered (also when two registrations race).
  */
-export async function registerBusiness(
-  db: Db,
-  input: NewBusiness,
-): Promise<{ created: Business } | { existing: Business }> {
+export async function registerBusiness(db: Db, input: NewBusiness): Promise<{ created: Business } | { existing: Business }> {
   const email = input.email.toLowerCase();
   const base = slugify(input.name);
   for (let attempt = 0; attempt < 6; attempt++) {
@@ -132,7 +129,20 @@ export async function activateBusiness(
 export async function updateBusinessProfile(
   db: Db,
   businessId: number,
-  fields: Partial<Pick<Business, "name" | "phone" | "address" | "description" | "timeZone" | "defaultLanguage" | "minimumNoticeMinutes" | "confirmationVoice" | "confirmationLanguage">>,
+  fields: Partial<
+    Pick<
+      Business,
+      | "name"
+      | "phone"
+      | "address"
+      | "description"
+      | "timeZone"
+      | "defaultLanguage"
+      | "minimumNoticeMinutes"
+      | "confirmationVoice"
+      | "confirmationLanguage"
+    >
+  >,
 ) {
   const [row] = await db.update(businesses).set(fields).where(eq(businesses.id, businessId)).returning();
   return row ?? null;
@@ -145,11 +155,14 @@ export async function setBusinessSubscription(db: Db, businessId: number, subscr
 /** Starter businesses whose 7 days are over become monthly (the Stripe subscription bills them). */
 export async function planFromSubscriptionStatus(db: Db, subscriptionId: string, stripeStatus: string) {
   const planStatusValue =
-    stripeStatus === "trialing" ? "starter" : stripeStatus === "active" ? "active" : stripeStatus === "past_due" || stripeStatus === "unpaid" ? "past_due" : "canceled";
-  await db
-    .update(businesses)
-    .set({ planStatus: planStatusValue })
-    .where(eq(businesses.stripeSubscriptionId, subscriptionId));
+    stripeStatus === "trialing"
+      ? "starter"
+      : stripeStatus === "active"
+        ? "active"
+        : stripeStatus === "past_due" || stripeStatus === "unpaid"
+          ? "past_due"
+          : "canceled";
+  await db.update(businesses).set({ planStatus: planStatusValue }).where(eq(businesses.stripeSubscriptionId, subscriptionId));
 }
 
 export async function countBusinesses(db: Db) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
-import type { Db } from "~/server/db.server";
+import type { Db } from "./db";
 import { callOptOuts, calls } from "./schema";
 
 export type Call = typeof calls.$inferSelect;
@@ -63,7 +63,10 @@ export async function claimCallForDialing(db: Db, id: number) {
 }
 
 export async function releaseDialClaim(db: Db, id: number) {
-  await db.update(calls).set({ dialClaimedAt: null }).where(and(eq(calls.id, id), eq(calls.status, "queued")));
+  await db
+    .update(calls)
+    .set({ dialClaimedAt: null })
+    .where(and(eq(calls.id, id), eq(calls.status, "queued")));
 }
 
 /**
@@ -118,11 +121,24 @@ export async function advanceCallStatus(
 
 /** Stores the hash of a fresh stream token (a new one per TwiML request). */
 export async function setStreamToken(db: Db, id: number, token: string) {
-  await db.update(calls).set({ streamTokenHash: hashStreamToken(token), streamTokenUsedAt: null }).where(eq(calls.id, id));
+  await db
+    .update(calls)
+    .set({ streamTokenHash: hashStreamToken(token), streamTokenUsedAt: null })
+    .where(eq(calls.id, id));
 }
 
-/** Uses the token: true once per token, so a replayed stream connection is refused. */
-export async function consumeStreamToken(db: Db, id: number, token: string) {
+/**
+ * A stream token carries its own expiry (`<expires at, ms, base36>.<random>`); only its hash is
+ * stored, so the expiry cannot be changed without the hash no longer matching.
+ */
+export function newStreamToken(random: string, expiresAt: Date) {
+  return `${expiresAt.getTime().toString(36)}.${random}`;
+}
+
+/** Uses the token: true once per token and only before it expires, so a replayed or late stream connection is refused. */
+export async function consumeStreamToken(db: Db, id: number, token: string, now = new Date()) {
+  const expiresAt = parseInt(token.split(".")[0] ?? "", 36);
+  if (!Number.isFinite(expiresAt) || expiresAt <= now.getTime()) return false;
   const [row] = await db
     .update(calls)
     .set({ streamTokenUsedAt: new Date() })

@@ -1,4 +1,4 @@
-import type { Db } from "~/server/db.server";
+import type { Db } from "./db";
 import { contactMessages } from "./schema";
 
 export type NewContactMessage = typeof contactMessages.$inferInsert;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { Db } from "~/server/db.server";
+import type { Db } from "./db";
 import { emailTokens } from "./schema";
 
 type Purpose = (typeof emailTokens.$inferSelect)["purpose"];

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
-import type { Db } from "~/server/db.server";
+import type { Db } from "./db";
 import { calls, empathyRequests, funnelEvents, payments } from "./schema";
 
 export type EmpathyRequest = typeof empathyRequests.$inferSelect;
@@ -29,7 +29,9 @@ export async function setEmpathyPaymentIntent(db: Db, id: number, paymentIntentI
   await db
     .update(empathyRequests)
     .set({ paymentIntentId, updatedAt: new Date() })
-    .where(and(eq(empathyRequests.id, id), or(isNull(empathyRequests.paymentIntentId), eq(empathyRequests.paymentIntentId, paymentIntentId))));
+    .where(
+      and(eq(empathyRequests.id, id), or(isNull(empathyRequests.paymentIntentId), eq(empathyRequests.paymentIntentId, paymentIntentId))),
+    );
 }
 
 export async function setEmpathyCheckoutSession(db: Db, id: number, checkoutSessionId: string) {
@@ -67,7 +69,13 @@ export async function markPaymentRefunded(db: Db, paymentIntentId: string, at: D
   await db.update(payments).set({ status: "refunded", refundedAt: at }).where(eq(payments.providerPaymentId, paymentIntentId));
 }
 
-export async function setEmpathyStatus(db: Db, id: number, status: EmpathyStatus, from: EmpathyStatus[], fields: Partial<EmpathyRequest> = {}) {
+export async function setEmpathyStatus(
+  db: Db,
+  id: number,
+  status: EmpathyStatus,
+  from: EmpathyStatus[],
+  fields: Partial<EmpathyRequest> = {},
+) {
   const [row] = await db
     .update(empathyRequests)
     .set({ ...fields, status, updatedAt: new Date() })
@@ -123,7 +131,12 @@ export async function eraseExpiredEmpathyContacts(db: Db, now = new Date()) {
       await tx
         .update(calls)
         .set({ toNumber: null, updatedAt: now })
-        .where(inArray(calls.empathyRequestId, expired.map((row) => row.id)));
+        .where(
+          inArray(
+            calls.empathyRequestId,
+            expired.map((row) => row.id),
+          ),
+        );
     }
     return expired.length;
   });

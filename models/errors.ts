@@ -11,3 +11,5 @@ export function pgErrorCode(error: unknown): string | undefined {
 
 export const EXCLUSION_VIOLATION = "23P01";
 export const UNIQUE_VIOLATION = "23505";
+export const SERIALIZATION_FAILURE = "40001";
+export const DEADLOCK_DETECTED = "40P01";

@@ -1,7 +1,14 @@
 import { and, asc, eq, gte } from "drizzle-orm";
-import type { Db } from "~/server/db.server";
-import type { WeeklySchedule } from "~/lib/slots";
+import type { Db } from "./db";
 import { daysOff, openingHours } from "./schema";
+
+/** Minutes after local midnight, 0..1440, start < end. */
+export interface OpeningInterval {
+  startMinute: number;
+  endMinute: number;
+}
+/** Opening intervals per weekday; 0 = Sunday (JS getDay()). */
+export type WeeklySchedule = Record<0 | 1 | 2 | 3 | 4 | 5 | 6, OpeningInterval[]>;
 
 export async function getWeeklySchedule(db: Db, businessId: number): Promise<WeeklySchedule> {
   const rows = await db
@@ -36,10 +43,13 @@ export async function listDaysOff(db: Db, businessId: number, fromDate?: string)
 }
 
 export async function addDayOff(db: Db, businessId: number, date: string, note: string | null) {
-  await db.insert(daysOff).values({ businessId, date, note }).onConflictDoUpdate({
-    target: [daysOff.businessId, daysOff.date],
-    set: { note },
-  });
+  await db
+    .insert(daysOff)
+    .values({ businessId, date, note })
+    .onConflictDoUpdate({
+      target: [daysOff.businessId, daysOff.date],
+      set: { note },
+    });
 }
 
 export async function removeDayOff(db: Db, businessId: number, dayOffId: number) {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "~/server/db.server";
+import type { Db } from "./db";
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -31,14 +31,66 @@ export async function hitRateLimit(
   };
   const row = result.rows[0]!;
   const startedAt = new Date(row.window_started_at).getTime();
-  const retryAfterSeconds = Math.max(
-    1,
-    Math.ceil((startedAt + rule.windowSeconds * 1000 - now.getTime()) / 1000),
-  );
+  const retryAfterSeconds = Math.max(1, Math.ceil((startedAt + rule.windowSeconds * 1000 - now.getTime()) / 1000));
   return { allowed: row.hits <= rule.limit, hits: row.hits, retryAfterSeconds };
 }
 
 /** Drops windows that ended long ago; run by a scheduled job. */
 export async function purgeExpiredRateLimits(db: Db, olderThan: Date) {
   await db.execute(sql`DELETE FROM rate_limits WHERE window_started_at < ${olderThan.toISOString()}::timestamptz`);
+}
+
+export interface BackoffRule {
+  /** Attempts allowed back to back before any wait. */
+  freeAttempts: number;
+  /** The first wait; each further attempt doubles it. */
+  baseSeconds: number;
+  maxSeconds: number;
+  /** Attempts are forgotten this long after the last one. */
+  forgetSeconds: number;
+}
+
+/** How long the attempt after the `attempts`-th must wait behind it. */
+export function backoffSeconds(attempts: number, rule: BackoffRule) {
+  if (attempts < rule.freeAttempts) return 0;
+  return Math.min(rule.maxSeconds, rule.baseSeconds * 2 ** Math.min(attempts - rule.freeAttempts, 30));
+}
+
+/**
+ * Counts one attempt against `key` unless it comes too soon: after `freeAttempts`, each attempt
+ * must wait an exponentially growing time behind the previous one. A refused attempt is not
+ * counted and does not move the clock, so waiting it out always works. The count is one
+ * conditional update, so concurrent attempts are counted exactly. The row keeps the count in
+ * `hits` and the last attempt's time in `window_started_at`.
+ */
+export async function hitBackoff(db: Db, key: string, rule: BackoffRule, now: Date = new Date()) {
+  const at = now.toISOString();
+  const forgetBefore = new Date(now.getTime() - rule.forgetSeconds * 1000).toISOString();
+  await db.execute(sql`
+    INSERT INTO rate_limits (key, window_started_at, hits) VALUES (${key}, 'epoch', 0) ON CONFLICT (key) DO NOTHING`);
+  const wait = sql`(CASE WHEN hits < ${rule.freeAttempts} THEN 0
+    ELSE LEAST(${rule.maxSeconds}, ${rule.baseSeconds} * power(2, LEAST(hits - ${rule.freeAttempts}, 30))) END
+    * interval '1 second')`;
+  const counted = (await db.execute(sql`
+    UPDATE rate_limits SET
+      hits = CASE WHEN window_started_at <= ${forgetBefore}::timestamptz THEN 1 ELSE hits + 1 END,
+      window_started_at = ${at}::timestamptz
+    WHERE key = ${key}
+      AND (window_started_at <= ${forgetBefore}::timestamptz OR window_started_at + ${wait} <= ${at}::timestamptz)
+    RETURNING hits`)) as unknown as { rows: unknown[] };
+  if (counted.rows.length > 0) return { allowed: true, retryAfterSeconds: 0 };
+  const current = (await db.execute(sql`SELECT hits, window_started_at FROM rate_limits WHERE key = ${key}`)) as unknown as {
+    rows: { hits: number; window_started_at: string | Date }[];
+  };
+  const row = current.rows[0];
+  // Purged between the two statements: nothing counts against this attempt any more.
+  if (!row) return { allowed: true, retryAfterSeconds: 0 };
+  const last = new Date(row.window_started_at).getTime();
+  const retryAfterSeconds = Math.max(1, Math.ceil((last + backoffSeconds(row.hits, rule) * 1000 - now.getTime()) / 1000));
+  return { allowed: false, retryAfterSeconds };
+}
+
+/** Forgets the attempts counted against `key` (after a success). */
+export async function clearRateLimit(db: Db, key: string) {
+  await db.execute(sql`DELETE FROM rate_limits WHERE key = ${key}`);
 }

@@ -1,5 +1,19 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, date, integer, jsonb, pgEnum, pgTable, serial, smallint, text, timestamp, unique } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  unique,
+} from "drizzle-orm/pg-core";
 
 /** Fixed-window counters shared by every process that uses the same database. */
 export const rateLimits = pgTable("rate_limits", {
@@ -18,15 +32,12 @@ export const contactMessages = pgTable("contact_messages", {
   message: text("message").notNull(),
   urgency: contactUrgency("urgency").notNull().default("normal"),
   locale: text("locale").notNull(),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
-export const businessStatus = pgEnum("business_status", [
-  "pending_verification",
-  "payment_required",
-  "active",
-  "suspended",
-]);
+export const businessStatus = pgEnum("business_status", ["pending_verification", "payment_required", "active", "suspended"]);
 export const planStatus = pgEnum("plan_status", ["none", "starter", "active", "past_due", "canceled"]);
 
 export const businesses = pgTable("businesses", {
@@ -52,9 +63,13 @@ export const businesses = pgTable("businesses", {
   minimumNoticeMinutes: integer("minimum_notice_minutes").notNull().default(60),
   confirmationVoice: text("confirmation_voice").notNull().default("shimmer"),
   confirmationLanguage: text("confirmation_language").notNull().default("en"),
+  /** ISO codes the confirmation agent may phone; null means the deployment's list. */
+  callCountries: text("call_countries").array(),
   verifiedAt: timestamp("verified_at", { withTimezone: true }),
   activatedAt: timestamp("activated_at", { withTimezone: true }),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
 export const accountRole = pgEnum("account_role", ["owner", "admin"]);
@@ -69,10 +84,12 @@ export const accounts = pgTable("accounts", {
   passwordHash: text("password_hash").notNull(),
   /** Set while the password is the e-mailed temporary one. */
   mustChangePassword: boolean("must_change_password").notNull().default(true),
-  /** Bumped on password change: every older session cookie stops working. */
+  /** Bumped on every password change, so a late job can tell the password changed since it looked. */
   sessionVersion: integer("session_version").notNull().default(1),
   lastLoginAt: timestamp("last_login_at", { withTimezone: true }),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
 export const emailTokenPurpose = pgEnum("email_token_purpose", ["verify_email", "reset_password"]);
@@ -87,7 +104,9 @@ export const emailTokens = pgTable("email_tokens", {
   accountId: integer("account_id").references(() => accounts.id, { onDelete: "cascade" }),
   expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   usedAt: timestamp("used_at", { withTimezone: true }),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
 export const paymentPurpose = pgEnum("payment_purpose", ["business_starter", "empathy_call", "subscription"]);
@@ -102,7 +121,9 @@ export const payments = pgTable("payments", {
   status: text("status").notNull(),
   businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
   refundedAt: timestamp("refunded_at", { withTimezone: true }),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
 /** What a business offers on its booking page. */
@@ -117,7 +138,9 @@ export const businessServices = pgTable("business_services", {
   currency: text("currency").notNull().default("USD"),
   durationMinutes: integer("duration_minutes").notNull(),
   active: boolean("active").notNull().default(true),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
 /** Weekly hours; several rows on one weekday leave breaks between them. */
@@ -134,7 +157,10 @@ export const openingHours = pgTable(
     endMinute: integer("end_minute").notNull(),
   },
   (table) => [
-    check("opening_hours_valid", sql`${table.weekday} between 0 and 6 and ${table.startMinute} >= 0 and ${table.endMinute} <= 1440 and ${table.startMinute} < ${table.endMinute}`),
+    check(
+      "opening_hours_valid",
+      sql`${table.weekday} between 0 and 6 and ${table.startMinute} >= 0 and ${table.endMinute} <= 1440 and ${table.startMinute} < ${table.endMinute}`,
+    ),
   ],
 );
 
@@ -157,58 +183,57 @@ export const webhookEvents = pgTable("webhook_events", {
   id: text("id").primaryKey(),
   provider: text("provider").notNull(),
   type: text("type").notNull(),
-  receivedAt: timestamp("received_at", { withTimezone: true }).notNull().default(sql`now()`),
+  receivedAt: timestamp("received_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
-export const bookingStatus = pgEnum("booking_status", [
-  "pending",
-  "confirmed",
-  "cancelled",
-  "reschedule_requested",
-  "unreachable",
-]);
+export const bookingStatus = pgEnum("booking_status", ["pending", "confirmed", "cancelled", "reschedule_requested", "unreachable"]);
 
 /**
  * Appointments. Two live bookings of one business can never overlap: an exclusion constraint
  * (migration 0004) on (business_id, [starts_at, ends_at)) for every status but cancelled.
  */
-export const bookings = pgTable("bookings", {
-  id: serial("id").primaryKey(),
-  businessId: integer("business_id")
-    .notNull()
-    .references(() => businesses.id, { onDelete: "cascade" }),
-  serviceId: integer("service_id")
-    .notNull()
-    .references(() => businessServices.id),
-  startsAt: timestamp("starts_at", { withTimezone: true }).notNull(),
-  endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
-  customerName: text("customer_name").notNull(),
-  /** E.164. */
-  customerPhone: text("customer_phone").notNull(),
-  customerEmail: text("customer_email"),
-  notes: text("notes"),
-  /** The language the customer booked in; the confirmation call and e-mails use it. */
-  language: text("language").notNull().default("en"),
-  status: bookingStatus("status").notNull().default("pending"),
-  /** Sent with the confirm form; a resubmission finds the booking it already made. */
-  idempotencyKey: text("idempotency_key").unique(),
-  /** Hash of the secret in the customer's manage link. */
-  manageTokenHash: text("manage_token_hash").notNull().unique(),
-  /** Where the AI confirmation call stands, and what came of it. */
-  callState: text("call_state").notNull().default("queued"),
-  callOutcome: text("call_outcome"),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
-  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
-});
+export const bookings = pgTable(
+  "bookings",
+  {
+    id: serial("id").primaryKey(),
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    serviceId: integer("service_id")
+      .notNull()
+      .references(() => businessServices.id),
+    startsAt: timestamp("starts_at", { withTimezone: true }).notNull(),
+    endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
+    customerName: text("customer_name").notNull(),
+    /** E.164. */
+    customerPhone: text("customer_phone").notNull(),
+    customerEmail: text("customer_email"),
+    notes: text("notes"),
+    /** The language the customer booked in; the confirmation call and e-mails use it. */
+    language: text("language").notNull().default("en"),
+    status: bookingStatus("status").notNull().default("pending"),
+    /** Sent with the confirm form; a resubmission finds the booking it already made (per business). */
+    idempotencyKey: text("idempotency_key"),
+    /** Hash of the secret in the customer's manage link. */
+    manageTokenHash: text("manage_token_hash").notNull().unique(),
+    /** Where the AI confirmation call stands, and what came of it. */
+    callState: text("call_state").notNull().default("queued"),
+    callOutcome: text("call_outcome"),
+    /** Why the dialling policy refused to phone the customer; the business can call them itself. */
+    notCalledReason: text("not_called_reason"),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    updatedAt: timestamp("updated_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [unique("bookings_business_idempotency_key").on(table.businessId, table.idempotencyKey)],
+);
 
-export const empathyStatus = pgEnum("empathy_status", [
-  "awaiting_payment",
-  "calling",
-  "retrying",
-  "completed",
-  "refunding",
-  "refunded",
-]);
+export const empathyStatus = pgEnum("empathy_status", ["awaiting_payment", "calling", "retrying", "completed", "refunding", "refunded"]);
 
 /**
  * A $5 anonymous empathy call from its request to its end. The phone number and e-mail are
@@ -234,16 +259,15 @@ export const empathyRequests = pgTable("empathy_requests", {
   refundId: text("refund_id"),
   failureNotifiedAt: timestamp("failure_notified_at", { withTimezone: true }),
   erasedAt: timestamp("erased_at", { withTimezone: true }),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
-  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
+  updatedAt: timestamp("updated_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
-export const funnelEventName = pgEnum("funnel_event_name", [
-  "proceed_to_payment",
-  "payment_success",
-  "call_initiated",
-  "call_completed",
-]);
+export const funnelEventName = pgEnum("funnel_event_name", ["proceed_to_payment", "payment_success", "call_initiated", "call_completed"]);
 
 /** First-party product analytics of the empathy funnel: no phone number, no third-party tag. */
 export const funnelEvents = pgTable("funnel_events", {
@@ -251,7 +275,9 @@ export const funnelEvents = pgTable("funnel_events", {
   name: funnelEventName("name").notNull(),
   empathyRequestId: integer("empathy_request_id").references(() => empathyRequests.id, { onDelete: "set null" }),
   language: text("language"),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
 export const callPurpose = pgEnum("call_purpose", ["empathy", "booking_confirmation", "demo", "customer_service", "test"]);
@@ -268,44 +294,52 @@ export const callStatus = pgEnum("call_status", [
 ]);
 
 /** Every phone call the product places, from queueing to its last status. */
-export const calls = pgTable("calls", {
-  id: serial("id").primaryKey(),
-  purpose: callPurpose("purpose").notNull(),
-  language: text("language").notNull(),
-  voice: text("voice").notNull(),
-  provider: text("provider").notNull().default("twilio"),
-  providerCallId: text("provider_call_id").unique(),
-  status: callStatus("status").notNull().default("queued"),
-  /** E.164; erased for anonymous empathy calls 24 hours after they end. */
-  toNumber: text("to_number"),
-  fromNumber: text("from_number"),
-  businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
-  bookingId: integer("booking_id").references(() => bookings.id, { onDelete: "set null" }),
-  /** The paid empathy request this call is an attempt of; one call per (request, attempt). */
-  empathyRequestId: integer("empathy_request_id").references(() => empathyRequests.id, { onDelete: "set null" }),
-  /** Set while a worker is dialling, so a duplicate job for the same call never dials twice. */
-  dialClaimedAt: timestamp("dial_claimed_at", { withTimezone: true }),
-  /** What the call ended with, in the agent's words: confirmed, cancelled, voicemail, … */
-  outcome: text("outcome"),
-  answeredBy: text("answered_by"),
-  attempt: integer("attempt").notNull().default(1),
-  timeLimitSeconds: integer("time_limit_seconds").notNull(),
-  startedAt: timestamp("started_at", { withTimezone: true }),
-  answeredAt: timestamp("answered_at", { withTimezone: true }),
-  endedAt: timestamp("ended_at", { withTimezone: true }),
-  durationSeconds: integer("duration_seconds"),
-  costCents: integer("cost_cents"),
-  /** Redacted transcript: [{ role: "caller" | "agent", text, at }]. */
-  transcript: jsonb("transcript").$type<{ role: "caller" | "agent"; text: string; at: string }[]>().notNull().default([]),
-  flaggedForReview: boolean("flagged_for_review").notNull().default(false),
-  flagReason: text("flag_reason"),
-  /** Hash of the single-use token the media stream must present. */
-  streamTokenHash: text("stream_token_hash"),
-  streamTokenUsedAt: timestamp("stream_token_used_at", { withTimezone: true }),
-  lastError: text("last_error"),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
-  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().default(sql`now()`),
-}, (table) => [unique("calls_empathy_attempt").on(table.empathyRequestId, table.attempt)]);
+export const calls = pgTable(
+  "calls",
+  {
+    id: serial("id").primaryKey(),
+    purpose: callPurpose("purpose").notNull(),
+    language: text("language").notNull(),
+    voice: text("voice").notNull(),
+    provider: text("provider").notNull().default("twilio"),
+    providerCallId: text("provider_call_id").unique(),
+    status: callStatus("status").notNull().default("queued"),
+    /** E.164; erased for anonymous empathy calls 24 hours after they end. */
+    toNumber: text("to_number"),
+    fromNumber: text("from_number"),
+    businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
+    bookingId: integer("booking_id").references(() => bookings.id, { onDelete: "set null" }),
+    /** The paid empathy request this call is an attempt of; one call per (request, attempt). */
+    empathyRequestId: integer("empathy_request_id").references(() => empathyRequests.id, { onDelete: "set null" }),
+    /** Set while a worker is dialling, so a duplicate job for the same call never dials twice. */
+    dialClaimedAt: timestamp("dial_claimed_at", { withTimezone: true }),
+    /** What the call ended with, in the agent's words: confirmed, cancelled, voicemail, … */
+    outcome: text("outcome"),
+    answeredBy: text("answered_by"),
+    attempt: integer("attempt").notNull().default(1),
+    timeLimitSeconds: integer("time_limit_seconds").notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    answeredAt: timestamp("answered_at", { withTimezone: true }),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    durationSeconds: integer("duration_seconds"),
+    costCents: integer("cost_cents"),
+    /** Redacted transcript: [{ role: "caller" | "agent", text, at }]. */
+    transcript: jsonb("transcript").$type<{ role: "caller" | "agent"; text: string; at: string }[]>().notNull().default([]),
+    flaggedForReview: boolean("flagged_for_review").notNull().default(false),
+    flagReason: text("flag_reason"),
+    /** Hash of the single-use token the media stream must present. */
+    streamTokenHash: text("stream_token_hash"),
+    streamTokenUsedAt: timestamp("stream_token_used_at", { withTimezone: true }),
+    lastError: text("last_error"),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    updatedAt: timestamp("updated_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [unique("calls_empathy_attempt").on(table.empathyRequestId, table.attempt)],
+);
 
 /** "Don't call me again": numbers a business's agent must never phone. */
 export const callOptOuts = pgTable(
@@ -316,7 +350,54 @@ export const callOptOuts = pgTable(
       .notNull()
       .references(() => businesses.id, { onDelete: "cascade" }),
     phone: text("phone").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().default(sql`now()`),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
   },
   (table) => [unique("call_opt_outs_business_phone").on(table.businessId, table.phone)],
+);
+
+/**
+ * Signed-in sessions, kept on the server so logout, a password change and a reset end them. The
+ * cookie holds a random id; only its SHA-256 is stored.
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [index("sessions_account").on(table.accountId)],
+);
+
+/**
+ * Every number the dialling policy refused to phone, for the admin: which path asked, why, and
+ * keyed hashes (never the raw number or address).
+ */
+export const callRefusals = pgTable(
+  "call_refusals",
+  {
+    id: serial("id").primaryKey(),
+    /** booking_confirmation, demo, test, empathy, customer_service. */
+    path: text("path").notNull(),
+    /** country, premium, unroutable, number_cap, ip_cap, opted_out, invalid. */
+    reason: text("reason").notNull(),
+    country: text("country"),
+    numberHash: text("number_hash"),
+    ipHash: text("ip_hash"),
+    businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [index("call_refusals_created").on(table.createdAt)],
 );

@@ -1,5 +1,6 @@
 // `npm start`: build when the sources are newer than the last build, then serve. The server
-// migrates the database and seeds the demo data itself.
+// migrates the database and seeds the demo data itself. The build's own output (and the
+// deprecation notices of the tools under it) is shown only when it fails, or with --verbose.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
@@ -21,10 +22,18 @@ const configFiles = ["vite.config.ts", "react-router.config.ts", "package.json"]
 const sourceTime = Math.max(...sources.map(newestMtime), ...configFiles.map((f) => statSync(f).mtimeMs));
 const needsBuild = !existsSync(buildMarker) || statSync(buildMarker).mtimeMs < sourceTime;
 
+const verbose = process.argv.includes("--verbose");
 if (needsBuild) {
-  console.log("Building Sakina…");
-  const result = spawnSync("npx", ["react-router", "build"], { cwd: root, stdio: "inherit" });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  const started = Date.now();
+  console.log("Building Sakina… (first start, or the sources changed)");
+  const cli = path.join(root, "node_modules/@react-router/dev/bin.js");
+  const result = spawnSync(process.execPath, [cli, "build"], { cwd: root, stdio: verbose ? "inherit" : "pipe", encoding: "utf8" });
+  if (result.status !== 0) {
+    if (!verbose) process.stderr.write(`${result.stdout ?? ""}${result.stderr ?? ""}`);
+    console.error("The build failed (its output is above).");
+    process.exit(result.status ?? 1);
+  }
+  console.log(`Built in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
 }
 
 await import(path.join(root, "server.js"));

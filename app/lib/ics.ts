@@ -8,8 +8,11 @@ export function bookingIcs(input: {
   location?: string | null;
   url?: string;
 }) {
-  const stamp = (date: Date) => date.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
-  const escape = (text: string) => text.replace(/\\/g, "\\\\").replace(/;/g, "\\;").replace(/,/g, "\\,").replace(/\r?\n/g, "\\n");
+  const stamp = (date: Date) =>
+    date
+      .toISOString()
+      .replace(/[-:]/g, "")
+      .replace(/\.\d{3}/, "");
   const lines = [
     "BEGIN:VCALENDAR",
     "VERSION:2.0",
@@ -17,17 +20,58 @@ export function bookingIcs(input: {
     "CALSCALE:GREGORIAN",
     "METHOD:PUBLISH",
     "BEGIN:VEVENT",
-    `UID:${input.uid}`,
+    `UID:${escapeText(input.uid)}`,
     `DTSTAMP:${stamp(new Date())}`,
     `DTSTART:${stamp(input.start)}`,
     `DTEND:${stamp(input.end)}`,
-    `SUMMARY:${escape(input.summary)}`,
-    `DESCRIPTION:${escape(input.description)}`,
-    ...(input.location ? [`LOCATION:${escape(input.location)}`] : []),
-    ...(input.url ? [`URL:${input.url}`] : []),
+    `SUMMARY:${escapeText(input.summary)}`,
+    `DESCRIPTION:${escapeText(input.description)}`,
+    ...(input.location ? [`LOCATION:${escapeText(input.location)}`] : []),
+    ...(input.url ? [`URL:${withoutControls(input.url)}`] : []),
     "END:VEVENT",
     "END:VCALENDAR",
   ];
-  // Lines longer than 75 octets are folded with CRLF + space.
-  return lines.map((line) => line.replace(/(.{74})(?=.)/g, "$1\r\n ")).join("\r\n") + "\r\n";
+  return lines.map(foldLine).join("\r\n") + "\r\n";
+}
+
+/**
+ * A TEXT value (RFC 5545, 3.3.11): backslash, semicolon and comma escaped, every line break (CRLF,
+ * CR or LF) written as `\n`, other control characters dropped, so what a customer typed can never
+ * start a property of its own.
+ */
+export function escapeText(text: string) {
+  return withoutControls(
+    text
+      .replace(/\\/g, "\\\\")
+      .replace(/;/g, "\\;")
+      .replace(/,/g, "\\,")
+      .replace(/\r\n|\r|\n/g, "\\n"),
+  );
+}
+
+function withoutControls(text: string) {
+  return [...text].filter((char) => char === "\t" || (char >= " " && char !== "\u007f")).join("");
+}
+
+const encoder = new TextEncoder();
+
+/** Lines longer than 75 octets of UTF-8 are folded with CRLF + space, never inside a character. */
+export function foldLine(line: string) {
+  const parts: string[] = [];
+  let current = "";
+  let octets = 0;
+  for (const char of line) {
+    const size = encoder.encode(char).length;
+    // Continuation lines begin with the folding space, which counts towards their 75.
+    const room = parts.length === 0 ? 75 : 74;
+    if (octets + size > room) {
+      parts.push(current);
+      current = "";
+      octets = 0;
+    }
+    current += char;
+    octets += size;
+  }
+  parts.push(current);
+  return parts.join("\r\n ");
 }

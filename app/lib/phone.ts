@@ -1,8 +1,7 @@
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 
 export type PhoneResult =
-  | { ok: true; e164: string; country: CountryCode | undefined; type: string | undefined }
-  | { ok: false; reason: "empty" | "invalid" };
+  { ok: true; e164: string; country: CountryCode | undefined; type: string | undefined } | { ok: false; reason: "empty" | "invalid" };
 
 /**
  * Parses what a person typed ("+44 20 7946 0958", "(212) 555-0100", "0551234567") into E.164.

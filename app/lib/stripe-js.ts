@@ -19,7 +19,7 @@ export interface StripeElements {
 export interface StripeElement {
   mount(target: HTMLElement | string): void;
   destroy(): void;
-  on(event: string, handler: (event: any) => void): void;
+  on(event: string, handler: (event: unknown) => void): void;
 }
 
 declare global {
@@ -60,7 +60,7 @@ export async function postJson<T>(url: string, body: unknown): Promise<T> {
     body: JSON.stringify(body),
   });
   const text = await response.text();
-  let parsed: any = null;
+  let parsed: { error?: unknown; message?: unknown } | null = null;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {

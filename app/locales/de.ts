@@ -69,7 +69,8 @@ const de = {
     notFoundTitle: "Seite nicht gefunden",
     notFoundBody: "Die gesuchte Seite existiert nicht oder wurde verschoben.",
     forbiddenTitle: "Ihr Formular ist abgelaufen",
-    forbiddenBody: "Zu Ihrer Sicherheit konnte das Formular nicht angenommen werden. Bitte laden Sie die Seite neu und versuchen Sie es erneut.",
+    forbiddenBody:
+      "Zu Ihrer Sicherheit konnte das Formular nicht angenommen werden. Bitte laden Sie die Seite neu und versuchen Sie es erneut.",
     serverTitle: "Etwas ist schiefgelaufen",
     serverBody: "Ihre Anfrage konnte nicht abgeschlossen werden. Bitte versuchen Sie es gleich noch einmal.",
     goHome: "Zur Startseite",
@@ -104,7 +105,8 @@ const de = {
     phoneHint: "Mit Ländervorwahl, zum Beispiel +1 212 555 0100. Wir löschen sie 24 Stunden nach dem Anruf.",
     phoneRequired: "Telefonnummer erforderlich - Bitte geben Sie Ihre Telefonnummer ein, um den Anruf zu erhalten",
     phoneInvalid: "Das ist keine gültige Telefonnummer. Bitte geben Sie sie mit Ländervorwahl ein, zum Beispiel +1 212 555 0100.",
-    countryRefused: "Nummern in diesem Land können wir noch nicht anrufen. Bitte verwenden Sie eine Nummer aus einem der Länder, die in den FAQ aufgeführt sind.",
+    countryRefused:
+      "Nummern in diesem Land können wir noch nicht anrufen. Bitte verwenden Sie eine Nummer aus einem der Länder, die in den FAQ aufgeführt sind.",
     premiumRefused: "Diese Nummer kann unsere Anrufe nicht empfangen. Bitte verwenden Sie eine normale Mobil- oder Festnetznummer.",
     language: "Sprache des Anrufs",
     languageInvalid: "Bitte wählen Sie eine der sechs Sprachen.",
@@ -113,7 +115,8 @@ const de = {
     voice_male: "Männliche Stimme",
     voiceInvalid: "Bitte wählen Sie eine weibliche oder eine männliche Stimme.",
     email: "E-Mail-Adresse für Neuigkeiten zu diesem Anruf",
-    emailHint: "Wird nur verwendet, wenn wir Sie nicht erreichen oder Ihnen Geld erstatten müssen; sie wird zusammen mit Ihrer Nummer gelöscht.",
+    emailHint:
+      "Wird nur verwendet, wenn wir Sie nicht erreichen oder Ihnen Geld erstatten müssen; sie wird zusammen mit Ihrer Nummer gelöscht.",
     emailInvalid: "Bitte geben Sie eine E-Mail-Adresse wie name@example.com ein oder lassen Sie das Feld leer.",
     recordingTitle: "Hinweis zur Aufzeichnung",
     recordingNotice:
@@ -135,7 +138,8 @@ const de = {
     placing: "Zahlung abgeschlossen - Ihr Anruf wird aufgebaut...",
     callErrorTitle: "Anruffehler",
     callErrorBody: "Der Anruf konnte nicht getätigt werden. Bitte wenden Sie sich an den Support.",
-    paymentKept: "Ihre Zahlung ist sicher: Wir versuchen es weiter, und wenn wir Sie nicht erreichen, erhalten Sie Ihre $5 automatisch zurück.",
+    paymentKept:
+      "Ihre Zahlung ist sicher: Wir versuchen es weiter, und wenn wir Sie nicht erreichen, erhalten Sie Ihre $5 automatisch zurück.",
     openStatus: "Status Ihres Anrufs ansehen",
     amountInvalid: "Der Anruf zur emotionalen Unterstützung kostet $5: Senden Sie amount 5.",
     callsNotConfigured: "Auf diesem Server sind noch keine Anrufe eingerichtet, daher kann kein Anruf angefordert werden.",
@@ -148,20 +152,24 @@ const de = {
     statusNotFoundTitle: "Anruf nicht gefunden",
     statusNotFound: "Dieser Link führt zu keinem Anruf. Bitte prüfen Sie, ob Sie die vollständige Adresse kopiert haben.",
     initiatedTitle: "Anruf gestartet!",
-    expectation: "Ihr Telefon klingelt innerhalb von 30–60 Sekunden (bei hoher Nachfrage nach bis zu 2–3 Minuten). Halten Sie es bereit: Der Anruf kommt von einer Nummer, die Sie vielleicht nicht kennen.",
-    awaitingPayment: "Wir warten darauf, dass Stripe Ihre Zahlung bestätigt. Diese Seite aktualisiert sich von selbst; Ihr Anruf wird gestartet, sobald die Zahlung bestätigt ist.",
+    expectation:
+      "Ihr Telefon klingelt innerhalb von 30–60 Sekunden (bei hoher Nachfrage nach bis zu 2–3 Minuten). Halten Sie es bereit: Der Anruf kommt von einer Nummer, die Sie vielleicht nicht kennen.",
+    awaitingPayment:
+      "Wir warten darauf, dass Stripe Ihre Zahlung bestätigt. Diese Seite aktualisiert sich von selbst; Ihr Anruf wird gestartet, sobald die Zahlung bestätigt ist.",
     progressQueued: "Ihr Anruf wird aufgebaut…",
     progressRinging: "Ihr Telefon klingelt.",
     progressConnected: "Sie sind verbunden. Nehmen Sie sich Zeit.",
     progressCompleted: "Ihr Anruf ist beendet. Danke, dass Sie mit uns gesprochen haben.",
     missedTitle: "Wir konnten Sie nicht erreichen",
-    missedBody: "Versuch {{attempt}} von {{attempts}} wurde nicht angenommen. Wir rufen um {{time}} erneut an, oder Sie können den Anruf jetzt anfordern.",
+    missedBody:
+      "Versuch {{attempt}} von {{attempts}} wurde nicht angenommen. Wir rufen um {{time}} erneut an, oder Sie können den Anruf jetzt anfordern.",
     retryNow: "Jetzt noch einmal anrufen",
     retryingNowTitle: "Wir rufen Sie noch einmal an",
     retryNotNeededTitle: "Kein neuer Versuch nötig",
     retryNotNeededBody: "Ihr Anruf ist bereits unterwegs oder schon beendet.",
     refundedTitle: "Ihre $5 wurden erstattet",
-    refundedBody: "Wir konnten Sie nach {{attempts}} Versuchen nicht erreichen und haben Ihnen Ihre Zahlung deshalb erstattet. Es kann 5–10 Tage dauern, bis sie auf Ihrem Kontoauszug erscheint.",
+    refundedBody:
+      "Wir konnten Sie nach {{attempts}} Versuchen nicht erreichen und haben Ihnen Ihre Zahlung deshalb erstattet. Es kann 5–10 Tage dauern, bis sie auf Ihrem Kontoauszug erscheint.",
     refundingBody: "Wir konnten Sie nach {{attempts}} Versuchen nicht erreichen und erstatten Ihnen Ihre Zahlung deshalb jetzt.",
     phoneErased: "Gelöscht",
     refreshHint: "Diese Seite aktualisiert sich von selbst.",
@@ -171,10 +179,12 @@ const de = {
   },
   empathyEmail: {
     failedSubject: "Wir konnten Sie für Ihren Sakina-Anruf nicht erreichen",
-    failedBody: "Wir haben versucht, Sie für Ihr Sakina-Unterstützungsgespräch anzurufen, aber niemand hat abgenommen. Wir versuchen es in etwa {{minutes}} Minute(n) erneut. Sie können den Anruf auch sofort anfordern. Wenn wir Sie nicht erreichen, erhalten Sie Ihre $5 automatisch zurück.",
+    failedBody:
+      "Wir haben versucht, Sie für Ihr Sakina-Unterstützungsgespräch anzurufen, aber niemand hat abgenommen. Wir versuchen es in etwa {{minutes}} Minute(n) erneut. Sie können den Anruf auch sofort anfordern. Wenn wir Sie nicht erreichen, erhalten Sie Ihre $5 automatisch zurück.",
     failedAction: "Rufen Sie mich jetzt an",
     refundedSubject: "Ihr Sakina-Anruf: $5 erstattet",
-    refundedBody: "Wir haben mehrmals versucht, Sie für Ihr Sakina-Unterstützungsgespräch anzurufen, konnten Sie aber nicht erreichen. Deshalb haben wir Ihnen Ihre $5 erstattet. Es kann 5–10 Tage dauern, bis die Erstattung auf Ihrem Kontoauszug erscheint. Sie können jederzeit gern einen neuen Anruf anfordern.",
+    refundedBody:
+      "Wir haben mehrmals versucht, Sie für Ihr Sakina-Unterstützungsgespräch anzurufen, konnten Sie aber nicht erreichen. Deshalb haben wir Ihnen Ihre $5 erstattet. Es kann 5–10 Tage dauern, bis die Erstattung auf Ihrem Kontoauszug erscheint. Sie können jederzeit gern einen neuen Anruf anfordern.",
     refundedAction: "Details ansehen",
   },
   contact: {
@@ -294,7 +304,8 @@ const de = {
     resentTitle: "Bestätigungs-E-Mail gesendet",
     resentBody: "Wir haben einen neuen Bestätigungslink an {{email}} gesendet. Öffnen Sie ihn, um mit der Zahlung fortzufahren.",
     checkInboxTitle: "Bitte prüfen Sie Ihre E-Mails",
-    checkInboxBody: "Wir haben einen Bestätigungslink an {{email}} gesendet. Öffnen Sie ihn, um Ihre Adresse zu bestätigen, und bezahlen Sie dann hier das Startangebot für $1.",
+    checkInboxBody:
+      "Wir haben einen Bestätigungslink an {{email}} gesendet. Öffnen Sie ihn, um Ihre Adresse zu bestätigen, und bezahlen Sie dann hier das Startangebot für $1.",
     resend: "Link erneut senden",
     restart: "Ein anderes Unternehmen registrieren",
     paymentTitle: "Mit dem Startangebot für $1 aktivieren",
@@ -419,7 +430,8 @@ const de = {
   },
   services: {
     title: "Leistungen",
-    intro: "Was Ihre Kunden buchen können. Deaktivierte Leistungen bleiben in Ihrem Verlauf, erscheinen aber nicht mehr auf der Buchungsseite.",
+    intro:
+      "Was Ihre Kunden buchen können. Deaktivierte Leistungen bleiben in Ihrem Verlauf, erscheinen aber nicht mehr auf der Buchungsseite.",
     empty: "Sie haben noch keine Leistungen. Fügen Sie unten Ihre erste hinzu – sie erscheint sofort auf Ihrer Buchungsseite.",
     add: "Leistung hinzufügen",
     addFirst: "Erste Leistung hinzufügen",
@@ -521,7 +533,8 @@ const de = {
   },
   demo: {
     title: "Hören Sie selbst: ein kostenloser Demoanruf",
-    intro: "Unser KI-Assistent ruft Sie innerhalb von Sekunden an und zeigt Ihnen, wie er eine Buchung bestätigt. Keine Registrierung nötig.",
+    intro:
+      "Unser KI-Assistent ruft Sie innerhalb von Sekunden an und zeigt Ihnen, wie er eine Buchung bestätigt. Keine Registrierung nötig.",
     phone: "Ihre Telefonnummer",
     phoneHint: "Nationales (212 555 0100) oder internationales Format (+44 20 7946 0958).",
     submit: "Kostenlosen Demoanruf erhalten",
@@ -531,7 +544,8 @@ const de = {
     failedTitle: "Anruf fehlgeschlagen",
     phoneRequired: "Telefonnummer erforderlich",
     phoneInvalid: "Bitte geben Sie eine gültige Telefonnummer ein, mit Ländervorwahl, wenn Sie sich außerhalb der USA befinden.",
-    countryRefused: "Demoanrufe sind nur an Nummern in den USA, in Kanada, im Vereinigten Königreich, in der EU, in Saudi-Arabien und in den Vereinigten Arabischen Emiraten möglich.",
+    countryRefused:
+      "Demoanrufe sind nur an Nummern in den USA, in Kanada, im Vereinigten Königreich, in der EU, in Saudi-Arabien und in den Vereinigten Arabischen Emiraten möglich.",
     premiumRefused: "Demoanrufe an Mehrwertdienst-, Shared-Cost- oder virtuelle Nummern sind nicht möglich.",
     dailyCap: "Die kostenlosen Demoanrufe für heute sind bereits vergeben. Bitte versuchen Sie es morgen erneut.",
     notConfigured: "Auf diesem Server sind noch keine Anrufe eingerichtet, daher kann kein Demoanruf getätigt werden.",
@@ -569,7 +583,8 @@ const de = {
     email: "E-Mail (optional)",
     emailHint: "Für eine Bestätigung mit Kalenderdatei und einem Link zum Ändern oder Stornieren.",
     notes: "Hinweise für das Unternehmen (optional)",
-    callConsent: "Ein KI-Assistent von {{business}} ruft Sie innerhalb weniger Minuten an, um diese Buchung zu bestätigen. Im Gespräch können Sie bestätigen, stornieren oder um eine andere Zeit bitten.",
+    callConsent:
+      "Ein KI-Assistent von {{business}} ruft Sie innerhalb weniger Minuten an, um diese Buchung zu bestätigen. Im Gespräch können Sie bestätigen, stornieren oder um eine andere Zeit bitten.",
     review: "Buchung prüfen",
     back: "Zurück",
     confirmTitle: "Prüfen und bestätigen",
@@ -606,6 +621,18 @@ const de = {
     cancelled: "Storniert",
     reschedule_requested: "Verschiebung gewünscht",
     unreachable: "Kunde nicht erreichbar",
+  },
+  // Dialling policy: why a booking was not called.
+  notCalled: {
+    message: "Nicht angerufen: {{reason}}. Bitte rufen Sie den Kunden selbst an.",
+    reason: {
+      invalid: "die Nummer ist ungültig",
+      country: "Anrufe in dieses Land sind nicht erlaubt",
+      premium: "eine Mehrwert- oder Shared-Cost-Nummer",
+      unroutable: "eine Nummer, die keine Person erreicht",
+      number_cap: "diese Nummer wurde heute zu oft angerufen",
+      opted_out: "der Kunde möchte nicht angerufen werden",
+    },
   },
   callState: {
     queued: "Anruf in der Warteschlange",
@@ -658,7 +685,8 @@ const de = {
     verifyBody:
       "Hallo {{name}}, vielen Dank, dass Sie {{business}} bei Sakina registriert haben. Bestätigen Sie Ihre E-Mail-Adresse, um mit der Zahlung für das Startangebot für $1 fortzufahren.",
     verifyButton: "Meine E-Mail-Adresse bestätigen",
-    verifyExpiry: "Dieser Link funktioniert nur einmal und läuft in 24 Stunden ab. Falls Sie sich nicht registriert haben, ignorieren Sie diese E-Mail.",
+    verifyExpiry:
+      "Dieser Link funktioniert nur einmal und läuft in 24 Stunden ab. Falls Sie sich nicht registriert haben, ignorieren Sie diese E-Mail.",
     credentialsSubject: "Ihre Sakina-Anmeldedaten für {{business}}",
     credentialsBody: "Hallo {{name}}, {{business}} ist aktiv. Hier sind Ihre Anmeldedaten und Ihr Buchungslink.",
     credentialsLogin: "Anmelde-E-Mail",
@@ -667,7 +695,8 @@ const de = {
     credentialsNotice: "Zu Ihrer Sicherheit legen Sie bei Ihrer ersten Anmeldung ein neues Passwort fest.",
     credentialsButton: "Bei Sakina anmelden",
     resetSubject: "Setzen Sie Ihr Sakina-Passwort zurück",
-    resetBody: "Jemand hat angefordert, das Passwort Ihres Sakina-Kontos zurückzusetzen. Verwenden Sie diesen Link innerhalb einer Stunde, um ein neues festzulegen.",
+    resetBody:
+      "Jemand hat angefordert, das Passwort Ihres Sakina-Kontos zurückzusetzen. Verwenden Sie diesen Link innerhalb einer Stunde, um ein neues festzulegen.",
     resetButton: "Neues Passwort festlegen",
     resetIgnore: "Falls Sie dies nicht angefordert haben, ignorieren Sie diese E-Mail: Ihr Passwort bleibt unverändert.",
   },
@@ -676,6 +705,27 @@ const de = {
     outboxIntro: "Ohne SMTP_URL werden E-Mails nicht versendet, sondern in {{dir}} gespeichert.",
     outboxEmpty: "Noch keine E-Mails.",
     outboxSmtp: "SMTP_URL ist gesetzt, daher werden E-Mails zugestellt und nicht hier gespeichert.",
+  },
+  limits: {
+    controlCharacters: "Entfernen Sie die unsichtbaren Steuerzeichen aus diesem Feld.",
+    method: "Diese Adresse beantwortet keine {{method}}-Anfragen.",
+    tooLarge: "Diese Anfrage ist zu groß. Die Grenze liegt bei {{limit}}.",
+    formsOnly: "Diese Seite nimmt nur Formulare an (application/x-www-form-urlencoded oder multipart/form-data), nicht {{type}}.",
+    tooManyFields: "Dieses Formular hat zu viele Felder. Erlaubt sind {{fields}} Felder und {{repeats}} Werte pro Feldname.",
+    malformedForm: "Dieses Formular konnte nicht gelesen werden. Bitte laden Sie die Seite neu und versuchen Sie es erneut.",
+    nul: "Die Anfrage enthält ein NUL-Zeichen, das keine Adresse und kein Feld annimmt.",
+    invalidId: "Diese Kennung ist ungültig.",
+    invalidDate: "Dieses Datum gibt es nicht.",
+  },
+  dialling: {
+    empty: "Bitte geben Sie eine Telefonnummer ein.",
+    invalid: "Diese Telefonnummer ist ungültig. Geben Sie die Landesvorwahl an, zum Beispiel +49 151 23456789.",
+    country: "Nummern in diesem Land können wir nicht anrufen.",
+    premium: "Wir rufen keine Mehrwert- oder Shared-Cost-Nummern an.",
+    unroutable: "Diese Nummer kann nicht angerufen werden (sie erreicht keine Person).",
+    number_cap: "Diese Nummer wurde heute schon so oft angerufen, wie wir es erlauben. Bitte versuchen Sie es morgen wieder.",
+    ip_cap: "Von Ihrer Verbindung wurden heute zu viele Anrufe angefordert. Bitte versuchen Sie es morgen wieder.",
+    opted_out: "Diese Nummer möchte nicht mehr angerufen werden.",
   },
 } satisfies typeof en;
 

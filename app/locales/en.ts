@@ -149,8 +149,10 @@ const en = {
     statusNotFoundTitle: "Call not found",
     statusNotFound: "This link does not lead to a call. Check that you copied the whole address.",
     initiatedTitle: "Call Initiated!",
-    expectation: "Your phone will ring within 30-60 seconds (up to 2-3 minutes when demand is high). Keep it nearby: the call comes from a number you may not know.",
-    awaitingPayment: "We're waiting for Stripe to confirm your payment. This page updates by itself; your call is placed as soon as the payment is confirmed.",
+    expectation:
+      "Your phone will ring within 30-60 seconds (up to 2-3 minutes when demand is high). Keep it nearby: the call comes from a number you may not know.",
+    awaitingPayment:
+      "We're waiting for Stripe to confirm your payment. This page updates by itself; your call is placed as soon as the payment is confirmed.",
     progressQueued: "Placing your call…",
     progressRinging: "Your phone is ringing.",
     progressConnected: "You're connected. Take your time.",
@@ -162,7 +164,8 @@ const en = {
     retryNotNeededTitle: "Nothing to retry",
     retryNotNeededBody: "Your call is already on its way or has ended.",
     refundedTitle: "Your $5 has been refunded",
-    refundedBody: "We couldn't reach you after {{attempts}} attempts, so we refunded your payment. It can take 5-10 days to appear on your statement.",
+    refundedBody:
+      "We couldn't reach you after {{attempts}} attempts, so we refunded your payment. It can take 5-10 days to appear on your statement.",
     refundingBody: "We couldn't reach you after {{attempts}} attempts, so we are refunding your payment now.",
     phoneErased: "Erased",
     refreshHint: "This page updates by itself.",
@@ -172,10 +175,12 @@ const en = {
   },
   empathyEmail: {
     failedSubject: "We couldn't reach you for your Sakina call",
-    failedBody: "We tried to call you for your Sakina support call, but nobody answered. We'll try again in about {{minutes}} minute(s). You can also ask for the call right away. If we can't reach you, your $5 is refunded automatically.",
+    failedBody:
+      "We tried to call you for your Sakina support call, but nobody answered. We'll try again in about {{minutes}} minute(s). You can also ask for the call right away. If we can't reach you, your $5 is refunded automatically.",
     failedAction: "Call me now",
     refundedSubject: "Your Sakina call: $5 refunded",
-    refundedBody: "We tried to call you several times for your Sakina support call but couldn't reach you, so we have refunded your $5. It can take 5-10 days to appear on your statement. You're welcome to request a new call at any time.",
+    refundedBody:
+      "We tried to call you several times for your Sakina support call but couldn't reach you, so we have refunded your $5. It can take 5-10 days to appear on your statement. You're welcome to request a new call at any time.",
     refundedAction: "See the details",
   },
   contact: {
@@ -220,7 +225,7 @@ const en = {
     failedTitle: "Payment Failed",
     failedBody: "Your payment could not be completed. Please try again.",
     processingTitle: "Payment Processing",
-    processing: "Payment Processing: the payment status is \"{{status}}\".",
+    processing: 'Payment Processing: the payment status is "{{status}}".',
     setupFailed: "Payment setup failed. Please try again.",
     notConfigured: "Payments are not configured on this server yet, so the payment step cannot be completed.",
   },
@@ -570,7 +575,8 @@ const en = {
     email: "E-mail (optional)",
     emailHint: "For a confirmation with a calendar file and a link to change or cancel.",
     notes: "Notes for the business (optional)",
-    callConsent: "An AI assistant from {{business}} will phone you within minutes to confirm this booking. You can confirm, cancel or ask for another time on the call.",
+    callConsent:
+      "An AI assistant from {{business}} will phone you within minutes to confirm this booking. You can confirm, cancel or ask for another time on the call.",
     review: "Review booking",
     back: "Back",
     confirmTitle: "Check and confirm",
@@ -607,6 +613,18 @@ const en = {
     cancelled: "Cancelled",
     reschedule_requested: "Asked to reschedule",
     unreachable: "Customer unreachable",
+  },
+  // Dialling policy: why a booking was not called.
+  notCalled: {
+    message: "Not called: {{reason}}. Please phone the customer yourself.",
+    reason: {
+      invalid: "the number is not valid",
+      country: "calls to this country are not allowed",
+      premium: "a premium-rate or shared-cost number",
+      unroutable: "a number that reaches no person",
+      number_cap: "this number was called too often today",
+      opted_out: "the customer asked not to be called",
+    },
   },
   callState: {
     queued: "Call queued",
@@ -649,11 +667,9 @@ const en = {
     greeting: "Hello,",
     signature: "The Sakina team",
     contactAckSubject: "We received your message: {{subject}}",
-    contactAckBody:
-      "Thank you for contacting Sakina. We received your message and will reply within 24 hours (urgent matters sooner).",
+    contactAckBody: "Thank you for contacting Sakina. We received your message and will reply within 24 hours (urgent matters sooner).",
     contactAckCopy: "Your message:",
-    contactAckCrisis:
-      "If you are in crisis, please do not wait for our reply: call your local emergency number (in the US 911 or 988).",
+    contactAckCrisis: "If you are in crisis, please do not wait for our reply: call your local emergency number (in the US 911 or 988).",
     contactReceivedSubject: "[{{urgency}}] Contact form: {{subject}}",
     verifySubject: "Confirm your e-mail for {{business}}",
     verifyBody:
@@ -677,6 +693,27 @@ const en = {
     outboxIntro: "Without SMTP_URL, e-mails are written to {{dir}} instead of being sent.",
     outboxEmpty: "No e-mails yet.",
     outboxSmtp: "SMTP_URL is set, so e-mails are delivered, not kept here.",
+  },
+  limits: {
+    controlCharacters: "Remove the invisible control characters from this field.",
+    method: "This address does not answer {{method}} requests.",
+    tooLarge: "This request is too large. The limit is {{limit}}.",
+    formsOnly: "This page accepts forms only (application/x-www-form-urlencoded or multipart/form-data), not {{type}}.",
+    tooManyFields: "This form has too many fields. The limit is {{fields}} fields, and {{repeats}} values for one field name.",
+    malformedForm: "This form could not be read. Please reload the page and try again.",
+    nul: "The request contains a NUL character, which no address or field accepts.",
+    invalidId: "This identifier is not valid.",
+    invalidDate: "This date does not exist.",
+  },
+  dialling: {
+    empty: "Please enter a phone number.",
+    invalid: "This is not a valid phone number. Include the country code, for example +1 212 555 0100.",
+    country: "We cannot call numbers in this country.",
+    premium: "We do not call premium-rate or shared-cost numbers.",
+    unroutable: "This number cannot be called (it does not reach a person).",
+    number_cap: "This number has already been called as often as we allow today. Please try again tomorrow.",
+    ip_cap: "Too many calls have been requested from your connection today. Please try again tomorrow.",
+    opted_out: "This number asked not to be called again.",
   },
 };
 

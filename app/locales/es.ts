@@ -104,7 +104,8 @@ const es = {
     phoneHint: "Con el prefijo del país, por ejemplo +1 212 555 0100. Lo borramos 24 horas después de la llamada.",
     phoneRequired: "Número de teléfono obligatorio - Introduce tu número de teléfono para recibir la llamada",
     phoneInvalid: "Este número de teléfono no es válido. Escríbelo con el prefijo del país, por ejemplo +1 212 555 0100.",
-    countryRefused: "Todavía no podemos llamar a números de este país. Usa un número de uno de los países que aparecen en las preguntas frecuentes.",
+    countryRefused:
+      "Todavía no podemos llamar a números de este país. Usa un número de uno de los países que aparecen en las preguntas frecuentes.",
     premiumRefused: "Este número no puede recibir nuestras llamadas. Usa un número de móvil o de teléfono fijo normal.",
     language: "Idioma de la llamada",
     languageInvalid: "Elige uno de los seis idiomas.",
@@ -148,20 +149,24 @@ const es = {
     statusNotFoundTitle: "Llamada no encontrada",
     statusNotFound: "Este enlace no lleva a ninguna llamada. Comprueba que has copiado la dirección completa.",
     initiatedTitle: "¡Llamada iniciada!",
-    expectation: "Tu teléfono sonará en 30–60 segundos (hasta 2–3 minutos cuando hay mucha demanda). Tenlo a mano: la llamada llega desde un número que quizá no conozcas.",
-    awaitingPayment: "Estamos esperando a que Stripe confirme tu pago. Esta página se actualiza sola; tu llamada se realizará en cuanto se confirme el pago.",
+    expectation:
+      "Tu teléfono sonará en 30–60 segundos (hasta 2–3 minutos cuando hay mucha demanda). Tenlo a mano: la llamada llega desde un número que quizá no conozcas.",
+    awaitingPayment:
+      "Estamos esperando a que Stripe confirme tu pago. Esta página se actualiza sola; tu llamada se realizará en cuanto se confirme el pago.",
     progressQueued: "Realizando tu llamada…",
     progressRinging: "Tu teléfono está sonando.",
     progressConnected: "Ya estás en línea. Tómate tu tiempo.",
     progressCompleted: "Tu llamada ha terminado. Gracias por hablar con nosotros.",
     missedTitle: "No hemos podido contactarte",
-    missedBody: "Nadie respondió al intento {{attempt}} de {{attempts}}. Volveremos a llamarte a las {{time}}, o puedes pedir la llamada ahora.",
+    missedBody:
+      "Nadie respondió al intento {{attempt}} de {{attempts}}. Volveremos a llamarte a las {{time}}, o puedes pedir la llamada ahora.",
     retryNow: "Llámame otra vez ahora",
     retryingNowTitle: "Te estamos llamando de nuevo",
     retryNotNeededTitle: "No hay nada que reintentar",
     retryNotNeededBody: "Tu llamada ya está en camino o ha terminado.",
     refundedTitle: "Te hemos devuelto los $5",
-    refundedBody: "No pudimos contactarte después de {{attempts}} intentos, así que te hemos devuelto el pago. Puede tardar 5–10 días en aparecer en tu extracto.",
+    refundedBody:
+      "No pudimos contactarte después de {{attempts}} intentos, así que te hemos devuelto el pago. Puede tardar 5–10 días en aparecer en tu extracto.",
     refundingBody: "No pudimos contactarte después de {{attempts}} intentos, así que estamos devolviéndote el pago ahora.",
     phoneErased: "Borrado",
     refreshHint: "Esta página se actualiza sola.",
@@ -171,10 +176,12 @@ const es = {
   },
   empathyEmail: {
     failedSubject: "No hemos podido contactarte para tu llamada de Sakina",
-    failedBody: "Intentamos llamarte para tu llamada de apoyo de Sakina, pero nadie respondió. Volveremos a intentarlo dentro de unos {{minutes}} minuto(s). También puedes pedir la llamada ahora mismo. Si no logramos contactarte, te devolveremos los $5 automáticamente.",
+    failedBody:
+      "Intentamos llamarte para tu llamada de apoyo de Sakina, pero nadie respondió. Volveremos a intentarlo dentro de unos {{minutes}} minuto(s). También puedes pedir la llamada ahora mismo. Si no logramos contactarte, te devolveremos los $5 automáticamente.",
     failedAction: "Llámame ahora",
     refundedSubject: "Tu llamada de Sakina: $5 devueltos",
-    refundedBody: "Intentamos llamarte varias veces para tu llamada de apoyo de Sakina, pero no pudimos contactarte, así que te hemos devuelto los $5. Puede tardar 5–10 días en aparecer en tu extracto. Puedes solicitar una nueva llamada cuando quieras.",
+    refundedBody:
+      "Intentamos llamarte varias veces para tu llamada de apoyo de Sakina, pero no pudimos contactarte, así que te hemos devuelto los $5. Puede tardar 5–10 días en aparecer en tu extracto. Puedes solicitar una nueva llamada cuando quieras.",
     refundedAction: "Ver los detalles",
   },
   contact: {
@@ -244,7 +251,8 @@ const es = {
     starterCalls: "20 llamadas de confirmación incluidas",
     starterActivation: "Activación inmediata",
     starterDashboard: "Panel completo",
-    starterThen: "Después, $99/mes por 100 llamadas y $1 por cada llamada adicional. Cancela cuando quieras antes de que terminen los 7 días.",
+    starterThen:
+      "Después, $99/mes por 100 llamadas y $1 por cada llamada adicional. Cancela cuando quieras antes de que terminen los 7 días.",
     stepOneTitle: "Configura tus servicios",
     stepOneBody: "Añade lo que ofreces, cuánto dura y tu horario de apertura.",
     stepTwoTitle: "Comparte tu enlace de reservas",
@@ -294,7 +302,8 @@ const es = {
     resentTitle: "Correo de verificación enviado",
     resentBody: "Hemos enviado un nuevo enlace de verificación a {{email}}. Ábrelo para continuar con el pago.",
     checkInboxTitle: "Revisa tu correo",
-    checkInboxBody: "Hemos enviado un enlace de verificación a {{email}}. Ábrelo para confirmar tu dirección y después paga aquí el plan de inicio de $1.",
+    checkInboxBody:
+      "Hemos enviado un enlace de verificación a {{email}}. Ábrelo para confirmar tu dirección y después paga aquí el plan de inicio de $1.",
     resend: "Enviar el enlace de nuevo",
     restart: "Registrar otro negocio",
     paymentTitle: "Activa tu cuenta con el plan de inicio de $1",
@@ -419,7 +428,8 @@ const es = {
   },
   services: {
     title: "Servicios",
-    intro: "Lo que tus clientes pueden reservar. Los servicios desactivados se quedan en tu historial, pero desaparecen de la página de reservas.",
+    intro:
+      "Lo que tus clientes pueden reservar. Los servicios desactivados se quedan en tu historial, pero desaparecen de la página de reservas.",
     empty: "Todavía no tienes servicios. Añade el primero aquí debajo; aparecerá al instante en tu página de reservas.",
     add: "Añadir un servicio",
     addFirst: "Añade tu primer servicio",
@@ -531,7 +541,8 @@ const es = {
     failedTitle: "La llamada ha fallado",
     phoneRequired: "Número de teléfono obligatorio",
     phoneInvalid: "Introduce un número de teléfono válido, con el prefijo del país si no estás en Estados Unidos.",
-    countryRefused: "Las llamadas de demostración solo pueden hacerse a números de Estados Unidos, Canadá, el Reino Unido, la UE, Arabia Saudí y los Emiratos Árabes Unidos.",
+    countryRefused:
+      "Las llamadas de demostración solo pueden hacerse a números de Estados Unidos, Canadá, el Reino Unido, la UE, Arabia Saudí y los Emiratos Árabes Unidos.",
     premiumRefused: "Las llamadas de demostración no pueden hacerse a números de tarificación adicional, de coste compartido ni virtuales.",
     dailyCap: "Ya se han agotado las llamadas de demostración gratis de hoy. Vuelve a intentarlo mañana.",
     notConfigured: "Las llamadas aún no están configuradas en este servidor, así que no se puede hacer una llamada de demostración.",
@@ -569,7 +580,8 @@ const es = {
     email: "Correo electrónico (opcional)",
     emailHint: "Para recibir una confirmación con un archivo de calendario y un enlace para cambiar o cancelar.",
     notes: "Notas para el negocio (opcional)",
-    callConsent: "Un asistente de IA de {{business}} te llamará en pocos minutos para confirmar esta reserva. Durante la llamada podrás confirmarla, cancelarla o pedir otra hora.",
+    callConsent:
+      "Un asistente de IA de {{business}} te llamará en pocos minutos para confirmar esta reserva. Durante la llamada podrás confirmarla, cancelarla o pedir otra hora.",
     review: "Revisar la reserva",
     back: "Atrás",
     confirmTitle: "Revisa y confirma",
@@ -606,6 +618,18 @@ const es = {
     cancelled: "Cancelada",
     reschedule_requested: "Cambio de hora solicitado",
     unreachable: "Cliente ilocalizable",
+  },
+  // Dialling policy: why a booking was not called.
+  notCalled: {
+    message: "No se llamó: {{reason}}. Llame usted mismo al cliente.",
+    reason: {
+      invalid: "el número no es válido",
+      country: "no se permiten llamadas a este país",
+      premium: "un número de tarificación especial o coste compartido",
+      unroutable: "un número que no llega a ninguna persona",
+      number_cap: "se ha llamado a este número demasiadas veces hoy",
+      opted_out: "el cliente pidió que no se le llame",
+    },
   },
   callState: {
     queued: "Llamada en cola",
@@ -667,7 +691,8 @@ const es = {
     credentialsNotice: "Por tu seguridad, elegirás una contraseña nueva la primera vez que inicies sesión.",
     credentialsButton: "Iniciar sesión en Sakina",
     resetSubject: "Restablece tu contraseña de Sakina",
-    resetBody: "Alguien ha pedido restablecer la contraseña de tu cuenta de Sakina. Usa este enlace en el plazo de una hora para elegir una nueva.",
+    resetBody:
+      "Alguien ha pedido restablecer la contraseña de tu cuenta de Sakina. Usa este enlace en el plazo de una hora para elegir una nueva.",
     resetButton: "Elegir una contraseña nueva",
     resetIgnore: "Si no lo has pedido tú, ignora este correo: tu contraseña seguirá siendo la misma.",
   },
@@ -676,6 +701,27 @@ const es = {
     outboxIntro: "Sin SMTP_URL, los correos se guardan en {{dir}} en lugar de enviarse.",
     outboxEmpty: "Todavía no hay correos.",
     outboxSmtp: "SMTP_URL está configurado, así que los correos se envían y no se guardan aquí.",
+  },
+  limits: {
+    controlCharacters: "Elimina los caracteres de control invisibles de este campo.",
+    method: "Esta dirección no responde a solicitudes {{method}}.",
+    tooLarge: "Esta solicitud es demasiado grande. El límite es {{limit}}.",
+    formsOnly: "Esta página solo acepta formularios (application/x-www-form-urlencoded o multipart/form-data), no {{type}}.",
+    tooManyFields: "Este formulario tiene demasiados campos. El límite es de {{fields}} campos y {{repeats}} valores por nombre de campo.",
+    malformedForm: "No se pudo leer este formulario. Vuelve a cargar la página e inténtalo de nuevo.",
+    nul: "La solicitud contiene un carácter NUL, que ninguna dirección ni campo acepta.",
+    invalidId: "Este identificador no es válido.",
+    invalidDate: "Esta fecha no existe.",
+  },
+  dialling: {
+    empty: "Introduzca un número de teléfono.",
+    invalid: "Este número de teléfono no es válido. Incluya el prefijo del país, por ejemplo +34 612 345 678.",
+    country: "No podemos llamar a números de este país.",
+    premium: "No llamamos a números de tarificación especial ni de coste compartido.",
+    unroutable: "No se puede llamar a este número (no llega a una persona).",
+    number_cap: "Ya hemos llamado a este número tantas veces como permitimos hoy. Inténtelo mañana.",
+    ip_cap: "Se han pedido demasiadas llamadas desde su conexión hoy. Inténtelo mañana.",
+    opted_out: "Este número pidió que no se le vuelva a llamar.",
   },
 } satisfies typeof en;
 

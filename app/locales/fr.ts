@@ -104,7 +104,8 @@ const fr = {
     phoneHint: "Avec l’indicatif du pays, par exemple +1 212 555 0100. Nous l’effaçons 24 heures après l’appel.",
     phoneRequired: "Numéro de téléphone requis - Veuillez saisir votre numéro de téléphone pour recevoir l’appel",
     phoneInvalid: "Ce numéro de téléphone n’est pas valide. Saisissez-le avec l’indicatif du pays, par exemple +1 212 555 0100.",
-    countryRefused: "Nous ne pouvons pas encore appeler les numéros de ce pays. Veuillez utiliser un numéro de l’un des pays indiqués dans la FAQ.",
+    countryRefused:
+      "Nous ne pouvons pas encore appeler les numéros de ce pays. Veuillez utiliser un numéro de l’un des pays indiqués dans la FAQ.",
     premiumRefused: "Ce numéro ne peut pas recevoir nos appels. Veuillez utiliser un numéro de mobile ou de fixe classique.",
     language: "Langue de l’appel",
     languageInvalid: "Choisissez l’une des six langues.",
@@ -135,7 +136,8 @@ const fr = {
     placing: "Paiement effectué - Lancement de votre appel...",
     callErrorTitle: "Erreur d’appel",
     callErrorBody: "L’appel n’a pas pu être passé. Veuillez contacter l’assistance.",
-    paymentKept: "Votre paiement est en sécurité : nous continuons d’essayer et, si nous ne parvenons pas à vous joindre, vos $5 vous sont remboursés automatiquement.",
+    paymentKept:
+      "Votre paiement est en sécurité : nous continuons d’essayer et, si nous ne parvenons pas à vous joindre, vos $5 vous sont remboursés automatiquement.",
     openStatus: "Voir l’état de votre appel",
     amountInvalid: "L’appel de soutien émotionnel coûte $5 : envoyez amount 5.",
     callsNotConfigured: "Les appels ne sont pas encore configurés sur ce serveur ; il est donc impossible de demander un appel.",
@@ -148,20 +150,24 @@ const fr = {
     statusNotFoundTitle: "Appel introuvable",
     statusNotFound: "Ce lien ne mène à aucun appel. Vérifiez que vous avez bien copié l’adresse complète.",
     initiatedTitle: "Appel lancé !",
-    expectation: "Votre téléphone sonnera d’ici 30 à 60 secondes (jusqu’à 2 à 3 minutes en cas de forte demande). Gardez-le près de vous : l’appel provient d’un numéro que vous ne connaissez peut-être pas.",
-    awaitingPayment: "Nous attendons que Stripe confirme votre paiement. Cette page se met à jour toute seule ; votre appel sera lancé dès que le paiement sera confirmé.",
+    expectation:
+      "Votre téléphone sonnera d’ici 30 à 60 secondes (jusqu’à 2 à 3 minutes en cas de forte demande). Gardez-le près de vous : l’appel provient d’un numéro que vous ne connaissez peut-être pas.",
+    awaitingPayment:
+      "Nous attendons que Stripe confirme votre paiement. Cette page se met à jour toute seule ; votre appel sera lancé dès que le paiement sera confirmé.",
     progressQueued: "Lancement de votre appel…",
     progressRinging: "Votre téléphone sonne.",
     progressConnected: "Vous êtes en ligne. Prenez votre temps.",
     progressCompleted: "Votre appel est terminé. Merci d’avoir parlé avec nous.",
     missedTitle: "Nous n’avons pas pu vous joindre",
-    missedBody: "La tentative {{attempt}} sur {{attempts}} est restée sans réponse. Nous vous rappellerons à {{time}}, ou vous pouvez demander l’appel dès maintenant.",
+    missedBody:
+      "La tentative {{attempt}} sur {{attempts}} est restée sans réponse. Nous vous rappellerons à {{time}}, ou vous pouvez demander l’appel dès maintenant.",
     retryNow: "Rappelez-moi maintenant",
     retryingNowTitle: "Nous vous rappelons",
     retryNotNeededTitle: "Rien à relancer",
     retryNotNeededBody: "Votre appel est déjà en route ou il est terminé.",
     refundedTitle: "Vos $5 ont été remboursés",
-    refundedBody: "Nous n’avons pas pu vous joindre après {{attempts}} tentatives, nous avons donc remboursé votre paiement. Il peut s’écouler 5 à 10 jours avant qu’il n’apparaisse sur votre relevé.",
+    refundedBody:
+      "Nous n’avons pas pu vous joindre après {{attempts}} tentatives, nous avons donc remboursé votre paiement. Il peut s’écouler 5 à 10 jours avant qu’il n’apparaisse sur votre relevé.",
     refundingBody: "Nous n’avons pas pu vous joindre après {{attempts}} tentatives, nous remboursons donc votre paiement dès maintenant.",
     phoneErased: "Effacé",
     refreshHint: "Cette page se met à jour toute seule.",
@@ -171,10 +177,12 @@ const fr = {
   },
   empathyEmail: {
     failedSubject: "Nous n’avons pas pu vous joindre pour votre appel Sakina",
-    failedBody: "Nous avons essayé de vous appeler pour votre appel de soutien Sakina, mais personne n’a répondu. Nous réessaierons dans environ {{minutes}} minute(s). Vous pouvez aussi demander l’appel tout de suite. Si nous ne parvenons pas à vous joindre, vos $5 vous seront remboursés automatiquement.",
+    failedBody:
+      "Nous avons essayé de vous appeler pour votre appel de soutien Sakina, mais personne n’a répondu. Nous réessaierons dans environ {{minutes}} minute(s). Vous pouvez aussi demander l’appel tout de suite. Si nous ne parvenons pas à vous joindre, vos $5 vous seront remboursés automatiquement.",
     failedAction: "Appelez-moi maintenant",
     refundedSubject: "Votre appel Sakina : $5 remboursés",
-    refundedBody: "Nous avons essayé de vous appeler plusieurs fois pour votre appel de soutien Sakina, sans parvenir à vous joindre ; nous vous avons donc remboursé vos $5. Il peut s’écouler 5 à 10 jours avant que le remboursement n’apparaisse sur votre relevé. N’hésitez pas à demander un nouvel appel à tout moment.",
+    refundedBody:
+      "Nous avons essayé de vous appeler plusieurs fois pour votre appel de soutien Sakina, sans parvenir à vous joindre ; nous vous avons donc remboursé vos $5. Il peut s’écouler 5 à 10 jours avant que le remboursement n’apparaisse sur votre relevé. N’hésitez pas à demander un nouvel appel à tout moment.",
     refundedAction: "Voir les détails",
   },
   contact: {
@@ -294,7 +302,8 @@ const fr = {
     resentTitle: "E-mail de vérification envoyé",
     resentBody: "Nous avons envoyé un nouveau lien de vérification à {{email}}. Ouvrez-le pour passer au paiement.",
     checkInboxTitle: "Consultez vos e-mails",
-    checkInboxBody: "Nous avons envoyé un lien de vérification à {{email}}. Ouvrez-le pour confirmer votre adresse, puis réglez ici l’offre de démarrage à $1.",
+    checkInboxBody:
+      "Nous avons envoyé un lien de vérification à {{email}}. Ouvrez-le pour confirmer votre adresse, puis réglez ici l’offre de démarrage à $1.",
     resend: "Renvoyer le lien",
     restart: "Inscrire une autre entreprise",
     paymentTitle: "Activez votre compte avec l’offre de démarrage à $1",
@@ -338,7 +347,8 @@ const fr = {
     title: "Configuration terminée",
     banner: "{{business}} est désormais active.",
     credentialsSent: "Vos identifiants de connexion ont été envoyés à {{email}}.",
-    temporaryPassword: "L’e-mail contient un mot de passe temporaire. Vous créerez un nouveau mot de passe lors de votre première connexion.",
+    temporaryPassword:
+      "L’e-mail contient un mot de passe temporaire. Vous créerez un nouveau mot de passe lors de votre première connexion.",
     loginEmail: "E-mail de connexion",
     bookingLink: "Votre lien de réservation",
     goToLogin: "Aller à la connexion",
@@ -419,7 +429,8 @@ const fr = {
   },
   services: {
     title: "Prestations",
-    intro: "Ce que vos clients peuvent réserver. Les prestations désactivées restent dans votre historique, mais disparaissent de la page de réservation.",
+    intro:
+      "Ce que vos clients peuvent réserver. Les prestations désactivées restent dans votre historique, mais disparaissent de la page de réservation.",
     empty: "Vous n’avez encore aucune prestation. Ajoutez la première ci-dessous ; elle apparaîtra aussitôt sur votre page de réservation.",
     add: "Ajouter une prestation",
     addFirst: "Ajoutez votre première prestation",
@@ -450,7 +461,8 @@ const fr = {
   },
   hours: {
     title: "Horaires d’ouverture",
-    intro: "Les horaires sont exprimés dans le fuseau horaire de votre entreprise ({{zone}}) ; vous pouvez le modifier dans Paramètres de l’entreprise.",
+    intro:
+      "Les horaires sont exprimés dans le fuseau horaire de votre entreprise ({{zone}}) ; vous pouvez le modifier dans Paramètres de l’entreprise.",
     open: "Ouvert",
     opens: "Ouverture",
     closes: "Fermeture",
@@ -521,7 +533,8 @@ const fr = {
   },
   demo: {
     title: "Écoutez par vous-même : un appel de démonstration gratuit",
-    intro: "Notre assistant IA vous appelle en quelques secondes et vous montre comment il confirme une réservation. Aucune inscription nécessaire.",
+    intro:
+      "Notre assistant IA vous appelle en quelques secondes et vous montre comment il confirme une réservation. Aucune inscription nécessaire.",
     phone: "Votre numéro de téléphone",
     phoneHint: "Format local (212 555 0100) ou international (+44 20 7946 0958).",
     submit: "Recevoir un appel de démonstration gratuit",
@@ -531,7 +544,8 @@ const fr = {
     failedTitle: "Échec de l’appel",
     phoneRequired: "Numéro de téléphone requis",
     phoneInvalid: "Saisissez un numéro de téléphone valide, avec l’indicatif du pays si vous vous trouvez hors des États-Unis.",
-    countryRefused: "Les appels de démonstration ne peuvent être passés que vers des numéros aux États-Unis, au Canada, au Royaume-Uni, dans l’UE, en Arabie saoudite et aux Émirats arabes unis.",
+    countryRefused:
+      "Les appels de démonstration ne peuvent être passés que vers des numéros aux États-Unis, au Canada, au Royaume-Uni, dans l’UE, en Arabie saoudite et aux Émirats arabes unis.",
     premiumRefused: "Les appels de démonstration ne peuvent pas être passés vers des numéros surtaxés, à coûts partagés ou virtuels.",
     dailyCap: "Tous les appels de démonstration gratuits du jour ont été utilisés. Veuillez réessayer demain.",
     notConfigured: "Les appels ne sont pas encore configurés sur ce serveur ; il est donc impossible de passer un appel de démonstration.",
@@ -569,7 +583,8 @@ const fr = {
     email: "E-mail (facultatif)",
     emailHint: "Pour recevoir une confirmation avec un fichier de calendrier et un lien pour modifier ou annuler.",
     notes: "Remarques pour l’entreprise (facultatif)",
-    callConsent: "Un assistant IA de {{business}} vous appellera d’ici quelques minutes pour confirmer cette réservation. Pendant l’appel, vous pourrez confirmer, annuler ou demander un autre horaire.",
+    callConsent:
+      "Un assistant IA de {{business}} vous appellera d’ici quelques minutes pour confirmer cette réservation. Pendant l’appel, vous pourrez confirmer, annuler ou demander un autre horaire.",
     review: "Vérifier la réservation",
     back: "Retour",
     confirmTitle: "Vérifiez et confirmez",
@@ -606,6 +621,18 @@ const fr = {
     cancelled: "Annulée",
     reschedule_requested: "Report demandé",
     unreachable: "Client injoignable",
+  },
+  // Dialling policy: why a booking was not called.
+  notCalled: {
+    message: "Non appelé : {{reason}}. Veuillez appeler le client vous-même.",
+    reason: {
+      invalid: "le numéro n'est pas valide",
+      country: "les appels vers ce pays ne sont pas autorisés",
+      premium: "un numéro surtaxé ou à coût partagé",
+      unroutable: "un numéro qui ne joint personne",
+      number_cap: "ce numéro a été appelé trop souvent aujourd'hui",
+      opted_out: "le client a demandé à ne pas être appelé",
+    },
   },
   callState: {
     queued: "Appel en file d’attente",
@@ -658,16 +685,19 @@ const fr = {
     verifyBody:
       "Bonjour {{name}}, merci d’avoir inscrit {{business}} sur Sakina. Confirmez votre adresse e-mail pour passer au paiement de l’offre de démarrage à $1.",
     verifyButton: "Confirmer mon e-mail",
-    verifyExpiry: "Ce lien ne fonctionne qu’une seule fois et expire dans 24 heures. Si vous n’êtes pas à l’origine de cette inscription, ignorez cet e-mail.",
+    verifyExpiry:
+      "Ce lien ne fonctionne qu’une seule fois et expire dans 24 heures. Si vous n’êtes pas à l’origine de cette inscription, ignorez cet e-mail.",
     credentialsSubject: "Vos identifiants Sakina pour {{business}}",
-    credentialsBody: "Bonjour {{name}}, {{business}} est désormais active. Voici vos identifiants de connexion et votre lien de réservation.",
+    credentialsBody:
+      "Bonjour {{name}}, {{business}} est désormais active. Voici vos identifiants de connexion et votre lien de réservation.",
     credentialsLogin: "E-mail de connexion",
     credentialsPassword: "Mot de passe temporaire",
     credentialsBooking: "Lien de réservation",
     credentialsNotice: "Pour votre sécurité, vous choisirez un nouveau mot de passe lors de votre première connexion.",
     credentialsButton: "Se connecter à Sakina",
     resetSubject: "Réinitialisez votre mot de passe Sakina",
-    resetBody: "Une demande de réinitialisation du mot de passe de votre compte Sakina a été faite. Utilisez ce lien dans l’heure pour en choisir un nouveau.",
+    resetBody:
+      "Une demande de réinitialisation du mot de passe de votre compte Sakina a été faite. Utilisez ce lien dans l’heure pour en choisir un nouveau.",
     resetButton: "Choisir un nouveau mot de passe",
     resetIgnore: "Si vous n’êtes pas à l’origine de cette demande, ignorez cet e-mail : votre mot de passe reste inchangé.",
   },
@@ -676,6 +706,28 @@ const fr = {
     outboxIntro: "Sans SMTP_URL, les e-mails sont enregistrés dans {{dir}} au lieu d’être envoyés.",
     outboxEmpty: "Aucun e-mail pour l’instant.",
     outboxSmtp: "SMTP_URL est défini : les e-mails sont envoyés et ne sont pas conservés ici.",
+  },
+  limits: {
+    controlCharacters: "Supprimez les caractères de contrôle invisibles de ce champ.",
+    method: "Cette adresse ne répond pas aux requêtes {{method}}.",
+    tooLarge: "Cette requête est trop volumineuse. La limite est de {{limit}}.",
+    formsOnly: "Cette page n'accepte que des formulaires (application/x-www-form-urlencoded ou multipart/form-data), pas {{type}}.",
+    tooManyFields:
+      "Ce formulaire contient trop de champs. La limite est de {{fields}} champs, et de {{repeats}} valeurs pour un même nom de champ.",
+    malformedForm: "Ce formulaire n'a pas pu être lu. Rechargez la page et réessayez.",
+    nul: "La requête contient un caractère NUL, qu'aucune adresse ni aucun champ n'accepte.",
+    invalidId: "Cet identifiant n'est pas valide.",
+    invalidDate: "Cette date n'existe pas.",
+  },
+  dialling: {
+    empty: "Veuillez saisir un numéro de téléphone.",
+    invalid: "Ce numéro de téléphone n'est pas valide. Indiquez l'indicatif du pays, par exemple +33 6 12 34 56 78.",
+    country: "Nous ne pouvons pas appeler les numéros de ce pays.",
+    premium: "Nous n'appelons pas les numéros surtaxés ou à coût partagé.",
+    unroutable: "Ce numéro ne peut pas être appelé (il ne joint personne).",
+    number_cap: "Ce numéro a déjà été appelé aussi souvent que nous le permettons aujourd'hui. Réessayez demain.",
+    ip_cap: "Trop d'appels ont été demandés depuis votre connexion aujourd'hui. Réessayez demain.",
+    opted_out: "Ce numéro a demandé à ne plus être appelé.",
   },
 } satisfies typeof en;
 

@@ -135,7 +135,8 @@ const it = {
     placing: "Pagamento completato - Stiamo avviando la tua chiamata...",
     callErrorTitle: "Errore nella chiamata",
     callErrorBody: "Non è stato possibile effettuare la chiamata. Contatta l’assistenza.",
-    paymentKept: "Il tuo pagamento è al sicuro: continueremo a provare e, se non riusciamo a raggiungerti, riceverai automaticamente il rimborso dei tuoi $5.",
+    paymentKept:
+      "Il tuo pagamento è al sicuro: continueremo a provare e, se non riusciamo a raggiungerti, riceverai automaticamente il rimborso dei tuoi $5.",
     openStatus: "Vedi lo stato della tua chiamata",
     amountInvalid: "La chiamata di supporto emotivo costa $5: invia amount 5.",
     callsNotConfigured: "Le chiamate non sono ancora configurate su questo server, quindi non è possibile richiedere una chiamata.",
@@ -148,20 +149,24 @@ const it = {
     statusNotFoundTitle: "Chiamata non trovata",
     statusNotFound: "Questo link non porta a nessuna chiamata. Controlla di aver copiato l’indirizzo completo.",
     initiatedTitle: "Chiamata avviata!",
-    expectation: "Il tuo telefono squillerà entro 30–60 secondi (fino a 2–3 minuti quando le richieste sono molte). Tienilo a portata di mano: la chiamata arriva da un numero che forse non conosci.",
-    awaitingPayment: "Stiamo aspettando che Stripe confermi il tuo pagamento. Questa pagina si aggiorna da sola; la chiamata partirà non appena il pagamento sarà confermato.",
+    expectation:
+      "Il tuo telefono squillerà entro 30–60 secondi (fino a 2–3 minuti quando le richieste sono molte). Tienilo a portata di mano: la chiamata arriva da un numero che forse non conosci.",
+    awaitingPayment:
+      "Stiamo aspettando che Stripe confermi il tuo pagamento. Questa pagina si aggiorna da sola; la chiamata partirà non appena il pagamento sarà confermato.",
     progressQueued: "Stiamo avviando la tua chiamata…",
     progressRinging: "Il tuo telefono sta squillando.",
     progressConnected: "Sei in linea. Prenditi tutto il tempo che ti serve.",
     progressCompleted: "La chiamata è terminata. Grazie per aver parlato con noi.",
     missedTitle: "Non siamo riusciti a raggiungerti",
-    missedBody: "Il tentativo {{attempt}} di {{attempts}} non ha avuto risposta. Ti richiameremo alle {{time}}, oppure puoi chiedere la chiamata adesso.",
+    missedBody:
+      "Il tentativo {{attempt}} di {{attempts}} non ha avuto risposta. Ti richiameremo alle {{time}}, oppure puoi chiedere la chiamata adesso.",
     retryNow: "Richiamami adesso",
     retryingNowTitle: "Ti stiamo richiamando",
     retryNotNeededTitle: "Nessun nuovo tentativo necessario",
     retryNotNeededBody: "La tua chiamata è già in arrivo oppure è terminata.",
     refundedTitle: "I tuoi $5 sono stati rimborsati",
-    refundedBody: "Non siamo riusciti a raggiungerti dopo {{attempts}} tentativi, quindi ti abbiamo rimborsato il pagamento. Possono servire 5–10 giorni prima che compaia sul tuo estratto conto.",
+    refundedBody:
+      "Non siamo riusciti a raggiungerti dopo {{attempts}} tentativi, quindi ti abbiamo rimborsato il pagamento. Possono servire 5–10 giorni prima che compaia sul tuo estratto conto.",
     refundingBody: "Non siamo riusciti a raggiungerti dopo {{attempts}} tentativi, quindi stiamo rimborsando il tuo pagamento.",
     phoneErased: "Cancellato",
     refreshHint: "Questa pagina si aggiorna da sola.",
@@ -171,10 +176,12 @@ const it = {
   },
   empathyEmail: {
     failedSubject: "Non siamo riusciti a raggiungerti per la tua chiamata Sakina",
-    failedBody: "Abbiamo provato a chiamarti per la tua chiamata di supporto Sakina, ma nessuno ha risposto. Riproveremo tra circa {{minutes}} minuto/i. Puoi anche chiedere la chiamata subito. Se non riusciamo a raggiungerti, i tuoi $5 ti verranno rimborsati automaticamente.",
+    failedBody:
+      "Abbiamo provato a chiamarti per la tua chiamata di supporto Sakina, ma nessuno ha risposto. Riproveremo tra circa {{minutes}} minuto/i. Puoi anche chiedere la chiamata subito. Se non riusciamo a raggiungerti, i tuoi $5 ti verranno rimborsati automaticamente.",
     failedAction: "Chiamami adesso",
     refundedSubject: "La tua chiamata Sakina: $5 rimborsati",
-    refundedBody: "Abbiamo provato più volte a chiamarti per la tua chiamata di supporto Sakina, ma non siamo riusciti a raggiungerti, quindi ti abbiamo rimborsato i $5. Possono servire 5–10 giorni prima che il rimborso compaia sul tuo estratto conto. Puoi richiedere una nuova chiamata quando vuoi.",
+    refundedBody:
+      "Abbiamo provato più volte a chiamarti per la tua chiamata di supporto Sakina, ma non siamo riusciti a raggiungerti, quindi ti abbiamo rimborsato i $5. Possono servire 5–10 giorni prima che il rimborso compaia sul tuo estratto conto. Puoi richiedere una nuova chiamata quando vuoi.",
     refundedAction: "Vedi i dettagli",
   },
   contact: {
@@ -244,7 +251,8 @@ const it = {
     starterCalls: "20 chiamate di conferma incluse",
     starterActivation: "Attivazione immediata",
     starterDashboard: "Dashboard completa",
-    starterThen: "Poi $99/mese per 100 chiamate, $1 per ogni chiamata in più. Puoi disdire in qualsiasi momento prima della fine dei 7 giorni.",
+    starterThen:
+      "Poi $99/mese per 100 chiamate, $1 per ogni chiamata in più. Puoi disdire in qualsiasi momento prima della fine dei 7 giorni.",
     stepOneTitle: "Imposta i tuoi servizi",
     stepOneBody: "Aggiungi ciò che offri, quanto dura e i tuoi orari di apertura.",
     stepTwoTitle: "Condividi il tuo link di prenotazione",
@@ -294,7 +302,8 @@ const it = {
     resentTitle: "E-mail di verifica inviata",
     resentBody: "Abbiamo inviato un nuovo link di verifica a {{email}}. Aprilo per procedere al pagamento.",
     checkInboxTitle: "Controlla la tua e-mail",
-    checkInboxBody: "Abbiamo inviato un link di verifica a {{email}}. Aprilo per confermare il tuo indirizzo, poi paga qui il piano iniziale da $1.",
+    checkInboxBody:
+      "Abbiamo inviato un link di verifica a {{email}}. Aprilo per confermare il tuo indirizzo, poi paga qui il piano iniziale da $1.",
     resend: "Invia di nuovo il link",
     restart: "Registra un’altra attività",
     paymentTitle: "Attiva con il piano iniziale da $1",
@@ -531,7 +540,8 @@ const it = {
     failedTitle: "Chiamata non riuscita",
     phoneRequired: "Numero di telefono obbligatorio",
     phoneInvalid: "Inserisci un numero di telefono valido, con il prefisso internazionale se non sei negli Stati Uniti.",
-    countryRefused: "Le chiamate dimostrative possono raggiungere solo numeri di Stati Uniti, Canada, Regno Unito, UE, Arabia Saudita ed Emirati Arabi Uniti.",
+    countryRefused:
+      "Le chiamate dimostrative possono raggiungere solo numeri di Stati Uniti, Canada, Regno Unito, UE, Arabia Saudita ed Emirati Arabi Uniti.",
     premiumRefused: "Le chiamate dimostrative non possono raggiungere numeri a tariffazione maggiorata, a costo condiviso o virtuali.",
     dailyCap: "Le chiamate dimostrative gratuite di oggi sono esaurite. Riprova domani.",
     notConfigured: "Le chiamate non sono ancora configurate su questo server, quindi non è possibile effettuare una chiamata dimostrativa.",
@@ -569,7 +579,8 @@ const it = {
     email: "E-mail (facoltativa)",
     emailHint: "Per ricevere una conferma con un file di calendario e un link per modificare o disdire.",
     notes: "Note per l’attività (facoltative)",
-    callConsent: "Un assistente IA di {{business}} ti chiamerà entro pochi minuti per confermare questa prenotazione. Durante la chiamata potrai confermare, disdire o chiedere un altro orario.",
+    callConsent:
+      "Un assistente IA di {{business}} ti chiamerà entro pochi minuti per confermare questa prenotazione. Durante la chiamata potrai confermare, disdire o chiedere un altro orario.",
     review: "Controlla la prenotazione",
     back: "Indietro",
     confirmTitle: "Controlla e conferma",
@@ -606,6 +617,18 @@ const it = {
     cancelled: "Disdetta",
     reschedule_requested: "Spostamento richiesto",
     unreachable: "Cliente non raggiungibile",
+  },
+  // Dialling policy: why a booking was not called.
+  notCalled: {
+    message: "Non chiamato: {{reason}}. Chiami lei stesso il cliente.",
+    reason: {
+      invalid: "il numero non è valido",
+      country: "le chiamate verso questo paese non sono consentite",
+      premium: "un numero a tariffa maggiorata o a costo condiviso",
+      unroutable: "un numero che non raggiunge nessuna persona",
+      number_cap: "questo numero è stato chiamato troppe volte oggi",
+      opted_out: "il cliente ha chiesto di non essere chiamato",
+    },
   },
   callState: {
     queued: "Chiamata in coda",
@@ -658,7 +681,8 @@ const it = {
     verifyBody:
       "Ciao {{name}}, grazie per aver registrato {{business}} su Sakina. Conferma il tuo indirizzo e-mail per procedere al pagamento del piano iniziale da $1.",
     verifyButton: "Conferma la mia e-mail",
-    verifyExpiry: "Questo link funziona una sola volta e scade tra 24 ore. Se non hai effettuato tu la registrazione, ignora questa e-mail.",
+    verifyExpiry:
+      "Questo link funziona una sola volta e scade tra 24 ore. Se non hai effettuato tu la registrazione, ignora questa e-mail.",
     credentialsSubject: "Il tuo accesso a Sakina per {{business}}",
     credentialsBody: "Ciao {{name}}, {{business}} è attiva. Ecco i tuoi dati di accesso e il tuo link di prenotazione.",
     credentialsLogin: "E-mail di accesso",
@@ -667,7 +691,8 @@ const it = {
     credentialsNotice: "Per la tua sicurezza, al primo accesso sceglierai una nuova password.",
     credentialsButton: "Accedi a Sakina",
     resetSubject: "Reimposta la tua password di Sakina",
-    resetBody: "Qualcuno ha chiesto di reimpostare la password del tuo account Sakina. Usa questo link entro un’ora per sceglierne una nuova.",
+    resetBody:
+      "Qualcuno ha chiesto di reimpostare la password del tuo account Sakina. Usa questo link entro un’ora per sceglierne una nuova.",
     resetButton: "Scegli una nuova password",
     resetIgnore: "Se non l’hai chiesto tu, ignora questa e-mail: la tua password resta invariata.",
   },
@@ -676,6 +701,27 @@ const it = {
     outboxIntro: "Senza SMTP_URL, le e-mail vengono salvate in {{dir}} invece di essere inviate.",
     outboxEmpty: "Ancora nessuna e-mail.",
     outboxSmtp: "SMTP_URL è impostato: le e-mail vengono recapitate e non conservate qui.",
+  },
+  limits: {
+    controlCharacters: "Rimuovi i caratteri di controllo invisibili da questo campo.",
+    method: "Questo indirizzo non risponde alle richieste {{method}}.",
+    tooLarge: "Questa richiesta è troppo grande. Il limite è {{limit}}.",
+    formsOnly: "Questa pagina accetta solo moduli (application/x-www-form-urlencoded o multipart/form-data), non {{type}}.",
+    tooManyFields: "Questo modulo ha troppi campi. Il limite è di {{fields}} campi e {{repeats}} valori per nome di campo.",
+    malformedForm: "Non è stato possibile leggere questo modulo. Ricarica la pagina e riprova.",
+    nul: "La richiesta contiene un carattere NUL, che nessun indirizzo o campo accetta.",
+    invalidId: "Questo identificativo non è valido.",
+    invalidDate: "Questa data non esiste.",
+  },
+  dialling: {
+    empty: "Inserisca un numero di telefono.",
+    invalid: "Questo numero di telefono non è valido. Includa il prefisso internazionale, ad esempio +39 312 345 6789.",
+    country: "Non possiamo chiamare numeri di questo paese.",
+    premium: "Non chiamiamo numeri a tariffa maggiorata o a costo condiviso.",
+    unroutable: "Questo numero non può essere chiamato (non raggiunge una persona).",
+    number_cap: "Questo numero è già stato chiamato tante volte quante ne permettiamo oggi. Riprovi domani.",
+    ip_cap: "Dalla sua connessione sono state richieste troppe chiamate oggi. Riprovi domani.",
+    opted_out: "Questo numero ha chiesto di non essere più chiamato.",
   },
 } satisfies typeof en;
 

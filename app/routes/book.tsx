@@ -3,25 +3,26 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import type { Route } from "./+types/book";
 import { findService } from "#models/business-services";
-import { BookingPage } from "~/components/booking/booking-page";
-import { contactSchema } from "~/lib/booking-schemas";
+import { BookingPage } from "~/features/booking/booking-page";
+import { contactSchema } from "~/features/booking/schemas";
 import { formatPhone } from "~/lib/phone";
-import { zonedTimeToUtc } from "~/lib/slots";
+import { zonedTimeToUtc } from "~/features/booking/slots";
 import { parseTimeOfDay } from "~/lib/time";
-import { appOrigin } from "~/server/business-onboarding.server";
+import { appOrigin } from "~/features/business/onboarding.server";
 import {
   availabilityFor,
   bookableBusiness,
   bookableServices,
   normalizeCustomerPhone,
   placeBooking,
-} from "~/server/booking.server";
-import { localeCookie } from "~/server/cookies.server";
-import { servicesContext } from "~/server/context";
-import { getI18n, getLocale } from "~/server/i18n.server";
-import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
-import type { AppServices } from "~/server/services.server";
+} from "~/features/booking/booking.server";
+import { localeCookie } from "~/platform/cookies.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import type { AppServices } from "~/platform/services.server";
 import { isLanguage } from "~/i18n";
+import { parseDbId } from "~/lib/validation";
 
 interface Draft {
   link: string;
@@ -76,7 +77,14 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     kind: "page" as const,
     title: `${business.name} · ${t("book.title")}`,
     business: header,
-    services: serviceList.map((s) => ({ id: s.id, name: s.name, description: s.description, priceCents: s.priceCents, currency: s.currency, durationMinutes: s.durationMinutes })),
+    services: serviceList.map((s) => ({
+      id: s.id,
+      name: s.name,
+      description: s.description,
+      priceCents: s.priceCents,
+      currency: s.currency,
+      durationMinutes: s.durationMinutes,
+    })),
     taken: url.searchParams.get("taken") === "1",
   };
 
@@ -85,7 +93,13 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   if (!service) return { ...base, step: "service" as const };
 
   if (url.searchParams.get("step") === "done") {
-    return { ...base, step: "done" as const, serviceId: service.id, date: url.searchParams.get("date") ?? "", time: url.searchParams.get("time") ?? "" };
+    return {
+      ...base,
+      step: "done" as const,
+      serviceId: service.id,
+      date: url.searchParams.get("date") ?? "",
+      time: url.searchParams.get("time") ?? "",
+    };
   }
 
   const availability = await availabilityFor(services, business, service);
@@ -121,7 +135,14 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       idempotencyKey: randomUUID(),
     };
   }
-  return { ...base, step: "contact" as const, serviceId: service.id, date, time, draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null };
+  return {
+    ...base,
+    step: "contact" as const,
+    serviceId: service.id,
+    date,
+    time,
+    draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null,
+  };
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
@@ -132,10 +153,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const business = await bookableBusiness(services, params.bookingLink);
   if (!business) throw data(null, { status: 404 });
   const form = await request.formData();
-  const serviceId = Number(form.get("service"));
+  const serviceId = parseDbId(form.get("service"));
   const date = String(form.get("date") ?? "");
   const time = String(form.get("time") ?? "");
-  const service = Number.isInteger(serviceId) ? await findService(services.db, business.id, serviceId) : null;
+  const service = serviceId ? await findService(services.db, business.id, serviceId) : null;
   const minute = parseTimeOfDay(time);
   if (!service || !service.active || !/^\d{4}-\d{2}-\d{2}$/.test(date) || minute === null) {
     return data({ formError: t("book.missingInfo") }, { status: 400 });
@@ -176,7 +197,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     customer: { name: draft.name, phone: draft.phone, email: draft.email || null, notes: draft.notes || null },
     language: getLocale(context),
     idempotencyKey: String(form.get("idempotencyKey") ?? "").slice(0, 100) || null,
-    origin: appOrigin(services, request),
+    origin: appOrigin(services),
+    ip: clientIp(context),
   });
   if (result.kind !== "booked") {
     // Lost the race (or the time no longer exists): the time step again, with fresh slots.

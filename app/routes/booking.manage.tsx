@@ -4,17 +4,17 @@ import type { Route } from "./+types/booking.manage";
 import { cancelBooking, findBookingByManageToken, rescheduleBooking } from "#models/bookings";
 import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
-import { MonthTables } from "~/components/booking/month-tables";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button, linkClass } from "~/components/ui/button";
-import { utcToZoned, zonedTimeToUtc } from "~/lib/slots";
+import { MonthTables } from "~/features/booking/month-tables";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button, linkClass } from "~/ui/button";
+import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
 import { parseTimeOfDay } from "~/lib/time";
-import { availabilityFor, bookingConfirmationCallJob, formatWhen } from "~/server/booking.server";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { redirectWithToast } from "~/server/toast.server";
-import type { AppServices } from "~/server/services.server";
+import { availabilityFor, bookingConfirmationCallJob, formatWhen } from "~/features/booking/booking.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { redirectWithToast } from "~/platform/toast.server";
+import type { AppServices } from "~/platform/services.server";
 
 async function load(services: AppServices, token: string) {
   const booking = await findBookingByManageToken(services.db, token);
@@ -33,7 +33,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const { booking, business, service } = found;
   const url = new URL(request.url);
   const live = booking.status !== "cancelled" && booking.startsAt.getTime() > Date.now();
-  let reschedule: null | { days: { date: string; count: number }[]; date: string | null; slots: { time: string; available: boolean }[] } = null;
+  let reschedule: null | { days: { date: string; count: number }[]; date: string | null; slots: { time: string; available: boolean }[] } =
+    null;
   if (live && url.searchParams.has("reschedule")) {
     const availability = await availabilityFor(services, business, service);
     const date = url.searchParams.get("date");
@@ -82,7 +83,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const moved = await rescheduleBooking(services.db, booking.id, new Date(start), new Date(start + service.durationMinutes * 60_000));
   if (moved.kind === "taken") return redirect(`${here}?reschedule=1&date=${utcToZoned(start, business.timeZone).date}&taken=1`);
   if (moved.kind === "moved") {
-    await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id, origin: appOrigin(services, request) });
+    await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id, origin: appOrigin(services) });
   }
   return redirectWithToast(services, here, { type: "success", title: t("manage.moved") });
 }
@@ -139,12 +140,20 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
               <fieldset>
                 <legend className="font-semibold text-slate-900">
                   {t("book.timesOn", {
-                    day: new Date(`${data.reschedule.date}T12:00:00Z`).toLocaleDateString(i18n.language, { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }),
+                    day: new Date(`${data.reschedule.date}T12:00:00Z`).toLocaleDateString(i18n.language, {
+                      weekday: "long",
+                      day: "numeric",
+                      month: "long",
+                      timeZone: "UTC",
+                    }),
                   })}
                 </legend>
                 <div className="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-5">
                   {data.reschedule.slots.map((slot) => (
-                    <label key={slot.time} className={`flex items-center justify-center gap-2 rounded-lg border px-2 py-2 text-sm ${slot.available ? "border-slate-300" : "border-slate-200 text-slate-500 line-through"}`}>
+                    <label
+                      key={slot.time}
+                      className={`flex items-center justify-center gap-2 rounded-lg border px-2 py-2 text-sm ${slot.available ? "border-slate-300" : "border-slate-200 text-slate-500 line-through"}`}
+                    >
                       <input type="radio" name="time" value={slot.time} disabled={!slot.available} required className="accent-teal-700" />
                       <span dir="ltr">{slot.time}</span>
                       {slot.available ? null : <span className="sr-only">{t("book.unavailable")}</span>}

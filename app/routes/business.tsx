@@ -1,14 +1,14 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/business";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button, buttonClass } from "~/components/ui/button";
-import { Field } from "~/components/ui/field";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { servicesContext } from "~/server/context";
-import { placeDemoCall } from "~/server/demo-calls.server";
-import { getI18n, getLocale } from "~/server/i18n.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button, buttonClass } from "~/ui/button";
+import { Field } from "~/ui/field";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import { placeDemoCall } from "~/features/calls/demo-calls.server";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 export function loader({ context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
@@ -20,9 +20,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const phone = String((await request.formData()).get("phone") ?? "");
-  const result = await placeDemoCall(context, t, getLocale(context), phone, appOrigin(services, request));
+  const result = await placeDemoCall(context, t, getLocale(context), phone, appOrigin(services));
   if (!result.ok) return data({ error: result.message, phone }, { status: result.status });
-  return redirectWithToast(services, "/business#demo", { type: "success", title: t("demo.startedTitle"), description: t("demo.startedBody") });
+  return redirectWithToast(services, "/business#demo", {
+    type: "success",
+    title: t("demo.startedTitle"),
+    description: t("demo.startedBody"),
+  });
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [
@@ -134,7 +138,10 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
           <ol className="mt-4 space-y-4">
             {steps.map(([title, body], index) => (
               <li key={title} className="flex gap-3">
-                <span aria-hidden="true" className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-teal-700 font-semibold text-white">
+                <span
+                  aria-hidden="true"
+                  className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-teal-700 font-semibold text-white"
+                >
                   {index + 1}
                 </span>
                 <div>

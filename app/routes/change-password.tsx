@@ -5,17 +5,16 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import { z } from "zod";
 import type { Route } from "./+types/change-password";
-import { setAccountPassword } from "#models/accounts";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button } from "~/components/ui/button";
-import { Field } from "~/components/ui/field";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button } from "~/ui/button";
+import { Field } from "~/ui/field";
 import { safeRedirectPath } from "~/lib/safe-redirect";
-import { commitLogin, requireAccount } from "~/server/auth.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { MIN_PASSWORD } from "~/lib/password-schema";
-import { hashPassword, verifyPassword } from "~/server/passwords.server";
-import { toastHeader } from "~/server/toast.server";
+import { requireAccount, setPasswordAndSignIn } from "~/features/auth/auth.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { MIN_PASSWORD } from "~/features/auth/password-schema";
+import { hashPassword, verifyPassword } from "~/features/auth/passwords.server";
+import { toastHeader } from "~/platform/toast.server";
 
 function schema(t: TFunction, needsCurrent: boolean) {
   return z
@@ -51,13 +50,19 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password", "confirm", "current"] }), { status: 400 });
   const { current, password } = submission.value;
   if (!account.mustChangePassword && !(await verifyPassword(current ?? "", account.passwordHash))) {
-    return data(submission.reply({ fieldErrors: { current: [t("password.currentWrong")] }, hideFields: ["password", "confirm", "current"] }), { status: 400 });
+    return data(
+      submission.reply({ fieldErrors: { current: [t("password.currentWrong")] }, hideFields: ["password", "confirm", "current"] }),
+      { status: 400 },
+    );
   }
   if (await verifyPassword(password, account.passwordHash)) {
-    return data(submission.reply({ fieldErrors: { password: [t("password.sameAsOld")] }, hideFields: ["password", "confirm", "current"] }), { status: 400 });
+    return data(
+      submission.reply({ fieldErrors: { password: [t("password.sameAsOld")] }, hideFields: ["password", "confirm", "current"] }),
+      { status: 400 },
+    );
   }
-  const updated = await setAccountPassword(services.db, account.id, await hashPassword(password), { temporary: false });
-  const headers = new Headers({ "Set-Cookie": await commitLogin(services, updated!) });
+  // Every other browser is signed out; this one continues with a fresh session.
+  const headers = new Headers({ "Set-Cookie": await setPasswordAndSignIn(services, account.id, await hashPassword(password)) });
   headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("password.changed") }));
   return redirect(safeRedirectPath(formData.get("redirectTo"), "/dashboard"), { headers });
 }
@@ -80,10 +85,35 @@ export default function ChangePassword({ loaderData, actionData }: Route.Compone
         <AuthenticityTokenInput />
         <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
         {loaderData.forced ? null : (
-          <Field label={t("password.current")} id={fields.current.id} name={fields.current.name} type="password" autoComplete="current-password" required errors={fields.current.errors} />
+          <Field
+            label={t("password.current")}
+            id={fields.current.id}
+            name={fields.current.name}
+            type="password"
+            autoComplete="current-password"
+            required
+            errors={fields.current.errors}
+          />
         )}
-        <Field label={t("password.new")} id={fields.password.id} name={fields.password.name} type="password" autoComplete="new-password" required errors={fields.password.errors} hint={t("password.rule", { min: MIN_PASSWORD })} />
-        <Field label={t("password.confirm")} id={fields.confirm.id} name={fields.confirm.name} type="password" autoComplete="new-password" required errors={fields.confirm.errors} />
+        <Field
+          label={t("password.new")}
+          id={fields.password.id}
+          name={fields.password.name}
+          type="password"
+          autoComplete="new-password"
+          required
+          errors={fields.password.errors}
+          hint={t("password.rule", { min: MIN_PASSWORD })}
+        />
+        <Field
+          label={t("password.confirm")}
+          id={fields.confirm.id}
+          name={fields.confirm.name}
+          type="password"
+          autoComplete="new-password"
+          required
+          errors={fields.confirm.errors}
+        />
         <Button type="submit" className="w-full">
           {t("password.save")}
         </Button>

@@ -7,17 +7,17 @@ import { z } from "zod";
 import type { Route } from "./+types/contact";
 import { contactAcknowledgementEmail, contactReceivedEmail } from "#emails/contact";
 import { saveContactMessage } from "#models/contact-messages";
-import { CrisisNotice } from "~/components/crisis-notice";
-import { Localized } from "~/components/localized";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { StaticPage, Section } from "~/components/static-page";
-import { Button } from "~/components/ui/button";
-import { Field, SelectField, TextareaField } from "~/components/ui/field";
-import { servicesContext } from "~/server/context";
-import { sendEmailJob } from "~/server/email-jobs.server";
-import { getI18n, getLocale } from "~/server/i18n.server";
-import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { CrisisNotice } from "~/ui/crisis-notice";
+import { Localized } from "~/ui/localized";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { StaticPage, Section } from "~/ui/static-page";
+import { Button } from "~/ui/button";
+import { Field, SelectField, TextareaField } from "~/ui/field";
+import { servicesContext } from "~/platform/context";
+import { sendEmailJob } from "~/platform/email-jobs.server";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 const urgencies = ["low", "normal", "high", "urgent"] as const;
 const LIMITS = { subject: 200, message: 5000, email: 254 };
@@ -114,10 +114,7 @@ export default function ContactPage({ actionData }: Route.ComponentProps) {
   });
 
   return (
-    <StaticPage
-      title="Contact"
-      intro={<p>Questions about a call, a payment, your data or Sakina for business? Write to us.</p>}
-    >
+    <StaticPage title="Contact" intro={<p>Questions about a call, a payment, your data or Sakina for business? Write to us.</p>}>
       <CrisisNotice />
       <section aria-labelledby="contact-form-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-8">
         <Localized>
@@ -197,8 +194,12 @@ export default function ContactPage({ actionData }: Route.ComponentProps) {
           <caption className="sr-only">How quickly we reply to each kind of message</caption>
           <thead>
             <tr className="border-b border-slate-300">
-              <th scope="col" className="py-2 text-start font-semibold">Kind of message</th>
-              <th scope="col" className="py-2 text-start font-semibold">We reply within</th>
+              <th scope="col" className="py-2 text-start font-semibold">
+                Kind of message
+              </th>
+              <th scope="col" className="py-2 text-start font-semibold">
+                We reply within
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -1,20 +1,15 @@
 import { data, Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/dashboard";
-import { listServices } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
-import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
-import { listBusinessBookings } from "#models/bookings";
-import { countBusinessCallsSince } from "#models/calls";
-import { MONTHLY_CALLS, STARTER_CALLS } from "#models/businesses";
-import { BusinessDashboard } from "~/components/business-dashboard/dashboard";
-import { buttonClass } from "~/components/ui/button";
-import { getAccount } from "~/server/auth.server";
-import { handleDashboardAction } from "~/server/business-dashboard.server";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { BusinessDashboard } from "~/features/business/dashboard/dashboard";
+import { buttonClass } from "~/ui/button";
+import { getAccount } from "~/features/auth/auth.server";
+import { handleDashboardAction, loadBusinessDashboard } from "~/features/business/dashboard.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /**
  * /dashboard: with a business session, the owner's dashboard. `?userId=` addresses a consumer
@@ -30,63 +25,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (!business) {
     return data({ kind: "invalid" as const, title: `${t("dashboard.invalidTitle")} · Sakina` }, { status: account ? 404 : 401 });
   }
-  const today = new Date().toISOString().slice(0, 10);
-  // The allowance runs from activation during the starter, then per calendar month.
-  const periodStart =
-    business.planStatus === "starter" && business.activatedAt
-      ? business.activatedAt
-      : new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
-  const [serviceRows, schedule, closures, upcoming, past, callsUsed] = await Promise.all([
-    listServices(services.db, business.id),
-    getWeeklySchedule(services.db, business.id),
-    listDaysOff(services.db, business.id, today),
-    listBusinessBookings(services.db, business.id, "upcoming"),
-    listBusinessBookings(services.db, business.id, "past", new Date(), 20),
-    countBusinessCallsSince(services.db, business.id, periodStart),
-  ]);
-  const bookingRow = ({ booking, serviceName }: (typeof upcoming)[number]) => ({
-    id: booking.id,
-    serviceName,
-    startsAt: booking.startsAt.toISOString(),
-    customerName: booking.customerName,
-    customerPhone: booking.customerPhone,
-    status: booking.status,
-    callState: booking.callState,
-    callOutcome: booking.callOutcome,
-  });
-  return {
-    kind: "business" as const,
-    title: `${t("dashboard.title")} · ${business.name}`,
-    bookingUrl: `${appOrigin(services, request)}/book/${business.bookingLink}`,
-    business: {
-      name: business.name,
-      ownerName: business.ownerName,
-      status: business.status,
-      planStatus: business.planStatus,
-      starterEndsAt: business.starterEndsAt?.toISOString() ?? null,
-      phone: business.phone,
-      address: business.address ?? "",
-      description: business.description ?? "",
-      timeZone: business.timeZone,
-      minimumNoticeMinutes: business.minimumNoticeMinutes,
-      defaultLanguage: business.defaultLanguage,
-      confirmationLanguage: business.confirmationLanguage,
-      confirmationVoice: business.confirmationVoice,
-    },
-    services: serviceRows.map((s) => ({
-      id: s.id,
-      name: s.name,
-      description: s.description ?? "",
-      priceCents: s.priceCents,
-      currency: s.currency,
-      durationMinutes: s.durationMinutes,
-      active: s.active,
-    })),
-    schedule,
-    daysOff: closures.map((d) => ({ id: d.id, date: d.date, note: d.note ?? "" })),
-    bookings: { upcoming: upcoming.map(bookingRow), past: past.map(bookingRow) },
-    calls: { used: callsUsed, allowance: business.planStatus === "starter" ? STARTER_CALLS : MONTHLY_CALLS },
-  };
+  return loadBusinessDashboard(services, t, business, appOrigin(services));
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];

@@ -3,19 +3,25 @@ import path from "node:path";
 import { data } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/dev.outbox";
-import { servicesContext } from "~/server/context";
-import { clientIp } from "~/server/rate-limit.server";
+import { servicesContext, socketPeerContext } from "~/platform/context";
 
 export const meta: Route.MetaFunction = () => [{ title: "Outbox · Sakina" }];
 
-/** A development aid: the e-mails written to the outbox folder when no SMTP server is set. */
+/**
+ * A development aid: the e-mails written to the outbox folder. It exists only while no SMTP server
+ * is set, and only for this machine as the socket sees it: forwarded headers and TRUST_PROXY do
+ * not count, since the outbox holds other people's mail (links, temporary passwords).
+ */
 export async function loader({ context }: Route.LoaderArgs) {
-  const { mailer, outboxDir } = context.get(servicesContext);
-  // The outbox holds other people's mail (links, temporary passwords): only this machine sees it.
-  if (!isLoopback(clientIp(context))) throw data(null, { status: 404 });
-  if (mailer.kind === "smtp") return { dir: outboxDir, smtp: true, messages: [] };
+  const { mailer, outboxDir, env } = context.get(servicesContext);
+  if (env.SMTP_URL || mailer.kind === "smtp") throw data(null, { status: 404 });
+  if (!isLoopback(context.get(socketPeerContext))) throw data(null, { status: 404 });
   const files = await readdir(outboxDir).catch(() => [] as string[]);
-  const newest = files.filter((f) => f.endsWith(".eml")).sort().reverse().slice(0, 50);
+  const newest = files
+    .filter((f) => f.endsWith(".eml"))
+    .sort()
+    .reverse()
+    .slice(0, 50);
   const messages = await Promise.all(
     newest.map(async (file) => {
       const raw = await readFile(path.join(outboxDir, file), "utf8");
@@ -24,7 +30,7 @@ export async function loader({ context }: Route.LoaderArgs) {
       return { file, to: header("To"), subject: decodeMimeWords(header("Subject")), date: header("Date"), raw };
     }),
   );
-  return { dir: outboxDir, smtp: false, messages };
+  return { dir: outboxDir, messages };
 }
 
 function isLoopback(ip: string) {
@@ -47,12 +53,8 @@ export default function Outbox({ loaderData }: Route.ComponentProps) {
   return (
     <div className="mx-auto max-w-4xl px-4 py-10">
       <h1 className="text-2xl font-semibold text-slate-900">{t("dev.outboxTitle")}</h1>
-      <p className="mt-2 text-slate-700">
-        {loaderData.smtp ? t("dev.outboxSmtp") : t("dev.outboxIntro", { dir: loaderData.dir })}
-      </p>
-      {!loaderData.smtp && loaderData.messages.length === 0 ? (
-        <p className="mt-6 text-slate-700">{t("dev.outboxEmpty")}</p>
-      ) : null}
+      <p className="mt-2 text-slate-700">{t("dev.outboxIntro", { dir: loaderData.dir })}</p>
+      {loaderData.messages.length === 0 ? <p className="mt-6 text-slate-700">{t("dev.outboxEmpty")}</p> : null}
       <ul className="mt-6 space-y-3">
         {loaderData.messages.map((message) => (
           <li key={message.file} className="rounded-xl border border-slate-200 bg-white p-4">

@@ -1,21 +1,28 @@
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { data, Form, Link, redirect, useNavigation, useRevalidator } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/empathy";
-import { CallSummary } from "~/components/call-summary";
-import { CrisisNotice } from "~/components/crisis-notice";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button, buttonClass, linkClass } from "~/components/ui/button";
+import { CallSummary } from "~/features/empathy/call-summary";
+import { CrisisNotice } from "~/ui/crisis-notice";
+import { useHydrated } from "~/ui/use-hydrated";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button, buttonClass, linkClass } from "~/ui/button";
 import { callLanguages } from "~/lib/languages";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { empathyCalls, findEmpathyRequest } from "#models/empathy";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { servicesContext } from "~/server/context";
-import { EMPATHY_CALL_ATTEMPTS, empathyStatusPath, parseEmpathyToken, retryEmpathyCallNow, startEmpathyCall } from "~/server/empathy.server";
-import { getI18n } from "~/server/i18n.server";
-import { requireStripe } from "~/server/providers/payments.server";
-import { firstExceededRule } from "~/server/rate-limit.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import {
+  EMPATHY_CALL_ATTEMPTS,
+  empathyStatusPath,
+  parseEmpathyToken,
+  retryEmpathyCallNow,
+  startEmpathyCall,
+} from "~/features/empathy/empathy.server";
+import { getI18n } from "~/platform/i18n.server";
+import { requirePayments } from "~/providers/payments.server";
+import { firstExceededRule } from "~/platform/rate-limit.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /** The country code and the last four digits: enough to recognise one's own number, no more. */
 function maskPhone(e164: string | null) {
@@ -52,10 +59,9 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   // Back from Stripe Checkout (the no-JavaScript path): place the call, then show the clean address.
   if (sessionId) {
     if (/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId) && sessionId === empathy.checkoutSessionId && empathy.status === "awaiting_payment") {
-      const session = await requireStripe(services.stripe).checkout.sessions.retrieve(sessionId);
-      const intentId = typeof session.payment_intent === "string" ? session.payment_intent : session.payment_intent?.id;
-      if (session.metadata?.empathyRequestId === String(empathy.id) && intentId) {
-        const result = await startEmpathyCall(services, intentId, appOrigin(services, request));
+      const checkout = await requirePayments(services.payments).findCheckout(sessionId);
+      if (checkout?.metadata.empathyRequestId === String(empathy.id) && checkout.paymentId) {
+        const result = await startEmpathyCall(services, checkout.paymentId, appOrigin(services));
         if (result.ok || result.reason === "already_used") {
           // The clean address's loader then forgets the draft, as it does after a paid request.
           throw await redirectWithToast(services, empathyStatusPath(services, empathy.id), {
@@ -84,7 +90,10 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       attempts: EMPATHY_CALL_ATTEMPTS,
       callStatus: latest?.status ?? null,
       // When the waiting attempt will ring (its job's start), shown as a time of day.
-      nextAttemptAt: empathy.status === "retrying" && latest?.status === "queued" ? nextAttemptTime(latest.createdAt, services.env.EMPATHY_RETRY_DELAY_SECONDS) : null,
+      nextAttemptAt:
+        empathy.status === "retrying" && latest?.status === "queued"
+          ? nextAttemptTime(latest.createdAt, services.env.EMPATHY_RETRY_DELAY_SECONDS)
+          : null,
       hasEmail: Boolean(empathy.email),
     },
     cleared ? { headers: { "Set-Cookie": cleared } } : undefined,
@@ -95,21 +104,34 @@ function nextAttemptTime(createdAt: Date, delaySeconds: number) {
   return new Date(createdAt.getTime() + delaySeconds * 1000).toISOString();
 }
 
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }, { name: "robots", content: "noindex" }];
+export const meta: Route.MetaFunction = ({ loaderData }) => [
+  { title: loaderData?.title ?? "Sakina" },
+  { name: "robots", content: "noindex" },
+];
 
-export async function action({ request, params, context }: Route.ActionArgs) {
+export async function action({ params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const empathy = await requestFor(context, params.token);
   const path = empathyStatusPath(services, empathy.id);
-  const exceeded = await firstExceededRule(context, [{ name: "empathy-retry:request", subject: String(empathy.id), limit: 5, windowSeconds: 3600 }]);
+  const exceeded = await firstExceededRule(context, [
+    { name: "empathy-retry:request", subject: String(empathy.id), limit: 5, windowSeconds: 3600 },
+  ]);
   if (exceeded) {
-    return redirectWithToast(services, path, { type: "error", title: t("common.errorTitle"), description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) });
+    return redirectWithToast(services, path, {
+      type: "error",
+      title: t("common.errorTitle"),
+      description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
+    });
   }
-  const retried = await retryEmpathyCallNow(services, empathy, appOrigin(services, request));
-  return redirectWithToast(services, path, retried
-    ? { type: "success", title: t("empathy.retryingNowTitle"), description: t("empathy.expectation") }
-    : { type: "info", title: t("empathy.retryNotNeededTitle"), description: t("empathy.retryNotNeededBody") });
+  const retried = await retryEmpathyCallNow(services, empathy, appOrigin(services));
+  return redirectWithToast(
+    services,
+    path,
+    retried
+      ? { type: "success", title: t("empathy.retryingNowTitle"), description: t("empathy.expectation") }
+      : { type: "info", title: t("empathy.retryNotNeededTitle"), description: t("empathy.retryNotNeededBody") },
+  );
 }
 
 const FINAL = new Set(["completed", "refunded"]);
@@ -130,8 +152,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
   }, [live, revalidator]);
 
   // The server does not know the visitor's time zone: UTC first, then local once in the browser.
-  const [localZone, setLocalZone] = useState(false);
-  useEffect(() => setLocalZone(true), []);
+  const localZone = useHydrated();
   const time = loaderData.nextAttemptAt
     ? new Intl.DateTimeFormat(i18n.language, {
         hour: "numeric",
@@ -176,7 +197,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
             <p className="mt-2">
               {loaderData.callStatus === "queued"
                 ? t("empathy.missedBody", { attempt: loaderData.attempt - 1, attempts: loaderData.attempts, time })
-                : progress[loaderData.callStatus ?? ""] ?? t("empathy.progressQueued")}
+                : (progress[loaderData.callStatus ?? ""] ?? t("empathy.progressQueued"))}
             </p>
             <p className="mt-1 text-sm">{t("empathy.paymentKept")}</p>
             {loaderData.callStatus === "queued" ? (
@@ -192,7 +213,9 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
           <div className="rounded-2xl border border-slate-200 bg-slate-50 p-5 text-slate-900">
             <h2 className="text-xl font-semibold">{t("empathy.refundedTitle")}</h2>
             <p className="mt-2">
-              {loaderData.status === "refunded" ? t("empathy.refundedBody", { attempts: loaderData.attempts }) : t("empathy.refundingBody", { attempts: loaderData.attempts })}
+              {loaderData.status === "refunded"
+                ? t("empathy.refundedBody", { attempts: loaderData.attempts })
+                : t("empathy.refundingBody", { attempts: loaderData.attempts })}
             </p>
           </div>
         )}

@@ -2,13 +2,13 @@ import { data, Form, Link, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import { z } from "zod";
 import type { Route } from "./+types/forgot-password";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button, buttonClass, linkClass } from "~/components/ui/button";
-import { Field } from "~/components/ui/field";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { servicesContext } from "~/server/context";
-import { getI18n, getLocale } from "~/server/i18n.server";
-import { requestPasswordReset } from "~/server/password-reset.server";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button, buttonClass, linkClass } from "~/ui/button";
+import { Field } from "~/ui/field";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { requestPasswordReset } from "~/features/auth/password-reset.server";
 
 export function loader({ context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
@@ -25,7 +25,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!z.email().safeParse(email).success || email.length > 254) {
     return data({ sent: false as const, error: t("register.emailInvalid"), email }, { status: 400 });
   }
-  await requestPasswordReset(context, t, getLocale(context), email, appOrigin(services, request));
+  await requestPasswordReset(context, t, getLocale(context), email, appOrigin(services));
   return { sent: true as const, email, error: null };
 }
 

@@ -1,12 +1,12 @@
 import { Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/get-started.complete";
-import { buttonClass } from "~/components/ui/button";
-import { activateWithPayment, appOrigin } from "~/server/business-onboarding.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { requireStripe } from "~/server/providers/payments.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { buttonClass } from "~/ui/button";
+import { activateWithPayment, appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { requirePayments } from "~/providers/payments.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /** Where Stripe Checkout returns (the no-JavaScript payment path): activate, then show the result. */
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -14,19 +14,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   const sessionId = new URL(request.url).searchParams.get("session_id") ?? "";
   if (!/^cs_[A-Za-z0-9_]+$/.test(sessionId)) throw redirect("/get-started");
-  const stripe = requireStripe(services.stripe);
-  let session;
-  try {
-    session = await stripe.checkout.sessions.retrieve(sessionId);
-  } catch {
-    throw redirect("/get-started");
-  }
-  const businessId = Number(session.metadata?.businessId);
-  const intentId = typeof session.payment_intent === "string" ? session.payment_intent : session.payment_intent?.id;
-  if (session.metadata?.purpose !== "business_starter" || !businessId || !intentId) throw redirect("/get-started");
-  const result = await activateWithPayment(services, businessId, intentId, appOrigin(services, request));
+  const payments = requirePayments(services.payments);
+  const checkout = await payments.findCheckout(sessionId).catch(() => null);
+  const businessId = Number(checkout?.metadata.businessId);
+  const intentId = checkout?.paymentId;
+  if (checkout?.metadata.purpose !== "business_starter" || !businessId || !intentId) throw redirect("/get-started");
+  const result = await activateWithPayment(services, businessId, intentId, appOrigin(services));
   if (!result.ok) {
-    return { title: `${t("activation.failedTitle")} · Sakina`, status: result.reason === "not_succeeded" ? (result.status ?? "processing") : null };
+    return {
+      title: `${t("activation.failedTitle")} · Sakina`,
+      status: result.reason === "not_succeeded" ? (result.status ?? "processing") : null,
+    };
   }
   const params = new URLSearchParams({
     email: result.business.email,

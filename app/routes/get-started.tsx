@@ -4,27 +4,27 @@ import { useState } from "react";
 import { data, Form, Link, redirect, useNavigate, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/get-started";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Steps } from "~/components/steps";
-import { StripePayment } from "~/components/stripe-payment";
-import { Button, linkClass } from "~/components/ui/button";
-import { Field, SelectField } from "~/components/ui/field";
-import { industries } from "~/lib/business";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Steps } from "~/ui/steps";
+import { StripePayment } from "~/ui/stripe-payment";
+import { Button, linkClass } from "~/ui/button";
+import { Field, SelectField } from "~/ui/field";
+import { industries } from "~/features/business/industries";
 import { postJson } from "~/lib/stripe-js";
-import { appOrigin, sendVerificationEmail, starterCheckoutUrl } from "~/server/business-onboarding.server";
-import { registrationSchema } from "~/lib/business-schemas";
-import { registerWithVerification } from "~/server/business-registration.server";
-import { servicesContext } from "~/server/context";
-import { getI18n, getLocale } from "~/server/i18n.server";
-import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
-import { forgetRegistration, registrationBusiness, rememberRegistration } from "~/server/registration.server";
-import { redirectWithToast, toastHeader } from "~/server/toast.server";
+import { appOrigin, sendVerificationEmail, starterCheckoutUrl } from "~/features/business/onboarding.server";
+import { registrationSchema } from "~/features/business/schemas";
+import { registerWithVerification } from "~/features/business/registration.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { forgetRegistration, registrationBusiness, rememberRegistration } from "~/features/business/registration-cookie.server";
+import { redirectWithToast, toastHeader } from "~/platform/toast.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const business = await registrationBusiness(services, request);
-  const base = { title: `${t("register.title")} · Sakina`, paymentsConfigured: Boolean(services.stripe) };
+  const base = { title: `${t("register.title")} · Sakina`, paymentsConfigured: Boolean(services.payments) };
   if (!business) return { ...base, step: "register" as const, business: null };
   if (business.status === "active") {
     return { ...base, step: "active" as const, business: { id: business.id, name: business.name, email: business.email } };
@@ -43,7 +43,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { t } = getI18n(context);
   const formData = await request.formData();
   const intent = formData.get("intent");
-  const origin = appOrigin(services, request);
+  const origin = appOrigin(services);
 
   if (intent === "restart") {
     return redirect("/get-started", { headers: { "Set-Cookie": await forgetRegistration(services) } });
@@ -59,22 +59,32 @@ export async function action({ request, context }: Route.ActionArgs) {
       if (!exceeded && business.status === "pending_verification") {
         await sendVerificationEmail(services, t, getLocale(context), business, origin);
       }
-      return redirectWithToast(services, "/get-started", exceeded
-        ? { type: "error", title: t("common.errorTitle"), description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }
-        : { type: "success", title: t("register.resentTitle"), description: t("register.resentBody", { email: business.email }) });
+      return redirectWithToast(
+        services,
+        "/get-started",
+        exceeded
+          ? {
+              type: "error",
+              title: t("common.errorTitle"),
+              description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
+            }
+          : { type: "success", title: t("register.resentTitle"), description: t("register.resentBody", { email: business.email }) },
+      );
     }
     if (business.status !== "payment_required") return redirect("/get-started");
-    if (!services.stripe) {
-      return redirectWithToast(services, "/get-started", { type: "error", title: t("payment.failedTitle"), description: t("payment.notConfigured") });
+    if (!services.payments) {
+      return redirectWithToast(services, "/get-started", {
+        type: "error",
+        title: t("payment.failedTitle"),
+        description: t("payment.notConfigured"),
+      });
     }
     return redirect(await starterCheckoutUrl(services, business, origin), 303);
   }
 
   const submission = parseWithZod(formData, { schema: registrationSchema(t) });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  const exceeded = await firstExceededRule(context, [
-    { name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 },
-  ]);
+  const exceeded = await firstExceededRule(context, [{ name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 }]);
   if (exceeded) {
     return data(submission.reply({ formErrors: [t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes })] }), { status: 429 });
   }
@@ -90,11 +100,15 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "continue_payment":
     case "verification_resent": {
       const headers = new Headers({ "Set-Cookie": remember });
-      headers.append("Set-Cookie", await toastHeader(services, {
-        type: "info",
-        title: t("register.continueTitle"),
-        description: result.kind === "continue_payment" ? t("register.continueBody") : t("register.resentBody", { email: result.business.email }),
-      }));
+      headers.append(
+        "Set-Cookie",
+        await toastHeader(services, {
+          type: "info",
+          title: t("register.continueTitle"),
+          description:
+            result.kind === "continue_payment" ? t("register.continueBody") : t("register.resentBody", { email: result.business.email }),
+        }),
+      );
       return redirect("/get-started", { headers });
     }
     case "registered":
@@ -160,11 +174,53 @@ function RegisterForm({ lastResult }: { lastResult: Route.ComponentProps["action
           {form.errors[0]}
         </p>
       ) : null}
-      <Field label={t("register.name")} id={fields.name.id} name={fields.name.name} required autoComplete="organization" defaultValue={fields.name.initialValue} errors={fields.name.errors} />
-      <Field label={t("register.ownerName")} id={fields.ownerName.id} name={fields.ownerName.name} required autoComplete="name" defaultValue={fields.ownerName.initialValue} errors={fields.ownerName.errors} />
-      <Field label={t("register.email")} id={fields.email.id} name={fields.email.name} type="email" required autoComplete="email" defaultValue={fields.email.initialValue} errors={fields.email.errors} hint={t("register.emailHint")} />
-      <Field label={t("register.phone")} id={fields.phone.id} name={fields.phone.name} type="tel" required autoComplete="tel" defaultValue={fields.phone.initialValue} errors={fields.phone.errors} hint={t("register.phoneHint")} />
-      <SelectField label={t("register.industry")} id={fields.industry.id} name={fields.industry.name} defaultValue={fields.industry.initialValue ?? "service"} errors={fields.industry.errors}>
+      <Field
+        label={t("register.name")}
+        id={fields.name.id}
+        name={fields.name.name}
+        required
+        autoComplete="organization"
+        defaultValue={fields.name.initialValue}
+        errors={fields.name.errors}
+      />
+      <Field
+        label={t("register.ownerName")}
+        id={fields.ownerName.id}
+        name={fields.ownerName.name}
+        required
+        autoComplete="name"
+        defaultValue={fields.ownerName.initialValue}
+        errors={fields.ownerName.errors}
+      />
+      <Field
+        label={t("register.email")}
+        id={fields.email.id}
+        name={fields.email.name}
+        type="email"
+        required
+        autoComplete="email"
+        defaultValue={fields.email.initialValue}
+        errors={fields.email.errors}
+        hint={t("register.emailHint")}
+      />
+      <Field
+        label={t("register.phone")}
+        id={fields.phone.id}
+        name={fields.phone.name}
+        type="tel"
+        required
+        autoComplete="tel"
+        defaultValue={fields.phone.initialValue}
+        errors={fields.phone.errors}
+        hint={t("register.phoneHint")}
+      />
+      <SelectField
+        label={t("register.industry")}
+        id={fields.industry.id}
+        name={fields.industry.name}
+        defaultValue={fields.industry.initialValue ?? "service"}
+        errors={fields.industry.errors}
+      >
         {industries.map((industry) => (
           <option key={industry} value={industry}>
             {t(`industry.${industry}`)}

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Route } from "./+types/healthz";
-import { servicesContext } from "~/server/context";
+import { servicesContext } from "~/platform/context";
 
 /** For load balancers and uptime checks: 200 when the database answers, 503 otherwise. */
 export async function loader({ context }: Route.LoaderArgs) {

@@ -4,23 +4,30 @@ import { useRef, useState } from "react";
 import { data, Form, Link, redirect, useNavigate, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/home";
-import { CallSummary } from "~/components/call-summary";
-import { CrisisNotice } from "~/components/crisis-notice";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Steps } from "~/components/steps";
-import { StripePayment } from "~/components/stripe-payment";
-import { Button, buttonClass, linkClass } from "~/components/ui/button";
-import { Field, SelectField } from "~/components/ui/field";
-import { empathyDetailsSchema, voiceGenders } from "~/lib/empathy-schemas";
+import { CallSummary } from "~/features/empathy/call-summary";
+import { CrisisNotice } from "~/ui/crisis-notice";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Steps } from "~/ui/steps";
+import { StripePayment } from "~/ui/stripe-payment";
+import { Button, buttonClass, linkClass } from "~/ui/button";
+import { Field, SelectField } from "~/ui/field";
+import { empathyDetailsSchema, voiceGenders } from "~/features/empathy/schemas";
 import { callLanguages } from "~/lib/languages";
 import { formatPhone } from "~/lib/phone";
 import { postJson } from "~/lib/stripe-js";
 import { recordFunnelEvent } from "#models/empathy";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { servicesContext } from "~/server/context";
-import { checkEmpathyDetails, createEmpathyCheckout, exceededPaymentLimit, languageCode, type EmpathyDetails } from "~/server/empathy.server";
-import { getI18n } from "~/server/i18n.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import { clientIp } from "~/platform/rate-limit.server";
+import {
+  checkEmpathyDetails,
+  createEmpathyCheckout,
+  exceededPaymentLimit,
+  languageCode,
+  type EmpathyDetails,
+} from "~/features/empathy/empathy.server";
+import { getI18n } from "~/platform/i18n.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 function isDraft(value: unknown): value is EmpathyDetails {
   const draft = value as EmpathyDetails | null;
@@ -38,7 +45,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     description: t("home.intro"),
     step: wantsPayment && draft ? ("payment" as const) : ("details" as const),
     draft,
-    paymentsConfigured: Boolean(services.stripe),
+    paymentsConfigured: Boolean(services.payments),
     callsConfigured: services.telephony.configured,
   };
 }
@@ -56,11 +63,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (formData.get("intent") === "checkout") {
     const stored = await services.cookies.empathyDraft.parse(request.headers.get("Cookie"));
     if (!isDraft(stored)) return redirect("/");
-    if (!services.stripe || !services.telephony.configured) {
+    if (!services.payments || !services.telephony.configured) {
       return redirectWithToast(services, "/?step=payment", {
         type: "error",
         title: t("payment.failedTitle"),
-        description: services.stripe ? t("empathy.callsNotConfigured") : t("payment.notConfigured"),
+        description: services.payments ? t("empathy.callsNotConfigured") : t("payment.notConfigured"),
       });
     }
     const exceeded = await exceededPaymentLimit(context, stored.phone);
@@ -71,12 +78,12 @@ export async function action({ request, context }: Route.ActionArgs) {
         description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
       });
     }
-    return redirect(await createEmpathyCheckout(services, stored, appOrigin(services, request)), 303);
+    return redirect(await createEmpathyCheckout(services, stored, appOrigin(services)), 303);
   }
 
   const submission = parseWithZod(formData, { schema: empathyDetailsSchema(t) });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-  const checked = checkEmpathyDetails(services, t, submission.value);
+  const checked = await checkEmpathyDetails(services, t, submission.value, clientIp(context));
   if (!checked.ok) return data(submission.reply({ fieldErrors: { [checked.field]: [checked.message] } }), { status: 400 });
   await recordFunnelEvent(services.db, "proceed_to_payment", null, languageCode(checked.details.language));
   return redirect("/?step=payment#payment", {
@@ -127,7 +134,11 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
               </p>
             ) : null}
             {loaderData.step === "payment" && loaderData.draft ? (
-              <PaymentStep draft={loaderData.draft} paymentsConfigured={loaderData.paymentsConfigured} callsConfigured={loaderData.callsConfigured} />
+              <PaymentStep
+                draft={loaderData.draft}
+                paymentsConfigured={loaderData.paymentsConfigured}
+                callsConfigured={loaderData.callsConfigured}
+              />
             ) : (
               <DetailsStep lastResult={actionData} draft={loaderData.draft} />
             )}
@@ -142,7 +153,10 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
         <ol className="mt-6 grid gap-4 sm:grid-cols-3">
           {steps.map(([title, body], index) => (
             <li key={title} className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
-              <span aria-hidden="true" className="flex h-8 w-8 items-center justify-center rounded-full bg-teal-700 font-semibold text-white">
+              <span
+                aria-hidden="true"
+                className="flex h-8 w-8 items-center justify-center rounded-full bg-teal-700 font-semibold text-white"
+              >
                 {index + 1}
               </span>
               <h3 className="mt-3 font-semibold text-slate-900">{title}</h3>
@@ -252,7 +266,12 @@ function DetailsStep({ lastResult, draft }: { lastResult: Route.ComponentProps["
         <p className="mt-1">{t("empathy.recordingNotice")}</p>
       </div>
       <Checkbox id={fields.adult.id} name={fields.adult.name} label={t("empathy.adult")} errors={fields.adult.errors} />
-      <Checkbox id={fields.recording.id} name={fields.recording.name} label={t("empathy.recordingAccept")} errors={fields.recording.errors} />
+      <Checkbox
+        id={fields.recording.id}
+        name={fields.recording.name}
+        label={t("empathy.recordingAccept")}
+        errors={fields.recording.errors}
+      />
       <Button type="submit" disabled={busy} className="w-full">
         {busy ? t("common.sending") : t("empathy.continue")}
       </Button>
@@ -289,7 +308,15 @@ function Checkbox({ id, name, label, errors }: { id: string; name: string; label
 
 type Phase = { kind: "paying" } | { kind: "placing" } | { kind: "call-error"; message: string; statusUrl: string | null };
 
-function PaymentStep({ draft, paymentsConfigured, callsConfigured }: { draft: EmpathyDetails; paymentsConfigured: boolean; callsConfigured: boolean }) {
+function PaymentStep({
+  draft,
+  paymentsConfigured,
+  callsConfigured,
+}: {
+  draft: EmpathyDetails;
+  paymentsConfigured: boolean;
+  callsConfigured: boolean;
+}) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [phase, setPhase] = useState<Phase>({ kind: "paying" });

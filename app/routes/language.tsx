@@ -1,13 +1,13 @@
 import { data, Form, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/language";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button } from "~/components/ui/button";
-import { SelectField } from "~/components/ui/field";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button } from "~/ui/button";
+import { SelectField } from "~/ui/field";
 import { isLanguage, languageNames, supportedLanguages } from "~/i18n";
 import { safeRedirectPath } from "~/lib/safe-redirect";
-import { localeCookie } from "~/server/cookies.server";
-import { getI18n, getLocale } from "~/server/i18n.server";
+import { localeCookie } from "~/platform/cookies.server";
+import { getI18n, getLocale } from "~/platform/i18n.server";
 
 export function loader({ request, context }: Route.LoaderArgs) {
   const redirectTo = safeRedirectPath(new URL(request.url).searchParams.get("redirectTo"));

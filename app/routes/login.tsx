@@ -1,14 +1,14 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/login";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button, linkClass } from "~/components/ui/button";
-import { Field } from "~/components/ui/field";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button, linkClass } from "~/ui/button";
+import { Field } from "~/ui/field";
 import { safeRedirectPath } from "~/lib/safe-redirect";
-import { authenticate, commitLogin, getAccount } from "~/server/auth.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { toastHeader } from "~/server/toast.server";
+import { authenticate, commitLogin, getAccount } from "~/features/auth/auth.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { toastHeader } from "~/platform/toast.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const redirectTo = safeRedirectPath(new URL(request.url).searchParams.get("redirectTo"), "/dashboard");
@@ -16,6 +16,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   return { redirectTo, title: `${t("auth.loginTitle")} · Sakina` };
 }
+
+/** A refused guess tells the browser when to come back. */
+export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
+  const retryAfter = actionHeaders.get("Retry-After");
+  return retryAfter ? { "Retry-After": retryAfter } : new Headers();
+};
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
@@ -28,14 +34,15 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (result.error) {
     return data(
       { title: result.error.title, message: result.error.message, email: String(form.get("email") ?? "") },
-      { status: result.error.status },
+      {
+        status: result.error.status,
+        ...(result.error.retryAfterSeconds ? { headers: { "Retry-After": String(result.error.retryAfterSeconds) } } : {}),
+      },
     );
   }
-  const headers = new Headers({ "Set-Cookie": await commitLogin(services, result.account) });
+  const headers = new Headers({ "Set-Cookie": await commitLogin(services, result.account, request) });
   headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("auth.welcomeBack") }));
-  const target = result.account.mustChangePassword
-    ? `/change-password?redirectTo=${encodeURIComponent(redirectTo)}`
-    : redirectTo;
+  const target = result.account.mustChangePassword ? `/change-password?redirectTo=${encodeURIComponent(redirectTo)}` : redirectTo;
   return redirect(target, { headers });
 }
 

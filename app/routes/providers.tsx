@@ -1,14 +1,18 @@
 import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/providers";
-import { Button, linkClass } from "~/components/ui/button";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { providerStatuses } from "~/server/providers/status.server";
+import { Button, linkClass } from "~/ui/button";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { providerStatuses } from "~/providers/status.server";
+import { getAccount } from "~/features/auth/auth.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
-  const refresh = new URL(request.url).searchParams.has("refresh");
+  // A refresh calls the providers' APIs live: only for a signed-in owner or admin; others see the cached status.
+  const asked = new URL(request.url).searchParams.has("refresh");
+  const account = asked ? await getAccount(context, request) : null;
+  const refresh = asked && (account?.role === "owner" || account?.role === "admin");
   return { title: `${t("providers.title")} · Sakina`, ...(await providerStatuses(context.get(servicesContext), { refresh })) };
 }
 

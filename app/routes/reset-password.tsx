@@ -3,17 +3,17 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/reset-password";
-import { findAccountById, setAccountPassword } from "#models/accounts";
+import { findAccountById } from "#models/accounts";
 import { consumeEmailToken, peekEmailToken } from "#models/email-tokens";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button, buttonClass } from "~/components/ui/button";
-import { Field } from "~/components/ui/field";
-import { commitLogin } from "~/server/auth.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { MIN_PASSWORD, newPasswordSchema } from "~/lib/password-schema";
-import { hashPassword } from "~/server/passwords.server";
-import { toastHeader } from "~/server/toast.server";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button, buttonClass } from "~/ui/button";
+import { Field } from "~/ui/field";
+import { setPasswordAndSignIn } from "~/features/auth/auth.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { MIN_PASSWORD, newPasswordSchema } from "~/features/auth/password-schema";
+import { hashPassword } from "~/features/auth/passwords.server";
+import { toastHeader } from "~/platform/toast.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
@@ -33,13 +33,20 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await request.formData();
   const submission = parseWithZod(formData, { schema: newPasswordSchema(t) });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password", "confirm"] }), { status: 400 });
-  const row = await consumeEmailToken(services.db, "reset_password", String(formData.get("token") ?? ""), String(formData.get("email") ?? ""));
+  const row = await consumeEmailToken(
+    services.db,
+    "reset_password",
+    String(formData.get("token") ?? ""),
+    String(formData.get("email") ?? ""),
+  );
   const account = row?.accountId ? await findAccountById(services.db, row.accountId) : null;
   if (!account) {
     return data(submission.reply({ formErrors: [t("reset.invalid")], hideFields: ["password", "confirm"] }), { status: 400 });
   }
-  const updated = await setAccountPassword(services.db, account.id, await hashPassword(submission.value.password), { temporary: false });
-  const headers = new Headers({ "Set-Cookie": await commitLogin(services, updated!) });
+  // Every session of the account ends (whoever had the old password is out); this browser signs in afresh.
+  const headers = new Headers({
+    "Set-Cookie": await setPasswordAndSignIn(services, account.id, await hashPassword(submission.value.password)),
+  });
   headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("password.changed") }));
   return redirect("/dashboard", { headers });
 }
@@ -80,8 +87,25 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
             {form.errors[0]}
           </p>
         ) : null}
-        <Field label={t("password.new")} id={fields.password.id} name={fields.password.name} type="password" autoComplete="new-password" required errors={fields.password.errors} hint={t("password.rule", { min: MIN_PASSWORD })} />
-        <Field label={t("password.confirm")} id={fields.confirm.id} name={fields.confirm.name} type="password" autoComplete="new-password" required errors={fields.confirm.errors} />
+        <Field
+          label={t("password.new")}
+          id={fields.password.id}
+          name={fields.password.name}
+          type="password"
+          autoComplete="new-password"
+          required
+          errors={fields.password.errors}
+          hint={t("password.rule", { min: MIN_PASSWORD })}
+        />
+        <Field
+          label={t("password.confirm")}
+          id={fields.confirm.id}
+          name={fields.confirm.name}
+          type="password"
+          autoComplete="new-password"
+          required
+          errors={fields.confirm.errors}
+        />
         <Button type="submit" className="w-full">
           {t("password.save")}
         </Button>

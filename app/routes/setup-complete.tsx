@@ -2,10 +2,10 @@ import { useState } from "react";
 import { Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/setup-complete";
-import { CopyButton } from "~/components/copy-button";
-import { buttonClass } from "~/components/ui/button";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
+import { CopyButton } from "~/ui/copy-button";
+import { buttonClass } from "~/ui/button";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
 
 export function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
@@ -14,7 +14,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
   const values = Object.fromEntries(fields.map((f) => [f, params.get(f)?.trim() ?? ""])) as Record<(typeof fields)[number], string>;
   if (fields.some((f) => !values[f])) throw redirect("/get-started");
   const { t } = getI18n(context);
-  const origin = services.env.APP_URL?.replace(/\/$/, "") ?? new URL(request.url).origin;
+  const origin = services.publicOrigin();
   return { ...values, bookingUrl: `${origin}/book/${encodeURIComponent(values.bookingLink)}`, title: `${t("setup.title")} · Sakina` };
 }
 

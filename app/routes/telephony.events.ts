@@ -1,11 +1,14 @@
 import type { Route } from "./+types/telephony.events";
 import { listRecentCalls } from "#models/calls";
-import { requireAccount } from "~/server/auth.server";
-import { servicesContext } from "~/server/context";
+import { getAccount, requireAccount } from "~/features/auth/auth.server";
+import { servicesContext } from "~/platform/context";
+
+const SESSION_CHECK_MS = 5000;
 
 /**
  * Server-sent events for the control centre: a "calls" event whenever the signed-in account's
- * recent calls change (checked each second), for up to ten minutes per connection.
+ * recent calls change (checked each second), for up to ten minutes per connection, and only while
+ * the session lasts (checked every few seconds): a logout elsewhere closes the stream.
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
@@ -17,8 +20,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     async start(controller) {
       const send = (event: string, data: string) => controller.enqueue(encoder.encode(`event: ${event}\ndata: ${data}\n\n`));
       const started = Date.now();
+      let sessionCheckedAt = started;
       send("ready", "{}");
       while (!request.signal.aborted && Date.now() - started < 600_000) {
+        if (Date.now() - sessionCheckedAt >= SESSION_CHECK_MS) {
+          sessionCheckedAt = Date.now();
+          if (!(await getAccount(context, request).catch(() => null))) break;
+        }
         const rows = await listRecentCalls(services.db, { ...scope, limit: 25 }).catch(() => []);
         const fingerprint = rows.map((c) => `${c.id}:${c.status}:${c.outcome ?? ""}`).join(",");
         if (fingerprint !== last) {

@@ -3,17 +3,19 @@ import { data, Form, useNavigation, useRevalidator } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/telephony";
 import { listRecentCalls } from "#models/calls";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button } from "~/components/ui/button";
-import { Field } from "~/components/ui/field";
-import { formatPhone, normalizePhone } from "~/lib/phone";
-import { requireAccount } from "~/server/auth.server";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { requestCall } from "~/server/calls.server";
-import { servicesContext } from "~/server/context";
-import { getI18n, getLocale } from "~/server/i18n.server";
-import { firstExceededRule } from "~/server/rate-limit.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button } from "~/ui/button";
+import { Field } from "~/ui/field";
+import { formatPhone } from "~/lib/phone";
+import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
+import { findBusinessById } from "#models/businesses";
+import { requireAccount } from "~/features/auth/auth.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { requestCall } from "~/features/calls/engine.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /** The control centre: a test call, recent calls with live status, and the provider in use. */
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -43,10 +45,15 @@ export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const account = await requireAccount(context, request);
   const { t } = getI18n(context);
-  const phone = normalizePhone(String((await request.formData()).get("to") ?? ""));
-  if (!phone.ok) return data({ error: phone.reason === "empty" ? t("demo.phoneRequired") : t("demo.phoneInvalid") }, { status: 400 });
+  const typed = String((await request.formData()).get("to") ?? "");
   if (!services.telephony.configured) return data({ error: t("demo.notConfigured") }, { status: 503 });
-  const exceeded = await firstExceededRule(context, [{ name: "test-call:account", subject: String(account.id), limit: 10, windowSeconds: 3600 }]);
+  const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
+  // The test call goes through the same dialling policy as every other call.
+  const phone = await screenNumber(services, typed, { path: "test", business, ip: clientIp(context) });
+  if (!phone.ok) return data({ error: refusalMessage(t, phone.reason) }, { status: 400 });
+  const exceeded = await firstExceededRule(context, [
+    { name: "test-call:account", subject: String(account.id), limit: 10, windowSeconds: 3600 },
+  ]);
   if (exceeded) return data({ error: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, { status: 429 });
   await requestCall(services, {
     purpose: "test",
@@ -54,7 +61,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     language: getLocale(context),
     voice: "shimmer",
     businessId: account.businessId,
-    origin: appOrigin(services, request),
+    origin: appOrigin(services),
   });
   return redirectWithToast(services, "/telephony", { type: "success", title: t("demo.startedTitle"), description: t("demo.startedBody") });
 }
@@ -85,7 +92,14 @@ export default function Telephony({ loaderData, actionData }: Route.ComponentPro
         </h2>
         <Form method="post" className="mt-3 flex flex-wrap items-end gap-3">
           <AuthenticityTokenInput />
-          <Field label={t("demo.phone")} name="to" type="tel" required errors={actionData?.error ? [actionData.error] : null} className="min-w-64 flex-1" />
+          <Field
+            label={t("demo.phone")}
+            name="to"
+            type="tel"
+            required
+            errors={actionData?.error ? [actionData.error] : null}
+            className="min-w-64 flex-1"
+          />
           <Button type="submit" disabled={navigation.state === "submitting"}>
             {navigation.state === "submitting" ? t("demo.calling") : t("telephony.call")}
           </Button>
@@ -108,19 +122,33 @@ export default function Telephony({ loaderData, actionData }: Route.ComponentPro
               <caption className="sr-only">{t("telephony.recent")}</caption>
               <thead>
                 <tr className="border-b border-slate-300 text-slate-600">
-                  <th scope="col" className="py-2 pe-3 text-start font-medium">{t("bookings.when")}</th>
-                  <th scope="col" className="py-2 pe-3 text-start font-medium">{t("telephony.purpose")}</th>
-                  <th scope="col" className="py-2 pe-3 text-start font-medium">{t("telephony.to")}</th>
-                  <th scope="col" className="py-2 pe-3 text-start font-medium">{t("manage.status")}</th>
-                  <th scope="col" className="py-2 text-start font-medium">{t("telephony.duration")}</th>
+                  <th scope="col" className="py-2 pe-3 text-start font-medium">
+                    {t("bookings.when")}
+                  </th>
+                  <th scope="col" className="py-2 pe-3 text-start font-medium">
+                    {t("telephony.purpose")}
+                  </th>
+                  <th scope="col" className="py-2 pe-3 text-start font-medium">
+                    {t("telephony.to")}
+                  </th>
+                  <th scope="col" className="py-2 pe-3 text-start font-medium">
+                    {t("manage.status")}
+                  </th>
+                  <th scope="col" className="py-2 text-start font-medium">
+                    {t("telephony.duration")}
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {loaderData.calls.map((call) => (
                   <tr key={call.id} className="border-b border-slate-200">
-                    <td className="py-2 pe-3">{new Date(call.createdAt).toLocaleString(i18n.language, { dateStyle: "short", timeStyle: "short" })}</td>
+                    <td className="py-2 pe-3">
+                      {new Date(call.createdAt).toLocaleString(i18n.language, { dateStyle: "short", timeStyle: "short" })}
+                    </td>
                     <td className="py-2 pe-3">{call.purpose}</td>
-                    <td className="py-2 pe-3" dir="ltr">{call.to}</td>
+                    <td className="py-2 pe-3" dir="ltr">
+                      {call.to}
+                    </td>
                     <td className="py-2 pe-3">
                       {call.status}
                       {call.outcome ? ` · ${call.outcome}` : ""}

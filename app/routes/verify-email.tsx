@@ -3,14 +3,14 @@ import { data, Form, Link, useNavigation, useSubmit } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/verify-email";
 import { StarterOffer } from "./get-started";
-import { AuthenticityTokenInput } from "~/components/csrf";
-import { Button, buttonClass } from "~/components/ui/button";
-import { verifyBusinessEmail } from "~/server/business-verification.server";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { rememberRegistration } from "~/server/registration.server";
-import { toastHeader } from "~/server/toast.server";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button, buttonClass } from "~/ui/button";
+import { verifyBusinessEmail } from "~/features/business/verification.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { rememberRegistration } from "~/features/business/registration-cookie.server";
+import { toastHeader } from "~/platform/toast.server";
 
 export function loader({ request, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
@@ -33,13 +33,16 @@ export async function action({ request, context }: Route.ActionArgs) {
   const business = await verifyBusinessEmail(services, String(form.get("token") ?? ""), String(form.get("email") ?? ""));
   if (!business) return data({ ok: false as const }, { status: 400 });
   const headers = new Headers({ "Set-Cookie": await rememberRegistration(services, business.id) });
-  headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("verify.successToast"), description: t("verify.successToastBody") }));
+  headers.append(
+    "Set-Cookie",
+    await toastHeader(services, { type: "success", title: t("verify.successToast"), description: t("verify.successToastBody") }),
+  );
   return data(
     {
       ok: true as const,
       businessName: business.name,
       ownerName: business.ownerName,
-      bookingUrl: `${appOrigin(services, request)}/book/${business.bookingLink}`,
+      bookingUrl: `${appOrigin(services)}/book/${business.bookingLink}`,
     },
     { headers },
   );
@@ -90,7 +93,9 @@ export default function VerifyEmail({ loaderData, actionData }: Route.ComponentP
               </dd>
               <dt className="font-medium text-slate-600">{t("verify.status")}</dt>
               <dd>
-                <span className="rounded-full bg-amber-100 px-2.5 py-0.5 text-sm font-medium text-amber-900">{t("verify.paymentRequired")}</span>
+                <span className="rounded-full bg-amber-100 px-2.5 py-0.5 text-sm font-medium text-amber-900">
+                  {t("verify.paymentRequired")}
+                </span>
               </dd>
             </dl>
             <StarterOffer />

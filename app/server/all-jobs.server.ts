@@ -1,12 +1,13 @@
-import type { JobDefinition } from "./jobs.server";
-import { businessSubscriptionJob, ownerCredentialsJob, reportCallUsageJob } from "./business-onboarding.server";
-import { bookingConfirmationCallJob } from "./booking.server";
-import { placeCallJob } from "./calls.server";
-import { sendEmailJob } from "./email-jobs.server";
-import { empathyErasureJob, empathyRefundJob } from "./empathy.server";
+import type { AppJob } from "~/platform/services.server";
+import { businessSubscriptionJob, ownerCredentialsJob, reportCallUsageJob } from "~/features/business/onboarding.server";
+import { bookingConfirmationCallJob } from "~/features/booking/booking.server";
+import { placeCallJob } from "~/features/calls/engine.server";
+import { sendEmailJob } from "~/platform/email-jobs.server";
+import { empathyErasureJob, empathyRefundJob } from "~/features/empathy/empathy.server";
+import { retentionJob } from "~/features/retention/retention.server";
 
 /** Every kind of background work the workers run. */
-export const allJobs: JobDefinition<any>[] = [
+export const allJobs: AppJob<object>[] = [
   sendEmailJob,
   ownerCredentialsJob,
   businessSubscriptionJob,
@@ -14,5 +15,7 @@ export const allJobs: JobDefinition<any>[] = [
   placeCallJob,
   reportCallUsageJob,
   empathyRefundJob,
+  // No longer scheduled (the retention job does its work); kept so a job already queued still runs.
   empathyErasureJob,
+  retentionJob,
 ];

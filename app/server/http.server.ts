@@ -4,14 +4,16 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import { WebSocketServer } from "ws";
-import { createRequestHandler } from "@react-router/express";
 import { createRequire } from "node:module";
 import type { RouterContextProvider as RouterContextProviderType, ServerBuild } from "react-router";
-import { clientIpContext, nonceContext, servicesContext } from "./context";
-import { parseEnv } from "./env.server";
+import { clientIpContext, nonceContext, servicesContext, socketPeerContext } from "~/platform/context";
+import { parseEnv } from "~/platform/env.server";
 import { createServices } from "./services.server";
-import { securityHeaders } from "./security-headers.server";
-import { bridgeMediaStream } from "./voice/bridge.server";
+import { listeningOrigin, startupSummary } from "./startup.server";
+import { securityHeaders } from "~/platform/security-headers.server";
+import { boundedBodies } from "~/platform/request-limits.server";
+import { createRequestHandler } from "~/platform/request-handler.server";
+import { bridgeMediaStream } from "~/features/voice/bridge.server";
 
 // The context must be an instance of the RouterContextProvider the Express adapter checks
 // against: the react-router module the adapter itself loads (with require), which under some
@@ -25,6 +27,8 @@ export interface AppServer {
   /** WebSocket upgrades (the call audio bridge plugs in here); anything unknown is refused. */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   services: Awaited<ReturnType<typeof createServices>>;
+  /** The lines to print once the server listens on `bound`. */
+  describe(bound: { address: string; port: number }): string[];
   close(): Promise<void>;
 }
 
@@ -32,15 +36,31 @@ export interface AppServer {
  * The production HTTP app: static assets, security headers and the React Router handler, with
  * the app's services in the router context. server.js owns the listening socket.
  */
+/**
+ * server.js logs an unexpected rejection and keeps serving; when the app runs inside another
+ * process (the in-process tests) without server.js, the same handler is installed here, once.
+ */
+function keepServingOnUnhandledRejection() {
+  if (process.listenerCount("unhandledRejection") > 0) return;
+  process.on("unhandledRejection", (reason) => {
+    console.error(
+      "Unhandled promise rejection (the server keeps running):",
+      reason instanceof Error ? (reason.stack ?? reason.message) : reason,
+    );
+  });
+}
+
 export async function createAppServer(options: {
   build: ServerBuild | (() => Promise<ServerBuild>);
   /** Vite's dev middleware; without it the built client assets are served. */
   devMiddleware?: express.RequestHandler;
 }): Promise<AppServer> {
+  keepServingOnUnhandledRejection();
   const env = parseEnv();
   const services = await createServices(env);
   const app = express();
   app.disable("x-powered-by");
+  // false, a hop count or proxy addresses (never "everything"): req.ip is the right-most untrusted hop.
   app.set("trust proxy", env.TRUST_PROXY);
   app.use(
     securityHeaders({
@@ -55,13 +75,11 @@ export async function createAppServer(options: {
     app.use(options.devMiddleware);
   } else {
     const clientDir = fileURLToPath(new URL("../client", import.meta.url));
-    app.use(
-      "/assets",
-      express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }),
-    );
+    app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));
     app.use(express.static(clientDir, { maxAge: "1h", index: false }));
   }
 
+  app.use(boundedBodies());
   app.use(
     createRequestHandler({
       build: options.build,
@@ -71,6 +89,7 @@ export async function createAppServer(options: {
         context.set(servicesContext, services);
         context.set(nonceContext, String(res.locals.nonce ?? ""));
         context.set(clientIpContext, req.ip ?? req.socket.remoteAddress ?? "unknown");
+        context.set(socketPeerContext, req.socket.remoteAddress ?? "unknown");
         return context;
       },
     }),
@@ -80,6 +99,11 @@ export async function createAppServer(options: {
   return {
     app,
     services,
+    describe(bound) {
+      // Without APP_URL, links and callbacks point at the address the server really listens on.
+      services.setListeningOrigin(listeningOrigin(bound));
+      return startupSummary(services, bound);
+    },
     upgrade(request, socket, head) {
       const url = new URL(request.url ?? "/", `http://${request.headers.host ?? "localhost"}`);
       const match = /^\/media-stream\/(\d+)$/.exec(url.pathname);
@@ -89,14 +113,9 @@ export async function createAppServer(options: {
       }
       // Twilio signs the handshake over the stream URL it was given; anything else is refused.
       const signature = request.headers["x-twilio-signature"];
-      const origins = [
-        ...(env.APP_URL ? [env.APP_URL.replace(/\/$/, "").replace(/^http/, "ws")] : []),
-        `ws://${request.headers.host}`,
-        `wss://${request.headers.host}`,
-      ];
-      const signed = origins.some((origin) =>
-        services.telephony.verifySignature(typeof signature === "string" ? signature : null, `${origin}${url.pathname}`, {}),
-      );
+      // The stream URL was built from the public origin, so that is what the signature covers.
+      const streamUrl = `${services.publicOrigin().replace(/^http/, "ws")}${url.pathname}`;
+      const signed = services.telephony.verifySignature(typeof signature === "string" ? signature : null, streamUrl, {});
       if (!signed) {
         socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
         return;

@@ -1,38 +1,27 @@
 import path from "node:path";
-import type { Env } from "./env.server";
-import { openDatabase, type DatabaseHandle, type Db } from "./db.server";
-import { startJobQueue, type Jobs } from "./jobs.server";
-import { createMailer, type Mailer } from "./providers/email.server";
-import { createAppCookies, type AppCookies } from "./cookies.server";
-import { loadSessionSecret } from "./secret.server";
+import type { Env } from "~/platform/env.server";
+import { openDatabase } from "~/platform/db.server";
+import { startJobQueue } from "~/platform/jobs.server";
+import { createMailer } from "~/providers/email.server";
+import { createAppCookies } from "~/platform/cookies.server";
+import { loadSessionSecret } from "~/platform/secret.server";
 import { allJobs } from "./all-jobs.server";
-import { EMPATHY_ERASURE_CRON, empathyErasureJob } from "./empathy.server";
-import { seedDemoData } from "./seed.server";
-import { createStripeClient, type Stripe } from "./providers/payments.server";
-import { createTelephony, type Telephony } from "./providers/telephony.server";
+import { empathyCallLifecycle, empathyErasureJob } from "~/features/empathy/empathy.server";
+import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
+import { confirmationCallLifecycle } from "~/features/booking/booking.server";
+import { seedDemoData } from "~/features/business/demo-seed.server";
+import { createPayments } from "~/providers/payments.server";
+import { createTelephony } from "~/providers/telephony.server";
+import { createVoiceModel } from "~/providers/voice-model.server";
+import type { AppServices } from "~/platform/services.server";
 
-/** Everything a loader, action or job needs, created once per process and passed in. */
-export interface AppServices {
-  env: Env;
-  database: DatabaseHandle;
-  db: Db;
-  jobs: Jobs;
-  mailer: Mailer;
-  cookies: AppCookies;
-  outboxDir: string;
-  /** Null when STRIPE_SECRET_KEY is not set: payment actions then say "not configured". */
-  stripe: Stripe | null;
-  telephony: Telephony;
-  /** Signs cookies and capability links (HMAC); never leaves the server. */
-  signingSecret: string;
-  /** Lines `npm start` prints after "listening" ({url} is replaced by the server's address). */
-  startupNotes: string[];
-}
+/** Which feature follows which kind of call: the engine reports, the feature decides. */
+const callLifecycle: AppServices["callLifecycle"] = {
+  booking_confirmation: confirmationCallLifecycle,
+  empathy: empathyCallLifecycle,
+};
 
-export async function createServices(
-  env: Env,
-  options: { runWorkers?: boolean } = {},
-): Promise<AppServices & { close(): Promise<void> }> {
+export async function createServices(env: Env, options: { runWorkers?: boolean } = {}): Promise<AppServices & { close(): Promise<void> }> {
   const dataDir = path.resolve(env.DATA_DIR);
   const database = await openDatabase({
     databaseUrl: env.DATABASE_URL,
@@ -43,6 +32,9 @@ export async function createServices(
   const outboxDir = path.join(dataDir, "outbox");
   const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir });
   const secret = loadSessionSecret(env.SESSION_SECRET, dataDir);
+  // Until server.js has listened, the configured port on this machine is the best guess.
+  let listeningOrigin = `http://localhost:${env.PORT}`;
+  const configuredOrigin = env.APP_URL ? new URL(env.APP_URL).origin : null;
   const services: AppServices = {
     env,
     database,
@@ -51,10 +43,16 @@ export async function createServices(
     mailer,
     cookies: createAppCookies(secret, env.NODE_ENV === "production" && isHttps(env.APP_URL)),
     outboxDir,
-    stripe: createStripeClient(env),
+    payments: createPayments(env),
+    callLifecycle,
     telephony: createTelephony(env),
+    voiceModel: createVoiceModel(env),
     signingSecret: secret,
     startupNotes: [],
+    publicOrigin: () => configuredOrigin ?? listeningOrigin,
+    setListeningOrigin(origin) {
+      listeningOrigin = origin;
+    },
   };
   if (env.SEED_DEMO_DATA ?? !env.DATABASE_URL) {
     const demo = await seedDemoData(database.db, dataDir);
@@ -67,7 +65,10 @@ export async function createServices(
   }
   if (options.runWorkers ?? true) {
     await jobs.startWorkers(allJobs, services);
-    await jobs.schedule(empathyErasureJob, EMPATHY_ERASURE_CRON);
+    // The privacy page's promises, kept on a schedule (stored by pg-boss, so one run per slot
+    // across processes); the retention job replaces the older erasure-only schedule.
+    await jobs.boss.unschedule(empathyErasureJob.name).catch(() => {});
+    await jobs.schedule(retentionJob, RETENTION_CRON);
   }
   return {
     ...services,

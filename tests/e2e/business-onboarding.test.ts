@@ -109,10 +109,9 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
     await page.getByText("30 min · $40.00").waitFor();
 
     // The $99/month plan is prepared on the saved card, trialing until the 7 starter days end.
-    const subscription = await waitFor(
-      () => [...stripe.subscriptions.values()].find((s) => s.customer === intent!.customer),
-      { what: "the monthly subscription" },
-    );
+    const subscription = await waitFor(() => [...stripe.subscriptions.values()].find((s) => s.customer === intent!.customer), {
+      what: "the monthly subscription",
+    });
     expect(subscription.status).toBe("trialing");
     expect(subscription.trial_end - Math.floor(Date.now() / 1000)).toBeGreaterThan(6.9 * 86_400);
     expect(subscription.items.data).toHaveLength(2);

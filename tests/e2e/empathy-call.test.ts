@@ -54,88 +54,121 @@ async function expectAccessible(page: Page, javaScript: boolean) {
 
 /** The call placed on the fake Twilio for a number, and the voice session (number `index`) the app opened for it. */
 async function placedCallTo(phone: string, index: number) {
-  const call = await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === phone), { what: `a call to ${phone}`, timeoutMs: 20_000 });
+  const call = await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === phone), {
+    what: `a call to ${phone}`,
+    timeoutMs: 20_000,
+  });
   await twilio.stream(call.sid, 20_000);
   const update = (await realtime.waitForEvent(index, "session.update", undefined, 20_000)) as any;
   return { call, update };
 }
 
 const cases = [
-  { name: "card, JavaScript on", javaScript: true, wallet: false, phone: "+12125550171", language: "spanish", languageName: "Spanish", voice: "Male voice", expectedVoice: "echo" },
-  { name: "wallet, JavaScript on", javaScript: true, wallet: true, phone: "+12125550172", language: "french", languageName: "French", voice: "Female voice", expectedVoice: "shimmer" },
-  { name: "Stripe Checkout, JavaScript off", javaScript: false, wallet: false, phone: "+12125550173", language: "german", languageName: "German", voice: "Male voice", expectedVoice: "echo" },
+  {
+    name: "card, JavaScript on",
+    javaScript: true,
+    wallet: false,
+    phone: "+12125550171",
+    language: "spanish",
+    languageName: "Spanish",
+    voice: "Male voice",
+    expectedVoice: "echo",
+  },
+  {
+    name: "wallet, JavaScript on",
+    javaScript: true,
+    wallet: true,
+    phone: "+12125550172",
+    language: "french",
+    languageName: "French",
+    voice: "Female voice",
+    expectedVoice: "shimmer",
+  },
+  {
+    name: "Stripe Checkout, JavaScript off",
+    javaScript: false,
+    wallet: false,
+    phone: "+12125550173",
+    language: "german",
+    languageName: "German",
+    voice: "Male voice",
+    expectedVoice: "echo",
+  },
 ];
 
 describe("the $5 empathy call, end to end", () => {
-  it.each(cases)("$name: details, payment, then the call in the chosen language and voice", async ({ javaScript, wallet, phone, language, languageName, voice, expectedVoice }) => {
-    const sessionIndex = realtime.sessions.length;
-    const context = await newVisitor(browser, { javaScript });
-    const page = await context.newPage();
-    await page.goto(server.url);
-    await page.getByRole("heading", { name: "Request your call" }).waitFor();
-    await page.getByText("not crisis intervention").first().waitFor();
-    await page.getByRole("heading", { name: "In an emergency, contact emergency services now" }).waitFor();
-    await expectAccessible(page, javaScript);
+  it.each(cases)(
+    "$name: details, payment, then the call in the chosen language and voice",
+    async ({ javaScript, wallet, phone, language, languageName, voice, expectedVoice }) => {
+      const sessionIndex = realtime.sessions.length;
+      const context = await newVisitor(browser, { javaScript });
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await page.getByRole("heading", { name: "Request your call" }).waitFor();
+      await page.getByText("not crisis intervention").first().waitFor();
+      await page.getByRole("heading", { name: "In an emergency, contact emergency services now" }).waitFor();
+      await expectAccessible(page, javaScript);
 
-    // A number that is no phone number is refused next to the field.
-    await page.getByLabel(/^Phone number/).fill("12345");
-    await page.getByLabel("Call language").selectOption(language);
-    await page.getByLabel(voice, { exact: true }).check();
-    await page.getByLabel("I confirm that I am 18 or older.").check();
-    await page.getByLabel("I have read the recording notice and agree to it.").check();
-    await page.getByRole("button", { name: "Continue to Payment $5" }).click();
-    await page.getByText("This is not a valid phone number.").waitFor();
-    await expectAccessible(page, javaScript);
-
-    await page.getByLabel(/^Phone number/).fill(phone.replace("+1", "+1 ").replace(/(\d{3})(\d{3})(\d{4})$/, "$1 $2 $3"));
-    if (!javaScript) {
-      // The server answered the form: the choices are kept, the confirmations asked again.
+      // A number that is no phone number is refused next to the field.
+      await page.getByLabel(/^Phone number/).fill("12345");
+      await page.getByLabel("Call language").selectOption(language);
+      await page.getByLabel(voice, { exact: true }).check();
       await page.getByLabel("I confirm that I am 18 or older.").check();
       await page.getByLabel("I have read the recording notice and agree to it.").check();
-    }
-    await page.getByRole("button", { name: "Continue to Payment $5" }).click();
-    await page.getByRole("heading", { name: "Call summary" }).waitFor();
-    await page.getByText("10 minutes").first().waitFor();
-    await page.getByText("$5.00").first().waitFor();
-    await page.getByRole("link", { name: "Back to Edit Details" }).waitFor();
-
-    if (javaScript) {
-      await page.getByLabel("Card number").waitFor();
-      // Checked once the payment form is ready (the Pay button enabled).
-      await page.getByRole("button", { name: "Pay $5.00" }).and(page.locator(":enabled")).waitFor();
+      await page.getByRole("button", { name: "Continue to Payment $5" }).click();
+      await page.getByText("This is not a valid phone number.").waitFor();
       await expectAccessible(page, javaScript);
-      if (wallet) {
-        await page.getByRole("button", { name: "Pay with wallet" }).click();
-      } else {
-        // A declined card says why; the second card pays the same PaymentIntent.
-        await page.getByLabel("Card number").fill("4000 0000 0000 0002");
-        await page.getByRole("button", { name: "Pay $5.00" }).click();
-        await page.getByText(/Payment Failed: .*declined/).waitFor();
-        await page.getByLabel("Card number").fill("4242 4242 4242 4242");
-        await page.getByRole("button", { name: "Pay $5.00" }).click();
+
+      await page.getByLabel(/^Phone number/).fill(phone.replace("+1", "+1 ").replace(/(\d{3})(\d{3})(\d{4})$/, "$1 $2 $3"));
+      if (!javaScript) {
+        // The server answered the form: the choices are kept, the confirmations asked again.
+        await page.getByLabel("I confirm that I am 18 or older.").check();
+        await page.getByLabel("I have read the recording notice and agree to it.").check();
       }
-    } else {
+      await page.getByRole("button", { name: "Continue to Payment $5" }).click();
+      await page.getByRole("heading", { name: "Call summary" }).waitFor();
+      await page.getByText("10 minutes").first().waitFor();
+      await page.getByText("$5.00").first().waitFor();
+      await page.getByRole("link", { name: "Back to Edit Details" }).waitFor();
+
+      if (javaScript) {
+        await page.getByLabel("Card number").waitFor();
+        // Checked once the payment form is ready (the Pay button enabled).
+        await page.getByRole("button", { name: "Pay $5.00" }).and(page.locator(":enabled")).waitFor();
+        await expectAccessible(page, javaScript);
+        if (wallet) {
+          await page.getByRole("button", { name: "Pay with wallet" }).click();
+        } else {
+          // A declined card says why; the second card pays the same PaymentIntent.
+          await page.getByLabel("Card number").fill("4000 0000 0000 0002");
+          await page.getByRole("button", { name: "Pay $5.00" }).click();
+          await page.getByText(/Payment Failed: .*declined/).waitFor();
+          await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+          await page.getByRole("button", { name: "Pay $5.00" }).click();
+        }
+      } else {
+        await expectAccessible(page, javaScript);
+        await page.getByRole("button", { name: "Pay $5 securely with Stripe" }).click();
+        await page.getByRole("button", { name: "Pay" }).click();
+      }
+      await page.waitForURL(/\/empathy\/\d+\./, { timeout: 20_000 });
+      await page.getByRole("heading", { name: "Call Initiated!" }).waitFor();
+      await page.getByText("within 30-60 seconds (up to 2-3 minutes when demand is high)").waitFor();
       await expectAccessible(page, javaScript);
-      await page.getByRole("button", { name: "Pay $5 securely with Stripe" }).click();
-      await page.getByRole("button", { name: "Pay" }).click();
-    }
-    await page.waitForURL(/\/empathy\/\d+\./, { timeout: 20_000 });
-    await page.getByRole("heading", { name: "Call Initiated!" }).waitFor();
-    await page.getByText("within 30-60 seconds (up to 2-3 minutes when demand is high)").waitFor();
-    await expectAccessible(page, javaScript);
 
-    const intents = [...stripe.paymentIntents.values()].filter((pi) => pi.metadata?.purpose === "empathy_call");
-    expect(intents.at(-1)).toMatchObject({ amount: 500, currency: "usd", status: "succeeded" });
-    expect(intents.filter((pi) => pi.status !== "succeeded")).toHaveLength(0);
+      const intents = [...stripe.paymentIntents.values()].filter((pi) => pi.metadata?.purpose === "empathy_call");
+      expect(intents.at(-1)).toMatchObject({ amount: 500, currency: "usd", status: "succeeded" });
+      expect(intents.filter((pi) => pi.status !== "succeeded")).toHaveLength(0);
 
-    const { call, update } = await placedCallTo(phone, sessionIndex);
-    expect(call.params.TimeLimit).toBe("600");
-    expect(update.session.audio.output.voice).toBe(expectedVoice);
-    expect(update.session.instructions).toContain(`Speak only ${languageName}`);
-    twilio.hangup(call.sid);
-    if (javaScript) await page.getByText("Your call has ended.").waitFor({ timeout: 15_000 });
-    await context.close();
-  });
+      const { call, update } = await placedCallTo(phone, sessionIndex);
+      expect(call.params.TimeLimit).toBe("600");
+      expect(update.session.audio.output.voice).toBe(expectedVoice);
+      expect(update.session.instructions).toContain(`Speak only ${languageName}`);
+      twilio.hangup(call.sid);
+      if (javaScript) await page.getByText("Your call has ended.").waitFor({ timeout: 15_000 });
+      await context.close();
+    },
+  );
 
   it("asks for the phone number when it is left empty", async () => {
     const context = await newVisitor(browser, { javaScript: true });

@@ -32,7 +32,11 @@ const pages = [
   { path: "/accessibility", title: /Accessibility/, heading: "Accessibility" },
   { path: "/business", title: /Sakina/, heading: { en: en.business.title, ar: ar.business.title } },
   { path: "/providers", title: /Sakina/, heading: { en: en.providers.title, ar: ar.providers.title } },
-  { path: "/language", title: { en: en.language.label, ar: ar.language.label }, heading: { en: en.language.pageTitle, ar: ar.language.pageTitle } },
+  {
+    path: "/language",
+    title: { en: en.language.label, ar: ar.language.label },
+    heading: { en: en.language.pageTitle, ar: ar.language.pageTitle },
+  },
   {
     path: "/this-page-does-not-exist",
     title: { en: en.errors.notFoundTitle, ar: ar.errors.notFoundTitle },
@@ -143,10 +147,13 @@ describe.each([true, false])("the contact form with JavaScript %s", (javaScript)
     await page.getByText("Message Sent Successfully").waitFor();
     await page.getByText("We'll respond to your inquiry within 24 hours.").waitFor();
 
-    const mails = await waitFor(async () => {
-      const all = (await outboxMessages()).filter((m) => m.includes(sender));
-      return all.length >= 2 ? all : null;
-    }, { what: "both contact e-mails in the outbox" });
+    const mails = await waitFor(
+      async () => {
+        const all = (await outboxMessages()).filter((m) => m.includes(sender));
+        return all.length >= 2 ? all : null;
+      },
+      { what: "both contact e-mails in the outbox" },
+    );
     const toSupport = mails.find((m) => /^To: support@sakina\.app/m.test(m));
     const toSender = mails.find((m) => new RegExp(`^To: ${sender}`, "m").test(m));
     expect(toSupport).toMatch(/Subject: \[HIGH\] Contact form: Question about my call/);
@@ -170,14 +177,36 @@ describe("the language switcher", () => {
     await context.close();
   });
 
+  it("with JavaScript, loads only the page's language and fetches another when the visitor switches", async () => {
+    const context = await newVisitor(browser, { javaScript: true });
+    const page = await context.newPage();
+    const localeChunks: string[] = [];
+    page.on("request", (request) => {
+      const match = /\/assets\/(en|ar|es|fr|de|it)-[\w-]+\.js$/.exec(request.url());
+      if (match) localeChunks.push(match[1]!);
+    });
+    await page.goto(`${server.url}/faq?lng=ar`, { waitUntil: "networkidle" });
+    expect(localeChunks).toEqual(["ar"]);
+
+    await page.getByLabel("اللغة").first().selectOption("fr");
+    await page.getByRole("button", { name: "تغيير" }).first().click();
+    await page.getByRole("button", { name: "Modifier" }).first().waitFor();
+    expect(await page.getAttribute("html", "lang")).toBe("fr");
+    expect(localeChunks).toEqual(["ar", "fr"]);
+    await context.close();
+  });
+
   it("answers an unknown language with a field error, not a server error", async () => {
     const context = await newVisitor(browser, { javaScript: false });
     const page = await context.newPage();
     await page.goto(`${server.url}/language`);
-    await page.locator("select[name=lng]").last().evaluate((select: HTMLSelectElement) => {
-      select.options[0]!.value = "xx";
-      select.selectedIndex = 0;
-    });
+    await page
+      .locator("select[name=lng]")
+      .last()
+      .evaluate((select: HTMLSelectElement) => {
+        select.options[0]!.value = "xx";
+        select.selectedIndex = 0;
+      });
     const [response] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith("/language") && r.request().method() === "POST"),
       page.getByRole("button", { name: "Change" }).last().click(),

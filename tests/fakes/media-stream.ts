@@ -256,7 +256,8 @@ export function connectMediaStream(options: MediaStreamOptions): Promise<MediaSt
   const keepAudio = options.keepAudio ?? true;
 
   const headers: Record<string, string> = { "User-Agent": "Twilio.TmeWs/1.0", ...(options.headers ?? {}) };
-  const signature = options.signature === undefined ? twilio.getExpectedTwilioSignature(options.authToken, options.url, {}) : options.signature;
+  const signature =
+    options.signature === undefined ? twilio.getExpectedTwilioSignature(options.authToken, options.url, {}) : options.signature;
   if (signature !== false) headers["X-Twilio-Signature"] = signature;
 
   const socket = new WebSocket(options.url, { headers, handshakeTimeout: options.handshakeTimeoutMs ?? 10_000, perMessageDeflate: false });

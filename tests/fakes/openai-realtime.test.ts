@@ -211,7 +211,10 @@ describe("connection", () => {
     const n = client.events.length;
     client.send({ type: "session.update", session: { type: "conversation" } });
     client.send({ type: "session.update", session: { audio: { input: { format: { type: "audio/pcmu" } } } } });
-    client.send({ type: "session.update", session: { type: "realtime", audio: { input: { format: { type: "audio/pcmu", rate: 8000 } } } } });
+    client.send({
+      type: "session.update",
+      session: { type: "realtime", audio: { input: { format: { type: "audio/pcmu", rate: 8000 } } } },
+    });
     client.send({ type: "session.update", session: { type: "realtime", instructions: 42 } });
     client.send({ type: "response.audio.delta" });
     await client.waitFor("error", undefined, n + 4);
@@ -252,7 +255,12 @@ describe("a caller turn", () => {
     const done = await client.waitFor("response.done");
     expect(done.response).toMatchObject({ object: "realtime.response", status: "completed", status_details: null });
     expect(done.response.output).toEqual([
-      expect.objectContaining({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_audio", transcript: reply }] }),
+      expect.objectContaining({
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_audio", transcript: reply }],
+      }),
     ]);
     expect(done.response.usage.output_token_details.audio_tokens).toBeGreaterThan(0);
 
@@ -274,7 +282,10 @@ describe("a caller turn", () => {
     expect(spread).toBeGreaterThan(((audioMsForText(reply) - 20) / 20) * 0.8);
     expect(spread).toBeLessThan(1000);
     const first = client.events.indexOf(deltas[0]);
-    const types = client.events.slice(client.events.indexOf(created)).map((e) => e.type).filter((t) => !t.endsWith(".delta"));
+    const types = client.events
+      .slice(client.events.indexOf(created))
+      .map((e) => e.type)
+      .filter((t) => !t.endsWith(".delta"));
     expect(types).toEqual(
       expect.arrayContaining([
         "response.created",
@@ -303,7 +314,9 @@ describe("a caller turn", () => {
     expect(transcriptDone).toMatchObject({ item_id: itemId, transcript: reply });
 
     const record = fake.sessions[client.index]!;
-    expect(record.responses).toMatchObject([{ id: responseId, trigger: "server_vad", status: "completed", audioMs: audioMsForText(reply) }]);
+    expect(record.responses).toMatchObject([
+      { id: responseId, trigger: "server_vad", status: "completed", audioMs: audioMsForText(reply) },
+    ]);
     expect(record.audioIn.appends).toBe(Math.ceil((100 + 600 + 600) / 20));
     expect(record.clientEvents.some((e) => e.type === "input_audio_buffer.append")).toBe(false);
     expect(record.serverEvents.find((e) => e.type === "response.output_audio.delta")).toMatchObject({ delta_bytes: 160 });
@@ -318,13 +331,7 @@ describe("a caller turn", () => {
 
   it("runs a scripted tool call, takes the function output and answers the next response.create", async () => {
     const client = await phoneClient();
-    fake.script(
-      [
-        { tool: "find_slots", arguments: { date: "2025-03-14" } },
-        { say: "We have ten o'clock free." },
-      ],
-      client.index,
-    );
+    fake.script([{ tool: "find_slots", arguments: { date: "2025-03-14" } }, { say: "We have ten o'clock free." }], client.index);
     callerSays(client);
     const args = await client.waitFor("response.function_call_arguments.done");
     expect(args).toMatchObject({ name: "find_slots", arguments: '{"date":"2025-03-14"}', output_index: 0 });
@@ -342,7 +349,10 @@ describe("a caller turn", () => {
     client.send({ type: "conversation.item.create", item: { type: "function_call_output", call_id: "call_nope", output: "{}" } });
     expect((await client.waitFor("error", undefined, n)).error.param).toBe("item.call_id");
     n = client.events.length;
-    client.send({ type: "conversation.item.create", item: { type: "function_call_output", call_id: args.call_id, output: '{"slots":["10:00"]}' } });
+    client.send({
+      type: "conversation.item.create",
+      item: { type: "function_call_output", call_id: args.call_id, output: '{"slots":["10:00"]}' },
+    });
     const added = await client.waitFor("conversation.item.added", (e) => e.item.type === "function_call_output", n);
     expect(added.previous_item_id).toBe(args.item_id);
     await client.waitFor("conversation.item.done", (e) => e.item.type === "function_call_output", n);
@@ -351,7 +361,9 @@ describe("a caller turn", () => {
     expect(second.response.output[0].content[0].transcript).toBe("We have ten o'clock free.");
 
     const record = fake.sessions[client.index]!;
-    expect(record.functionOutputs).toEqual([{ call_id: args.call_id, output: '{"slots":["10:00"]}', item_id: added.item.id, name: "find_slots" }]);
+    expect(record.functionOutputs).toEqual([
+      { call_id: args.call_id, output: '{"slots":["10:00"]}', item_id: added.item.id, name: "find_slots" },
+    ]);
     expect(record.toolCalls).toMatchObject([{ name: "find_slots", call_id: args.call_id }]);
     expect(record.responses.map((r) => [r.trigger, r.instructions])).toEqual([
       ["server_vad", phoneSession.instructions],
@@ -402,7 +414,9 @@ describe("interruptions", () => {
     n = client.events.length;
     client.send({ type: "conversation.item.truncate", item_id: firstDelta.item_id, content_index: 0, audio_end_ms: 999_999 });
     expect((await client.waitFor("error", undefined, n)).error.param).toBe("audio_end_ms");
-    expect(fake.sessions[client.index]!.truncations).toEqual([{ item_id: firstDelta.item_id, content_index: 0, audio_end_ms: 40, audio_ms: sent }]);
+    expect(fake.sessions[client.index]!.truncations).toEqual([
+      { item_id: firstDelta.item_id, content_index: 0, audio_end_ms: 40, audio_ms: sent },
+    ]);
     await client.close();
   });
 
@@ -457,7 +471,9 @@ describe("benchmark support", () => {
         const done = await c.waitFor("response.done");
         expect(done.response.output[0].content[0].transcript).toBe(`Reply ${c.index}.`);
         expect((await c.waitFor("conversation.item.input_audio_transcription.completed")).transcript).toBe(`caller ${c.index}`);
-        const bytes = c.events.filter((e) => e.type === "response.output_audio.delta").reduce((n, e) => n + Buffer.from(e.delta, "base64").length, 0);
+        const bytes = c.events
+          .filter((e) => e.type === "response.output_audio.delta")
+          .reduce((n, e) => n + Buffer.from(e.delta, "base64").length, 0);
         expect(bytes).toBe(audioMsForText(`Reply ${c.index}.`) * 8);
       }),
     );

@@ -169,10 +169,7 @@ import WebSocket, { WebSocketServer } from "ws";
 // Realtime objects are loosely typed on purpose: tests read them like JSON.
 type Obj = Record<string, any>;
 
-export type ScriptStep =
-  | { say: string }
-  | { tool: string; arguments: object; say?: string }
-  | { transcriptOfCaller: string };
+export type ScriptStep = { say: string } | { tool: string; arguments: object; say?: string } | { transcriptOfCaller: string };
 
 export interface FakeResponseRecord {
   id: string;
@@ -259,16 +256,48 @@ const CLIENT_EVENT_KEYS: Record<string, readonly string[]> = {
   "output_audio_buffer.clear": ["type", "event_id"],
 };
 const SESSION_KEYS = [
-  "type", "audio", "include", "instructions", "max_output_tokens", "model", "output_modalities",
-  "parallel_tool_calls", "prompt", "reasoning", "tool_choice", "tools", "tracing", "truncation",
+  "type",
+  "audio",
+  "include",
+  "instructions",
+  "max_output_tokens",
+  "model",
+  "output_modalities",
+  "parallel_tool_calls",
+  "prompt",
+  "reasoning",
+  "tool_choice",
+  "tools",
+  "tracing",
+  "truncation",
 ];
 const RESPONSE_KEYS = [
-  "audio", "conversation", "input", "instructions", "max_output_tokens", "metadata", "output_modalities",
-  "parallel_tool_calls", "prompt", "reasoning", "tool_choice", "tools",
+  "audio",
+  "conversation",
+  "input",
+  "instructions",
+  "max_output_tokens",
+  "metadata",
+  "output_modalities",
+  "parallel_tool_calls",
+  "prompt",
+  "reasoning",
+  "tool_choice",
+  "tools",
 ];
 const MCP_TOOL_KEYS = [
-  "type", "server_label", "allowed_callers", "allowed_tools", "authorization", "connector_id", "defer_loading",
-  "headers", "require_approval", "server_description", "server_url", "tunnel_id",
+  "type",
+  "server_label",
+  "allowed_callers",
+  "allowed_tools",
+  "authorization",
+  "connector_id",
+  "defer_loading",
+  "headers",
+  "require_approval",
+  "server_description",
+  "server_url",
+  "tunnel_id",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -301,7 +330,7 @@ function linearToAlaw(sample: number): number {
     pcm = -pcm - 1;
   }
   const ends = [0x1f, 0x3f, 0x7f, 0xff, 0x1ff, 0x3ff, 0x7ff, 0xfff];
-  let seg = ends.findIndex((end) => pcm <= end);
+  const seg = ends.findIndex((end) => pcm <= end);
   if (seg < 0) return 0x7f ^ mask;
   const aval = (seg << 4) | ((seg < 2 ? pcm >> 1 : pcm >> seg) & 0x0f);
   return aval ^ mask;
@@ -419,7 +448,11 @@ const unknownParam = (path: string) => new RealtimeRequestError("unknown_paramet
 const missingParam = (path: string) =>
   new RealtimeRequestError("missing_required_parameter", `Missing required parameter: '${path}'.`, path);
 const invalidType = (path: string, expected: string, value: unknown) =>
-  new RealtimeRequestError("invalid_type", `Invalid type for '${path}': expected ${expected}, but got ${describeValue(value)} instead.`, path);
+  new RealtimeRequestError(
+    "invalid_type",
+    `Invalid type for '${path}': expected ${expected}, but got ${describeValue(value)} instead.`,
+    path,
+  );
 const invalidValue = (path: string, value: unknown, supported?: readonly unknown[], detail?: string) =>
   new RealtimeRequestError(
     "invalid_value",
@@ -490,7 +523,11 @@ function validateTurnDetection(v: unknown, path: string): Obj | null {
       interrupt_response: t.interrupt_response === undefined ? true : bool(t.interrupt_response, join(path, "interrupt_response")),
     };
   }
-  checkKeys(t, ["type", "threshold", "prefix_padding_ms", "silence_duration_ms", "idle_timeout_ms", "create_response", "interrupt_response"], path);
+  checkKeys(
+    t,
+    ["type", "threshold", "prefix_padding_ms", "silence_duration_ms", "idle_timeout_ms", "create_response", "interrupt_response"],
+    path,
+  );
   return {
     type,
     threshold: t.threshold === undefined ? 0.5 : num(t.threshold, join(path, "threshold"), 0, 1),
@@ -578,7 +615,11 @@ function nextSession(raw: unknown, current: Obj, audioProduced: boolean): Obj {
   const s = reqObj(raw, "session");
   if (s.type === undefined) throw missingParam("session.type");
   if (s.type === "transcription")
-    throw new RealtimeRequestError("invalid_value", "Cannot change the session type of a realtime session to 'transcription'.", "session.type");
+    throw new RealtimeRequestError(
+      "invalid_value",
+      "Cannot change the session type of a realtime session to 'transcription'.",
+      "session.type",
+    );
   if (s.type !== "realtime") throw invalidValue("session.type", s.type, ["realtime", "transcription"]);
   checkKeys(s, SESSION_KEYS, "session");
   const next = clone(current);
@@ -692,8 +733,13 @@ function validateItem(v: unknown, conversation: Obj[]): Obj {
   if (type === "message") {
     checkKeys(item, [...common, "role", "content"], "item");
     const role = oneOf(item.role, ["user", "assistant", "system"], "item.role");
-    if (!Array.isArray(item.content)) throw item.content === undefined ? missingParam("item.content") : invalidType("item.content", "an array", item.content);
-    const allowed = { user: ["input_text", "input_audio", "input_image"], system: ["input_text"], assistant: ["output_text", "output_audio"] }[role];
+    if (!Array.isArray(item.content))
+      throw item.content === undefined ? missingParam("item.content") : invalidType("item.content", "an array", item.content);
+    const allowed = {
+      user: ["input_text", "input_audio", "input_image"],
+      system: ["input_text"],
+      assistant: ["output_text", "output_audio"],
+    }[role];
     item.content.forEach((part: unknown, i: number) => {
       const p = join("item.content", i);
       const c = reqObj(part, p);
@@ -857,7 +903,10 @@ class Connection {
       event = JSON.parse(text);
     } catch (error) {
       this.record.clientEvents.push({ type: "<invalid json>", raw: text.slice(0, 500) });
-      this.sendError(new RealtimeRequestError("invalid_json", `We could not parse the JSON body of your request. (${(error as Error).message})`), null);
+      this.sendError(
+        new RealtimeRequestError("invalid_json", `We could not parse the JSON body of your request. (${(error as Error).message})`),
+        null,
+      );
       return;
     }
     if (!isObj(event)) {
@@ -936,7 +985,12 @@ class Connection {
     checkKeys(event, CLIENT_EVENT_KEYS["input_audio_buffer.append"]!, "");
     const audio = str(event.audio, "audio");
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(audio) || audio.length % 4 === 1)
-      throw invalidValue("audio", `${audio.slice(0, 20)}${audio.length > 20 ? "…" : ""}`, undefined, "Expected base64-encoded audio bytes.");
+      throw invalidValue(
+        "audio",
+        `${audio.slice(0, 20)}${audio.length > 20 ? "…" : ""}`,
+        undefined,
+        "Expected base64-encoded audio bytes.",
+      );
     const bytes = Buffer.from(audio, "base64");
     const format = this.record.session.audio.input.format;
     this.record.audioIn.appends += 1;
@@ -947,7 +1001,7 @@ class Connection {
     if (this.shared.echoMode) return this.echoFrame(bytes);
 
     const windowBytes = CHUNK_MS * bytesPerMs(format);
-    let audioBuf = this.pending.length ? Buffer.concat([this.pending, bytes]) : bytes;
+    const audioBuf = this.pending.length ? Buffer.concat([this.pending, bytes]) : bytes;
     let offset = 0;
     while (audioBuf.length - offset >= windowBytes) {
       this.vadWindow(audioBuf.subarray(offset, offset + windowBytes), format.type);
@@ -1103,7 +1157,11 @@ class Connection {
       else {
         const at = this.record.conversation.findIndex((i) => i.id === prev);
         if (at < 0)
-          throw new RealtimeRequestError("invalid_value", `Previous item with id '${prev}' not found in the conversation.`, "previous_item_id");
+          throw new RealtimeRequestError(
+            "invalid_value",
+            `Previous item with id '${prev}' not found in the conversation.`,
+            "previous_item_id",
+          );
         index = at + 1;
       }
     }
@@ -1130,10 +1188,15 @@ class Connection {
     const item = this.findItem(itemId, "item_truncate_invalid_item_id");
     if (item.type !== "message" || item.role !== "assistant" || !this.itemAudioMs.has(itemId))
       throw new RealtimeRequestError("item_truncate_invalid_item_id", "Only model output audio messages can be truncated", "item_id");
-    if (contentIndex !== 0) throw invalidValue("content_index", contentIndex, undefined, "The item has a single audio content part, at index 0.");
+    if (contentIndex !== 0)
+      throw invalidValue("content_index", contentIndex, undefined, "The item has a single audio content part, at index 0.");
     const audioMs = this.itemAudioMs.get(itemId) ?? 0;
     if (audioEndMs > audioMs)
-      throw new RealtimeRequestError("invalid_value", `Audio content of ${audioMs}ms is already shorter than ${audioEndMs}ms`, "audio_end_ms");
+      throw new RealtimeRequestError(
+        "invalid_value",
+        `Audio content of ${audioMs}ms is already shorter than ${audioEndMs}ms`,
+        "audio_end_ms",
+      );
     this.record.truncations.push({ item_id: itemId, content_index: contentIndex, audio_end_ms: audioEndMs, audio_ms: audioMs });
     this.itemAudioMs.set(itemId, audioEndMs);
     // Like the API: the server-side transcript goes, so no text the caller did not hear stays in context.
@@ -1245,7 +1308,14 @@ class Connection {
   }
 
   private openMessage(r: ResponseRun, outputIndex: number): OpenPart {
-    const item: Obj = { id: newId("item"), object: "realtime.item", type: "message", status: "in_progress", role: "assistant", content: [] };
+    const item: Obj = {
+      id: newId("item"),
+      object: "realtime.item",
+      type: "message",
+      status: "in_progress",
+      role: "assistant",
+      content: [],
+    };
     r.output.push(item);
     this.send({ type: "response.output_item.added", response_id: r.id, output_index: outputIndex, item: clone(item) as any });
     const previousItemId = this.lastItemId();
@@ -1346,7 +1416,15 @@ class Connection {
 
   private functionCall(r: ResponseRun, outputIndex: number, name: string, args: object): void {
     const callId = newId("call", 16);
-    const item: Obj = { id: newId("item"), object: "realtime.item", type: "function_call", status: "in_progress", name, call_id: callId, arguments: "" };
+    const item: Obj = {
+      id: newId("item"),
+      object: "realtime.item",
+      type: "function_call",
+      status: "in_progress",
+      name,
+      call_id: callId,
+      arguments: "",
+    };
     r.output.push(item);
     this.send({ type: "response.output_item.added", response_id: r.id, output_index: outputIndex, item: clone(item) as any });
     const previousItemId = this.lastItemId();
@@ -1356,20 +1434,26 @@ class Connection {
     }
     const json = JSON.stringify(args);
     const ids = { response_id: r.id, item_id: item.id as string, output_index: outputIndex, call_id: callId };
-    for (let i = 0; i < json.length; i += 16) this.send({ type: "response.function_call_arguments.delta", ...ids, delta: json.slice(i, i + 16) });
+    for (let i = 0; i < json.length; i += 16)
+      this.send({ type: "response.function_call_arguments.delta", ...ids, delta: json.slice(i, i + 16) });
     this.send({ type: "response.function_call_arguments.done", ...ids, name, arguments: json });
     item.arguments = json;
     item.status = "completed";
     this.record.toolCalls.push({ call_id: callId, name, arguments: json, response_id: r.id, item_id: item.id });
     this.send({ type: "response.output_item.done", response_id: r.id, output_index: outputIndex, item: clone(item) as any });
-    if (r.conversation === "auto") this.send({ type: "conversation.item.done", item: clone(item) as any, previous_item_id: previousItemId });
+    if (r.conversation === "auto")
+      this.send({ type: "conversation.item.done", item: clone(item) as any, previous_item_id: previousItemId });
   }
 
   private clientCancel(event: Obj): void {
     const id = event.response_id === undefined ? null : str(event.response_id, "response_id");
     const target = id === null ? this.active : [...this.running].find((r) => r.id === id && r !== this.echo);
     if (!target)
-      throw new RealtimeRequestError("response_cancel_not_active", "Cancellation failed: no active response found", id === null ? null : "response_id");
+      throw new RealtimeRequestError(
+        "response_cancel_not_active",
+        "Cancellation failed: no active response found",
+        id === null ? null : "response_id",
+      );
     this.finish(target, "cancelled", "client_cancelled");
   }
 
@@ -1461,8 +1545,16 @@ function maskKey(key: string): string {
   return `${key.slice(0, 3)}${"*".repeat(Math.min(key.length - 7, 40))}${key.slice(-4)}`;
 }
 
-function rejectUpgrade(socket: Duplex, status: number, error: { message: string; type?: string; param?: string | null; code: string | null }) {
-  const body = JSON.stringify({ error: { message: error.message, type: error.type ?? "invalid_request_error", param: error.param ?? null, code: error.code } }, null, 4);
+function rejectUpgrade(
+  socket: Duplex,
+  status: number,
+  error: { message: string; type?: string; param?: string | null; code: string | null },
+) {
+  const body = JSON.stringify(
+    { error: { message: error.message, type: error.type ?? "invalid_request_error", param: error.param ?? null, code: error.code } },
+    null,
+    4,
+  );
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${newId("req").slice(4)}\r\nConnection: close\r\n\r\n${body}`,
@@ -1480,7 +1572,9 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 });
 
   const server = http.createServer((req, res) => {
-    const body = JSON.stringify({ error: { message: `Invalid URL (${req.method} ${req.url?.split("?")[0]})`, type: "invalid_request_error", param: null, code: null } });
+    const body = JSON.stringify({
+      error: { message: `Invalid URL (${req.method} ${req.url?.split("?")[0]})`, type: "invalid_request_error", param: null, code: null },
+    });
     res.writeHead(404, { "content-type": "application/json" }).end(body);
   });
 
@@ -1492,7 +1586,9 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
       rejectUpgrade(socket, status, error);
     };
     if (!/\/realtime\/?$/.test(url.pathname)) return refuse(404, { message: `Invalid URL (GET ${url.pathname})`, code: null });
-    const protocols = String(req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim());
+    const protocols = String(req.headers["sec-websocket-protocol"] ?? "")
+      .split(",")
+      .map((p) => p.trim());
     const auth = String(req.headers.authorization ?? "");
     const bearer = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim() ?? protocols.find((p) => p.startsWith("openai-insecure-api-key."))?.slice(24);
     if (!bearer)
@@ -1558,12 +1654,7 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
 
-  function waitFor<T>(
-    event: string,
-    check: () => T | undefined,
-    timeoutMs: number,
-    describeTimeout: () => string,
-  ): Promise<T> {
+  function waitFor<T>(event: string, check: () => T | undefined, timeoutMs: number, describeTimeout: () => string): Promise<T> {
     return new Promise((resolve, reject) => {
       let done = false;
       const attempt = () => {
@@ -1623,7 +1714,12 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
       }
     },
     waitForSession(index, timeoutMs = 5000) {
-      return waitFor("session", () => sessions[index], timeoutMs, () => `fake Realtime: no session #${index} within ${timeoutMs} ms (${sessions.length} so far)`);
+      return waitFor(
+        "session",
+        () => sessions[index],
+        timeoutMs,
+        () => `fake Realtime: no session #${index} within ${timeoutMs} ms (${sessions.length} so far)`,
+      );
     },
     waitForEvent(sessionIndex, type, predicate, timeoutMs = 5000) {
       return waitFor(

@@ -34,7 +34,9 @@ async function startReceiver(status = 200) {
     req.on("end", () => {
       received.push({ body: Buffer.concat(chunks).toString("utf8"), signature: String(req.headers["stripe-signature"] ?? "") });
       res.writeHead(receiver.status, { "content-type": "text/html" });
-      res.end(req.url === "/webhook" ? "ok" : `<!doctype html><html lang="en"><title>App</title><main><h1>Back at the app</h1></main></html>`);
+      res.end(
+        req.url === "/webhook" ? "ok" : `<!doctype html><html lang="en"><title>App</title><main><h1>Back at the app</h1></main></html>`,
+      );
     });
   });
   const receiver = { received, status, url: "", close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
@@ -81,27 +83,55 @@ describe("payment intents", () => {
   });
 
   it("declines a declined card with a 402 card_error and leaves the intent payable", async () => {
-    const intent = await stripe.paymentIntents.create({ amount: 1000, currency: "eur", automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
+    const intent = await stripe.paymentIntents.create({
+      amount: 1000,
+      currency: "eur",
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+    });
     const error = await failure(() => stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_chargeDeclined" }));
     expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
-    expect(error).toMatchObject({ statusCode: 402, code: "card_declined", decline_code: "generic_decline", message: "Your card was declined." });
+    expect(error).toMatchObject({
+      statusCode: 402,
+      code: "card_declined",
+      decline_code: "generic_decline",
+      message: "Your card was declined.",
+    });
     const after = await stripe.paymentIntents.retrieve(intent.id);
     expect(after.status).toBe("requires_payment_method");
     expect(after.last_payment_error).toMatchObject({ type: "card_error", code: "card_declined", decline_code: "generic_decline" });
 
     const funds = await failure(() =>
-      stripe.paymentIntents.create({ amount: 1000, currency: "eur", confirm: true, off_session: true, payment_method: "pm_card_chargeDeclinedInsufficientFunds" }),
+      stripe.paymentIntents.create({
+        amount: 1000,
+        currency: "eur",
+        confirm: true,
+        off_session: true,
+        payment_method: "pm_card_chargeDeclinedInsufficientFunds",
+      }),
     );
     expect(funds).toMatchObject({ statusCode: 402, decline_code: "insufficient_funds" });
     expect((funds.raw as { payment_intent?: { status: string } }).payment_intent?.status).toBe("requires_payment_method");
   });
 
   it("refuses parameters this API version does not know, missing ones, and a missing return_url", async () => {
-    const unknown = await failure(() => stripe.paymentIntents.create({ amount: 1000, currency: "usd", payment_method_types: ["card"] } as Stripe.PaymentIntentCreateParams));
+    const unknown = await failure(() =>
+      stripe.paymentIntents.create({ amount: 1000, currency: "usd", payment_method_types: ["card"] } as Stripe.PaymentIntentCreateParams),
+    );
     expect(unknown).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
-    expect(unknown).toMatchObject({ statusCode: 400, code: "parameter_unknown", param: "payment_method_types", message: "Received unknown parameter: payment_method_types" });
+    expect(unknown).toMatchObject({
+      statusCode: 400,
+      code: "parameter_unknown",
+      param: "payment_method_types",
+      message: "Received unknown parameter: payment_method_types",
+    });
 
-    const nested = await failure(() => stripe.paymentIntents.create({ amount: 1000, currency: "usd", automatic_payment_methods: { enabled: true, foo: 1 } } as Stripe.PaymentIntentCreateParams));
+    const nested = await failure(() =>
+      stripe.paymentIntents.create({
+        amount: 1000,
+        currency: "usd",
+        automatic_payment_methods: { enabled: true, foo: 1 },
+      } as Stripe.PaymentIntentCreateParams),
+    );
     expect(nested).toMatchObject({ code: "parameter_unknown", param: "automatic_payment_methods[foo]" });
 
     const missing = await failure(() => stripe.paymentIntents.create({ amount: 1000 } as Stripe.PaymentIntentCreateParams));
@@ -118,7 +148,9 @@ describe("payment intents", () => {
     expect(noReturn.message).toMatch(/you must provide a `return_url`/);
     const ok = await stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa", return_url: "https://app.example/return" });
     expect(ok.status).toBe("succeeded");
-    const twice = await failure(() => stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa", return_url: "https://app.example/return" }));
+    const twice = await failure(() =>
+      stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa", return_url: "https://app.example/return" }),
+    );
     expect(twice).toMatchObject({ code: "payment_intent_unexpected_state" });
   });
 
@@ -148,11 +180,18 @@ describe("payment intents", () => {
   });
 
   it("fails the next matching requests on demand", async () => {
-    fake.failNext({ method: "POST", pathPrefix: "/v1/customers" }, 500, { type: "api_error", message: "Something went wrong on Stripe's end." });
+    fake.failNext({ method: "POST", pathPrefix: "/v1/customers" }, 500, {
+      type: "api_error",
+      message: "Something went wrong on Stripe's end.",
+    });
     const error = await failure(() => stripe.customers.create({ email: "retry@example.com" }));
     expect(error).toBeInstanceOf(Stripe.errors.StripeAPIError);
     expect(error.statusCode).toBe(500);
-    fake.failNext({ method: "GET", pathPrefix: "/v1/customers/" }, 429, { type: "invalid_request_error", code: "rate_limit", message: "Too many requests." });
+    fake.failNext({ method: "GET", pathPrefix: "/v1/customers/" }, 429, {
+      type: "invalid_request_error",
+      code: "rate_limit",
+      message: "Too many requests.",
+    });
     const customer = await stripe.customers.create({ email: "retry@example.com" });
     expect(await failure(() => stripe.customers.retrieve(customer.id))).toBeInstanceOf(Stripe.errors.StripeRateLimitError);
     expect((await stripe.customers.retrieve(customer.id)).id).toBe(customer.id);
@@ -180,7 +219,9 @@ describe("payment intents", () => {
     const withoutSecret = await failure(() => browserLike.paymentIntents.retrieve(intent.id));
     expect(withoutSecret.statusCode).toBe(400);
     const rawCard = await failure(() =>
-      stripe.paymentIntents.confirm(intent.id, { payment_method_data: { type: "card", card: { number: "4242424242424242" } } } as unknown as Stripe.PaymentIntentConfirmParams),
+      stripe.paymentIntents.confirm(intent.id, {
+        payment_method_data: { type: "card", card: { number: "4242424242424242" } },
+      } as unknown as Stripe.PaymentIntentConfirmParams),
     );
     expect(rawCard.message).toMatch(/Sending credit card numbers directly/);
   });
@@ -191,7 +232,9 @@ describe("checkout", () => {
     const session = await stripe.checkout.sessions.create({
       mode: "payment",
       customer_email: "buyer@example.com",
-      line_items: [{ price_data: { currency: "usd", unit_amount: 4500, product_data: { name: "Session with a counsellor" } }, quantity: 1 }],
+      line_items: [
+        { price_data: { currency: "usd", unit_amount: 4500, product_data: { name: "Session with a counsellor" } }, quantity: 1 },
+      ],
       payment_intent_data: { metadata: { bookingId: "77" }, setup_future_usage: "off_session" },
       metadata: { bookingId: "77" },
       success_url: "https://app.example/paid?session_id={CHECKOUT_SESSION_ID}",
@@ -207,11 +250,19 @@ describe("checkout", () => {
     expect(html).toContain('value="4242 4242 4242 4242"');
     expect(html).toContain('href="https://app.example/cancelled"');
 
-    const declined = await fetch(session.url!, { method: "POST", body: new URLSearchParams({ card_number: "4000 0000 0000 0002", email: "buyer@example.com" }), redirect: "manual" });
+    const declined = await fetch(session.url!, {
+      method: "POST",
+      body: new URLSearchParams({ card_number: "4000 0000 0000 0002", email: "buyer@example.com" }),
+      redirect: "manual",
+    });
     expect(declined.status).toBe(402);
     expect(await declined.text()).toContain("Your card was declined.");
 
-    const paid = await fetch(session.url!, { method: "POST", body: new URLSearchParams({ card_number: "4242 4242 4242 4242", email: "buyer@example.com" }), redirect: "manual" });
+    const paid = await fetch(session.url!, {
+      method: "POST",
+      body: new URLSearchParams({ card_number: "4242 4242 4242 4242", email: "buyer@example.com" }),
+      redirect: "manual",
+    });
     expect(paid.status).toBe(303);
     expect(paid.headers.get("location")).toBe(`https://app.example/paid?session_id=${session.id}`);
 
@@ -226,11 +277,26 @@ describe("checkout", () => {
 
   it("refuses a recurring price in payment mode and unknown parameters", async () => {
     const product = await stripe.products.create({ name: "Plan" });
-    const monthly = await stripe.prices.create({ currency: "usd", unit_amount: 900, product: product.id, recurring: { interval: "month" } });
-    const wrongMode = await failure(() => stripe.checkout.sessions.create({ mode: "payment", line_items: [{ price: monthly.id, quantity: 1 }], success_url: "https://app.example/ok" }));
+    const monthly = await stripe.prices.create({
+      currency: "usd",
+      unit_amount: 900,
+      product: product.id,
+      recurring: { interval: "month" },
+    });
+    const wrongMode = await failure(() =>
+      stripe.checkout.sessions.create({
+        mode: "payment",
+        line_items: [{ price: monthly.id, quantity: 1 }],
+        success_url: "https://app.example/ok",
+      }),
+    );
     expect(wrongMode.param).toBe("line_items[0][price]");
     const unknown = await failure(() =>
-      stripe.checkout.sessions.create({ mode: "subscription", payment_method_types: ["card"], line_items: [{ price: monthly.id, quantity: 1 }] } as Stripe.Checkout.SessionCreateParams),
+      stripe.checkout.sessions.create({
+        mode: "subscription",
+        payment_method_types: ["card"],
+        line_items: [{ price: monthly.id, quantity: 1 }],
+      } as Stripe.Checkout.SessionCreateParams),
     );
     expect(unknown).toMatchObject({ code: "parameter_unknown", param: "payment_method_types" });
   });
@@ -242,14 +308,22 @@ describe("webhooks", () => {
     const secret = "whsec_test_fake";
     fake.setWebhook(`${receiver.url}/webhook`, secret);
     try {
-      const intent = await stripe.paymentIntents.create({ amount: 2000, currency: "usd", confirm: true, payment_method: "pm_card_visa", automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
+      const intent = await stripe.paymentIntents.create({
+        amount: 2000,
+        currency: "usd",
+        confirm: true,
+        payment_method: "pm_card_visa",
+        automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+      });
       await fake.flush();
       const delivered = receiver.received.at(-1)!;
       const event = stripe.webhooks.constructEvent(delivered.body, delivered.signature, secret);
       expect(event).toMatchObject({ type: "payment_intent.succeeded", object: "event", api_version: "2026-10-28.endive", livemode: false });
       expect((event.data.object as Stripe.PaymentIntent).id).toBe(intent.id);
       expect(fake.deliveries.at(-1)).toMatchObject({ eventId: event.id, type: "payment_intent.succeeded", status: 200 });
-      expect(() => stripe.webhooks.constructEvent(delivered.body, delivered.signature, "whsec_other")).toThrow(Stripe.errors.StripeSignatureVerificationError);
+      expect(() => stripe.webhooks.constructEvent(delivered.body, delivered.signature, "whsec_other")).toThrow(
+        Stripe.errors.StripeSignatureVerificationError,
+      );
 
       receiver.status = 500;
       expect(await fake.resend(event.id)).toBe(500);
@@ -283,14 +357,24 @@ describe("billing", () => {
     expect(listed).toMatchObject({ object: "list", has_more: false, url: "/v1/prices" });
     expect(listed.data.map((p) => p.id)).toEqual([metered.id]);
     expect((listed.data[0]!.product as Stripe.Product).name).toBe("Voice");
-    const taken = await failure(() => stripe.prices.create({ currency: "usd", product: product.id, unit_amount: 6, lookup_key: "voice_minute" }));
+    const taken = await failure(() =>
+      stripe.prices.create({ currency: "usd", product: product.id, unit_amount: 6, lookup_key: "voice_minute" }),
+    );
     expect(taken.param).toBe("lookup_key");
 
     const customer = await stripe.customers.create({ email: "meter@example.com" });
-    const event = await stripe.billing.meterEvents.create({ event_name: "voice_minutes", payload: { stripe_customer_id: customer.id, value: "12" }, identifier: "call-1" });
+    const event = await stripe.billing.meterEvents.create({
+      event_name: "voice_minutes",
+      payload: { stripe_customer_id: customer.id, value: "12" },
+      identifier: "call-1",
+    });
     expect(event).toMatchObject({ object: "billing.meter_event", identifier: "call-1" });
     const duplicate = await failure(() =>
-      stripe.billing.meterEvents.create({ event_name: "voice_minutes", payload: { stripe_customer_id: customer.id, value: "12" }, identifier: "call-1" }),
+      stripe.billing.meterEvents.create({
+        event_name: "voice_minutes",
+        payload: { stripe_customer_id: customer.id, value: "12" },
+        identifier: "call-1",
+      }),
     );
     expect(duplicate).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(duplicate.message).toBe("An event already exists with identifier call-1.");
@@ -300,14 +384,31 @@ describe("billing", () => {
 
   it("starts a subscription in trial, refuses the removed expansion, and cancels it", async () => {
     const customer = await stripe.customers.create({ email: "sub@example.com" });
-    const price = await stripe.prices.create({ currency: "usd", unit_amount: 1900, product_data: { name: "Pro" }, recurring: { interval: "month" } });
+    const price = await stripe.prices.create({
+      currency: "usd",
+      unit_amount: 1900,
+      product_data: { name: "Pro" },
+      recurring: { interval: "month" },
+    });
     const trialEnd = Math.floor(Date.now() / 1000) + 14 * 86400;
 
-    const refused = await failure(() => stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_end: trialEnd, expand: ["latest_invoice.payment_intent"] }));
+    const refused = await failure(() =>
+      stripe.subscriptions.create({
+        customer: customer.id,
+        items: [{ price: price.id }],
+        trial_end: trialEnd,
+        expand: ["latest_invoice.payment_intent"],
+      }),
+    );
     expect(refused).toMatchObject({ statusCode: 400, param: "expand" });
     expect(fake.subscriptions.size).toBe(0);
 
-    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_end: trialEnd, expand: ["latest_invoice.confirmation_secret"] });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: price.id }],
+      trial_end: trialEnd,
+      expand: ["latest_invoice.confirmation_secret"],
+    });
     expect(sub.id).toMatch(/^sub_/);
     expect(sub.status).toBe("trialing");
     expect(sub.items.data[0]!.current_period_end).toBe(trialEnd);
@@ -318,14 +419,28 @@ describe("billing", () => {
 
     const incomplete = await stripe.subscriptions.create({
       customer: customer.id,
-      items: [{ price: (await stripe.prices.create({ currency: "usd", unit_amount: 500, product_data: { name: "Extra" }, recurring: { interval: "month" } })).id }],
+      items: [
+        {
+          price: (
+            await stripe.prices.create({
+              currency: "usd",
+              unit_amount: 500,
+              product_data: { name: "Extra" },
+              recurring: { interval: "month" },
+            })
+          ).id,
+        },
+      ],
       payment_behavior: "default_incomplete",
       expand: ["latest_invoice.confirmation_secret"],
     });
     expect(incomplete.status).toBe("incomplete");
     const secret = (incomplete.latest_invoice as Stripe.Invoice).confirmation_secret!.client_secret;
     const intentId = secret.split("_secret_")[0]!;
-    await sdk(fake.publishableKey).paymentIntents.confirm(intentId, { client_secret: secret, payment_method: "pm_card_visa" } as Stripe.PaymentIntentConfirmParams);
+    await sdk(fake.publishableKey).paymentIntents.confirm(intentId, {
+      client_secret: secret,
+      payment_method: "pm_card_visa",
+    } as Stripe.PaymentIntentConfirmParams);
     expect((await stripe.subscriptions.retrieve(incomplete.id)).status).toBe("active");
 
     const updated = await stripe.subscriptions.update(sub.id, { cancel_at_period_end: true });
@@ -363,7 +478,9 @@ describe.skipIf(!chromiumPath())("in a browser", () => {
           w.stripe = w.Stripe(pk);
           w.elements = w.stripe.elements({ clientSecret });
           const element = w.elements.create("payment");
-          document.querySelector("main")!.insertAdjacentHTML("beforeend", '<form id="pay"><div id="payment"></div><div id="wallet"></div></form>');
+          document
+            .querySelector("main")!
+            .insertAdjacentHTML("beforeend", '<form id="pay"><div id="payment"></div><div id="wallet"></div></form>');
           await new Promise((resolve) => {
             element.on("ready", resolve);
             element.mount("#payment");
@@ -388,10 +505,16 @@ describe.skipIf(!chromiumPath())("in a browser", () => {
         return w.stripe.confirmPayment({ elements: w.elements, redirect: "if_required" });
       });
       expect(paid.paymentIntent).toMatchObject({ id: declined.id, status: "succeeded" });
-      const retrieved = await page.evaluate((clientSecret) => (window as unknown as Record<string, any>).stripe.retrievePaymentIntent(clientSecret), declined.client_secret!);
+      const retrieved = await page.evaluate(
+        (clientSecret) => (window as unknown as Record<string, any>).stripe.retrievePaymentIntent(clientSecret),
+        declined.client_secret!,
+      );
       expect(retrieved.paymentIntent).toMatchObject({ id: declined.id, status: "succeeded" });
       expect(retrieved.paymentIntent.metadata).toBeUndefined();
-      expect(fake.requests.filter((r) => r.path === `/v1/payment_intents/${declined.id}/confirm`).map((r) => r.auth)).toEqual(["publishable", "publishable"]);
+      expect(fake.requests.filter((r) => r.path === `/v1/payment_intents/${declined.id}/confirm`).map((r) => r.auth)).toEqual([
+        "publishable",
+        "publishable",
+      ]);
 
       // The wallet button, then the redirect to return_url.
       const wallet = await stripe.paymentIntents.create({ amount: 2200, currency: "usd" });
@@ -400,7 +523,9 @@ describe.skipIf(!chromiumPath())("in a browser", () => {
         const elements = w.stripe.elements({ clientSecret });
         const express = elements.create("expressCheckout");
         express.on("confirm", () => {
-          void elements.submit().then(() => w.stripe.confirmPayment({ elements, confirmParams: { return_url: `${location.origin}/done` } }));
+          void elements
+            .submit()
+            .then(() => w.stripe.confirmPayment({ elements, confirmParams: { return_url: `${location.origin}/done` } }));
         });
         express.mount("#wallet");
       }, wallet.client_secret!);

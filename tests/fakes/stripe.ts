@@ -121,7 +121,9 @@ export interface FakeStripe {
   resend(eventId: string): Promise<number>;
   flush(): Promise<void>;
   failNext(match: { method: string; pathPrefix: string }, status: number, error: FakeStripeErrorBody, times?: number): void;
-  seedPaymentIntent(fields: Partial<{ amount: number; currency: string; status: string; metadata: Record<string, string>; customer: string }>): Obj;
+  seedPaymentIntent(
+    fields: Partial<{ amount: number; currency: string; status: string; metadata: Record<string, string>; customer: string }>,
+  ): Obj;
   close(): Promise<void>;
 }
 
@@ -209,7 +211,8 @@ function check(value: unknown, spec: Spec, path: string): unknown {
         if (typeof value !== "string") throw bad(`Invalid string: ${describe(value)}`, path);
         return value;
       case "int":
-        if (typeof value !== "string" || !/^-?\d+$/.test(value)) throw bad(`Invalid integer: ${describe(value)}`, path, "parameter_invalid_integer");
+        if (typeof value !== "string" || !/^-?\d+$/.test(value))
+          throw bad(`Invalid integer: ${describe(value)}`, path, "parameter_invalid_integer");
         return Number(value);
       case "decimal":
         if (typeof value !== "string" || !/^-?\d+(\.\d+)?$/.test(value)) throw bad(`Invalid decimal: ${describe(value)}`, path);
@@ -219,11 +222,13 @@ function check(value: unknown, spec: Spec, path: string): unknown {
         return value === "true";
       case "ts_or_now":
         if (value === "now") return "now";
-        if (typeof value !== "string" || !/^\d+$/.test(value)) throw bad(`Invalid timestamp: must be an integer Unix timestamp in the future, or 'now'.`, path);
+        if (typeof value !== "string" || !/^\d+$/.test(value))
+          throw bad(`Invalid timestamp: must be an integer Unix timestamp in the future, or 'now'.`, path);
         return Number(value);
       case "int_or_inf":
         if (value === "inf") return "inf";
-        if (typeof value !== "string" || !/^\d+$/.test(value)) throw bad(`Invalid integer: ${describe(value)}`, path, "parameter_invalid_integer");
+        if (typeof value !== "string" || !/^\d+$/.test(value))
+          throw bad(`Invalid integer: ${describe(value)}`, path, "parameter_invalid_integer");
         return Number(value);
       case "metadata": {
         if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad(`Invalid object`, path);
@@ -232,8 +237,16 @@ function check(value: unknown, spec: Spec, path: string): unknown {
         const out: Record<string, string> = {};
         for (const [k, v] of entries) {
           if (typeof v !== "string") throw bad(`Invalid value type: ${describe(v)} must be a string`, `${path}[${k}]`);
-          if (k.length > 40) throw bad(`Metadata keys can have up to 40 characters, but you passed in a key that is ${k.length} characters. Invalid key: ${k}`, `${path}[${k}]`);
-          if (v.length > 500) throw bad(`Metadata values can have up to 500 characters, but you passed in a value that is ${v.length} characters. Invalid value: ${v}`, `${path}[${k}]`);
+          if (k.length > 40)
+            throw bad(
+              `Metadata keys can have up to 40 characters, but you passed in a key that is ${k.length} characters. Invalid key: ${k}`,
+              `${path}[${k}]`,
+            );
+          if (v.length > 500)
+            throw bad(
+              `Metadata values can have up to 500 characters, but you passed in a value that is ${v.length} characters. Invalid value: ${v}`,
+              `${path}[${k}]`,
+            );
           out[k] = v;
         }
         return out;
@@ -288,7 +301,21 @@ function known(names: string, specs: Record<string, Spec> = {}): Record<string, 
 
 const SETUP_FUTURE_USAGE = { enum: ["off_session", "on_session"] } as const;
 const INTERVAL = { enum: ["day", "month", "week", "year"] } as const;
-const PRODUCT_DATA: Spec = { obj: { active: B, id: S, metadata: M, name: S, statement_descriptor: S, tax_code: S, tax_details: A, unit_label: S, description: S, images: A }, req: ["name"] };
+const PRODUCT_DATA: Spec = {
+  obj: {
+    active: B,
+    id: S,
+    metadata: M,
+    name: S,
+    statement_descriptor: S,
+    tax_code: S,
+    tax_details: A,
+    unit_label: S,
+    description: S,
+    images: A,
+  },
+  req: ["name"],
+};
 const PI_AUTOMATIC_PM: Spec = { obj: { enabled: B, allow_redirects: { enum: ["always", "never"] } }, req: ["enabled"] };
 
 const CUSTOMER_CREATE = known(
@@ -342,29 +369,48 @@ const PI_CREATE = known(
 );
 const PI_UPDATE = known(
   "allowed_payment_method_types amount amount_details application_fee_amount capture_method currency customer customer_account description excluded_payment_method_types expand hooks metadata payment_details payment_method payment_method_configuration payment_method_data payment_method_options receipt_email setup_future_usage shipping statement_descriptor statement_descriptor_suffix transfer_data transfer_group",
-  Object.fromEntries(Object.entries(PI_COMMON_SPECS).filter(([key]) => !["confirm", "automatic_payment_methods", "return_url"].includes(key))),
+  Object.fromEntries(
+    Object.entries(PI_COMMON_SPECS).filter(([key]) => !["confirm", "automatic_payment_methods", "return_url"].includes(key)),
+  ),
 );
 const PI_CONFIRM = known(
   "allowed_payment_method_types amount_details amount_to_confirm capture_method confirmation_token error_on_requires_action excluded_payment_method_types expand hooks mandate mandate_data off_session payment_details payment_method payment_method_data payment_method_options radar_options receipt_email return_url setup_future_usage shipping use_stripe_sdk client_secret",
-  { payment_method: S, return_url: S, receipt_email: S, setup_future_usage: SETUP_FUTURE_USAGE, expand: X, client_secret: S, allowed_payment_method_types: { arr: S } },
+  {
+    payment_method: S,
+    return_url: S,
+    receipt_email: S,
+    setup_future_usage: SETUP_FUTURE_USAGE,
+    expand: X,
+    client_secret: S,
+    allowed_payment_method_types: { arr: S },
+  },
 );
 /** What Stripe.js adds on confirm with a publishable key. */
 const PI_CONFIRM_PUBLISHABLE = { ...PI_CONFIRM, key: S, expected_payment_method_type: S, _stripe_version: S } as Record<string, Spec>;
 const PI_RETRIEVE = known("client_secret expand", { client_secret: S, expand: X });
-const PI_CANCEL = known("cancellation_reason expand", { cancellation_reason: { enum: ["abandoned", "duplicate", "fraudulent", "requested_by_customer"] }, expand: X });
-const PI_CAPTURE = known("amount_details amount_to_capture application_fee_amount expand final_capture hooks metadata payment_details statement_descriptor statement_descriptor_suffix transfer_data", {
-  amount_to_capture: I,
+const PI_CANCEL = known("cancellation_reason expand", {
+  cancellation_reason: { enum: ["abandoned", "duplicate", "fraudulent", "requested_by_customer"] },
   expand: X,
-  metadata: M,
 });
-const REFUND_CREATE = known("amount charge currency customer expand instructions_email metadata origin payment_intent reason refund_application_fee reverse_transfer", {
-  amount: I,
-  charge: S,
-  payment_intent: S,
-  metadata: M,
-  expand: X,
-  reason: { enum: ["duplicate", "fraudulent", "requested_by_customer"] },
-});
+const PI_CAPTURE = known(
+  "amount_details amount_to_capture application_fee_amount expand final_capture hooks metadata payment_details statement_descriptor statement_descriptor_suffix transfer_data",
+  {
+    amount_to_capture: I,
+    expand: X,
+    metadata: M,
+  },
+);
+const REFUND_CREATE = known(
+  "amount charge currency customer expand instructions_email metadata origin payment_intent reason refund_application_fee reverse_transfer",
+  {
+    amount: I,
+    charge: S,
+    payment_intent: S,
+    metadata: M,
+    expand: X,
+    reason: { enum: ["duplicate", "fraudulent", "requested_by_customer"] },
+  },
+);
 const EXPAND_ONLY = known("expand", { expand: X });
 const LINE_ITEM: Spec = {
   obj: {
@@ -375,7 +421,10 @@ const LINE_ITEM: Spec = {
       obj: {
         currency: S,
         product: S,
-        product_data: { obj: { description: S, images: A, metadata: M, name: S, tax_code: S, tax_details: A, unit_label: S }, req: ["name"] },
+        product_data: {
+          obj: { description: S, images: A, metadata: M, name: S, tax_code: S, tax_details: A, unit_label: S },
+          req: ["name"],
+        },
         recurring: { obj: { interval: INTERVAL, interval_count: I }, req: ["interval"] },
         tax_behavior: { enum: ["exclusive", "inclusive", "unspecified"] },
         unit_amount: I,
@@ -396,21 +445,27 @@ const CHECKOUT_CREATE = known(
     customer_creation: { enum: ["always", "if_required"] },
     line_items: { arr: LINE_ITEM },
     payment_intent_data: {
-      obj: known("application_fee_amount capture_method description metadata on_behalf_of receipt_email setup_future_usage shipping statement_descriptor statement_descriptor_suffix transfer_data transfer_group", {
-        description: S,
-        metadata: M,
-        receipt_email: S,
-        setup_future_usage: SETUP_FUTURE_USAGE,
-        capture_method: { enum: ["automatic", "automatic_async", "manual"] },
-      }),
+      obj: known(
+        "application_fee_amount capture_method description metadata on_behalf_of receipt_email setup_future_usage shipping statement_descriptor statement_descriptor_suffix transfer_data transfer_group",
+        {
+          description: S,
+          metadata: M,
+          receipt_email: S,
+          setup_future_usage: SETUP_FUTURE_USAGE,
+          capture_method: { enum: ["automatic", "automatic_async", "manual"] },
+        },
+      ),
     },
     subscription_data: {
-      obj: known("application_fee_percent billing_cycle_anchor billing_cycle_anchor_config billing_mode default_tax_rates description invoice_settings metadata on_behalf_of pending_invoice_item_interval proration_behavior transfer_data trial_end trial_period_days trial_settings", {
-        description: S,
-        metadata: M,
-        trial_end: I,
-        trial_period_days: I,
-      }),
+      obj: known(
+        "application_fee_percent billing_cycle_anchor billing_cycle_anchor_config billing_mode default_tax_rates description invoice_settings metadata on_behalf_of pending_invoice_item_interval proration_behavior transfer_data trial_end trial_period_days trial_settings",
+        {
+          description: S,
+          metadata: M,
+          trial_end: I,
+          trial_period_days: I,
+        },
+      ),
     },
     setup_intent_data: { obj: { description: S, metadata: M, on_behalf_of: S } },
     metadata: M,
@@ -468,7 +523,12 @@ const PRICE_CREATE = known(
       req: ["interval"],
     },
     tax_behavior: { enum: ["exclusive", "inclusive", "unspecified"] },
-    tiers: { arr: { obj: { flat_amount: I, flat_amount_decimal: "decimal", unit_amount: I, unit_amount_decimal: "decimal", up_to: "int_or_inf" }, req: ["up_to"] } },
+    tiers: {
+      arr: {
+        obj: { flat_amount: I, flat_amount_decimal: "decimal", unit_amount: I, unit_amount_decimal: "decimal", up_to: "int_or_inf" },
+        req: ["up_to"],
+      },
+    },
     tiers_mode: { enum: ["graduated", "volume"] },
     transfer_lookup_key: B,
     unit_amount: I,
@@ -494,7 +554,11 @@ const METER_CREATE = known("default_aggregation display_name event_name customer
   expand: X,
   value_settings: { obj: { event_payload_key: S }, req: ["event_payload_key"] },
 });
-const METER_LIST = known("expand status ending_before limit starting_after", { expand: X, status: { enum: ["active", "inactive"] }, limit: I });
+const METER_LIST = known("expand status ending_before limit starting_after", {
+  expand: X,
+  status: { enum: ["active", "inactive"] },
+  limit: I,
+});
 const METER_EVENT_CREATE = known("event_name payload expand identifier timestamp", {
   event_name: S,
   payload: A,
@@ -509,7 +573,14 @@ const SUB_ITEM_CREATE: Spec = {
     plan: S,
     quantity: I,
     price_data: {
-      obj: { currency: S, product: S, recurring: { obj: { interval: INTERVAL, interval_count: I }, req: ["interval"] }, tax_behavior: A, unit_amount: I, unit_amount_decimal: "decimal" },
+      obj: {
+        currency: S,
+        product: S,
+        recurring: { obj: { interval: INTERVAL, interval_count: I }, req: ["interval"] },
+        tax_behavior: A,
+        unit_amount: I,
+        unit_amount_decimal: "decimal",
+      },
       req: ["currency", "product", "recurring"],
     },
   }),
@@ -524,7 +595,14 @@ const SUB_ITEM_UPDATE: Spec = {
     plan: S,
     quantity: I,
     price_data: {
-      obj: { currency: S, product: S, recurring: { obj: { interval: INTERVAL, interval_count: I }, req: ["interval"] }, tax_behavior: A, unit_amount: I, unit_amount_decimal: "decimal" },
+      obj: {
+        currency: S,
+        product: S,
+        recurring: { obj: { interval: INTERVAL, interval_count: I }, req: ["interval"] },
+        tax_behavior: A,
+        unit_amount: I,
+        unit_amount_decimal: "decimal",
+      },
       req: ["currency", "product", "recurring"],
     },
   }),
@@ -569,7 +647,12 @@ const SUB_UPDATE = known(
     cancellation_details: { obj: { comment: S, feedback: S } },
   },
 );
-const SUB_CANCEL = known("cancellation_details expand invoice_now prorate", { expand: X, invoice_now: B, prorate: B, cancellation_details: { obj: { comment: S, feedback: S } } });
+const SUB_CANCEL = known("cancellation_details expand invoice_now prorate", {
+  expand: X,
+  invoice_now: B,
+  prorate: B,
+  cancellation_details: { obj: { comment: S, feedback: S } },
+});
 const PM_ATTACH = known("customer customer_account expand", { customer: S, expand: X });
 
 // ---------------------------------------------------------------------------------------------
@@ -590,12 +673,40 @@ const TEST_CARDS: Record<string, CardBehavior> = {
   "5200828282828210": { brand: "mastercard", funding: "debit" },
   "378282246310005": { brand: "amex", funding: "credit" },
   "4000000000000002": { brand: "visa", funding: "credit", decline: DECLINED },
-  "4000000000009995": { brand: "visa", funding: "credit", decline: { code: "card_declined", decline_code: "insufficient_funds", message: "Your card has insufficient funds." } },
-  "4000000000009987": { brand: "visa", funding: "credit", decline: { code: "card_declined", decline_code: "lost_card", message: "Your card was declined." } },
-  "4000000000009979": { brand: "visa", funding: "credit", decline: { code: "card_declined", decline_code: "stolen_card", message: "Your card was declined." } },
-  "4000000000000069": { brand: "visa", funding: "credit", decline: { code: "expired_card", decline_code: "expired_card", message: "Your card has expired." } },
-  "4000000000000127": { brand: "visa", funding: "credit", decline: { code: "incorrect_cvc", decline_code: "incorrect_cvc", message: "Your card's security code is incorrect." } },
-  "4000000000000119": { brand: "visa", funding: "credit", decline: { code: "processing_error", decline_code: "processing_error", message: "An error occurred while processing your card. Try again in a little bit." } },
+  "4000000000009995": {
+    brand: "visa",
+    funding: "credit",
+    decline: { code: "card_declined", decline_code: "insufficient_funds", message: "Your card has insufficient funds." },
+  },
+  "4000000000009987": {
+    brand: "visa",
+    funding: "credit",
+    decline: { code: "card_declined", decline_code: "lost_card", message: "Your card was declined." },
+  },
+  "4000000000009979": {
+    brand: "visa",
+    funding: "credit",
+    decline: { code: "card_declined", decline_code: "stolen_card", message: "Your card was declined." },
+  },
+  "4000000000000069": {
+    brand: "visa",
+    funding: "credit",
+    decline: { code: "expired_card", decline_code: "expired_card", message: "Your card has expired." },
+  },
+  "4000000000000127": {
+    brand: "visa",
+    funding: "credit",
+    decline: { code: "incorrect_cvc", decline_code: "incorrect_cvc", message: "Your card's security code is incorrect." },
+  },
+  "4000000000000119": {
+    brand: "visa",
+    funding: "credit",
+    decline: {
+      code: "processing_error",
+      decline_code: "processing_error",
+      message: "An error occurred while processing your card. Try again in a little bit.",
+    },
+  },
 };
 const TEST_PAYMENT_METHODS: Record<string, string> = {
   pm_card_visa: "4242424242424242",
@@ -646,7 +757,8 @@ function cardBehavior(number: string): CardBehavior {
     decline: {
       code: "card_declined",
       decline_code: "test_mode_live_card",
-      message: "Your card was declined. Your request was in test mode, but used a non test (live) card. For a list of valid test cards, visit: https://docs.stripe.com/testing.",
+      message:
+        "Your card was declined. Your request was in test mode, but used a non test (live) card. For a list of valid test cards, visit: https://docs.stripe.com/testing.",
     },
   };
 }
@@ -680,8 +792,50 @@ function mergeMetadata(current: Record<string, string> | null | undefined, updat
   }
   return out;
 }
-const ZERO_DECIMAL = new Set(["bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv", "xaf", "xof", "xpf"]);
-const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, chf: 50, cad: 50, aud: 50, nzd: 50, sgd: 50, hkd: 400, jpy: 50, dkk: 250, nok: 300, sek: 300, pln: 200, czk: 1500, huf: 17500, mxn: 1000, brl: 50, inr: 50, aed: 200, myr: 200, ron: 200, bgn: 100, thb: 1000 };
+const ZERO_DECIMAL = new Set([
+  "bif",
+  "clp",
+  "djf",
+  "gnf",
+  "jpy",
+  "kmf",
+  "krw",
+  "mga",
+  "pyg",
+  "rwf",
+  "ugx",
+  "vnd",
+  "vuv",
+  "xaf",
+  "xof",
+  "xpf",
+]);
+const MINIMUM_CHARGE: Record<string, number> = {
+  usd: 50,
+  eur: 50,
+  gbp: 30,
+  chf: 50,
+  cad: 50,
+  aud: 50,
+  nzd: 50,
+  sgd: 50,
+  hkd: 400,
+  jpy: 50,
+  dkk: 250,
+  nok: 300,
+  sek: 300,
+  pln: 200,
+  czk: 1500,
+  huf: 17500,
+  mxn: 1000,
+  brl: 50,
+  inr: 50,
+  aed: 200,
+  myr: 200,
+  ron: 200,
+  bgn: 100,
+  thb: 1000,
+};
 function formatAmount(amount: number, currency: string) {
   const divisor = ZERO_DECIMAL.has(currency) ? 1 : 100;
   try {
@@ -691,7 +845,11 @@ function formatAmount(amount: number, currency: string) {
   }
 }
 function checkCurrency(value: unknown, param: string): string {
-  if (typeof value !== "string" || !/^[a-zA-Z]{3}$/.test(value)) throw bad(`Invalid currency: ${describe(value)}. Stripe currently supports these currencies: usd, eur, gbp, … (see https://docs.stripe.com/currencies)`, param);
+  if (typeof value !== "string" || !/^[a-zA-Z]{3}$/.test(value))
+    throw bad(
+      `Invalid currency: ${describe(value)}. Stripe currently supports these currencies: usd, eur, gbp, … (see https://docs.stripe.com/currencies)`,
+      param,
+    );
   return value.toLowerCase();
 }
 function addInterval(from: number, interval: string, count: number): number {
@@ -734,10 +892,31 @@ function parseForm(text: string): Obj {
 
 /** The fields of a PaymentIntent that a publishable key may see. */
 const PUBLIC_PI_FIELDS = [
-  "id", "object", "amount", "amount_details", "automatic_payment_methods", "canceled_at", "cancellation_reason", "capture_method",
-  "client_secret", "confirmation_method", "created", "currency", "description", "last_payment_error", "livemode", "next_action",
-  "payment_method", "payment_method_configuration_details", "payment_method_types", "processing", "receipt_email",
-  "setup_future_usage", "shipping", "source", "status",
+  "id",
+  "object",
+  "amount",
+  "amount_details",
+  "automatic_payment_methods",
+  "canceled_at",
+  "cancellation_reason",
+  "capture_method",
+  "client_secret",
+  "confirmation_method",
+  "created",
+  "currency",
+  "description",
+  "last_payment_error",
+  "livemode",
+  "next_action",
+  "payment_method",
+  "payment_method_configuration_details",
+  "payment_method_types",
+  "processing",
+  "receipt_email",
+  "setup_future_usage",
+  "shipping",
+  "source",
+  "status",
 ];
 
 interface Ctx {
@@ -811,7 +990,8 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       object: "event",
       api_version: FAKE_STRIPE_API_VERSION,
       created: now(),
-      data: previous && Object.keys(previous).length > 0 ? { object: clone(object), previous_attributes: previous } : { object: clone(object) },
+      data:
+        previous && Object.keys(previous).length > 0 ? { object: clone(object), previous_attributes: previous } : { object: clone(object) },
       livemode: false,
       pending_webhooks: webhooks.length,
       request: { id: ctx?.requestId ?? null, idempotency_key: ctx?.idempotencyKey ?? null },
@@ -832,7 +1012,11 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     try {
       const response = await fetch(target.url, {
         method: "POST",
-        headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": header, "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" },
+        headers: {
+          "content-type": "application/json; charset=utf-8",
+          "stripe-signature": header,
+          "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
+        },
         body: payload,
         signal: controller.signal,
       });
@@ -967,7 +1151,13 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       id: newId("pm"),
       object: "payment_method",
       allow_redisplay: "unspecified",
-      billing_details: { address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null }, email: null, name: null, phone: null, tax_id: null },
+      billing_details: {
+        address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
+        email: null,
+        name: null,
+        phone: null,
+        tax_id: null,
+      },
       card: {
         brand: behavior.brand,
         checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: "unchecked" },
@@ -1019,7 +1209,10 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
   function paymentMethodOfCustomer(customer: Obj, id: string, param: string): Obj {
     const pm = TEST_PAYMENT_METHODS[id] ? undefined : paymentMethods.get(id);
     if (!pm || pm.customer !== customer.id) {
-      throw invalid(`The customer does not have a payment method with the ID ${id}. The payment method must be attached to the customer.`, { param, code: "resource_missing" });
+      throw invalid(`The customer does not have a payment method with the ID ${id}. The payment method must be attached to the customer.`, {
+        param,
+        code: "resource_missing",
+      });
     }
     return pm;
   }
@@ -1064,7 +1257,9 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       const settings = p.invoice_settings as Obj;
       if ("default_payment_method" in settings) {
         customer.invoice_settings.default_payment_method =
-          settings.default_payment_method === null ? null : paymentMethodOfCustomer(customer, settings.default_payment_method, "invoice_settings[default_payment_method]").id;
+          settings.default_payment_method === null
+            ? null
+            : paymentMethodOfCustomer(customer, settings.default_payment_method, "invoice_settings[default_payment_method]").id;
       }
       if ("footer" in settings) customer.invoice_settings.footer = settings.footer;
     }
@@ -1083,7 +1278,10 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     const amount = p.amount as number;
     const minimum = MINIMUM_CHARGE[currency] ?? 50;
     if (amount < minimum) {
-      throw invalid(`Amount must be at least ${formatAmount(minimum, currency)} ${currency}`, { param: "amount", code: "amount_too_small" });
+      throw invalid(`Amount must be at least ${formatAmount(minimum, currency)} ${currency}`, {
+        param: "amount",
+        code: "amount_too_small",
+      });
     }
     if (amount > 99_999_999) throw invalid("Amount must be no more than 999,999.99", { param: "amount", code: "amount_too_large" });
     const customer = customerParam(p.customer);
@@ -1152,8 +1350,12 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     }
     const data = p.payment_method_data as Obj | undefined;
     if (data && typeof data === "object") {
-      if (data.type === undefined) throw bad("Missing required param: payment_method_data[type].", "payment_method_data[type]", "parameter_missing");
-      if (data.type !== "card") throw invalid(`The fake Stripe supports only card payment methods, not ${describe(data.type)}.`, { param: "payment_method_data[type]" });
+      if (data.type === undefined)
+        throw bad("Missing required param: payment_method_data[type].", "payment_method_data[type]", "parameter_missing");
+      if (data.type !== "card")
+        throw invalid(`The fake Stripe supports only card payment methods, not ${describe(data.type)}.`, {
+          param: "payment_method_data[type]",
+        });
       const card = data.card as Obj | undefined;
       if (ctx.auth === "secret" && card && typeof card === "object" && "number" in card) {
         throw invalid(
@@ -1171,7 +1373,10 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
   /** Charges a PaymentIntent with a PaymentMethod. Updates state and queues events; never throws for a decline. */
   function chargeIntent(ctx: Ctx | null, pi: Obj, pm: Obj): { ok: true } | { ok: false; error: Obj } {
     if (pm.customer && pi.customer && pm.customer !== pi.customer) {
-      throw invalid(`The provided PaymentMethod belongs to a different Customer (${pm.customer}) than the one on this PaymentIntent (${pi.customer}).`, { param: "payment_method" });
+      throw invalid(
+        `The provided PaymentMethod belongs to a different Customer (${pm.customer}) than the one on this PaymentIntent (${pi.customer}).`,
+        { param: "payment_method" },
+      );
     }
     if (pm.customer && !pi.customer) {
       throw invalid(
@@ -1222,13 +1427,35 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       metadata: { ...pi.metadata },
       on_behalf_of: null,
       outcome: success
-        ? { network_status: "approved_by_network", reason: null, risk_level: "normal", risk_score: 20, seller_message: "Payment complete.", type: "authorized" }
-        : { network_status: "declined_by_network", reason: behavior.decline?.decline_code ?? null, risk_level: "normal", risk_score: 20, seller_message: "The bank did not return any further details with this decline.", type: "issuer_declined" },
+        ? {
+            network_status: "approved_by_network",
+            reason: null,
+            risk_level: "normal",
+            risk_score: 20,
+            seller_message: "Payment complete.",
+            type: "authorized",
+          }
+        : {
+            network_status: "declined_by_network",
+            reason: behavior.decline?.decline_code ?? null,
+            risk_level: "normal",
+            risk_score: 20,
+            seller_message: "The bank did not return any further details with this decline.",
+            type: "issuer_declined",
+          },
       paid: success,
       payment_intent: pi.id,
       payment_method: pm.id,
       payment_method_details: {
-        card: { brand: pm.card.brand, country: pm.card.country, exp_month: pm.card.exp_month, exp_year: pm.card.exp_year, funding: pm.card.funding, last4: pm.card.last4, network: pm.card.brand },
+        card: {
+          brand: pm.card.brand,
+          country: pm.card.country,
+          exp_month: pm.card.exp_month,
+          exp_year: pm.card.exp_year,
+          funding: pm.card.funding,
+          last4: pm.card.last4,
+          network: pm.card.brand,
+        },
         type: "card",
       },
       receipt_email: pi.receipt_email,
@@ -1312,7 +1539,10 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     const pi = paymentIntents.get(id);
     if (ctx.auth === "publishable") {
       if (typeof p.client_secret !== "string") {
-        throw invalid("This API call cannot be made with a publishable API key without the PaymentIntent's client_secret.", { param: "client_secret", code: "parameter_missing" });
+        throw invalid("This API call cannot be made with a publishable API key without the PaymentIntent's client_secret.", {
+          param: "client_secret",
+          code: "parameter_missing",
+        });
       }
       if (!pi || pi.client_secret !== p.client_secret) throw noSuch("payment_intent", id);
       return pi;
@@ -1359,7 +1589,10 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     } else if (p.product_data) {
       productId = createProduct({ ...p.product_data, active: opts.active ?? true }).id;
     } else {
-      throw invalid("You must specify either `product` or `product_data` when creating a price.", { param: name("product"), code: "parameter_missing" });
+      throw invalid("You must specify either `product` or `product_data` when creating a price.", {
+        param: name("product"),
+        code: "parameter_missing",
+      });
     }
     const scheme = p.billing_scheme ?? "per_unit";
     let tiers: Obj[] | undefined;
@@ -1367,7 +1600,8 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       if (!p.tiers_mode) throw invalid("Missing required param: tiers_mode.", { param: name("tiers_mode"), code: "parameter_missing" });
       const given = (p.tiers as Obj[] | undefined) ?? [];
       if (given.length === 0) throw invalid("Missing required param: tiers.", { param: name("tiers"), code: "parameter_missing" });
-      if (given[given.length - 1]!.up_to !== "inf") throw invalid("The last tier must have `up_to` set to `inf`.", { param: name("tiers") });
+      if (given[given.length - 1]!.up_to !== "inf")
+        throw invalid("The last tier must have `up_to` set to `inf`.", { param: name("tiers") });
       tiers = given.map((t) => ({
         flat_amount: t.flat_amount ?? null,
         flat_amount_decimal: t.flat_amount !== undefined ? String(t.flat_amount) : (t.flat_amount_decimal ?? null),
@@ -1385,17 +1619,28 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       const r = p.recurring as Obj;
       const usage = r.usage_type ?? "licensed";
       if (usage === "metered") {
-        if (!r.meter) throw invalid("Prices with `usage_type=metered` must be backed by a meter. Pass `recurring[meter]`.", { param: name("recurring[meter]"), code: "parameter_missing" });
+        if (!r.meter)
+          throw invalid("Prices with `usage_type=metered` must be backed by a meter. Pass `recurring[meter]`.", {
+            param: name("recurring[meter]"),
+            code: "parameter_missing",
+          });
         if (!meters.has(r.meter)) throw noSuch("billing.meter", r.meter, name("recurring[meter]"));
       } else if (r.meter) {
         throw invalid("`recurring[meter]` can only be set when `recurring[usage_type]` is `metered`.", { param: name("recurring[meter]") });
       }
-      recurring = { interval: r.interval, interval_count: r.interval_count ?? 1, meter: r.meter ?? null, trial_period_days: r.trial_period_days ?? null, usage_type: usage };
+      recurring = {
+        interval: r.interval,
+        interval_count: r.interval_count ?? 1,
+        meter: r.meter ?? null,
+        trial_period_days: r.trial_period_days ?? null,
+        usage_type: usage,
+      };
     }
     if (p.lookup_key) {
       const holder = [...prices.values()].find((price) => price.lookup_key === p.lookup_key);
       if (holder) {
-        if (!p.transfer_lookup_key) throw invalid(`A price (\`${holder.id}\`) already uses that lookup key.`, { param: name("lookup_key") });
+        if (!p.transfer_lookup_key)
+          throw invalid(`A price (\`${holder.id}\`) already uses that lookup key.`, { param: name("lookup_key") });
         holder.lookup_key = null;
       }
     }
@@ -1429,7 +1674,8 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     if (price.recurring?.usage_type === "metered") return 0;
     if (price.billing_scheme !== "tiered") return Math.round(Number(price.unit_amount_decimal ?? price.unit_amount ?? 0) * quantity);
     const tiers = price.tiers as Obj[];
-    const tierAmount = (tier: Obj, units: number) => Math.round(Number(tier.unit_amount_decimal ?? 0) * units + Number(tier.flat_amount_decimal ?? 0));
+    const tierAmount = (tier: Obj, units: number) =>
+      Math.round(Number(tier.unit_amount_decimal ?? 0) * units + Number(tier.flat_amount_decimal ?? 0));
     if (price.tiers_mode === "volume") {
       const tier = tiers.find((t) => t.up_to === null || quantity <= t.up_to) ?? tiers[tiers.length - 1]!;
       return quantity === 0 ? 0 : tierAmount(tier, quantity);
@@ -1480,11 +1726,15 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
 
   function subscriptionItem(subId: string, price: Obj, quantity: number | undefined, metadata: unknown, itemPath: string): Obj {
     if (price.type !== "recurring") {
-      throw invalid("The price specified is set to `type=one_time` but this field only accepts prices with `type=recurring`.", { param: `${itemPath}[price]` });
+      throw invalid("The price specified is set to `type=one_time` but this field only accepts prices with `type=recurring`.", {
+        param: `${itemPath}[price]`,
+      });
     }
     const metered = price.recurring.usage_type === "metered";
     if (metered && quantity !== undefined) {
-      throw invalid(`Quantity should not be specified where usage_type is \`metered\`. Remove quantity from \`${itemPath}\`.`, { param: `${itemPath}[quantity]` });
+      throw invalid(`Quantity should not be specified where usage_type is \`metered\`. Remove quantity from \`${itemPath}\`.`, {
+        param: `${itemPath}[quantity]`,
+      });
     }
     return {
       id: newId("si"),
@@ -1507,10 +1757,17 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     const first = items[0]?.price;
     for (const item of items) {
       if (item.price.currency !== first.currency) {
-        throw invalid("Currency and interval fields must match across all plans on this subscription. Found mismatch in currency field.", { param: "items" });
+        throw invalid("Currency and interval fields must match across all plans on this subscription. Found mismatch in currency field.", {
+          param: "items",
+        });
       }
-      if (item.price.recurring.interval !== first.recurring.interval || item.price.recurring.interval_count !== first.recurring.interval_count) {
-        throw invalid("Currency and interval fields must match across all plans on this subscription. Found mismatch in interval field.", { param: "items" });
+      if (
+        item.price.recurring.interval !== first.recurring.interval ||
+        item.price.recurring.interval_count !== first.recurring.interval_count
+      ) {
+        throw invalid("Currency and interval fields must match across all plans on this subscription. Found mismatch in interval field.", {
+          param: "items",
+        });
       }
     }
   }
@@ -1519,7 +1776,8 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     for (const item of sub.items.data as Obj[]) {
       const r = item.price.recurring;
       item.current_period_start = start;
-      item.current_period_end = sub.status === "trialing" && sub.trial_end ? sub.trial_end : addInterval(start, r.interval, r.interval_count);
+      item.current_period_end =
+        sub.status === "trialing" && sub.trial_end ? sub.trial_end : addInterval(start, r.interval, r.interval_count);
     }
     if (sub.cancel_at_period_end) sub.cancel_at = periodEnd(sub);
   }
@@ -1543,9 +1801,16 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
         description: `${item.quantity ?? 1} × ${products.get(item.price.product)?.name ?? "Item"}${trial ? " (trial)" : ""}`,
         livemode: false,
         metadata: {},
-        parent: { type: "subscription_item_details", subscription_item_details: { subscription: sub.id, subscription_item: item.id, proration: false } },
+        parent: {
+          type: "subscription_item_details",
+          subscription_item_details: { subscription: sub.id, subscription_item: item.id, proration: false },
+        },
         period: { end: item.current_period_end, start: item.current_period_start },
-        pricing: { price_details: { price: item.price.id, product: item.price.product }, type: "price_details", unit_amount_decimal: item.price.unit_amount_decimal },
+        pricing: {
+          price_details: { price: item.price.id, product: item.price.product },
+          type: "price_details",
+          unit_amount_decimal: item.price.unit_amount_decimal,
+        },
         quantity: item.quantity ?? null,
       });
     }
@@ -1558,9 +1823,16 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
         description: products.get(extra.price.product)?.name ?? "Item",
         livemode: false,
         metadata: {},
-        parent: { type: "invoice_item_details", invoice_item_details: { invoice_item: newId("ii"), proration: false, subscription: sub.id } },
+        parent: {
+          type: "invoice_item_details",
+          invoice_item_details: { invoice_item: newId("ii"), proration: false, subscription: sub.id },
+        },
         period: { end: now(), start: now() },
-        pricing: { price_details: { price: extra.price.id, product: extra.price.product }, type: "price_details", unit_amount_decimal: extra.price.unit_amount_decimal },
+        pricing: {
+          price_details: { price: extra.price.id, product: extra.price.product },
+          type: "price_details",
+          unit_amount_decimal: extra.price.unit_amount_decimal,
+        },
         quantity: extra.quantity,
       });
     }
@@ -1593,7 +1865,11 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       livemode: false,
       metadata: {},
       number: `${customer.invoice_prefix}-${String(customer.next_invoice_sequence++).padStart(4, "0")}`,
-      parent: { type: "subscription_details", quote_details: null, subscription_details: { metadata: { ...sub.metadata }, subscription: sub.id } },
+      parent: {
+        type: "subscription_details",
+        quote_details: null,
+        subscription_details: { metadata: { ...sub.metadata }, subscription: sub.id },
+      },
       period_end: first.current_period_start,
       period_start: first.current_period_start,
       status: "open",
@@ -1645,7 +1921,13 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       emit(ctx, "invoice.paid", invoice);
       return "paid";
     }
-    const pi = newPaymentIntent({ amount: invoice.amount_due, currency: invoice.currency, customer: sub.customer, description: "Subscription creation", automatic_payment_methods: { enabled: false } });
+    const pi = newPaymentIntent({
+      amount: invoice.amount_due,
+      currency: invoice.currency,
+      customer: sub.customer,
+      description: "Subscription creation",
+      automatic_payment_methods: { enabled: false },
+    });
     pi.setup_future_usage = "off_session";
     invoiceOfIntent.set(pi.id, invoice.id);
     confirmationSecretOf.set(invoice.id, { client_secret: pi.client_secret, type: "payment_intent" });
@@ -1672,24 +1954,30 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     checkItemsMatch(items);
     const seen = new Set<string>();
     for (const item of items) {
-      if (seen.has(item.price.id)) throw invalid(`Cannot add multiple subscription items with the same price: ${item.price.id}`, { param: "items" });
+      if (seen.has(item.price.id))
+        throw invalid(`Cannot add multiple subscription items with the same price: ${item.price.id}`, { param: "items" });
       seen.add(item.price.id);
     }
     let trialEnd: number | null = null;
     const start = now();
     if (typeof p.trial_end === "number") {
-      if (p.trial_end <= start) throw invalid("Invalid timestamp: must be an integer Unix timestamp in the future.", { param: "trial_end" });
-      if (p.trial_end > start + 730 * 86400) throw invalid("Invalid timestamp: can be no more than two years in the future.", { param: "trial_end" });
+      if (p.trial_end <= start)
+        throw invalid("Invalid timestamp: must be an integer Unix timestamp in the future.", { param: "trial_end" });
+      if (p.trial_end > start + 730 * 86400)
+        throw invalid("Invalid timestamp: can be no more than two years in the future.", { param: "trial_end" });
       trialEnd = p.trial_end;
     } else if (typeof p.trial_period_days === "number" && p.trial_period_days > 0) {
       trialEnd = start + p.trial_period_days * 86400;
     }
     let pm: Obj | null = null;
     if (p.default_payment_method) pm = paymentMethodOfCustomer(customer, p.default_payment_method, "default_payment_method");
-    else if (customer.invoice_settings.default_payment_method) pm = paymentMethods.get(customer.invoice_settings.default_payment_method) ?? null;
+    else if (customer.invoice_settings.default_payment_method)
+      pm = paymentMethods.get(customer.invoice_settings.default_payment_method) ?? null;
     const behavior = (p.payment_behavior as string | undefined) ?? "allow_incomplete";
     if (behavior === "pending_if_incomplete") {
-      throw invalid("`payment_behavior=pending_if_incomplete` can only be used when updating a subscription.", { param: "payment_behavior" });
+      throw invalid("`payment_behavior=pending_if_incomplete` can only be used when updating a subscription.", {
+        param: "payment_behavior",
+      });
     }
     const sub: Obj = {
       id,
@@ -1740,8 +2028,14 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     };
     setPeriods(sub, start);
     const amount = trialEnd ? 0 : items.reduce((sum, item) => sum + priceAmount(item.price, item.quantity ?? 0), 0);
-    const oneTime = ((p._one_time as { price: Obj; quantity: number }[] | undefined) ?? []);
-    if (amount + oneTime.reduce((s, l) => s + priceAmount(l.price, l.quantity), 0) > 0 && !pm && behavior !== "default_incomplete" && sub.collection_method === "charge_automatically" && !fromCheckout) {
+    const oneTime = (p._one_time as { price: Obj; quantity: number }[] | undefined) ?? [];
+    if (
+      amount + oneTime.reduce((s, l) => s + priceAmount(l.price, l.quantity), 0) > 0 &&
+      !pm &&
+      behavior !== "default_incomplete" &&
+      sub.collection_method === "charge_automatically" &&
+      !fromCheckout
+    ) {
       throw invalid(
         "This customer has no attached payment source or default payment method. Please consider adding a default payment method. For more information, visit https://docs.stripe.com/billing/subscriptions/payment-methods-setting#payment-method-priority.",
         { code: "resource_missing" },
@@ -1755,7 +2049,10 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     if (outcome === "failed" && behavior === "error_if_incomplete") {
       subscriptions.delete(sub.id);
       const pi = paymentIntents.get(confirmationSecretOf.get(invoice.id)?.client_secret.split("_secret_")[0] ?? "");
-      throw new ApiError(402, { ...(pi?.last_payment_error ?? { type: "card_error", code: "card_declined", message: "Your card was declined." }), payment_intent: clone(pi) });
+      throw new ApiError(402, {
+        ...(pi?.last_payment_error ?? { type: "card_error", code: "card_declined", message: "Your card was declined." }),
+        payment_intent: clone(pi),
+      });
     }
     emit(ctx, "customer.subscription.created", sub);
     return sub;
@@ -1774,7 +2071,8 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     if (p.cancellation_details) Object.assign(sub.cancellation_details, p.cancellation_details);
     const customer = customers.get(sub.customer)!;
     if ("default_payment_method" in p) {
-      sub.default_payment_method = p.default_payment_method === null ? null : paymentMethodOfCustomer(customer, p.default_payment_method, "default_payment_method").id;
+      sub.default_payment_method =
+        p.default_payment_method === null ? null : paymentMethodOfCustomer(customer, p.default_payment_method, "default_payment_method").id;
     }
     if (p.items) {
       const data = sub.items.data as Obj[];
@@ -1788,30 +2086,50 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
             return;
           }
           if (item.price || item.price_data) {
-            const price = item.price ? priceParam(item.price, `${path}[price]`) : createPrice(item.price_data, `${path}[price_data]`, { active: false });
-            const replaced = subscriptionItem(sub.id, price, item.quantity ?? (price.recurring?.usage_type === "metered" ? undefined : existing.quantity), undefined, path);
+            const price = item.price
+              ? priceParam(item.price, `${path}[price]`)
+              : createPrice(item.price_data, `${path}[price_data]`, { active: false });
+            const replaced = subscriptionItem(
+              sub.id,
+              price,
+              item.quantity ?? (price.recurring?.usage_type === "metered" ? undefined : existing.quantity),
+              undefined,
+              path,
+            );
             existing.price = replaced.price;
             existing.plan = replaced.plan;
             if ("quantity" in replaced) existing.quantity = replaced.quantity;
             else delete existing.quantity;
           } else if (item.quantity !== undefined) {
             if (existing.price.recurring.usage_type === "metered") {
-              throw invalid(`Quantity should not be specified where usage_type is \`metered\`. Remove quantity from \`${path}\`.`, { param: `${path}[quantity]` });
+              throw invalid(`Quantity should not be specified where usage_type is \`metered\`. Remove quantity from \`${path}\`.`, {
+                param: `${path}[quantity]`,
+              });
             }
             existing.quantity = item.quantity;
           }
           if (item.metadata !== undefined) existing.metadata = mergeMetadata(existing.metadata, item.metadata);
         } else {
-          const price = item.price ? priceParam(item.price, `${path}[price]`) : item.price_data ? createPrice(item.price_data, `${path}[price_data]`, { active: false }) : null;
+          const price = item.price
+            ? priceParam(item.price, `${path}[price]`)
+            : item.price_data
+              ? createPrice(item.price_data, `${path}[price_data]`, { active: false })
+              : null;
           if (!price) throw bad(`Missing required param: ${path}[price].`, `${path}[price]`, "parameter_missing");
-          if (data.some((d) => d.price.id === price.id)) throw invalid(`Cannot add multiple subscription items with the same price: ${price.id}`, { param: `${path}[price]` });
+          if (data.some((d) => d.price.id === price.id))
+            throw invalid(`Cannot add multiple subscription items with the same price: ${price.id}`, { param: `${path}[price]` });
           const added = subscriptionItem(sub.id, price, item.quantity, item.metadata, path);
           added.current_period_start = data[0]?.current_period_start ?? now();
-          added.current_period_end = data[0]?.current_period_end ?? addInterval(now(), price.recurring.interval, price.recurring.interval_count);
+          added.current_period_end =
+            data[0]?.current_period_end ?? addInterval(now(), price.recurring.interval, price.recurring.interval_count);
           data.push(added);
         }
       });
-      if (data.length === 0) throw invalid("A subscription must have at least one active plan. To cancel a subscription, please use the cancel API endpoint on /v1/subscriptions.", { param: "items" });
+      if (data.length === 0)
+        throw invalid(
+          "A subscription must have at least one active plan. To cancel a subscription, please use the cancel API endpoint on /v1/subscriptions.",
+          { param: "items" },
+        );
       checkItemsMatch(data);
       sub.items.total_count = data.length;
     }
@@ -1863,7 +2181,11 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     sub.canceled_at = t;
     sub.ended_at = t;
     sub.cancel_at = sub.cancel_at ?? null;
-    sub.cancellation_details = { comment: p.cancellation_details?.comment ?? null, feedback: p.cancellation_details?.feedback ?? null, reason: "cancellation_requested" };
+    sub.cancellation_details = {
+      comment: p.cancellation_details?.comment ?? null,
+      feedback: p.cancellation_details?.feedback ?? null,
+      reason: "cancellation_requested",
+    };
     emit(ctx, "customer.subscription.deleted", sub);
     return sub;
   }
@@ -1875,16 +2197,30 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     const resolved = lineParams.map((item, i) => {
       const path = `line_items[${i}]`;
       let price: Obj;
-      if (item.price && item.price_data) throw invalid(`You may only specify one of these parameters: ${path}[price], ${path}[price_data].`, { param: `${path}[price]`, code: "parameters_exclusive" });
+      if (item.price && item.price_data)
+        throw invalid(`You may only specify one of these parameters: ${path}[price], ${path}[price_data].`, {
+          param: `${path}[price]`,
+          code: "parameters_exclusive",
+        });
       if (item.price) price = priceParam(item.price, `${path}[price]`);
       else if (item.price_data) {
         const pd = item.price_data as Obj;
-        if (!pd.product && !pd.product_data) throw invalid(`You must specify either \`product\` or \`product_data\` when creating a price.`, { param: `${path}[price_data][product_data]`, code: "parameter_missing" });
-        if (pd.unit_amount === undefined && pd.unit_amount_decimal === undefined) throw invalid(`Missing required param: ${path}[price_data][unit_amount].`, { param: `${path}[price_data][unit_amount]`, code: "parameter_missing" });
+        if (!pd.product && !pd.product_data)
+          throw invalid(`You must specify either \`product\` or \`product_data\` when creating a price.`, {
+            param: `${path}[price_data][product_data]`,
+            code: "parameter_missing",
+          });
+        if (pd.unit_amount === undefined && pd.unit_amount_decimal === undefined)
+          throw invalid(`Missing required param: ${path}[price_data][unit_amount].`, {
+            param: `${path}[price_data][unit_amount]`,
+            code: "parameter_missing",
+          });
         price = createPrice(pd, `${path}[price_data]`, { active: false });
       } else throw bad(`Missing required param: ${path}[price].`, `${path}[price]`, "parameter_missing");
-      if (item.quantity === undefined || item.quantity === null) throw bad(`Missing required param: ${path}[quantity].`, `${path}[quantity]`, "parameter_missing");
-      if (!price.active && item.price) throw invalid(`The price \`${price.id}\` is not available to be purchased because it is not active.`, { param: `${path}[price]` });
+      if (item.quantity === undefined || item.quantity === null)
+        throw bad(`Missing required param: ${path}[quantity].`, `${path}[quantity]`, "parameter_missing");
+      if (!price.active && item.price)
+        throw invalid(`The price \`${price.id}\` is not available to be purchased because it is not active.`, { param: `${path}[price]` });
       return { price, quantity: item.quantity as number, path };
     });
     const anyRecurring = resolved.some((r) => r.price.type === "recurring");
@@ -1893,20 +2229,30 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     if (mode === "payment") {
       const recurring = resolved.find((r) => r.price.type === "recurring");
       if (recurring) {
-        throw invalid("You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.", { param: `${recurring.path}[price]` });
+        throw invalid(
+          "You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.",
+          { param: `${recurring.path}[price]` },
+        );
       }
     }
     if (mode === "subscription" && !anyRecurring) {
       throw invalid("You must provide at least one recurring price in `subscription` mode when using prices.", { param: "line_items" });
     }
     if (mode === "setup" && resolved.length > 0) throw invalid("You cannot pass `line_items` in `setup` mode.", { param: "line_items" });
-    if (p.payment_intent_data && mode !== "payment") throw invalid("You can only specify `payment_intent_data` in `payment` mode.", { param: "payment_intent_data" });
-    if (p.subscription_data && mode !== "subscription") throw invalid("You can only specify `subscription_data` in `subscription` mode.", { param: "subscription_data" });
-    if (p.setup_intent_data && mode !== "setup") throw invalid("You can only specify `setup_intent_data` in `setup` mode.", { param: "setup_intent_data" });
+    if (p.payment_intent_data && mode !== "payment")
+      throw invalid("You can only specify `payment_intent_data` in `payment` mode.", { param: "payment_intent_data" });
+    if (p.subscription_data && mode !== "subscription")
+      throw invalid("You can only specify `subscription_data` in `subscription` mode.", { param: "subscription_data" });
+    if (p.setup_intent_data && mode !== "setup")
+      throw invalid("You can only specify `setup_intent_data` in `setup` mode.", { param: "setup_intent_data" });
     if (p.customer && p.customer_email) {
-      throw invalid("You may only specify one of these parameters: customer, customer_email.", { param: "customer_email", code: "parameters_exclusive" });
+      throw invalid("You may only specify one of these parameters: customer, customer_email.", {
+        param: "customer_email",
+        code: "parameters_exclusive",
+      });
     }
-    if (p.customer_creation && mode !== "payment") throw invalid("`customer_creation` can only be used in `payment` mode.", { param: "customer_creation" });
+    if (p.customer_creation && mode !== "payment")
+      throw invalid("`customer_creation` can only be used in `payment` mode.", { param: "customer_creation" });
     checkEmail(p.customer_email);
     const customer = customerParam(p.customer);
     const uiMode = p.ui_mode ?? "hosted_page";
@@ -1922,11 +2268,21 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     }
     const currencies = new Set(resolved.map((r) => r.price.currency));
     if (currencies.size > 1) throw invalid("All prices on a Checkout Session must have the same currency.", { param: "line_items" });
-    const subtotal = resolved.reduce((sum, r) => sum + (r.price.type === "recurring" && (p.subscription_data?.trial_period_days || p.subscription_data?.trial_end) ? 0 : priceAmount(r.price, r.quantity)), 0);
+    const subtotal = resolved.reduce(
+      (sum, r) =>
+        sum +
+        (r.price.type === "recurring" && (p.subscription_data?.trial_period_days || p.subscription_data?.trial_end)
+          ? 0
+          : priceAmount(r.price, r.quantity)),
+      0,
+    );
     const currency = resolved[0]?.price.currency ?? (p.currency ? checkCurrency(p.currency, "currency") : null);
     if (mode === "payment") {
       const minimum = MINIMUM_CHARGE[currency!] ?? 50;
-      if (subtotal < minimum) throw invalid(`The Checkout Session's total amount due must add up to at least ${formatAmount(minimum, currency!)} ${currency}`, { param: "line_items" });
+      if (subtotal < minimum)
+        throw invalid(`The Checkout Session's total amount due must add up to at least ${formatAmount(minimum, currency!)} ${currency}`, {
+          param: "line_items",
+        });
     }
     const id = `cs_test_${random(58)}`;
     const session = store(checkoutSessions, {
@@ -1954,13 +2310,29 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       customer: customer?.id ?? null,
       customer_account: null,
       customer_creation: customer ? null : mode === "payment" ? (p.customer_creation ?? "if_required") : "always",
-      customer_details: customer ? { address: null, email: customer.email, name: customer.name, phone: customer.phone, tax_exempt: "none", tax_ids: null } : null,
+      customer_details: customer
+        ? { address: null, email: customer.email, name: customer.name, phone: customer.phone, tax_exempt: "none", tax_ids: null }
+        : null,
       customer_email: p.customer_email ?? null,
       discounts: [],
       expires_at: p.expires_at ?? now() + 24 * 3600,
       integration_identifier: null,
       invoice: null,
-      invoice_creation: mode === "payment" ? { enabled: false, invoice_data: { account_tax_ids: null, custom_fields: null, description: null, footer: null, issuer: null, metadata: {}, rendering_options: null } } : null,
+      invoice_creation:
+        mode === "payment"
+          ? {
+              enabled: false,
+              invoice_data: {
+                account_tax_ids: null,
+                custom_fields: null,
+                description: null,
+                footer: null,
+                issuer: null,
+                metadata: {},
+                rendering_options: null,
+              },
+            }
+          : null,
       livemode: false,
       locale: p.locale ?? null,
       managed_payments: null,
@@ -1991,7 +2363,14 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       url: uiMode === "hosted_page" ? `${origin}/checkout/${id}` : null,
       wallet_options: null,
     });
-    Object.defineProperty(session, "_params", { value: { payment_intent_data: p.payment_intent_data ?? {}, subscription_data: p.subscription_data ?? {}, setup_intent_data: p.setup_intent_data ?? {} }, enumerable: false });
+    Object.defineProperty(session, "_params", {
+      value: {
+        payment_intent_data: p.payment_intent_data ?? {},
+        subscription_data: p.subscription_data ?? {},
+        setup_intent_data: p.setup_intent_data ?? {},
+      },
+      enumerable: false,
+    });
     lineItemsOf.set(
       id,
       resolved.map((r) => {
@@ -2063,8 +2442,12 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
         ctx,
         {
           customer: customer.id,
-          items: lines.filter((l) => l.price.type === "recurring").map((l) => ({ price: l.price.id, quantity: l.price.recurring.usage_type === "metered" ? undefined : l.quantity })),
-          _one_time: lines.filter((l) => l.price.type !== "recurring").map((l) => ({ price: prices.get(l.price.id), quantity: l.quantity })),
+          items: lines
+            .filter((l) => l.price.type === "recurring")
+            .map((l) => ({ price: l.price.id, quantity: l.price.recurring.usage_type === "metered" ? undefined : l.quantity })),
+          _one_time: lines
+            .filter((l) => l.price.type !== "recurring")
+            .map((l) => ({ price: prices.get(l.price.id), quantity: l.quantity })),
           trial_end: sd.trial_end,
           trial_period_days: sd.trial_period_days,
           metadata: sd.metadata,
@@ -2114,7 +2497,14 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     }
     session.status = "complete";
     const customer = session.customer ? customers.get(session.customer) : undefined;
-    session.customer_details = { address: null, email: payerEmail ?? customer?.email ?? null, name: customer?.name ?? null, phone: null, tax_exempt: "none", tax_ids: [] };
+    session.customer_details = {
+      address: null,
+      email: payerEmail ?? customer?.email ?? null,
+      name: customer?.name ?? null,
+      phone: null,
+      tax_exempt: "none",
+      tax_ids: [],
+    };
     emit(ctx, "checkout.session.completed", session);
     return null;
   }
@@ -2124,9 +2514,13 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     const currency = session.currency ?? "usd";
     const email = opts.email ?? session.customer_details?.email ?? session.customer_email ?? "buyer@example.com";
     const rows = lines
-      .map((l) => `<li>${escapeHtml(String(l.description ?? "Item"))} × ${l.quantity} — ${escapeHtml(formatAmount(l.amount_total, l.currency))}${l.price.recurring ? ` / ${escapeHtml(l.price.recurring.interval)}` : ""}</li>`)
+      .map(
+        (l) =>
+          `<li>${escapeHtml(String(l.description ?? "Item"))} × ${l.quantity} — ${escapeHtml(formatAmount(l.amount_total, l.currency))}${l.price.recurring ? ` / ${escapeHtml(l.price.recurring.interval)}` : ""}</li>`,
+      )
       .join("");
-    const total = session.mode === "setup" ? "" : `<p>Total: <strong>${escapeHtml(formatAmount(session.amount_total ?? 0, currency))}</strong></p>`;
+    const total =
+      session.mode === "setup" ? "" : `<p>Total: <strong>${escapeHtml(formatAmount(session.amount_total ?? 0, currency))}</strong></p>`;
     const button = session.mode === "setup" ? "Save card" : "Pay";
     const heading = session.mode === "setup" ? "Save a card" : session.mode === "subscription" ? "Subscribe" : "Pay";
     const error = opts.error ? `<p role="alert" id="card-error">${escapeHtml(opts.error)}</p>` : "";
@@ -2160,7 +2554,8 @@ ${cancel}
 
   function recordMeterEvent(p: Obj): Obj {
     const payload = p.payload;
-    if (!payload || typeof payload !== "object" || Array.isArray(payload)) throw bad("Missing required param: payload.", "payload", "parameter_missing");
+    if (!payload || typeof payload !== "object" || Array.isArray(payload))
+      throw bad("Missing required param: payload.", "payload", "parameter_missing");
     for (const [k, v] of Object.entries(payload as Obj)) {
       if (typeof v !== "string") throw bad(`Invalid value type: ${describe(v)} must be a string`, `payload[${k}]`);
     }
@@ -2171,10 +2566,22 @@ ${cancel}
     const identifier: string = p.identifier ?? random(36, "0123456789abcdef");
     const seen = meterEventTimes.get(identifier);
     if (seen !== undefined && seen > t - 24 * 3600) {
-      throw new ApiError(400, { type: "invalid_request_error", message: `An event already exists with identifier ${identifier}.`, param: "identifier" }, { headers: { "Stripe-Should-Retry": "false" } });
+      throw new ApiError(
+        400,
+        { type: "invalid_request_error", message: `An event already exists with identifier ${identifier}.`, param: "identifier" },
+        { headers: { "Stripe-Should-Retry": "false" } },
+      );
     }
     meterEventTimes.set(identifier, t);
-    const event = { object: "billing.meter_event", created: t, event_name: p.event_name, identifier, livemode: false, payload: { ...(payload as Obj) }, timestamp };
+    const event = {
+      object: "billing.meter_event",
+      created: t,
+      event_name: p.event_name,
+      identifier,
+      livemode: false,
+      payload: { ...(payload as Obj) },
+      timestamp,
+    };
     meterEvents.set(identifier, event);
     // Stripe checks the rest asynchronously and reports it (billing.meter.error_report_triggered).
     const meter = [...meters.values()].find((m) => m.event_name === p.event_name && m.status === "active");
@@ -2184,11 +2591,17 @@ ${cancel}
       const customerKey = meter.customer_mapping.event_payload_key;
       const valueKey = meter.value_settings.event_payload_key;
       const customerId = (payload as Obj)[customerKey];
-      if (!customerId) meterEventErrors.push({ identifier, code: "meter_event_no_customer_defined", message: `The payload has no \`${customerKey}\`.` });
-      else if (!customers.has(customerId)) meterEventErrors.push({ identifier, code: "meter_event_customer_not_found", message: `No such customer: '${customerId}'` });
+      if (!customerId)
+        meterEventErrors.push({ identifier, code: "meter_event_no_customer_defined", message: `The payload has no \`${customerKey}\`.` });
+      else if (!customers.has(customerId))
+        meterEventErrors.push({ identifier, code: "meter_event_customer_not_found", message: `No such customer: '${customerId}'` });
       const value = (payload as Obj)[valueKey];
       if (meter.default_aggregation.formula !== "count" && (value === undefined || !/^-?\d+(\.\d+)?$/.test(value))) {
-        meterEventErrors.push({ identifier, code: "meter_event_invalid_value", message: `The payload's \`${valueKey}\` must be a number, got ${describe(value)}.` });
+        meterEventErrors.push({
+          identifier,
+          code: "meter_event_invalid_value",
+          message: `The payload's \`${valueKey}\` must be a number, got ${describe(value)}.`,
+        });
       }
     }
     return event;
@@ -2199,344 +2612,529 @@ ${cancel}
   const ID = "([^/]+)";
   const routes: Route[] = [
     // Customers
-    { method: "POST", pattern: /^\/v1\/customers$/, handler: (_ctx, raw) => {
-      const p = params(raw, CUSTOMER_CREATE);
-      const customer = createCustomer(p);
-      if (p.payment_method) attachPaymentMethod(resolvePaymentMethod(p.payment_method, "payment_method"), customer);
-      if (p.invoice_settings) updateCustomerFields(customer, { invoice_settings: p.invoice_settings });
-      return expand(customer, p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/customers/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      const customer = getOr404(customers, "customer", id!);
-      return customer.deleted ? { id: customer.id, object: "customer", deleted: true } : expand(customer, p.expand);
-    } },
-    { method: "POST", pattern: new RegExp(`^/v1/customers/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, CUSTOMER_UPDATE);
-      const customer = getOr404(customers, "customer", id!);
-      if (customer.deleted) throw noSuch("customer", id!);
-      updateCustomerFields(customer, p);
-      return expand(customer, p.expand);
-    } },
-    { method: "DELETE", pattern: new RegExp(`^/v1/customers/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      params(raw, {});
-      const customer = getOr404(customers, "customer", id!);
-      if (customer.deleted) throw noSuch("customer", id!);
-      customer.deleted = true;
-      return { id: customer.id, object: "customer", deleted: true };
-    } },
+    {
+      method: "POST",
+      pattern: /^\/v1\/customers$/,
+      handler: (_ctx, raw) => {
+        const p = params(raw, CUSTOMER_CREATE);
+        const customer = createCustomer(p);
+        if (p.payment_method) attachPaymentMethod(resolvePaymentMethod(p.payment_method, "payment_method"), customer);
+        if (p.invoice_settings) updateCustomerFields(customer, { invoice_settings: p.invoice_settings });
+        return expand(customer, p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/customers/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        const customer = getOr404(customers, "customer", id!);
+        return customer.deleted ? { id: customer.id, object: "customer", deleted: true } : expand(customer, p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/customers/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, CUSTOMER_UPDATE);
+        const customer = getOr404(customers, "customer", id!);
+        if (customer.deleted) throw noSuch("customer", id!);
+        updateCustomerFields(customer, p);
+        return expand(customer, p.expand);
+      },
+    },
+    {
+      method: "DELETE",
+      pattern: new RegExp(`^/v1/customers/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        params(raw, {});
+        const customer = getOr404(customers, "customer", id!);
+        if (customer.deleted) throw noSuch("customer", id!);
+        customer.deleted = true;
+        return { id: customer.id, object: "customer", deleted: true };
+      },
+    },
     // Payment methods
-    { method: "GET", pattern: new RegExp(`^/v1/payment_methods/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      return expand(getOr404(paymentMethods, "PaymentMethod", id!), p.expand);
-    } },
-    { method: "POST", pattern: new RegExp(`^/v1/payment_methods/${ID}/attach$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, PM_ATTACH, ["customer"]);
-      const customer = customerParam(p.customer)!;
-      const pm = TEST_PAYMENT_METHODS[id!] ? resolvePaymentMethod(id!, "payment_method") : getOr404(paymentMethods, "PaymentMethod", id!);
-      attachPaymentMethod(pm, customer);
-      return expand(pm, p.expand);
-    } },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/payment_methods/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        return expand(getOr404(paymentMethods, "PaymentMethod", id!), p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/payment_methods/${ID}/attach$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, PM_ATTACH, ["customer"]);
+        const customer = customerParam(p.customer)!;
+        const pm = TEST_PAYMENT_METHODS[id!] ? resolvePaymentMethod(id!, "payment_method") : getOr404(paymentMethods, "PaymentMethod", id!);
+        attachPaymentMethod(pm, customer);
+        return expand(pm, p.expand);
+      },
+    },
     // Payment intents
-    { method: "POST", pattern: /^\/v1\/payment_intents$/, handler: (ctx, raw) => {
-      const p = params(raw, PI_CREATE, ["amount", "currency"]);
-      if (p.off_session !== undefined && !p.confirm) throw invalid("You may only specify `off_session` when `confirm` is true.", { param: "off_session" });
-      if (p.return_url !== undefined && !p.confirm) throw invalid("You may only specify `return_url` when `confirm` is true.", { param: "return_url" });
-      if (p.payment_method_data !== undefined && !p.confirm && ctx.auth === "secret") {
-        paymentSource(ctx, { payment_method_data: p.payment_method_data });
-      }
-      const pi = newPaymentIntent(p);
-      if (p.payment_method && !p.confirm) {
-        pi.payment_method = resolvePaymentMethod(p.payment_method, "payment_method").id;
-        pi.status = "requires_confirmation";
-      }
-      if (p.confirm) confirmIntent(ctx, pi, p);
-      return expand(pi, p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/payment_intents/${ID}$`), publishable: true, handler: (ctx, raw, [, id]) => {
-      const p = params(raw, PI_RETRIEVE);
-      const pi = intentForKey(ctx, id!, p);
-      return ctx.auth === "publishable" ? publicIntent(pi) : expand(pi, p.expand);
-    } },
-    { method: "POST", pattern: new RegExp(`^/v1/payment_intents/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, PI_UPDATE);
-      const pi = getOr404(paymentIntents, "payment_intent", id!);
-      const updatable = ["requires_payment_method", "requires_confirmation", "requires_action"];
-      if (!updatable.includes(pi.status)) {
-        throw invalid(
-          `You cannot update this PaymentIntent because it has a status of ${pi.status}. Updates are only allowed when the PaymentIntent has one of the following statuses: ${updatable.join(", ")}.`,
-          { code: "payment_intent_unexpected_state" },
-        );
-      }
-      if (p.amount !== undefined) {
-        const minimum = MINIMUM_CHARGE[pi.currency] ?? 50;
-        if (p.amount < minimum) throw invalid(`Amount must be at least ${formatAmount(minimum, pi.currency)} ${pi.currency}`, { param: "amount", code: "amount_too_small" });
-        pi.amount = p.amount;
-      }
-      if (p.currency !== undefined) pi.currency = checkCurrency(p.currency, "currency");
-      if (p.customer !== undefined) pi.customer = customerParam(p.customer)?.id ?? null;
-      for (const key of ["description", "receipt_email", "setup_future_usage", "statement_descriptor", "statement_descriptor_suffix"]) {
-        if (key in p) pi[key] = p[key];
-      }
-      if ("metadata" in p) pi.metadata = mergeMetadata(pi.metadata, p.metadata);
-      if (p.payment_method) {
-        pi.payment_method = resolvePaymentMethod(p.payment_method, "payment_method").id;
-        pi.status = "requires_confirmation";
-      }
-      return expand(pi, p.expand);
-    } },
-    { method: "POST", pattern: new RegExp(`^/v1/payment_intents/${ID}/confirm$`), publishable: true, handler: (ctx, raw, [, id]) => {
-      const p = params(raw, ctx.auth === "publishable" ? PI_CONFIRM_PUBLISHABLE : PI_CONFIRM);
-      const pi = intentForKey(ctx, id!, p);
-      try {
-        confirmIntent(ctx, pi, p);
-      } catch (error) {
-        // A publishable key sees the redacted PaymentIntent in a card error too.
-        if (error instanceof ApiError && error.error.payment_intent && ctx.auth === "publishable") error.error.payment_intent = publicIntent(pi);
-        throw error;
-      }
-      return ctx.auth === "publishable" ? publicIntent(pi) : expand(pi, p.expand);
-    } },
-    { method: "POST", pattern: new RegExp(`^/v1/payment_intents/${ID}/cancel$`), handler: (ctx, raw, [, id]) => {
-      const p = params(raw, PI_CANCEL);
-      const pi = getOr404(paymentIntents, "payment_intent", id!);
-      const cancelable = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"];
-      if (!cancelable.includes(pi.status)) {
-        throw invalid(
-          `You cannot cancel this PaymentIntent because it has a status of ${pi.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${cancelable.join(", ")}.`,
-          { code: "payment_intent_unexpected_state" },
-        );
-      }
-      pi.status = "canceled";
-      pi.canceled_at = now();
-      pi.cancellation_reason = p.cancellation_reason ?? null;
-      pi.amount_capturable = 0;
-      emit(ctx, "payment_intent.canceled", pi);
-      return expand(pi, p.expand);
-    } },
-    { method: "POST", pattern: new RegExp(`^/v1/payment_intents/${ID}/capture$`), handler: (ctx, raw, [, id]) => {
-      const p = params(raw, PI_CAPTURE);
-      const pi = getOr404(paymentIntents, "payment_intent", id!);
-      if (pi.status !== "requires_capture") {
-        throw invalid(`This PaymentIntent could not be captured because it has a status of ${pi.status}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.`, {
-          code: "payment_intent_unexpected_state",
-        });
-      }
-      const amount = p.amount_to_capture ?? pi.amount;
-      if (amount > pi.amount_capturable) throw invalid("The amount to capture is greater than the amount capturable.", { param: "amount_to_capture", code: "amount_too_large" });
-      const charge = charges.get(pi.latest_charge)!;
-      charge.captured = true;
-      charge.amount_captured = amount;
-      charge.balance_transaction = newId("txn");
-      pi.amount_received = amount;
-      pi.amount_capturable = 0;
-      pi.status = "succeeded";
-      if ("metadata" in p) pi.metadata = mergeMetadata(pi.metadata, p.metadata);
-      emit(ctx, "payment_intent.succeeded", pi);
-      return expand(pi, p.expand);
-    } },
-    // Charges and refunds
-    { method: "GET", pattern: new RegExp(`^/v1/charges/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      return expand(getOr404(charges, "charge", id!), p.expand);
-    } },
-    { method: "POST", pattern: /^\/v1\/refunds$/, handler: (ctx, raw) => {
-      const p = params(raw, REFUND_CREATE);
-      if (!p.payment_intent && !p.charge) {
-        throw invalid("One of the following params should be provided for this request: payment_intent or charge.", { code: "parameter_missing", param: "payment_intent" });
-      }
-      let pi: Obj | undefined;
-      let charge: Obj | undefined;
-      if (p.payment_intent) {
-        pi = paymentIntents.get(p.payment_intent);
-        if (!pi) throw noSuch("payment_intent", p.payment_intent, "payment_intent");
-        if (pi.status !== "succeeded") {
-          throw invalid(`This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, { param: "payment_intent", code: "charge_not_refundable" });
+    {
+      method: "POST",
+      pattern: /^\/v1\/payment_intents$/,
+      handler: (ctx, raw) => {
+        const p = params(raw, PI_CREATE, ["amount", "currency"]);
+        if (p.off_session !== undefined && !p.confirm)
+          throw invalid("You may only specify `off_session` when `confirm` is true.", { param: "off_session" });
+        if (p.return_url !== undefined && !p.confirm)
+          throw invalid("You may only specify `return_url` when `confirm` is true.", { param: "return_url" });
+        if (p.payment_method_data !== undefined && !p.confirm && ctx.auth === "secret") {
+          paymentSource(ctx, { payment_method_data: p.payment_method_data });
         }
-        charge = charges.get(pi.latest_charge);
-      } else {
-        charge = charges.get(p.charge);
-        if (!charge) throw noSuch("charge", p.charge, "charge");
-        if (!charge.captured || charge.status !== "succeeded") throw invalid(`Charge ${charge.id} cannot be refunded because it has not succeeded.`, { param: "charge", code: "charge_not_refundable" });
-        pi = paymentIntents.get(charge.payment_intent);
-      }
-      if (!charge) throw invalid("This PaymentIntent does not have a successful charge to refund.", { param: "payment_intent", code: "charge_not_refundable" });
-      const remaining = charge.amount_captured - charge.amount_refunded;
-      if (remaining <= 0) throw invalid(`Charge ${charge.id} has already been refunded.`, { code: "charge_already_refunded" });
-      const amount = p.amount ?? remaining;
-      if (amount <= 0) throw invalid("Refund amount must be a positive integer.", { param: "amount" });
-      if (amount > remaining) {
-        throw invalid(`Refund amount (${formatAmount(amount, charge.currency)}) is greater than unrefunded amount on charge (${formatAmount(remaining, charge.currency)})`, { param: "amount", code: "amount_too_large" });
-      }
-      const before = clone(charge);
-      const refund = store(refunds, {
-        id: newId("re"),
-        object: "refund",
-        amount,
-        balance_transaction: newId("txn"),
-        charge: charge.id,
-        created: now(),
-        currency: charge.currency,
-        destination_details: { card: { reference_status: "pending", reference_type: "acquirer_reference_number", type: "refund" }, type: "card" },
-        metadata: mergeMetadata({}, p.metadata),
-        payment_intent: pi?.id ?? null,
-        reason: p.reason ?? null,
-        receipt_number: null,
-        source_transfer_reversal: null,
-        status: "succeeded",
-        transfer_reversal: null,
-      });
-      charge.amount_refunded += amount;
-      charge.refunded = charge.amount_refunded >= charge.amount_captured;
-      emit(ctx, "refund.created", refund);
-      emit(ctx, "charge.refunded", charge, diff(before, charge));
-      return expand(refund, p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/refunds/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      return expand(getOr404(refunds, "refund", id!), p.expand);
-    } },
+        const pi = newPaymentIntent(p);
+        if (p.payment_method && !p.confirm) {
+          pi.payment_method = resolvePaymentMethod(p.payment_method, "payment_method").id;
+          pi.status = "requires_confirmation";
+        }
+        if (p.confirm) confirmIntent(ctx, pi, p);
+        return expand(pi, p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/payment_intents/${ID}$`),
+      publishable: true,
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, PI_RETRIEVE);
+        const pi = intentForKey(ctx, id!, p);
+        return ctx.auth === "publishable" ? publicIntent(pi) : expand(pi, p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/payment_intents/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, PI_UPDATE);
+        const pi = getOr404(paymentIntents, "payment_intent", id!);
+        const updatable = ["requires_payment_method", "requires_confirmation", "requires_action"];
+        if (!updatable.includes(pi.status)) {
+          throw invalid(
+            `You cannot update this PaymentIntent because it has a status of ${pi.status}. Updates are only allowed when the PaymentIntent has one of the following statuses: ${updatable.join(", ")}.`,
+            { code: "payment_intent_unexpected_state" },
+          );
+        }
+        if (p.amount !== undefined) {
+          const minimum = MINIMUM_CHARGE[pi.currency] ?? 50;
+          if (p.amount < minimum)
+            throw invalid(`Amount must be at least ${formatAmount(minimum, pi.currency)} ${pi.currency}`, {
+              param: "amount",
+              code: "amount_too_small",
+            });
+          pi.amount = p.amount;
+        }
+        if (p.currency !== undefined) pi.currency = checkCurrency(p.currency, "currency");
+        if (p.customer !== undefined) pi.customer = customerParam(p.customer)?.id ?? null;
+        for (const key of ["description", "receipt_email", "setup_future_usage", "statement_descriptor", "statement_descriptor_suffix"]) {
+          if (key in p) pi[key] = p[key];
+        }
+        if ("metadata" in p) pi.metadata = mergeMetadata(pi.metadata, p.metadata);
+        if (p.payment_method) {
+          pi.payment_method = resolvePaymentMethod(p.payment_method, "payment_method").id;
+          pi.status = "requires_confirmation";
+        }
+        return expand(pi, p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/payment_intents/${ID}/confirm$`),
+      publishable: true,
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, ctx.auth === "publishable" ? PI_CONFIRM_PUBLISHABLE : PI_CONFIRM);
+        const pi = intentForKey(ctx, id!, p);
+        try {
+          confirmIntent(ctx, pi, p);
+        } catch (error) {
+          // A publishable key sees the redacted PaymentIntent in a card error too.
+          if (error instanceof ApiError && error.error.payment_intent && ctx.auth === "publishable")
+            error.error.payment_intent = publicIntent(pi);
+          throw error;
+        }
+        return ctx.auth === "publishable" ? publicIntent(pi) : expand(pi, p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/payment_intents/${ID}/cancel$`),
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, PI_CANCEL);
+        const pi = getOr404(paymentIntents, "payment_intent", id!);
+        const cancelable = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"];
+        if (!cancelable.includes(pi.status)) {
+          throw invalid(
+            `You cannot cancel this PaymentIntent because it has a status of ${pi.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${cancelable.join(", ")}.`,
+            { code: "payment_intent_unexpected_state" },
+          );
+        }
+        pi.status = "canceled";
+        pi.canceled_at = now();
+        pi.cancellation_reason = p.cancellation_reason ?? null;
+        pi.amount_capturable = 0;
+        emit(ctx, "payment_intent.canceled", pi);
+        return expand(pi, p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/payment_intents/${ID}/capture$`),
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, PI_CAPTURE);
+        const pi = getOr404(paymentIntents, "payment_intent", id!);
+        if (pi.status !== "requires_capture") {
+          throw invalid(
+            `This PaymentIntent could not be captured because it has a status of ${pi.status}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.`,
+            {
+              code: "payment_intent_unexpected_state",
+            },
+          );
+        }
+        const amount = p.amount_to_capture ?? pi.amount;
+        if (amount > pi.amount_capturable)
+          throw invalid("The amount to capture is greater than the amount capturable.", {
+            param: "amount_to_capture",
+            code: "amount_too_large",
+          });
+        const charge = charges.get(pi.latest_charge)!;
+        charge.captured = true;
+        charge.amount_captured = amount;
+        charge.balance_transaction = newId("txn");
+        pi.amount_received = amount;
+        pi.amount_capturable = 0;
+        pi.status = "succeeded";
+        if ("metadata" in p) pi.metadata = mergeMetadata(pi.metadata, p.metadata);
+        emit(ctx, "payment_intent.succeeded", pi);
+        return expand(pi, p.expand);
+      },
+    },
+    // Charges and refunds
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/charges/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        return expand(getOr404(charges, "charge", id!), p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: /^\/v1\/refunds$/,
+      handler: (ctx, raw) => {
+        const p = params(raw, REFUND_CREATE);
+        if (!p.payment_intent && !p.charge) {
+          throw invalid("One of the following params should be provided for this request: payment_intent or charge.", {
+            code: "parameter_missing",
+            param: "payment_intent",
+          });
+        }
+        let pi: Obj | undefined;
+        let charge: Obj | undefined;
+        if (p.payment_intent) {
+          pi = paymentIntents.get(p.payment_intent);
+          if (!pi) throw noSuch("payment_intent", p.payment_intent, "payment_intent");
+          if (pi.status !== "succeeded") {
+            throw invalid(`This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, {
+              param: "payment_intent",
+              code: "charge_not_refundable",
+            });
+          }
+          charge = charges.get(pi.latest_charge);
+        } else {
+          charge = charges.get(p.charge);
+          if (!charge) throw noSuch("charge", p.charge, "charge");
+          if (!charge.captured || charge.status !== "succeeded")
+            throw invalid(`Charge ${charge.id} cannot be refunded because it has not succeeded.`, {
+              param: "charge",
+              code: "charge_not_refundable",
+            });
+          pi = paymentIntents.get(charge.payment_intent);
+        }
+        if (!charge)
+          throw invalid("This PaymentIntent does not have a successful charge to refund.", {
+            param: "payment_intent",
+            code: "charge_not_refundable",
+          });
+        const remaining = charge.amount_captured - charge.amount_refunded;
+        if (remaining <= 0) throw invalid(`Charge ${charge.id} has already been refunded.`, { code: "charge_already_refunded" });
+        const amount = p.amount ?? remaining;
+        if (amount <= 0) throw invalid("Refund amount must be a positive integer.", { param: "amount" });
+        if (amount > remaining) {
+          throw invalid(
+            `Refund amount (${formatAmount(amount, charge.currency)}) is greater than unrefunded amount on charge (${formatAmount(remaining, charge.currency)})`,
+            { param: "amount", code: "amount_too_large" },
+          );
+        }
+        const before = clone(charge);
+        const refund = store(refunds, {
+          id: newId("re"),
+          object: "refund",
+          amount,
+          balance_transaction: newId("txn"),
+          charge: charge.id,
+          created: now(),
+          currency: charge.currency,
+          destination_details: {
+            card: { reference_status: "pending", reference_type: "acquirer_reference_number", type: "refund" },
+            type: "card",
+          },
+          metadata: mergeMetadata({}, p.metadata),
+          payment_intent: pi?.id ?? null,
+          reason: p.reason ?? null,
+          receipt_number: null,
+          source_transfer_reversal: null,
+          status: "succeeded",
+          transfer_reversal: null,
+        });
+        charge.amount_refunded += amount;
+        charge.refunded = charge.amount_refunded >= charge.amount_captured;
+        emit(ctx, "refund.created", refund);
+        emit(ctx, "charge.refunded", charge, diff(before, charge));
+        return expand(refund, p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/refunds/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        return expand(getOr404(refunds, "refund", id!), p.expand);
+      },
+    },
     // Checkout
-    { method: "POST", pattern: /^\/v1\/checkout\/sessions$/, handler: (_ctx, raw) => {
-      const p = params(raw, CHECKOUT_CREATE);
-      return expand(createCheckoutSession(p), p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/checkout/sessions/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      return expand(getOr404(checkoutSessions, "checkout.session", id!), p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/checkout/sessions/${ID}/line_items$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, LIST);
-      getOr404(checkoutSessions, "checkout.session", id!);
-      return expand(list(clone(lineItemsOf.get(id!) ?? []), `/v1/checkout/sessions/${id}/line_items`, p.limit ?? 10), p.expand);
-    } },
-    { method: "POST", pattern: new RegExp(`^/v1/checkout/sessions/${ID}/expire$`), handler: (ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      const session = getOr404(checkoutSessions, "checkout.session", id!);
-      if (session.status !== "open") throw invalid(`Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`);
-      session.status = "expired";
-      session.url = null;
-      emit(ctx, "checkout.session.expired", session);
-      return expand(session, p.expand);
-    } },
+    {
+      method: "POST",
+      pattern: /^\/v1\/checkout\/sessions$/,
+      handler: (_ctx, raw) => {
+        const p = params(raw, CHECKOUT_CREATE);
+        return expand(createCheckoutSession(p), p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/checkout/sessions/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        return expand(getOr404(checkoutSessions, "checkout.session", id!), p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/checkout/sessions/${ID}/line_items$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, LIST);
+        getOr404(checkoutSessions, "checkout.session", id!);
+        return expand(list(clone(lineItemsOf.get(id!) ?? []), `/v1/checkout/sessions/${id}/line_items`, p.limit ?? 10), p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/checkout/sessions/${ID}/expire$`),
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        const session = getOr404(checkoutSessions, "checkout.session", id!);
+        if (session.status !== "open")
+          throw invalid(
+            `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`,
+          );
+        session.status = "expired";
+        session.url = null;
+        emit(ctx, "checkout.session.expired", session);
+        return expand(session, p.expand);
+      },
+    },
     // Products and prices
-    { method: "POST", pattern: /^\/v1\/products$/, handler: (_ctx, raw) => {
-      const p = params(raw, PRODUCT_CREATE, ["name"]);
-      const product = createProduct(p);
-      if (p.default_price_data) {
-        const price = createPrice({ ...p.default_price_data, product: product.id }, "default_price_data");
-        product.default_price = price.id;
-      }
-      return expand(product, p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/products/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      return expand(getOr404(products, "product", id!), p.expand);
-    } },
-    { method: "POST", pattern: /^\/v1\/prices$/, handler: (_ctx, raw) => {
-      const p = params(raw, PRICE_CREATE, ["currency"]);
-      return expand(createPrice(p), p.expand);
-    } },
-    { method: "GET", pattern: /^\/v1\/prices$/, handler: (_ctx, raw) => {
-      const p = params(raw, PRICE_LIST);
-      let found = [...prices.values()];
-      if (p.active !== undefined && p.active !== null) found = found.filter((price) => price.active === p.active);
-      if (p.lookup_keys) found = found.filter((price) => (p.lookup_keys as string[]).includes(price.lookup_key));
-      if (p.product) found = found.filter((price) => price.product === p.product);
-      if (p.currency) found = found.filter((price) => price.currency === String(p.currency).toLowerCase());
-      if (p.type) found = found.filter((price) => price.type === p.type);
-      if (p.recurring?.interval) found = found.filter((price) => price.recurring?.interval === p.recurring.interval);
-      if (p.recurring?.usage_type) found = found.filter((price) => price.recurring?.usage_type === p.recurring.usage_type);
-      if (p.recurring?.meter) found = found.filter((price) => price.recurring?.meter === p.recurring.meter);
-      const limit = p.limit ?? 10;
-      if (limit < 1 || limit > 100) throw invalid("Invalid limit: must be between 1 and 100", { param: "limit" });
-      return expand(list(clone(found.sort(newestFirst)), "/v1/prices", limit), p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/prices/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      return expand(getOr404(prices, "price", id!), p.expand);
-    } },
+    {
+      method: "POST",
+      pattern: /^\/v1\/products$/,
+      handler: (_ctx, raw) => {
+        const p = params(raw, PRODUCT_CREATE, ["name"]);
+        const product = createProduct(p);
+        if (p.default_price_data) {
+          const price = createPrice({ ...p.default_price_data, product: product.id }, "default_price_data");
+          product.default_price = price.id;
+        }
+        return expand(product, p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/products/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        return expand(getOr404(products, "product", id!), p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: /^\/v1\/prices$/,
+      handler: (_ctx, raw) => {
+        const p = params(raw, PRICE_CREATE, ["currency"]);
+        return expand(createPrice(p), p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: /^\/v1\/prices$/,
+      handler: (_ctx, raw) => {
+        const p = params(raw, PRICE_LIST);
+        let found = [...prices.values()];
+        if (p.active !== undefined && p.active !== null) found = found.filter((price) => price.active === p.active);
+        if (p.lookup_keys) found = found.filter((price) => (p.lookup_keys as string[]).includes(price.lookup_key));
+        if (p.product) found = found.filter((price) => price.product === p.product);
+        if (p.currency) found = found.filter((price) => price.currency === String(p.currency).toLowerCase());
+        if (p.type) found = found.filter((price) => price.type === p.type);
+        if (p.recurring?.interval) found = found.filter((price) => price.recurring?.interval === p.recurring.interval);
+        if (p.recurring?.usage_type) found = found.filter((price) => price.recurring?.usage_type === p.recurring.usage_type);
+        if (p.recurring?.meter) found = found.filter((price) => price.recurring?.meter === p.recurring.meter);
+        const limit = p.limit ?? 10;
+        if (limit < 1 || limit > 100) throw invalid("Invalid limit: must be between 1 and 100", { param: "limit" });
+        return expand(list(clone(found.sort(newestFirst)), "/v1/prices", limit), p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/prices/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        return expand(getOr404(prices, "price", id!), p.expand);
+      },
+    },
     // Billing meters
-    { method: "POST", pattern: /^\/v1\/billing\/meters$/, handler: (_ctx, raw) => {
-      const p = params(raw, METER_CREATE, ["default_aggregation", "display_name", "event_name"]);
-      if ([...meters.values()].some((m) => m.event_name === p.event_name && m.status === "active")) {
-        throw invalid(`An active meter with event name \`${p.event_name}\` already exists.`, { param: "event_name" });
-      }
-      const t = now();
-      const meter = store(meters, {
-        id: newId("mtr"),
-        object: "billing.meter",
-        created: t,
-        customer_mapping: { event_payload_key: p.customer_mapping?.event_payload_key ?? "stripe_customer_id", type: "by_id" },
-        default_aggregation: { formula: p.default_aggregation.formula },
-        display_name: p.display_name,
-        event_name: p.event_name,
-        event_time_window: p.event_time_window ?? null,
-        livemode: false,
-        status: "active",
-        status_transitions: { deactivated_at: null },
-        updated: t,
-        value_settings: { event_payload_key: p.value_settings?.event_payload_key ?? "value" },
-      });
-      return expand(meter, p.expand);
-    } },
-    { method: "GET", pattern: /^\/v1\/billing\/meters$/, handler: (_ctx, raw) => {
-      const p = params(raw, METER_LIST);
-      const found = [...meters.values()].filter((m) => !p.status || m.status === p.status).sort(newestFirst);
-      return expand(list(clone(found), "/v1/billing/meters", p.limit ?? 10), p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/billing/meters/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      return expand(getOr404(meters, "billing.meter", id!), p.expand);
-    } },
-    { method: "POST", pattern: /^\/v1\/billing\/meter_events$/, handler: (_ctx, raw) => {
-      const p = params(raw, METER_EVENT_CREATE, ["event_name", "payload"]);
-      return expand(recordMeterEvent(p), p.expand);
-    } },
+    {
+      method: "POST",
+      pattern: /^\/v1\/billing\/meters$/,
+      handler: (_ctx, raw) => {
+        const p = params(raw, METER_CREATE, ["default_aggregation", "display_name", "event_name"]);
+        if ([...meters.values()].some((m) => m.event_name === p.event_name && m.status === "active")) {
+          throw invalid(`An active meter with event name \`${p.event_name}\` already exists.`, { param: "event_name" });
+        }
+        const t = now();
+        const meter = store(meters, {
+          id: newId("mtr"),
+          object: "billing.meter",
+          created: t,
+          customer_mapping: { event_payload_key: p.customer_mapping?.event_payload_key ?? "stripe_customer_id", type: "by_id" },
+          default_aggregation: { formula: p.default_aggregation.formula },
+          display_name: p.display_name,
+          event_name: p.event_name,
+          event_time_window: p.event_time_window ?? null,
+          livemode: false,
+          status: "active",
+          status_transitions: { deactivated_at: null },
+          updated: t,
+          value_settings: { event_payload_key: p.value_settings?.event_payload_key ?? "value" },
+        });
+        return expand(meter, p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: /^\/v1\/billing\/meters$/,
+      handler: (_ctx, raw) => {
+        const p = params(raw, METER_LIST);
+        const found = [...meters.values()].filter((m) => !p.status || m.status === p.status).sort(newestFirst);
+        return expand(list(clone(found), "/v1/billing/meters", p.limit ?? 10), p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/billing/meters/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        return expand(getOr404(meters, "billing.meter", id!), p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: /^\/v1\/billing\/meter_events$/,
+      handler: (_ctx, raw) => {
+        const p = params(raw, METER_EVENT_CREATE, ["event_name", "payload"]);
+        return expand(recordMeterEvent(p), p.expand);
+      },
+    },
     // Subscriptions and invoices
-    { method: "POST", pattern: /^\/v1\/subscriptions$/, handler: (ctx, raw) => {
-      const p = params(raw, SUB_CREATE);
-      const expansion = p.expand;
-      validateExpansion("subscription", expansion);
-      const sub = newSubscription(ctx, p);
-      return expand(sub, expansion);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/subscriptions/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      return expand(getOr404(subscriptions, "subscription", id!), p.expand);
-    } },
-    { method: "POST", pattern: new RegExp(`^/v1/subscriptions/${ID}$`), handler: (ctx, raw, [, id]) => {
-      const p = params(raw, SUB_UPDATE);
-      const sub = getOr404(subscriptions, "subscription", id!);
-      validateExpansion("subscription", p.expand);
-      return expand(updateSubscription(ctx, sub, p), p.expand);
-    } },
-    { method: "DELETE", pattern: new RegExp(`^/v1/subscriptions/${ID}$`), handler: (ctx, raw, [, id]) => {
-      const p = params(raw, SUB_CANCEL);
-      const sub = getOr404(subscriptions, "subscription", id!);
-      validateExpansion("subscription", p.expand);
-      return expand(cancelSubscription(ctx, sub, p), p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/invoices/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, EXPAND_ONLY);
-      return expand(getOr404(invoices, "invoice", id!), p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/setup_intents/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      const p = params(raw, known("client_secret expand", { client_secret: S, expand: X }));
-      return expand(getOr404(setupIntents, "setup_intent", id!), p.expand);
-    } },
-    { method: "GET", pattern: new RegExp(`^/v1/events/${ID}$`), handler: (_ctx, raw, [, id]) => {
-      params(raw, EXPAND_ONLY);
-      const event = events.find((e) => e.id === id);
-      if (!event) throw noSuch("event", id!);
-      return clone(event);
-    } },
+    {
+      method: "POST",
+      pattern: /^\/v1\/subscriptions$/,
+      handler: (ctx, raw) => {
+        const p = params(raw, SUB_CREATE);
+        const expansion = p.expand;
+        validateExpansion("subscription", expansion);
+        const sub = newSubscription(ctx, p);
+        return expand(sub, expansion);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/subscriptions/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        return expand(getOr404(subscriptions, "subscription", id!), p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/subscriptions/${ID}$`),
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, SUB_UPDATE);
+        const sub = getOr404(subscriptions, "subscription", id!);
+        validateExpansion("subscription", p.expand);
+        return expand(updateSubscription(ctx, sub, p), p.expand);
+      },
+    },
+    {
+      method: "DELETE",
+      pattern: new RegExp(`^/v1/subscriptions/${ID}$`),
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, SUB_CANCEL);
+        const sub = getOr404(subscriptions, "subscription", id!);
+        validateExpansion("subscription", p.expand);
+        return expand(cancelSubscription(ctx, sub, p), p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/invoices/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, EXPAND_ONLY);
+        return expand(getOr404(invoices, "invoice", id!), p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/setup_intents/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        const p = params(raw, known("client_secret expand", { client_secret: S, expand: X }));
+        return expand(getOr404(setupIntents, "setup_intent", id!), p.expand);
+      },
+    },
+    {
+      method: "GET",
+      pattern: new RegExp(`^/v1/events/${ID}$`),
+      handler: (_ctx, raw, [, id]) => {
+        params(raw, EXPAND_ONLY);
+        const event = events.find((e) => e.id === id);
+        if (!event) throw noSuch("event", id!);
+        return clone(event);
+      },
+    },
   ];
 
   /** Refuses an impossible expansion before anything is created, as Stripe does. */
   function validateExpansion(type: string, paths: unknown) {
     const probe: Obj = {
-      subscription: { object: "subscription", customer: null, latest_invoice: { object: "invoice", customer: null, default_payment_method: null }, default_payment_method: null, items: { object: "list", data: [] } },
+      subscription: {
+        object: "subscription",
+        customer: null,
+        latest_invoice: { object: "invoice", customer: null, default_payment_method: null },
+        default_payment_method: null,
+        items: { object: "list", data: [] },
+      },
     }[type] ?? { object: type };
     for (const path of (paths as string[] | null | undefined) ?? []) {
       const parts = path.split(".");
@@ -2552,7 +3150,8 @@ ${cancel}
         const nextType: string | undefined = typeof node.object === "string" ? node.object : typeKey;
         const allowed = nextType ? expanders[nextType]?.[part] : undefined;
         const child: unknown = node[part];
-        if (!allowed && !(child && typeof child === "object")) throw invalid(`This property cannot be expanded (${path}).`, { param: "expand" });
+        if (!allowed && !(child && typeof child === "object"))
+          throw invalid(`This property cannot be expanded (${path}).`, { param: "expand" });
         typeKey = `${nextType}.${part}`;
         node = child && typeof child === "object" ? (child as Obj) : null;
       }
@@ -2581,7 +3180,11 @@ ${cancel}
   }
 
   function errorBody(ctx: { requestId: string }, error: Obj) {
-    return JSON.stringify({ error: { ...error, request_log_url: `https://dashboard.stripe.com/test/logs/${ctx.requestId}?t=${now()}` } }, null, 2);
+    return JSON.stringify(
+      { error: { ...error, request_log_url: `https://dashboard.stripe.com/test/logs/${ctx.requestId}?t=${now()}` } },
+      null,
+      2,
+    );
   }
 
   async function handleApi(req: http.IncomingMessage, res: http.ServerResponse, url: URL, rawBody: string) {
@@ -2595,7 +3198,17 @@ ${cancel}
     let raw: Obj;
     if (method === "GET" || method === "DELETE") raw = { ...parseForm(url.search.slice(1)), ...(rawBody ? parseForm(rawBody) : {}) };
     else if (contentType.includes("application/json")) {
-      sendJson(res, 400, errorBody({ requestId }, { type: "invalid_request_error", message: "Invalid request: the body must be form-encoded (application/x-www-form-urlencoded), not JSON." }));
+      sendJson(
+        res,
+        400,
+        errorBody(
+          { requestId },
+          {
+            type: "invalid_request_error",
+            message: "Invalid request: the body must be form-encoded (application/x-www-form-urlencoded), not JSON.",
+          },
+        ),
+      );
       return;
     } else raw = parseForm(rawBody);
     const idempotencyKey = (req.headers["idempotency-key"] as string | undefined) || undefined;
@@ -2613,32 +3226,53 @@ ${cancel}
       sendJson(
         res,
         401,
-        errorBody({ requestId }, {
-          type: "invalid_request_error",
-          message:
-            "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://docs.stripe.com/api#authentication for details, or we can help at https://support.stripe.com/.",
-        }),
+        errorBody(
+          { requestId },
+          {
+            type: "invalid_request_error",
+            message:
+              "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://docs.stripe.com/api#authentication for details, or we can help at https://support.stripe.com/.",
+          },
+        ),
       );
       return;
     }
     if (auth.kind === "invalid") {
-      sendJson(res, 401, errorBody({ requestId }, { type: "invalid_request_error", message: `Invalid API Key provided: ${redactKey(auth.key ?? "")}` }));
+      sendJson(
+        res,
+        401,
+        errorBody({ requestId }, { type: "invalid_request_error", message: `Invalid API Key provided: ${redactKey(auth.key ?? "")}` }),
+      );
       return;
     }
     const match = routes.map((route) => ({ route, m: route.method === method ? route.pattern.exec(path) : null })).find((r) => r.m);
     if (!match) {
-      sendJson(res, 404, errorBody({ requestId }, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}). Please see https://docs.stripe.com/api or we can help at https://support.stripe.com/.` }));
+      sendJson(
+        res,
+        404,
+        errorBody(
+          { requestId },
+          {
+            type: "invalid_request_error",
+            message: `Unrecognized request URL (${method}: ${path}). Please see https://docs.stripe.com/api or we can help at https://support.stripe.com/.`,
+          },
+        ),
+      );
       return;
     }
     if (auth.kind === "publishable" && !match.route.publishable) {
       sendJson(
         res,
         401,
-        errorBody({ requestId }, {
-          type: "invalid_request_error",
-          code: "secret_key_required",
-          message: "This API call cannot be made with a publishable API key. Please use a secret API key. You can find a list of your API keys at https://dashboard.stripe.com/account/apikeys.",
-        }),
+        errorBody(
+          { requestId },
+          {
+            type: "invalid_request_error",
+            code: "secret_key_required",
+            message:
+              "This API call cannot be made with a publishable API key. Please use a secret API key. You can find a list of your API keys at https://dashboard.stripe.com/account/apikeys.",
+          },
+        ),
       );
       return;
     }
@@ -2652,10 +3286,13 @@ ${cancel}
           sendJson(
             res,
             400,
-            errorBody({ requestId }, {
-              type: "idempotency_error",
-              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
-            }),
+            errorBody(
+              { requestId },
+              {
+                type: "idempotency_error",
+                message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+              },
+            ),
           );
           return;
         }
@@ -2752,7 +3389,8 @@ ${cancel}
       } catch (error) {
         // A bug in the fake: make it loud.
         console.error("fake Stripe failed:", error);
-        if (!res.headersSent) sendJson(res, 500, JSON.stringify({ error: { type: "api_error", message: `Fake Stripe failed: ${String(error)}` } }));
+        if (!res.headersSent)
+          sendJson(res, 500, JSON.stringify({ error: { type: "api_error", message: `Fake Stripe failed: ${String(error)}` } }));
         else res.end();
       }
     })();
@@ -2815,7 +3453,12 @@ ${cancel}
       failures.push({ method: match.method.toUpperCase(), pathPrefix: match.pathPrefix, status, error, remaining: times });
     },
     seedPaymentIntent(fields) {
-      const pi = newPaymentIntent({ amount: fields.amount ?? 1000, currency: fields.currency ?? "usd", metadata: fields.metadata, automatic_payment_methods: { enabled: true, allow_redirects: "always" } });
+      const pi = newPaymentIntent({
+        amount: fields.amount ?? 1000,
+        currency: fields.currency ?? "usd",
+        metadata: fields.metadata,
+        automatic_payment_methods: { enabled: true, allow_redirects: "always" },
+      });
       if (fields.customer) {
         if (!customers.has(fields.customer)) throw new Error(`fake Stripe: no customer ${fields.customer}`);
         pi.customer = fields.customer;
@@ -2843,7 +3486,10 @@ ${cancel}
           paid: true,
           payment_intent: pi.id,
           payment_method: pm.id,
-          payment_method_details: { card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: pm.card.exp_year, funding: "credit", country: "US" }, type: "card" },
+          payment_method_details: {
+            card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: pm.card.exp_year, funding: "credit", country: "US" },
+            type: "card",
+          },
           refunded: false,
           status: "succeeded",
         });

@@ -7,10 +7,11 @@ import { performance } from "node:perf_hooks";
 import twilio from "twilio";
 import type { CallListInstanceCreateOptions } from "twilio/lib/rest/api/v2010/account/call";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket, { WebSocketServer } from "ws";
+import type WebSocket from "ws";
+import { WebSocketServer } from "ws";
 import { connectMediaStream, FRAME_BYTES, mulawRms, speech } from "./media-stream";
 import { startFakeTwilio, type FakeTwilio } from "./twilio";
-import { RedirectingClient } from "~/server/providers/telephony.server";
+import { RedirectingClient } from "~/providers/telephony.server";
 
 type Json = Record<string, any>;
 
@@ -187,7 +188,12 @@ describe("REST API through the real SDK", () => {
     const wrong = twilio(fake.accountSid, "not-the-token", { httpClient: new RedirectingClient(fake.url) });
     const error = await failure(() => wrong.api.v2010.accounts(fake.accountSid).fetch());
     expect(error).toBeInstanceOf(twilio.RestException);
-    expect(error).toMatchObject({ status: 401, code: 20003, message: "Authenticate", moreInfo: "https://www.twilio.com/docs/errors/20003" });
+    expect(error).toMatchObject({
+      status: 401,
+      code: 20003,
+      message: "Authenticate",
+      moreInfo: "https://www.twilio.com/docs/errors/20003",
+    });
     const call = await failure(() => wrong.calls.create({ to: "+966501234567", from: FROM, url: `${app.url}/voice` }));
     expect(call.code).toBe(20003);
   });
@@ -201,7 +207,11 @@ describe("REST API through the real SDK", () => {
     expect(unowned.message).toContain("The source phone number provided, +15551230000, is not yet verified for your account.");
 
     expect(await failure(() => client.calls.create({ to: "+966501234567", from: FROM }))).toMatchObject({ status: 400, code: 21205 });
-    expect(await failure(() => placeCall({ timeLimit: 0 }))).toMatchObject({ status: 400, code: 13216, message: "Invalid TimeLimit value (0)" });
+    expect(await failure(() => placeCall({ timeLimit: 0 }))).toMatchObject({
+      status: 400,
+      code: 13216,
+      message: "Invalid TimeLimit value (0)",
+    });
     expect(await failure(() => placeCall({ timeLimit: 14401 }))).toMatchObject({ code: 13216 });
     expect(await failure(() => placeCall({ machineDetection: "Always" }))).toMatchObject({ status: 400, code: 21200 });
 
@@ -228,7 +238,13 @@ describe("REST API through the real SDK", () => {
     expect(await failure(() => placeCall({ twiml: "<Response><Hangup/></Response>" }))).toMatchObject({ status: 429, code: 20429 });
 
     const call = await placeCall({ url: undefined, twiml: "<Response><Hangup/></Response>" });
-    expect(call).toMatchObject({ status: "queued", direction: "outbound-api", to: "+966501234567", from: "+966115100000", accountSid: fake.accountSid });
+    expect(call).toMatchObject({
+      status: "queued",
+      direction: "outbound-api",
+      to: "+966501234567",
+      from: "+966115100000",
+      accountSid: fake.accountSid,
+    });
     expect(call.sid).toMatch(/^CA[0-9a-f]{32}$/);
     expect(call.dateCreated).toBeInstanceOf(Date);
     await fake.waitForStatus(call.sid, "completed");
@@ -243,7 +259,14 @@ describe("a call with a bidirectional media stream", () => {
 
     // The voice request: signed, in progress, with the AMD verdict.
     const voice = app.requests.find((r) => r.path === "/voice" && r.params.CallSid === created.sid)!;
-    expect(voice.params).toMatchObject({ CallStatus: "in-progress", AnsweredBy: "human", Direction: "outbound-api", AccountSid: fake.accountSid, From: "+966115100000", To: "+966501234567" });
+    expect(voice.params).toMatchObject({
+      CallStatus: "in-progress",
+      AnsweredBy: "human",
+      Direction: "outbound-api",
+      AccountSid: fake.accountSid,
+      From: "+966115100000",
+      To: "+966501234567",
+    });
     expect(twilio.validateRequest(fake.authToken, voice.signature, voice.url, voice.params)).toBe(true);
     expect(twilio.validateRequest(fake.authToken, voice.signature, voice.url, { ...voice.params, CallStatus: "completed" })).toBe(false);
 
@@ -326,7 +349,12 @@ describe("a call with a bidirectional media stream", () => {
     for (const r of callbacks) {
       expect(r.url).toBe(`${app.url}/status?attempt=1`);
       expect(twilio.validateRequest(fake.authToken, r.signature, r.url, r.params)).toBe(true);
-      expect(r.params).toMatchObject({ AccountSid: fake.accountSid, CallSid: created.sid, CallbackSource: "call-progress-events", ApiVersion: "2010-04-01" });
+      expect(r.params).toMatchObject({
+        AccountSid: fake.accountSid,
+        CallSid: created.sid,
+        CallbackSource: "call-progress-events",
+        ApiVersion: "2010-04-01",
+      });
     }
     expect(callbacks[3]!.params.CallDuration).toBe(String(call.duration));
     expect(callbacks[3]!.params.Duration).toBe("1");
@@ -388,8 +416,15 @@ describe("a call with a bidirectional media stream", () => {
     const before = app.requests.length;
     expect(await fake.resendCallback(index)).toBe(204);
     const replayed = app.requests[before]!;
-    const firstDelivery = app.requests.find((r) => r.idempotencyToken === original.headers["I-Twilio-Idempotency-Token"] && r !== replayed)!;
-    expect(replayed).toMatchObject({ body: firstDelivery.body, signature: firstDelivery.signature, url: firstDelivery.url, idempotencyToken: firstDelivery.idempotencyToken });
+    const firstDelivery = app.requests.find(
+      (r) => r.idempotencyToken === original.headers["I-Twilio-Idempotency-Token"] && r !== replayed,
+    )!;
+    expect(replayed).toMatchObject({
+      body: firstDelivery.body,
+      signature: firstDelivery.signature,
+      url: firstDelivery.url,
+      idempotencyToken: firstDelivery.idempotencyToken,
+    });
     expect(fake.callbackDeliveries.at(-1)).toMatchObject({ replayOf: index, status: 204 });
   });
 });
@@ -427,7 +462,8 @@ describe("call outcomes and TwiML", () => {
     const started = performance.now();
     const created = await placeCall({
       url: undefined,
-      twiml: '<Response><Say voice="Polly.Zeina" language="arb">مرحبا &amp; hello</Say><Pause length="1"/><Hangup/><Say>never</Say></Response>',
+      twiml:
+        '<Response><Say voice="Polly.Zeina" language="arb">مرحبا &amp; hello</Say><Pause length="1"/><Hangup/><Say>never</Say></Response>',
     });
     const call = await fake.waitForStatus(created.sid, "completed");
     expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
@@ -466,7 +502,9 @@ describe("the media stream client on its own", () => {
     expect(span / (times.length - 1)).toBeGreaterThan(17);
     expect(span / (times.length - 1)).toBeLessThan(23);
     await appStream.next("media", (m) => Number(m.media.chunk) === times.length);
-    expect(appStream.messages.filter((m) => m.event === "media").every((m) => mulawRms(Buffer.from(m.media.payload, "base64")) > 1000)).toBe(true);
+    expect(
+      appStream.messages.filter((m) => m.event === "media").every((m) => mulawRms(Buffer.from(m.media.payload, "base64")) > 1000),
+    ).toBe(true);
 
     // The app answers with audio; arrivals are timed.
     appStream.send({ event: "media", streamSid: handle.streamSid, media: { payload: speech(40).toString("base64") } });

@@ -161,13 +161,43 @@ type TwilioError = { status: number; code: number; message: string };
 const API_VERSION = "2010-04-01";
 const E164 = /^\+[1-9]\d{6,14}$/;
 const KNOWN_CREATE_PARAMS = new Set([
-  "To", "From", "Url", "Method", "Twiml", "ApplicationSid", "FallbackUrl", "FallbackMethod", "StatusCallback",
-  "StatusCallbackMethod", "StatusCallbackEvent", "SendDigits", "Timeout", "Record", "RecordingChannels",
-  "RecordingStatusCallback", "RecordingStatusCallbackMethod", "RecordingStatusCallbackEvent", "Trim", "CallerId",
-  "MachineDetection", "MachineDetectionTimeout", "MachineDetectionSpeechThreshold",
-  "MachineDetectionSpeechEndThreshold", "MachineDetectionSilenceTimeout", "AsyncAmd", "AsyncAmdStatusCallback",
-  "AsyncAmdStatusCallbackMethod", "TimeLimit", "CallReason", "CallToken", "RecordingTrack", "Byoc",
-  "SipAuthUsername", "SipAuthPassword", "RecordingConfigurationId", "ClientNotificationUrl",
+  "To",
+  "From",
+  "Url",
+  "Method",
+  "Twiml",
+  "ApplicationSid",
+  "FallbackUrl",
+  "FallbackMethod",
+  "StatusCallback",
+  "StatusCallbackMethod",
+  "StatusCallbackEvent",
+  "SendDigits",
+  "Timeout",
+  "Record",
+  "RecordingChannels",
+  "RecordingStatusCallback",
+  "RecordingStatusCallbackMethod",
+  "RecordingStatusCallbackEvent",
+  "Trim",
+  "CallerId",
+  "MachineDetection",
+  "MachineDetectionTimeout",
+  "MachineDetectionSpeechThreshold",
+  "MachineDetectionSpeechEndThreshold",
+  "MachineDetectionSilenceTimeout",
+  "AsyncAmd",
+  "AsyncAmdStatusCallback",
+  "AsyncAmdStatusCallbackMethod",
+  "TimeLimit",
+  "CallReason",
+  "CallToken",
+  "RecordingTrack",
+  "Byoc",
+  "SipAuthUsername",
+  "SipAuthPassword",
+  "RecordingConfigurationId",
+  "ClientNotificationUrl",
 ]);
 const STATUS_EVENTS = new Set(["initiated", "ringing", "answered", "completed"]);
 
@@ -305,7 +335,10 @@ function elements(element: XmlElement) {
 }
 
 function textOf(element: XmlElement): string {
-  return element.children.map((c) => (typeof c === "string" ? c : textOf(c))).join("").trim();
+  return element.children
+    .map((c) => (typeof c === "string" ? c : textOf(c)))
+    .join("")
+    .trim();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,7 +447,12 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   }
 
   function sendError(res: http.ServerResponse, error: TwilioError) {
-    send(res, error.status, { code: error.code, message: error.message, more_info: `https://www.twilio.com/docs/errors/${error.code}`, status: error.status });
+    send(res, error.status, {
+      code: error.code,
+      message: error.message,
+      more_info: `https://www.twilio.com/docs/errors/${error.code}`,
+      status: error.status,
+    });
   }
 
   function parseForm(text: string): FormParams {
@@ -436,7 +474,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   }
 
   function validateCreate(params: FormParams): TwilioError | null {
-    for (const key of Object.keys(params)) if (!KNOWN_CREATE_PARAMS.has(key)) warnings.push(`Calls.json: unknown parameter ${key} (Twilio ignores it)`);
+    for (const key of Object.keys(params))
+      if (!KNOWN_CREATE_PARAMS.has(key)) warnings.push(`Calls.json: unknown parameter ${key} (Twilio ignores it)`);
     for (const key of Object.keys(params)) {
       if (key !== "StatusCallbackEvent" && key !== "RecordingStatusCallbackEvent" && Array.isArray(params[key])) {
         return twilioError(400, 21200, `Parameter ${key} was given more than once`);
@@ -478,10 +517,12 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
       return twilioError(400, 13216, `Invalid TimeLimit value (${timeLimit})`);
     }
     const timeout = first(params, "Timeout");
-    if (timeout !== undefined && (!/^\d+$/.test(timeout) || Number(timeout) < 1)) return twilioError(400, 21208, `Invalid Timeout value (${timeout})`);
+    if (timeout !== undefined && (!/^\d+$/.test(timeout) || Number(timeout) < 1))
+      return twilioError(400, 21208, `Invalid Timeout value (${timeout})`);
     const events = params.StatusCallbackEvent;
     for (const event of (Array.isArray(events) ? events : events ? [events] : []).flatMap((e) => e.split(/\s+/)).filter(Boolean)) {
-      if (!STATUS_EVENTS.has(event)) warnings.push(`Calls.json: StatusCallbackEvent ${event} is not an event Twilio knows (initiated ringing answered completed)`);
+      if (!STATUS_EVENTS.has(event))
+        warnings.push(`Calls.json: StatusCallbackEvent ${event} is not an event Twilio knows (initiated ringing answered completed)`);
     }
     const blocked = blockedPrefixes.find((prefix) => to.startsWith(prefix));
     if (blocked) {
@@ -519,7 +560,14 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     const outcome = fake.nextOutcome ?? numberOutcomes.get(to) ?? "answer";
     fake.nextOutcome = undefined;
     calls.set(call.sid, call);
-    runtimes.set(call.sid, { abort: new AbortController(), handle: null, callbackChain: Promise.resolve(), sequence: 0, outcome, dialed: false });
+    runtimes.set(call.sid, {
+      abort: new AbortController(),
+      handle: null,
+      callbackChain: Promise.resolve(),
+      sequence: 0,
+      outcome,
+      dialed: false,
+    });
     changes.emit("change", call.sid);
     return call;
   }
@@ -593,14 +641,16 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     if (method !== "POST") return notAllowed();
     const status = first(params, "Status");
     if (status !== undefined) {
-      if (status !== "completed" && status !== "canceled") return sendError(res, twilioError(400, 21200, `Status must be either canceled or completed, not ${status}`));
+      if (status !== "completed" && status !== "canceled")
+        return sendError(res, twilioError(400, 21200, `Status must be either canceled or completed, not ${status}`));
       const notAnswered = call.status === "queued" || call.status === "initiated" || call.status === "ringing";
       if (notAnswered) finish(call, "canceled", "app");
       else if (status === "completed" && call.status === "in-progress") finish(call, "completed", "app");
     }
     const timeLimit = first(params, "TimeLimit");
     if (timeLimit !== undefined) {
-      if (!/^\d+$/.test(timeLimit) || Number(timeLimit) < 1 || Number(timeLimit) > 14400) return sendError(res, twilioError(400, 13216, `Invalid TimeLimit value (${timeLimit})`));
+      if (!/^\d+$/.test(timeLimit) || Number(timeLimit) < 1 || Number(timeLimit) > 14400)
+        return sendError(res, twilioError(400, 13216, `Invalid TimeLimit value (${timeLimit})`));
       call.params = { ...call.params, TimeLimit: timeLimit };
       if (call.status === "in-progress") armTimeLimit(call);
     }
@@ -620,12 +670,21 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
       const target = new URL(url);
       const request = (target.protocol === "https:" ? https : http).request(
         target,
-        { method, headers: { ...headers, ...(method === "POST" ? { "Content-Length": String(Buffer.byteLength(body)) } : {}) }, agent: false, timeout: 15_000 },
+        {
+          method,
+          headers: { ...headers, ...(method === "POST" ? { "Content-Length": String(Buffer.byteLength(body)) } : {}) },
+          agent: false,
+          timeout: 15_000,
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
           response.on("end", () =>
-            resolve({ status: response.statusCode ?? 0, contentType: String(response.headers["content-type"] ?? ""), text: Buffer.concat(chunks).toString("utf8") }),
+            resolve({
+              status: response.statusCode ?? 0,
+              contentType: String(response.headers["content-type"] ?? ""),
+              text: Buffer.concat(chunks).toString("utf8"),
+            }),
           );
           response.on("error", reject);
         },
@@ -637,7 +696,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   }
 
   /** Signs and sends one request to the app, records it, and returns the answer (null: nothing answered). */
-  async function deliver(kind: CallbackDelivery["kind"], callSid: string, rawUrl: string, rawMethod: string | undefined, params: Record<string, string>) {
+  async function deliver(
+    kind: CallbackDelivery["kind"],
+    callSid: string,
+    rawUrl: string,
+    rawMethod: string | undefined,
+    params: Record<string, string>,
+  ) {
     const method = (rawMethod ?? "POST").toUpperCase() === "GET" ? "GET" : "POST";
     let url = rawUrl;
     let body = "";
@@ -744,7 +809,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     call.endedAt = new Date();
     if (call.startedAt && status === "completed") {
       const limit = Number(first(call.params, "TimeLimit") ?? 14400);
-      call.duration = hangupBy === "time-limit" ? limit : Math.max(1, Math.ceil((call.endedAt.getTime() - call.startedAt.getTime()) / 1000));
+      call.duration =
+        hangupBy === "time-limit" ? limit : Math.max(1, Math.ceil((call.endedAt.getTime() - call.startedAt.getTime()) / 1000));
       call.hangupBy = hangupBy;
     } else {
       call.duration = 0;
@@ -758,7 +824,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     transition(call, status);
   }
 
-  async function fetchTwiml(call: FakeCall, kind: CallbackDelivery["kind"], url: string, method: string | undefined, extra: Record<string, string> = {}) {
+  async function fetchTwiml(
+    call: FakeCall,
+    kind: CallbackDelivery["kind"],
+    url: string,
+    method: string | undefined,
+    extra: Record<string, string> = {},
+  ) {
     const answer = await deliver(kind, call.sid, url, method, { ...callParams(call, call.status), ...extra });
     if (!answer || answer.status < 200 || answer.status >= 300) {
       call.errors.push({ code: 11200, message: `HTTP retrieval failure: ${url} answered ${answer ? answer.status : "nothing"}` });
@@ -861,7 +933,11 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
         Timestamp: new Date().toISOString(),
       };
       const target = stream.attrs.statusCallback;
-      runtime.callbackChain = track(runtime.callbackChain.then(() => deliver("stream-status", call.sid, target, stream.attrs.statusCallbackMethod, params)).then(() => undefined));
+      runtime.callbackChain = track(
+        runtime.callbackChain
+          .then(() => deliver("stream-status", call.sid, target, stream.attrs.statusCallbackMethod, params))
+          .then(() => undefined),
+      );
     };
     let handle: MediaStreamHandle;
     try {
@@ -930,15 +1006,28 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
       const fallback = first(call.params, "FallbackUrl");
       if (xml === null && fallback && !ended()) {
         documentUrl = fallback;
-        xml = await fetchTwiml(call, "fallback", fallback, first(call.params, "FallbackMethod"), { ...amd, ErrorCode: "11200", ErrorUrl: first(call.params, "Url")! });
+        xml = await fetchTwiml(call, "fallback", fallback, first(call.params, "FallbackMethod"), {
+          ...amd,
+          ErrorCode: "11200",
+          ErrorUrl: first(call.params, "Url")!,
+        });
       }
     }
     if (ended()) return;
     statusCallback(call, "in-progress");
     if (machineDetection && asyncAmd && first(call.params, "AsyncAmdStatusCallback")) {
       const target = first(call.params, "AsyncAmdStatusCallback")!;
-      const params = { AccountSid: accountSid, CallSid: call.sid, AnsweredBy: answeredBy, MachineDetectionDuration: runtime.outcome === "machine" ? "4210" : "1530" };
-      runtime.callbackChain = track(runtime.callbackChain.then(() => deliver("amd", call.sid, target, first(call.params, "AsyncAmdStatusCallbackMethod"), params)).then(() => undefined));
+      const params = {
+        AccountSid: accountSid,
+        CallSid: call.sid,
+        AnsweredBy: answeredBy,
+        MachineDetectionDuration: runtime.outcome === "machine" ? "4210" : "1530",
+      };
+      runtime.callbackChain = track(
+        runtime.callbackChain
+          .then(() => deliver("amd", call.sid, target, first(call.params, "AsyncAmdStatusCallbackMethod"), params))
+          .then(() => undefined),
+      );
     }
     if (xml !== null && !ended()) await execute(call, xml, documentUrl);
     finish(call, "completed", "app");
@@ -959,7 +1048,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
 
   // ---- Test controls -----------------------------------------------------------------------
 
-  function waitFor<T>(sid: string, check: (call: FakeCall) => T | undefined, describe: string, timeoutMs: number, give_up?: (call: FakeCall) => string | undefined) {
+  function waitFor<T>(
+    sid: string,
+    check: (call: FakeCall) => T | undefined,
+    describe: string,
+    timeoutMs: number,
+    give_up?: (call: FakeCall) => string | undefined,
+  ) {
     return new Promise<T>((resolve, reject) => {
       const test = () => {
         const call = calls.get(sid);
@@ -984,7 +1079,11 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
       const timer = setTimeout(() => {
         done();
         const call = calls.get(sid);
-        reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${describe} of call ${sid} (status ${call?.status ?? "unknown"}, events ${call?.events.join(" → ") ?? "-"}, errors ${JSON.stringify(call?.errors ?? [])})`));
+        reject(
+          new Error(
+            `Timed out after ${timeoutMs} ms waiting for ${describe} of call ${sid} (status ${call?.status ?? "unknown"}, events ${call?.events.join(" → ") ?? "-"}, errors ${JSON.stringify(call?.errors ?? [])})`,
+          ),
+        );
       }, timeoutMs);
       function done() {
         clearTimeout(timer);
@@ -1031,7 +1130,10 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
         (call) => (call.events.includes(status) ? call : undefined),
         `status ${status}`,
         timeoutMs,
-        (call) => (FINAL_STATUSES.includes(call.status) ? `Call ${sid} ended ${call.status} (${call.events.join(" → ")}) without reaching ${status}; errors ${JSON.stringify(call.errors)}` : undefined),
+        (call) =>
+          FINAL_STATUSES.includes(call.status)
+            ? `Call ${sid} ended ${call.status} (${call.events.join(" → ")}) without reaching ${status}; errors ${JSON.stringify(call.errors)}`
+            : undefined,
       );
     },
     stream(sid: string, timeoutMs = 5000) {
@@ -1040,7 +1142,10 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
         () => runtimes.get(sid)?.handle ?? undefined,
         "the media stream",
         timeoutMs,
-        (call) => (FINAL_STATUSES.includes(call.status) ? `Call ${sid} ended ${call.status} without a media stream; errors ${JSON.stringify(call.errors)}` : undefined),
+        (call) =>
+          FINAL_STATUSES.includes(call.status)
+            ? `Call ${sid} ended ${call.status} without a media stream; errors ${JSON.stringify(call.errors)}`
+            : undefined,
       );
     },
     dial,
@@ -1052,7 +1157,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     async resendCallback(index: number) {
       const original = callbackDeliveries[index];
       if (!original) throw new Error(`No callback delivery #${index}`);
-      const replay: CallbackDelivery = { ...original, headers: { ...original.headers }, params: { ...original.params }, status: 0, replayOf: index };
+      const replay: CallbackDelivery = {
+        ...original,
+        headers: { ...original.headers },
+        params: { ...original.params },
+        status: 0,
+        replayOf: index,
+      };
       delete replay.error;
       callbackDeliveries.push(replay);
       await sendDelivery(replay);

@@ -8,7 +8,8 @@ let services: { id: number; name: string; duration: number }[];
 let visitor = 0;
 
 beforeAll(async () => {
-  server = await startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "true" });
+  // Visitors reach the app through an internal proxy (10.0.x.1) and this machine: both are trusted.
+  server = await startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "loopback,10.0.0.0/8" });
   services = await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json();
 });
 afterAll(() => server?.stop());
@@ -16,7 +17,10 @@ afterAll(() => server?.stop());
 /** Each request from a visitor of its own, so per-visitor limits don't mask the behaviour. */
 function freshVisitor() {
   visitor += 1;
-  return { client: httpClient(server.url, { forwardedFor: `198.51.100.${visitor % 250}, 10.0.${Math.floor(visitor / 250)}.1` }), phone: `+1212555${String(1000 + visitor).slice(-4)}` };
+  return {
+    client: httpClient(server.url, { forwardedFor: `198.51.100.${visitor % 250}, 10.0.${Math.floor(visitor / 250)}.1` }),
+    phone: `+1212555${String(1000 + visitor).slice(-4)}`,
+  };
 }
 
 const serviceNamed = (name: string) => services.find((s) => s.name === name)!;
@@ -109,7 +113,10 @@ describe("no double booking", () => {
     expect(bodies.filter((b) => b.code === "slot_taken").length).toBeGreaterThan(80);
     for (const body of bodies) expect(body.error).toMatch(/just taken|not available/);
     // Afterwards the day shows the winner's time as taken.
-    const day = (await (await fetch(`${server.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json()) as { time: string; available: boolean }[];
+    const day = (await (await fetch(`${server.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json()) as {
+      time: string;
+      available: boolean;
+    }[];
     const taken = day.filter((s) => ["09:00", "09:30", "10:00"].includes(s.time) && !s.available);
     expect(taken.length).toBeGreaterThan(0);
   });
@@ -177,7 +184,10 @@ describe("no double booking", () => {
 
   it.each([
     [{ businessLink: "demo-salon" }, "Missing booking information"],
-    [{ businessLink: "demo-salon", serviceId: 1, appointmentDate: "2026-13-45T10:00", customerInfo: { name: "A", phone: "+12125550100" } }, "The date must be a real date written YYYY-MM-DD."],
+    [
+      { businessLink: "demo-salon", serviceId: 1, appointmentDate: "2026-13-45T10:00", customerInfo: { name: "A", phone: "+12125550100" } },
+      "The date must be a real date written YYYY-MM-DD.",
+    ],
   ])("answers %j with %s", async (body, message) => {
     const response = await freshVisitor().client.postJson("/api/booking/create", body);
     expect(response.status).toBe(400);

@@ -2,7 +2,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCall } from "#models/calls";
 import { businesses } from "#models/schema";
-import { ensureBusinessPrices, OVERAGE_METER_EVENT, reportCallUsageJob } from "~/server/business-onboarding.server";
+import { BUSINESS_PLAN, OVERAGE_METER_EVENT, reportCallUsageJob } from "~/features/business/onboarding.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { createTestServices } from "../support/services";
 
@@ -20,15 +20,30 @@ afterAll(async () => {
 
 describe("usage reporting for the monthly plan", () => {
   it("reports each placed confirmation call once to the plan's meter, and nothing during the starter", async () => {
-    await ensureBusinessPrices(services.stripe!);
+    await services.payments!.ensureMeteredPlan(BUSINESS_PLAN);
     const api = new URL(fake.url);
     const stripe = new Stripe(fake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
     const customer = await stripe.customers.create({ email: "plan@example.com" });
     const [business] = await services.db
       .insert(businesses)
-      .values({ name: "Plan Test", bookingLink: "plan-test", ownerName: "P", email: "plan@example.com", phone: "+12125550100", status: "active", planStatus: "starter", stripeCustomerId: customer.id })
+      .values({
+        name: "Plan Test",
+        bookingLink: "plan-test",
+        ownerName: "P",
+        email: "plan@example.com",
+        phone: "+12125550100",
+        status: "active",
+        planStatus: "starter",
+        stripeCustomerId: customer.id,
+      })
       .returning();
-    const call = await createCall(services.db, { purpose: "booking_confirmation", language: "en", voice: "shimmer", businessId: business!.id, timeLimitSeconds: 300 });
+    const call = await createCall(services.db, {
+      purpose: "booking_confirmation",
+      language: "en",
+      voice: "shimmer",
+      businessId: business!.id,
+      timeLimitSeconds: 300,
+    });
 
     await reportCallUsageJob.handle({ callId: call.id, businessId: business!.id }, services);
     expect([...fake.meterEvents.values()]).toHaveLength(0);

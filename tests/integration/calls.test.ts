@@ -1,16 +1,16 @@
-import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
 import { advanceCallStatus, createCall, findCall, markCallPlaced } from "#models/calls";
 import { businesses, calls as callsTable } from "#models/schema";
-import { utcToZoned } from "~/lib/slots";
-import { requestCall } from "~/server/calls.server";
+import { utcToZoned } from "~/features/booking/slots";
+import { requestCall } from "~/features/calls/engine.server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { connectMediaStream } from "../fakes/media-stream";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
+import { expectLog } from "../support/console";
 
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
@@ -19,7 +19,17 @@ let sessionCount = 0;
 
 /** A zone where it is now between 09:00 and 20:00, so confirmation calls may ring. */
 function zoneInCallingHours() {
-  const zones = ["America/New_York", "Europe/London", "Asia/Dubai", "Asia/Tokyo", "Australia/Sydney", "America/Los_Angeles", "Asia/Riyadh", "Europe/Paris", "UTC"];
+  const zones = [
+    "America/New_York",
+    "Europe/London",
+    "Asia/Dubai",
+    "Asia/Tokyo",
+    "Australia/Sydney",
+    "America/Los_Angeles",
+    "Asia/Riyadh",
+    "Europe/Paris",
+    "UTC",
+  ];
   return zones.find((zone) => {
     const minute = utcToZoned(Date.now(), zone).minuteOfDay;
     return minute >= 9 * 60 && minute < 20 * 60 - 45;
@@ -35,7 +45,7 @@ beforeAll(async () => {
     TWILIO_API_URL: twilio.url,
     OPENAI_API_KEY: realtime.apiKey,
     OPENAI_BASE_URL: realtime.url,
-    TRUST_PROXY: "true",
+    TRUST_PROXY: "1",
   });
   // The demo business lives where confirmation calls may ring right now, and needs no notice.
   await app.services.db.update(businesses).set({ timeZone: zoneInCallingHours(), minimumNoticeMinutes: 0 });
@@ -80,22 +90,28 @@ async function callFor(where: (row: typeof callsTable.$inferSelect) => boolean) 
 }
 
 async function placedCall(callId: number) {
-  const call = await waitFor(async () => {
-    const row = await findCall(app.services.db, callId);
-    return row?.providerCallId ? row : null;
-  }, { what: "the call to be placed", timeoutMs: 30_000 });
+  const call = await waitFor(
+    async () => {
+      const row = await findCall(app.services.db, callId);
+      return row?.providerCallId ? row : null;
+    },
+    { what: "the call to be placed", timeoutMs: 30_000 },
+  );
   return call;
 }
 
 describe("a booking confirmation call", () => {
   it("runs from placement to completed, confirms the booking through a tool call and hangs up after the goodbye", async () => {
     const index = sessionCount++;
-    realtime.script([
-      { say: "Hello Nadia, this is the AI assistant of Sakina Demo Salon calling to confirm your haircut. Does it still work?" },
-      { transcriptOfCaller: "Yes, that works for me." },
-      { tool: "confirm_booking", arguments: {} },
-      { tool: "end_call", arguments: { reason: "done" }, say: "Wonderful, it's confirmed. Goodbye!" },
-    ], index);
+    realtime.script(
+      [
+        { say: "Hello Nadia, this is the AI assistant of Sakina Demo Salon calling to confirm your haircut. Does it still work?" },
+        { transcriptOfCaller: "Yes, that works for me." },
+        { tool: "confirm_booking", arguments: {} },
+        { tool: "end_call", arguments: { reason: "done" }, say: "Wonderful, it's confirmed. Goodbye!" },
+      ],
+      index,
+    );
     const bookingId = await bookDemo();
     const row = await callFor((c) => c.bookingId === bookingId);
     const call = await placedCall(row.id);
@@ -114,10 +130,13 @@ describe("a booking confirmation call", () => {
     await twilio.waitForStatus(call.providerCallId!, "completed", 30_000);
     expect(twilio.calls.get(call.providerCallId!)!.hangupBy).toBe("app");
     expect((await findBooking(app.services.db, bookingId))!.status).toBe("confirmed");
-    const done = await waitFor(async () => {
-      const c = await findCall(app.services.db, row.id);
-      return c?.status === "completed" ? c : null;
-    }, { what: "the completed status" });
+    const done = await waitFor(
+      async () => {
+        const c = await findCall(app.services.db, row.id);
+        return c?.status === "completed" ? c : null;
+      },
+      { what: "the completed status" },
+    );
     expect(done.outcome).toBe("confirmed");
     expect(done.durationSeconds).toBeGreaterThanOrEqual(0);
     expect(done.transcript.some((t) => t.role === "agent")).toBe(true);
@@ -143,19 +162,33 @@ describe("a booking confirmation call", () => {
 describe("an empathy call", () => {
   it("asks Twilio for the 10-minute limit, answers crisis language with the fixed script and flags the call", async () => {
     const index = sessionCount++;
-    realtime.script([
-      { say: "Hi, I'm Emma, an AI listener from Sakina. How are you feeling today?" },
-      { say: "I hear you.", transcriptOfCaller: "Honestly I want to kill myself." },
-      { say: "I'm really glad you told me." },
-    ], index);
-    const call = await requestCall(app.services, { purpose: "empathy", to: "+12125557001", language: "en", voice: "shimmer", origin: app.url });
+    realtime.script(
+      [
+        { say: "Hi, I'm Emma, an AI listener from Sakina. How are you feeling today?" },
+        { say: "I hear you.", transcriptOfCaller: "Honestly I want to kill myself." },
+        { say: "I'm really glad you told me." },
+      ],
+      index,
+    );
+    const call = await requestCall(app.services, {
+      purpose: "empathy",
+      to: "+12125557001",
+      language: "en",
+      voice: "shimmer",
+      origin: app.url,
+    });
     const placed = await placedCall(call.id);
     expect(twilio.calls.get(placed.providerCallId!)!.params.TimeLimit).toBe("600");
     const stream = await twilio.stream(placed.providerCallId!);
     await realtime.waitForSession(index, 10_000);
     await waitFor(() => stream.receivedAudioMs() > 300, { what: "the greeting" });
     await stream.sendSpeech(700);
-    const scripted = await realtime.waitForEvent(index, "response.create", (e) => String(e.response?.instructions ?? "").includes("988"), 15_000);
+    const scripted = await realtime.waitForEvent(
+      index,
+      "response.create",
+      (e) => String(e.response?.instructions ?? "").includes("988"),
+      15_000,
+    );
     expect(scripted.response.instructions).toContain("text HOME to 741741");
     await waitFor(async () => (await findCall(app.services.db, call.id))?.flaggedForReview, { what: "the review flag" });
     const flagged = (await findCall(app.services.db, call.id))!;
@@ -167,8 +200,21 @@ describe("an empathy call", () => {
   it("cuts the reply at what the caller heard when they start speaking", async () => {
     const index = sessionCount++;
     realtime.setAudioSpeed(1);
-    realtime.script([{ say: "This is a long greeting that keeps going for quite a while so that the caller has time to interrupt it politely in the middle of a sentence." }], index);
-    const call = await requestCall(app.services, { purpose: "empathy", to: "+12125557002", language: "en", voice: "shimmer", origin: app.url });
+    realtime.script(
+      [
+        {
+          say: "This is a long greeting that keeps going for quite a while so that the caller has time to interrupt it politely in the middle of a sentence.",
+        },
+      ],
+      index,
+    );
+    const call = await requestCall(app.services, {
+      purpose: "empathy",
+      to: "+12125557002",
+      language: "en",
+      voice: "shimmer",
+      origin: app.url,
+    });
     const placed = await placedCall(call.id);
     const stream = await twilio.stream(placed.providerCallId!);
     const session = await realtime.waitForSession(index, 10_000);
@@ -186,7 +232,13 @@ describe("an empathy call", () => {
 
 describe("security and resilience", () => {
   it("keeps the provider's call id when its first status callback beat the app's own record of the call", async () => {
-    const call = await createCall(app.services.db, { purpose: "test", toNumber: "+12125557301", language: "en", voice: "alloy", timeLimitSeconds: 60 });
+    const call = await createCall(app.services.db, {
+      purpose: "test",
+      toNumber: "+12125557301",
+      language: "en",
+      voice: "alloy",
+      timeLimitSeconds: 60,
+    });
     // Twilio sends "ringing" as soon as the call exists, possibly before placeCall has returned.
     await advanceCallStatus(app.services.db, call.id, "ringing");
     await markCallPlaced(app.services.db, call.id, { providerCallId: "CA_race_test", fromNumber: "+15005550006" });
@@ -201,7 +253,9 @@ describe("security and resilience", () => {
     const call = await requestCall(app.services, { purpose: "test", to: "+12125557003", language: "ar", voice: "echo", origin: app.url });
     const placed = await placedCall(call.id);
     expect(placed.status).not.toBe("failed");
-    expect(twilio.requests.filter((r) => r.method === "POST" && r.path.endsWith("/Calls.json") && r.params.To === "+12125557003")).toHaveLength(2);
+    expect(
+      twilio.requests.filter((r) => r.method === "POST" && r.path.endsWith("/Calls.json") && r.params.To === "+12125557003"),
+    ).toHaveLength(2);
     await twilio.waitForStatus(placed.providerCallId!, "in-progress", 10_000);
     await (await twilio.stream(placed.providerCallId!)).hangup();
   });
@@ -219,9 +273,12 @@ describe("security and resilience", () => {
       body: "CallSid=CA1&CallStatus=in-progress",
     });
     expect(forged.status).toBe(403);
-    await expect(connectMediaStream({ url: `${app.url.replace("http", "ws")}/media-stream/1`, authToken: "wrong-token" })).rejects.toMatchObject({ statusCode: 403 });
+    await expect(
+      connectMediaStream({ url: `${app.url.replace("http", "ws")}/media-stream/1`, authToken: "wrong-token" }),
+    ).rejects.toMatchObject({ statusCode: 403 });
 
-    // Signed, but with a token that is not the call's: the bridge closes the stream.
+    // Signed, but with a token that is not the call's: the bridge closes the stream and says why.
+    expectLog("warn", /media stream for call 1 refused: bad or used token/);
     const stranger = await connectMediaStream({
       url: `${app.url.replace("http", "ws")}/media-stream/1`,
       authToken: twilio.authToken,
@@ -231,7 +288,9 @@ describe("security and resilience", () => {
 
     // A replayed "ringing" callback after completion changes nothing.
     const completed = (await app.services.db.select().from(callsTable)).find((c) => c.status === "completed" && c.providerCallId)!;
-    const ringing = twilio.callbackDeliveries.findIndex((d) => d.kind === "status" && d.callSid === completed.providerCallId && d.params.CallStatus === "ringing");
+    const ringing = twilio.callbackDeliveries.findIndex(
+      (d) => d.kind === "status" && d.callSid === completed.providerCallId && d.params.CallStatus === "ringing",
+    );
     expect(await twilio.resendCallback(ringing)).toBeLessThan(300);
     expect((await findCall(app.services.db, completed.id))!.status).toBe("completed");
   });
@@ -284,14 +343,32 @@ describe("the concurrency cap", () => {
       SEED_DEMO_DATA: "false",
     });
     try {
-      const first = await requestCall(capped.services, { purpose: "test", to: "+12125557201", language: "en", voice: "alloy", origin: capped.url });
-      const firstPlaced = await waitFor(async () => (await findCall(capped.services.db, first.id))?.providerCallId, { what: "the first call", timeoutMs: 20_000 });
+      const first = await requestCall(capped.services, {
+        purpose: "test",
+        to: "+12125557201",
+        language: "en",
+        voice: "alloy",
+        origin: capped.url,
+      });
+      const firstPlaced = await waitFor(async () => (await findCall(capped.services.db, first.id))?.providerCallId, {
+        what: "the first call",
+        timeoutMs: 20_000,
+      });
       await twilio.waitForStatus(firstPlaced, "in-progress", 10_000);
-      const second = await requestCall(capped.services, { purpose: "test", to: "+12125557202", language: "en", voice: "alloy", origin: capped.url });
+      const second = await requestCall(capped.services, {
+        purpose: "test",
+        to: "+12125557202",
+        language: "en",
+        voice: "alloy",
+        origin: capped.url,
+      });
       await new Promise((resolve) => setTimeout(resolve, 3000));
       expect((await findCall(capped.services.db, second.id))!.status).toBe("queued");
       twilio.hangup(firstPlaced);
-      const secondPlaced = await waitFor(async () => (await findCall(capped.services.db, second.id))?.providerCallId, { what: "the queued call", timeoutMs: 40_000 });
+      const secondPlaced = await waitFor(async () => (await findCall(capped.services.db, second.id))?.providerCallId, {
+        what: "the queued call",
+        timeoutMs: 40_000,
+      });
       twilio.hangup(secondPlaced);
     } finally {
       await capped.stop();

@@ -24,7 +24,9 @@ describe("e-mailed tokens", () => {
 
   it("are used by exactly one of many simultaneous clicks", async () => {
     const token = await createEmailToken(services.db, { purpose: "verify_email", email: "c@example.com", ttlMinutes: 60 });
-    const results = await Promise.all(Array.from({ length: 10 }, () => consumeEmailToken(services.db, "verify_email", token, "c@example.com")));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => consumeEmailToken(services.db, "verify_email", token, "c@example.com")),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 });

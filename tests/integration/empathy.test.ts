@@ -3,7 +3,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findEmpathyRequest } from "#models/empathy";
 import { calls as callsTable, empathyRequests, funnelEvents, payments } from "#models/schema";
-import { empathyErasureJob, parseEmpathyToken } from "~/server/empathy.server";
+import { empathyErasureJob, parseEmpathyToken } from "~/features/empathy/empathy.server";
 import es from "~/locales/es";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
@@ -29,7 +29,7 @@ beforeAll(async () => {
     TWILIO_AUTH_TOKEN: twilio.authToken,
     TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
     TWILIO_API_URL: twilio.url,
-    TRUST_PROXY: "true",
+    TRUST_PROXY: "1",
     SEED_DEMO_DATA: "false",
     EMPATHY_RETRY_DELAY_SECONDS: "1",
   });
@@ -159,7 +159,12 @@ describe("payments that place no call", () => {
     ["a wrong amount", (pi: any) => (pi.amount = 100), 400, /not a \$5\.00/],
     ["a wrong currency", (pi: any) => (pi.currency = "eur"), 400, /not a \$5\.00/],
     ["a payment not succeeded", (pi: any) => (pi.status = "requires_payment_method"), 402, /Payment Processing/],
-    ["a payment for something else", (pi: any) => (pi.metadata = { purpose: "business_starter", businessId: "1" }), 400, /not for an empathy call/],
+    [
+      "a payment for something else",
+      (pi: any) => (pi.metadata = { purpose: "business_starter", businessId: "1" }),
+      400,
+      /not for an empathy call/,
+    ],
   ])("%s", async (_label, mutate, status, message) => {
     const { paymentIntentId, phone } = await intentWith(mutate);
     const response = await client().postJson("/api/empathy/start-call", { phone, language: "spanish", paymentIntentId });
@@ -199,7 +204,11 @@ describe("payments that place no call", () => {
       body: payload,
     });
     expect(response.status).toBe(400);
-    const unsigned = await fetch(`${app.url}/webhooks/stripe`, { method: "POST", headers: { "Content-Type": "application/json" }, body: payload });
+    const unsigned = await fetch(`${app.url}/webhooks/stripe`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: payload,
+    });
     expect(unsigned.status).toBe(400);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await callsTo(phone)).toHaveLength(0);
@@ -217,10 +226,13 @@ describe("a call that does not reach the caller", () => {
     expect((await visitorClient.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
 
     const requestId = requestIdOf(statusUrl);
-    const refunded = await waitFor(async () => {
-      const row = await findEmpathyRequest(app.services.db, requestId);
-      return row?.status === "refunded" ? row : null;
-    }, { what: "the refund", timeoutMs: 30_000 });
+    const refunded = await waitFor(
+      async () => {
+        const row = await findEmpathyRequest(app.services.db, requestId);
+        return row?.status === "refunded" ? row : null;
+      },
+      { what: "the refund", timeoutMs: 30_000 },
+    );
     expect(await callsTo(phone)).toHaveLength(3);
     const refund = [...stripe.refunds.values()].find((r) => r.payment_intent === paymentIntentId);
     expect(refund).toMatchObject({ amount: 500, status: "succeeded" });
@@ -228,10 +240,13 @@ describe("a call that does not reach the caller", () => {
     const [payment] = await app.services.db.select().from(payments).where(eq(payments.providerPaymentId, paymentIntentId));
     expect(payment!.status).toBe("refunded");
 
-    const mails = await waitFor(async () => {
-      const all = (await readOutbox(app.dataDir)).filter((m) => m.to.includes(email));
-      return all.length >= 2 ? all : null;
-    }, { what: "the two e-mails" });
+    const mails = await waitFor(
+      async () => {
+        const all = (await readOutbox(app.dataDir)).filter((m) => m.to.includes(email));
+        return all.length >= 2 ? all : null;
+      },
+      { what: "the two e-mails" },
+    );
     // In the language the caller chose for the call.
     expect(mails.map((m) => m.subject).sort()).toEqual([es.empathyEmail.failedSubject, es.empathyEmail.refundedSubject].sort());
     expect(mails[0]!.text).toContain(statusUrl);
@@ -241,7 +256,7 @@ describe("a call that does not reach the caller", () => {
     expect(page).toContain("We couldn&#x27;t reach you after 3 attempts");
 
     // The refund job running again (a retried job) refunds nothing more.
-    const { empathyRefundJob } = await import("~/server/empathy.server");
+    const { empathyRefundJob } = await import("~/features/empathy/empathy.server");
     await empathyRefundJob.handle({ requestId, origin: app.url }, app.services);
     expect([...stripe.refunds.values()].filter((r) => r.payment_intent === paymentIntentId)).toHaveLength(1);
   });
@@ -266,7 +281,10 @@ describe("a call that does not reach the caller", () => {
       const response = await visitorClient.postForm(statusUrl, {}, { tokenFrom: statusUrl });
       expect(response.status).toBe(302);
       expect(await (await visitorClient.get(statusUrl)).text()).toContain("Calling you again");
-      await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "completed", { what: "the answered retry", timeoutMs: 20_000 });
+      await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "completed", {
+        what: "the answered retry",
+        timeoutMs: 20_000,
+      });
       expect(await callsTo(phone)).toHaveLength(2);
     } finally {
       app.services.env.EMPATHY_RETRY_DELAY_SECONDS = 1;
@@ -284,9 +302,20 @@ describe("a server with payments but no telephony", () => {
     });
     try {
       const api = httpClient(noCalls.url);
-      const pay = await api.postJson("/api/create-payment-intent", { amount: 5, phone: "+12125550100", language: "english", adult: true, recordingAccepted: true });
+      const pay = await api.postJson("/api/create-payment-intent", {
+        amount: 5,
+        phone: "+12125550100",
+        language: "english",
+        adult: true,
+        recordingAccepted: true,
+      });
       expect(pay.status).toBe(503);
-      const intent = stripe.seedPaymentIntent({ amount: 500, currency: "usd", status: "succeeded", metadata: { purpose: "empathy_call", empathyRequestId: "1" } });
+      const intent = stripe.seedPaymentIntent({
+        amount: 500,
+        currency: "usd",
+        status: "succeeded",
+        metadata: { purpose: "empathy_call", empathyRequestId: "1" },
+      });
       const start = await api.postJson("/api/empathy/start-call", { paymentIntentId: intent.id });
       expect(start.status).toBe(503);
       expect((await start.json()).error).toBe("Calls are not configured on this server yet, so no call can be requested.");
@@ -308,7 +337,10 @@ describe("privacy", () => {
     const { paymentIntentId, phone, statusUrl } = await paidIntent();
     expect((await client().postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
     const requestId = requestIdOf(statusUrl);
-    await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "completed", { what: "the call to end", timeoutMs: 20_000 });
+    await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "completed", {
+      what: "the call to end",
+      timeoutMs: 20_000,
+    });
 
     // Within 24 hours nothing is erased.
     await empathyErasureJob.handle({}, app.services);

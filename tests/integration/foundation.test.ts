@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hitRateLimit } from "#models/rate-limits";
-import { sendEmailJob } from "~/server/email-jobs.server";
+import { sendEmailJob } from "~/platform/email-jobs.server";
 import { startFakeSmtp } from "../fakes/smtp";
 import { createTestServices } from "../support/services";
 import { waitFor } from "../support/wait";
@@ -42,10 +42,13 @@ describe("e-mail delivery through the durable job queue", () => {
     const services = await createTestServices();
     try {
       await services.jobs.enqueue(sendEmailJob, { to: "a@example.com", subject: "Outbox test", text: "hi", html: "<p>hi</p>" });
-      const files = await waitFor(async () => {
-        const found = await readdir(path.join(services.dataDir, "outbox")).catch(() => []);
-        return found.length > 0 ? found : null;
-      }, { what: "an .eml file" });
+      const files = await waitFor(
+        async () => {
+          const found = await readdir(path.join(services.dataDir, "outbox")).catch(() => []);
+          return found.length > 0 ? found : null;
+        },
+        { what: "an .eml file" },
+      );
       expect(files[0]).toMatch(/\.eml$/);
     } finally {
       await services.close();

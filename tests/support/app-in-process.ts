@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { AppServices } from "~/platform/services.server";
 import { createIsolatedDatabase } from "./database";
 
 /**
@@ -34,7 +35,9 @@ export async function startAppInProcess(env: Record<string, string>) {
   return {
     url,
     dataDir,
-    services: app.services as import("~/server/services.server").AppServices,
+    /** The app's request handler, to serve it on another address too. */
+    handler: app.app as http.RequestListener,
+    services: app.services as AppServices,
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

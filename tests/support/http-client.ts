@@ -1,8 +1,11 @@
+import { fetchFrom } from "./fetch-from";
+
 /**
  * A tiny browser-like HTTP client for tests: keeps cookies, reads the CSRF token from pages, and
  * posts forms or JSON the way the app's own pages and script clients do.
  */
-export function httpClient(baseUrl: string, options: { forwardedFor?: string } = {}) {
+export function httpClient(baseUrl: string, options: { forwardedFor?: string; localAddress?: string } = {}) {
+  const send = options.localAddress ? fetchFrom(options.localAddress) : fetch;
   const jar = new Map<string, string>();
   const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
   const store = (response: Response) => {
@@ -16,13 +19,13 @@ export function httpClient(baseUrl: string, options: { forwardedFor?: string } =
     }
   };
   async function request(path: string, init: RequestInit = {}) {
-    const response = await fetch(baseUrl + path, {
+    const response = await send(baseUrl + path, {
       redirect: "manual",
       ...init,
       headers: {
         ...(init.headers as Record<string, string>),
         Cookie: cookieHeader(),
-        // Against a server started with TRUST_PROXY=true, each client can be a different visitor.
+        // Against a server started with TRUST_PROXY=1 (one trusted hop: the test machine), each client can be a different visitor.
         ...(options.forwardedFor ? { "X-Forwarded-For": options.forwardedFor } : {}),
       },
     });

@@ -10,9 +10,7 @@ export interface OutboxMail {
 }
 
 function decodeQuotedPrintable(value: string) {
-  const bytes = value
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const bytes = value.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, "latin1").toString("utf8");
 }
 
@@ -33,7 +31,11 @@ export function parseEml(raw: string): OutboxMail {
   const body = bodyParts.join("\n\n");
   const encoding = /Content-Transfer-Encoding: (\S+)/i.exec(partHeaders)?.[1]?.toLowerCase();
   const text =
-    encoding === "quoted-printable" ? decodeQuotedPrintable(body) : encoding === "base64" ? Buffer.from(body.replace(/\s/g, ""), "base64").toString("utf8") : body;
+    encoding === "quoted-printable"
+      ? decodeQuotedPrintable(body)
+      : encoding === "base64"
+        ? Buffer.from(body.replace(/\s/g, ""), "base64").toString("utf8")
+        : body;
   return { to: header("To"), subject: header("Subject"), text, raw };
 }
 

@@ -10,6 +10,7 @@ export interface RunningServer {
   url: string;
   dataDir: string;
   output: () => string;
+  /** Stops the server; fails when it wrote to stderr anything the test did not allow. */
   stop(): Promise<void>;
 }
 
@@ -17,7 +18,7 @@ export interface RunningServer {
  * Starts the production build (`node server.js`, as `npm start` does) on a free port with a data
  * folder and database of its own. `npm test` builds first.
  */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServer(env: Record<string, string> = {}, options: { allowStderr?: RegExp[] } = {}): Promise<RunningServer> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "sakina-e2e-"));
   const database = await createIsolatedDatabase();
   const child: ChildProcess = spawn(process.execPath, ["server.js"], {
@@ -34,11 +35,13 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = output.match(/listening on (http:\/\/localhost:\d+)/);
+      const match = output.match(/Open: +(http:\/\/localhost:\d+)/);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!.replace("localhost", "127.0.0.1"));
@@ -64,6 +67,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       }
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
+      // The server's warnings and errors go to stderr: one nobody expected fails the test file.
+      const allowed = options.allowStderr ?? [];
+      const unexpected = stderr.split("\n").filter((line) => line.trim() && !allowed.some((pattern) => pattern.test(line)));
+      if (unexpected.length > 0) throw new Error(`The server logged unexpected lines on stderr:\n${unexpected.join("\n")}`);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { parseEnv } from "~/server/env.server";
+import { parseEnv } from "~/platform/env.server";
 import { createServices } from "~/server/services.server";
 import { createIsolatedDatabase } from "./database";
 

@@ -1,18 +1,27 @@
 import { afterEach, vi } from "vitest";
+import { endExpectations, isExpected, type LogLevel } from "./console";
 
-// A console.error during a test is a failure: it means something broke that nobody asserted on.
-let errors: unknown[][] = [];
-const original = console.error;
-console.error = (...args: unknown[]) => {
-  errors.push(args);
-  original(...args);
-};
+// A warning or an error logged during a test fails it, unless the test declared it with
+// expectLog(): it means something broke, or a setting was refused, and nobody asserted on it.
+let unexpected: string[] = [];
+for (const level of ["warn", "error"] as const satisfies LogLevel[]) {
+  const original = console[level].bind(console);
+  console[level] = (...args: unknown[]) => {
+    const line = args.map((a) => (a instanceof Error ? (a.stack ?? a.message) : String(a))).join(" ");
+    if (!isExpected(level, line)) unexpected.push(`console.${level}: ${line}`);
+    original(...args);
+  };
+}
 
 afterEach(() => {
-  const seen = errors;
-  errors = [];
+  const seen = unexpected;
+  unexpected = [];
+  const missed = endExpectations();
   vi.restoreAllMocks();
   if (seen.length > 0) {
-    throw new Error(`console.error was called during the test:\n${seen.map((a) => a.map(String).join(" ")).join("\n")}`);
+    throw new Error(`Unexpected log lines during the test:\n${seen.join("\n")}`);
+  }
+  if (missed.length > 0) {
+    throw new Error(`Expected log lines that never came:\n${missed.map((e) => `console.${e.level}: ${e.pattern}`).join("\n")}`);
   }
 });

@@ -1,5 +1,8 @@
 /** Polls until `check` returns a value, for work that background jobs finish. */
-export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, options: { timeoutMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  options: { timeoutMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   for (;;) {
     const value = await check();

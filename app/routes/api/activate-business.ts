@@ -1,9 +1,9 @@
 import type { Route } from "./+types/activate-business";
-import { activateWithPayment, appOrigin } from "~/server/business-onboarding.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { registrationBusiness } from "~/server/registration.server";
+import { activateWithPayment, appOrigin } from "~/features/business/onboarding.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { registrationBusiness } from "~/features/business/registration-cookie.server";
 
 /** POST /api/activate-business { businessId, paymentIntentId }: checked with Stripe, idempotent. */
 export async function action({ request, context }: Route.ActionArgs) {
@@ -15,8 +15,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const business = await registrationBusiness(services, request);
   if (!business || business.id !== businessId) return apiError(403, t("register.notYours"));
   if (!/^pi_[A-Za-z0-9]+$/.test(paymentIntentId)) return apiError(400, t("activation.badPayment"));
-  if (!services.stripe) return apiError(503, t("payment.notConfigured"));
-  const result = await activateWithPayment(services, businessId, paymentIntentId, appOrigin(services, request));
+  if (!services.payments) return apiError(503, t("payment.notConfigured"));
+  const result = await activateWithPayment(services, businessId, paymentIntentId, appOrigin(services));
   if (!result.ok) {
     const message =
       result.reason === "not_succeeded" ? t("payment.processing", { status: result.status ?? "unknown" }) : t("activation.badPayment");

@@ -1,7 +1,8 @@
+import { data } from "react-router";
 import type { Route } from "./+types/auth.login";
-import { authenticate, commitLogin } from "~/server/auth.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
-import { servicesContext } from "~/server/context";
+import { authenticate, commitLogin } from "~/features/auth/auth.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { servicesContext } from "~/platform/context";
 
 /** POST /api/auth/login { email, password } → { user: { name, email } } and the session cookie. */
 export async function action({ request, context }: Route.ActionArgs) {
@@ -14,10 +15,14 @@ export async function action({ request, context }: Route.ActionArgs) {
     body: new URLSearchParams({ email: String(body.email ?? ""), password: String(body.password ?? "") }),
   });
   const result = await authenticate(context, formRequest);
-  if (result.error) return apiError(result.error.status, result.error.message, { title: result.error.title });
+  if (result.error) {
+    const { status, message, title, retryAfterSeconds } = result.error;
+    if (!retryAfterSeconds) return apiError(status, message, { title });
+    return data({ error: message, title }, { status, headers: { "Retry-After": String(retryAfterSeconds) } });
+  }
   return Response.json(
     { user: { name: result.account.name, email: result.account.email }, mustChangePassword: result.account.mustChangePassword },
-    { headers: { "Set-Cookie": await commitLogin(services, result.account) } },
+    { headers: { "Set-Cookie": await commitLogin(services, result.account, request) } },
   );
 }
 

@@ -1,12 +1,12 @@
 import type { Route } from "./+types/business.register";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { registrationSchema } from "~/lib/business-schemas";
-import { registerWithVerification } from "~/server/business-registration.server";
-import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/server/api.server";
-import { servicesContext } from "~/server/context";
-import { getI18n, getLocale } from "~/server/i18n.server";
-import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
-import { rememberRegistration } from "~/server/registration.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { registrationSchema } from "~/features/business/schemas";
+import { registerWithVerification } from "~/features/business/registration.server";
+import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { rememberRegistration } from "~/features/business/registration-cookie.server";
 
 /** POST /api/business/register: the spec's registration API, with its 409 cases. */
 export async function action({ request, context }: Route.ActionArgs) {
@@ -16,12 +16,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!parsed.success) {
     return apiError(400, t("register.failedBody"), { fields: fieldErrors(parsed.error) });
   }
-  const exceeded = await firstExceededRule(context, [
-    { name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 },
-  ]);
+  const exceeded = await firstExceededRule(context, [{ name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 }]);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
 
-  const result = await registerWithVerification(services, t, getLocale(context), parsed.data, appOrigin(services, request));
+  const result = await registerWithVerification(services, t, getLocale(context), parsed.data, appOrigin(services));
   const headers = { "Set-Cookie": await rememberRegistration(services, result.business.id) };
   const business = { id: result.business.id, name: result.business.name, status: result.business.status };
   switch (result.kind) {

@@ -1,17 +1,20 @@
 import type { Route } from "./+types/calls.demo";
-import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { placeDemoCall } from "~/server/demo-calls.server";
-import { getI18n, getLocale } from "~/server/i18n.server";
-import { servicesContext } from "~/server/context";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { placeDemoCall } from "~/features/calls/demo-calls.server";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { servicesContext } from "~/platform/context";
 
 /** POST /api/calls/demo { to }: a free demo call of the booking agent, guarded against abuse. */
 export async function action({ request, context }: Route.ActionArgs) {
   const { t } = getI18n(context);
   const body = await readJsonBody(request);
-  const result = await placeDemoCall(context, t, getLocale(context), String(body.to ?? ""), appOrigin(context.get(servicesContext), request));
+  const result = await placeDemoCall(context, t, getLocale(context), String(body.to ?? ""), appOrigin(context.get(servicesContext)));
   if (!result.ok) return apiError(result.status, result.message, { title: t("demo.failedTitle") });
-  return Response.json({ success: true, callId: result.callId, title: t("demo.startedTitle"), message: t("demo.startedBody") }, { status: 202 });
+  return Response.json(
+    { success: true, callId: result.callId, title: t("demo.startedTitle"), message: t("demo.startedBody") },
+    { status: 202 },
+  );
 }
 
 /** Only POST is accepted. */

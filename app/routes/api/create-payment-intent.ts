@@ -1,9 +1,15 @@
 import type { Route } from "./+types/create-payment-intent";
-import { empathyDetailsSchema } from "~/lib/empathy-schemas";
-import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/server/api.server";
-import { servicesContext } from "~/server/context";
-import { checkEmpathyDetails, createEmpathyPaymentIntent, empathyStatusPath, exceededPaymentLimit } from "~/server/empathy.server";
-import { getI18n } from "~/server/i18n.server";
+import { empathyDetailsSchema } from "~/features/empathy/schemas";
+import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { servicesContext } from "~/platform/context";
+import { clientIp } from "~/platform/rate-limit.server";
+import {
+  checkEmpathyDetails,
+  createEmpathyPaymentIntent,
+  empathyStatusPath,
+  exceededPaymentLimit,
+} from "~/features/empathy/empathy.server";
+import { getI18n } from "~/platform/i18n.server";
 
 const accepted = (value: unknown) => (value === true || value === "on" || value === "true" ? "on" : undefined);
 
@@ -16,7 +22,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const body = await readJsonBody(request);
-  if (body.amount !== 5 && body.amount !== "5") return apiError(400, t("empathy.amountInvalid"), { fields: { amount: [t("empathy.amountInvalid")] } });
+  if (body.amount !== 5 && body.amount !== "5")
+    return apiError(400, t("empathy.amountInvalid"), { fields: { amount: [t("empathy.amountInvalid")] } });
   const parsed = empathyDetailsSchema(t).safeParse({
     phone: body.phone,
     language: body.language,
@@ -29,9 +36,9 @@ export async function action({ request, context }: Route.ActionArgs) {
     const fields = fieldErrors(parsed.error);
     return apiError(400, Object.values(fields)[0]![0]!, { fields });
   }
-  const checked = checkEmpathyDetails(services, t, parsed.data);
+  const checked = await checkEmpathyDetails(services, t, parsed.data, clientIp(context));
   if (!checked.ok) return apiError(400, checked.message, { fields: { [checked.field]: [checked.message] } });
-  if (!services.stripe) return apiError(503, t("payment.notConfigured"));
+  if (!services.payments) return apiError(503, t("payment.notConfigured"));
   if (!services.telephony.configured) return apiError(503, t("empathy.callsNotConfigured"));
   const exceeded = await exceededPaymentLimit(context, checked.details.phone);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));

@@ -1,9 +1,9 @@
 import type { Route } from "./+types/create-subscription";
-import { starterPaymentIntent } from "~/server/business-onboarding.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { registrationBusiness } from "~/server/registration.server";
+import { starterPaymentIntent } from "~/features/business/onboarding.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { registrationBusiness } from "~/features/business/registration-cookie.server";
 
 /**
  * POST /api/create-subscription { businessId }: the $1 starter PaymentIntent. Only the browser
@@ -17,10 +17,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!business || business.id !== Number(body.businessId)) return apiError(403, t("register.notYours"));
   if (business.status === "pending_verification") return apiError(409, t("register.verifyFirst"));
   if (business.status !== "payment_required") return apiError(409, t("register.alreadyActive"));
-  if (!services.stripe) return apiError(503, t("payment.notConfigured"));
+  if (!services.payments) return apiError(503, t("payment.notConfigured"));
   const intent = await starterPaymentIntent(services, business);
-  if (!intent.client_secret) return apiError(502, t("payment.setupFailed"));
-  return Response.json({ clientSecret: intent.client_secret, paymentIntentId: intent.id, status: intent.status });
+  if (!intent.clientSecret) return apiError(502, t("payment.setupFailed"));
+  return Response.json({ clientSecret: intent.clientSecret, paymentIntentId: intent.id, status: intent.status });
 }
 
 /** Only POST is accepted. */

@@ -1,9 +1,9 @@
 import type { Route } from "./+types/verify-email-and-setup";
-import { verifyBusinessEmail } from "~/server/business-verification.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
-import { rememberRegistration } from "~/server/registration.server";
+import { verifyBusinessEmail } from "~/features/business/verification.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { rememberRegistration } from "~/features/business/registration-cookie.server";
 
 /** POST /api/verify-email-and-setup { token, email }: uses the single-use link. */
 export async function action({ request, context }: Route.ActionArgs) {

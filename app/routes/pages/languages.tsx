@@ -1,8 +1,8 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/languages";
-import { StaticPage, Section } from "~/components/static-page";
+import { StaticPage, Section } from "~/ui/static-page";
 import { callLanguages } from "~/lib/languages";
-import { buttonClass, linkClass } from "~/components/ui/button";
+import { buttonClass, linkClass } from "~/ui/button";
 
 export const meta: Route.MetaFunction = () => [
   { title: "Supported Languages · Sakina" },
@@ -30,9 +30,8 @@ export default function LanguagesPage() {
       title="Supported Languages"
       intro={
         <p>
-          You can talk to Sakina&apos;s AI listener in {callLanguages.length} languages. In every
-          language you choose a female or a male voice, and your AI companion introduces itself
-          by name at the start of the call.
+          You can talk to Sakina&apos;s AI listener in {callLanguages.length} languages. In every language you choose a female or a male
+          voice, and your AI companion introduces itself by name at the start of the call.
         </p>
       }
     >
@@ -41,16 +40,13 @@ export default function LanguagesPage() {
           <div
             role="region"
             aria-labelledby="languages-caption"
+            // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- a scrolling table must take focus so keyboard users can scroll it (axe: scrollable-region-focusable)
             tabIndex={0}
             className="overflow-x-auto rounded-xl border border-slate-200 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-700"
           >
             <table className="w-full min-w-[40rem] border-collapse text-sm">
-              <caption
-                id="languages-caption"
-                className="px-3 pt-3 pb-2 text-start font-medium text-slate-900"
-              >
-                The {callLanguages.length} call languages, with the regions they serve, their
-                voices and the names of the AI companions
+              <caption id="languages-caption" className="px-3 pt-3 pb-2 text-start font-medium text-slate-900">
+                The {callLanguages.length} call languages, with the regions they serve, their voices and the names of the AI companions
               </caption>
               <thead className="bg-slate-50">
                 <tr className="border-b border-slate-300">
@@ -82,11 +78,7 @@ export default function LanguagesPage() {
                       {language.nativeName !== language.name ? (
                         <>
                           {" "}
-                          <span
-                            lang={language.code}
-                            dir={language.code === "ar" ? "rtl" : "ltr"}
-                            className="font-normal text-slate-700"
-                          >
+                          <span lang={language.code} dir={language.code === "ar" ? "rtl" : "ltr"} className="font-normal text-slate-700">
                             ({language.nativeName})
                           </span>
                         </>
@@ -110,46 +102,34 @@ export default function LanguagesPage() {
 
         <Section title="Choosing your language and voice">
           <ul className={listClass}>
+            <li>Pick the language and the voice when you request a call, before you pay. The whole call takes place in that language.</li>
             <li>
-              Pick the language and the voice when you request a call, before you pay. The whole
-              call takes place in that language.
+              Subscribers can change their preferred language at any time in their call preferences; the change applies to the next
+              scheduled call.
             </li>
             <li>
-              Subscribers can change their preferred language at any time in their call
-              preferences; the change applies to the next scheduled call.
+              The AI companion&apos;s name tells you which voice you chose. For example, in {english.name} the female voice introduces
+              itself as {english.femaleCompanion} and the male voice as {english.maleCompanion}.
             </li>
-            <li>
-              The AI companion&apos;s name tells you which voice you chose. For example, in{" "}
-              {english.name} the female voice introduces itself as {english.femaleCompanion} and
-              the male voice as {english.maleCompanion}.
-            </li>
-            <li>
-              Speak naturally, the way you usually talk. If the AI misunderstands you, just say it
-              again in other words.
-            </li>
+            <li>Speak naturally, the way you usually talk. If the AI misunderstands you, just say it again in other words.</li>
           </ul>
         </Section>
 
         <Section title="The language of the website">
           <p>
-            Sakina&apos;s screens are available in the same six languages, and Arabic is shown
-            right to left. Choose your interface language on the{" "}
+            Sakina&apos;s screens are available in the same six languages, and Arabic is shown right to left. Choose your interface language
+            on the{" "}
             <Link className={linkClass} to="/language">
               language page
             </Link>
-            . The language of the website and the language of your call are separate choices, so
-            you can, for example, use the site in English and talk in Arabic.
+            . The language of the website and the language of your call are separate choices, so you can, for example, use the site in
+            English and talk in Arabic.
           </p>
-          <p>
-            Our detailed information pages, such as this one and our legal pages, are written in
-            English.
-          </p>
+          <p>Our detailed information pages, such as this one and our legal pages, are written in English.</p>
         </Section>
 
         <Section title="Ready to talk in your language?">
-          <p>
-            A 10-minute call costs $5, and the AI listener usually calls you within 30-60 seconds.
-          </p>
+          <p>A 10-minute call costs $5, and the AI listener usually calls you within 30-60 seconds.</p>
           <p>
             <Link className={buttonClass()} to="/">
               Request a call

@@ -1,14 +1,16 @@
 import type { Route } from "./+types/twilio-status";
 import { findCall } from "#models/calls";
-import { applyStatusCallback } from "~/server/calls.server";
-import { servicesContext } from "~/server/context";
-import { verifiedTwilioParams } from "~/server/twilio-webhooks.server";
+import { applyStatusCallback } from "~/features/calls/engine.server";
+import { servicesContext } from "~/platform/context";
+import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
+import { parseDbId } from "~/lib/validation";
 
 /** POST /webhooks/twilio/status/{callId}: signed call-progress events; replays change nothing. */
 export async function action({ request, params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const verified = await verifiedTwilioParams(services, request);
-  const call = await findCall(services.db, Number(params.callId));
+  const callId = parseDbId(params.callId);
+  const call = callId ? await findCall(services.db, callId) : null;
   if (!call || (call.providerCallId && verified.params.CallSid !== call.providerCallId)) {
     return new Response(null, { status: 204 });
   }

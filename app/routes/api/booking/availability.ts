@@ -1,8 +1,9 @@
 import type { Route } from "./+types/availability";
-import { apiError } from "~/server/api.server";
-import { bookableBusiness, slotsForDay } from "~/server/booking.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
+import { apiError } from "~/platform/api.server";
+import { bookableBusiness, slotsForDay } from "~/features/booking/booking.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { parseDbId } from "~/lib/validation";
 
 /** GET /api/booking/availability/{bookingLink}/{YYYY-MM-DD}/{serviceId} → [{ time, available }] */
 export async function loader({ params, context }: Route.LoaderArgs) {
@@ -10,7 +11,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   const business = await bookableBusiness(services, params.bookingLink);
   if (!business) return apiError(404, t("book.invalidBody"));
-  const result = await slotsForDay(services, business, Number(params.serviceId), params.date);
+  const result = await slotsForDay(services, business, parseDbId(params.serviceId) ?? Number.NaN, params.date);
   if ("error" in result) {
     const message = {
       bad_date: t("book.apiBadDate"),
@@ -19,7 +20,10 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     }[result.error!];
     return apiError(400, message, { code: result.error });
   }
-  return Response.json(result.slots.map(({ time, available }) => ({ time, available })), {
-    headers: { "Cache-Control": "no-store" },
-  });
+  return Response.json(
+    result.slots.map(({ time, available }) => ({ time, available })),
+    {
+      headers: { "Cache-Control": "no-store" },
+    },
+  );
 }

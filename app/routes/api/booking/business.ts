@@ -1,8 +1,8 @@
 import type { Route } from "./+types/business";
-import { apiError } from "~/server/api.server";
-import { bookableBusiness } from "~/server/booking.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
+import { apiError } from "~/platform/api.server";
+import { bookableBusiness } from "~/features/booking/booking.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
 
 /** GET /api/booking/business/{bookingLink} → { name, phone, address, description } */
 export async function loader({ params, context }: Route.LoaderArgs) {

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import type { Route } from "./+types/create";
 import { findService } from "#models/business-services";
-import { contactSchema } from "~/lib/booking-schemas";
-import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/server/api.server";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { bookableBusiness, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/server/booking.server";
-import { servicesContext } from "~/server/context";
-import { getI18n, getLocale } from "~/server/i18n.server";
-import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
+import { contactSchema } from "~/features/booking/schemas";
+import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { bookableBusiness, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/features/booking/booking.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { parseDbId } from "~/lib/validation";
 
 /**
  * POST /api/booking/create { businessLink, serviceId, appointmentDate, customerInfo, requestCall }.
@@ -19,9 +20,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { t } = getI18n(context);
   const body = await readJsonBody(request);
   const businessLink = typeof body.businessLink === "string" ? body.businessLink : "";
-  const serviceId = Number(body.serviceId);
+  const serviceId = parseDbId(body.serviceId);
   const appointmentDate = typeof body.appointmentDate === "string" ? body.appointmentDate : "";
-  if (!businessLink || !Number.isInteger(serviceId) || serviceId <= 0 || !appointmentDate) {
+  if (!businessLink || !serviceId || !appointmentDate) {
     return apiError(400, t("book.missingInfo"));
   }
   const business = await bookableBusiness(services, businessLink);
@@ -35,7 +36,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!customer.success) return apiError(400, t("book.errorBody"), { fields: fieldErrors(customer.error) });
   const phone = normalizeCustomerPhone(customer.data.phone, business);
   if (!phone.ok) return apiError(400, t("book.phoneInvalid"), { fields: { phone: [t("book.phoneInvalid")] } });
-  const key = z.string().min(1).max(100).safeParse(request.headers.get("Idempotency-Key") ?? body.idempotencyKey);
+  const key = z
+    .string()
+    .min(1)
+    .max(100)
+    .safeParse(request.headers.get("Idempotency-Key") ?? body.idempotencyKey);
 
   const exceeded = await firstExceededRule(context, [
     { name: "booking:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
@@ -50,7 +55,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     customer: { name: customer.data.name, phone: phone.e164, email: customer.data.email || null, notes: customer.data.notes || null },
     language: getLocale(context),
     idempotencyKey: key.success ? key.data : null,
-    origin: appOrigin(services, request),
+    origin: appOrigin(services),
+    ip: clientIp(context),
   });
   if (result.kind === "taken") return apiError(409, t("book.justTaken"), { code: "slot_taken" });
   if (result.kind === "not_a_slot") return apiError(400, t("book.timeUnavailable"), { code: "not_a_slot" });

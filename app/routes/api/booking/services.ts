@@ -1,8 +1,8 @@
 import type { Route } from "./+types/services";
-import { apiError } from "~/server/api.server";
-import { bookableBusiness, bookableServices } from "~/server/booking.server";
-import { servicesContext } from "~/server/context";
-import { getI18n } from "~/server/i18n.server";
+import { apiError } from "~/platform/api.server";
+import { bookableBusiness, bookableServices } from "~/features/booking/booking.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
 
 /** GET /api/booking/services/{bookingLink} → [{ id, name, description, price, currency, duration }] */
 export async function loader({ params, context }: Route.LoaderArgs) {

@@ -1,10 +1,10 @@
 import type { Route } from "./+types/start-call";
-import { apiError, methodNotAllowed, readJsonBody } from "~/server/api.server";
-import { appOrigin } from "~/server/business-onboarding.server";
-import { servicesContext } from "~/server/context";
-import { empathyStatusPath, startEmpathyCall } from "~/server/empathy.server";
-import { getI18n } from "~/server/i18n.server";
-import { clientIp, firstExceededRule } from "~/server/rate-limit.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import { empathyStatusPath, startEmpathyCall } from "~/features/empathy/empathy.server";
+import { getI18n } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 
 /**
  * POST /api/empathy/start-call { phone, language, paymentIntentId }: places the paid call. The
@@ -19,7 +19,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!/^pi_[A-Za-z0-9_]{1,200}$/.test(paymentIntentId)) {
     return apiError(400, t("empathy.paymentIdInvalid"), { fields: { paymentIntentId: [t("empathy.paymentIdInvalid")] } });
   }
-  if (!services.stripe) return apiError(503, t("payment.notConfigured"));
+  if (!services.payments) return apiError(503, t("payment.notConfigured"));
   // The payment stays unused, so the call is placed once calls are configured (the webhook retries).
   if (!services.telephony.configured) return apiError(503, t("empathy.callsNotConfigured"));
   const exceeded = await firstExceededRule(context, [
@@ -27,7 +27,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   ]);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
 
-  const result = await startEmpathyCall(services, paymentIntentId, appOrigin(services, request));
+  const result = await startEmpathyCall(services, paymentIntentId, appOrigin(services));
   if (result.ok) {
     return Response.json({
       success: true,
@@ -46,7 +46,10 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "wrong_currency":
       return apiError(400, t("empathy.paymentWrongAmount"));
     case "not_succeeded":
-      return apiError(402, t("payment.processing", { status: result.status ?? "unknown" }), { title: t("payment.processingTitle"), status: result.status });
+      return apiError(402, t("payment.processing", { status: result.status ?? "unknown" }), {
+        title: t("payment.processingTitle"),
+        status: result.status,
+      });
     case "already_used":
       return apiError(409, t("empathy.paymentUsed"), {
         code: "already_used",

@@ -1,0 +1,286 @@
+import type { TFunction } from "i18next";
+import { customerBookingEmail, ownerBookingEmail } from "#emails/booking";
+import {
+  createBooking,
+  listBusyIntervals,
+  markBookingNotCalled,
+  setBookingCallState,
+  setBookingStatus,
+  type Booking,
+} from "#models/bookings";
+import { checkDialling } from "~/features/calls/dialling-policy.server";
+import { findService, listServices, type BusinessService } from "#models/business-services";
+import { findBusinessByBookingLink, findBusinessById, type Business } from "#models/businesses";
+import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
+import { findBooking } from "#models/bookings";
+import { normalizePhone } from "~/lib/phone";
+import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTimeToUtc, type SlotRules } from "~/features/booking/slots";
+import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
+import { sendEmailJob } from "~/platform/email-jobs.server";
+import { translatorFor } from "~/platform/i18n.server";
+import { requestCall } from "~/features/calls/engine.server";
+import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
+import { reportCallUsageJob } from "~/features/business/onboarding.server";
+import type { Call } from "#models/calls";
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+
+export const BOOKING_WINDOW_DAYS = 30;
+
+/** The public side of a business: only active businesses have a booking page. */
+export async function bookableBusiness(services: AppServices, bookingLink: string) {
+  const business = await findBusinessByBookingLink(services.db, bookingLink);
+  return business && business.status === "active" ? business : null;
+}
+
+export async function bookableServices(services: AppServices, business: Business) {
+  return listServices(services.db, business.id, { activeOnly: true });
+}
+
+/** Everything slot computation needs for one business and service, read once. */
+export async function availabilityFor(services: AppServices, business: Business, service: BusinessService, now = Date.now()) {
+  const [weekly, closures, busy] = await Promise.all([
+    getWeeklySchedule(services.db, business.id),
+    listDaysOff(services.db, business.id),
+    listBusyIntervals(services.db, business.id, new Date(now - 86_400_000), new Date(now + (BOOKING_WINDOW_DAYS + 1) * 86_400_000)),
+  ]);
+  const rules: SlotRules = {
+    timeZone: business.timeZone,
+    weekly,
+    daysOff: new Set(closures.map((d) => d.date)),
+    serviceMinutes: service.durationMinutes,
+    minimumNoticeMinutes: business.minimumNoticeMinutes,
+    windowDays: BOOKING_WINDOW_DAYS,
+  };
+  return {
+    rules,
+    now,
+    /** Free starts (epoch ms) across the whole window. */
+    freeStarts: () => computeSlots(rules, busy, now),
+    /** Free start count per local date, for the month table. */
+    countsByDate() {
+      const counts = new Map<string, number>();
+      for (const start of computeSlots(rules, busy, now)) {
+        const { date } = utcToZoned(start, rules.timeZone);
+        counts.set(date, (counts.get(date) ?? 0) + 1);
+      }
+      return counts;
+    },
+    windowDates: () => windowLocalDates(rules, now),
+    day: (localDate: string) => slotsForLocalDate(rules, busy, now, localDate),
+  };
+}
+
+export type AvailabilityError = "bad_date" | "outside_window" | "unknown_service";
+
+/** The slot list the availability API and the time step show, or why there is none. */
+export async function slotsForDay(services: AppServices, business: Business, serviceId: number, localDate: string) {
+  if (!isCalendarDate(localDate)) {
+    return { error: "bad_date" as const };
+  }
+  const service = Number.isInteger(serviceId) ? await findService(services.db, business.id, serviceId) : null;
+  if (!service || !service.active) return { error: "unknown_service" as const };
+  const availability = await availabilityFor(services, business, service);
+  if (!availability.windowDates().includes(localDate)) return { error: "outside_window" as const };
+  return { service, slots: availability.day(localDate) };
+}
+
+/**
+ * The API's appointmentDate: without an offset it is the business's local wall time (what the
+ * slot list shows); with Z or an offset it is that instant.
+ */
+export function parseAppointmentDate(value: string, timeZone: string): number | null {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::00(?:\.0+)?)?(Z|[+-]\d{2}:\d{2})?$/.exec(value.trim());
+  if (!match) return null;
+  const [, date, time, offset] = match;
+  if (!isCalendarDate(date!)) return null;
+  if (offset) {
+    const instant = Date.parse(`${date}T${time}:00${offset}`);
+    return Number.isNaN(instant) ? null : instant;
+  }
+  const minute = parseTimeOfDay(time!);
+  if (minute === null || minute >= 1440 || !isCalendarDate(date!)) return null;
+  return zonedTimeToUtc(date!, minute, timeZone);
+}
+
+/** Customers type local numbers in the business's country; the business's own number says which. */
+export function normalizeCustomerPhone(input: string, business: Business) {
+  const country = parsePhoneNumberFromString(business.phone)?.country ?? "US";
+  return normalizePhone(input, country);
+}
+
+export interface BookingRequest {
+  business: Business;
+  service: BusinessService;
+  start: number;
+  customer: { name: string; phone: string; email: string | null; notes: string | null };
+  language: string;
+  idempotencyKey: string | null;
+  origin: string;
+  /** The visitor's address: a public form may cause only so many calls a day from one address. */
+  ip?: string | null;
+}
+
+export type PlaceBookingResult = { kind: "booked"; booking: Booking; duplicate: boolean } | { kind: "taken" } | { kind: "not_a_slot" };
+
+/**
+ * Books a free slot: the time must be one the slot list offers (opening hours, notice, window);
+ * the database then decides between simultaneous requests. A new booking e-mails the owner and
+ * the customer and queues the AI confirmation call.
+ */
+export async function placeBooking(services: AppServices, request: BookingRequest): Promise<PlaceBookingResult> {
+  const availability = await availabilityFor(services, request.business, request.service);
+  const free = availability.freeStarts();
+  if (!free.includes(request.start)) {
+    // Either never a slot, or one a booking took a moment ago.
+    const onGrid = availability.day(utcToZoned(request.start, request.business.timeZone).date).some((slot) => slot.start === request.start);
+    if (!onGrid) return { kind: "not_a_slot" };
+  }
+  const result = await createBooking(services.db, {
+    businessId: request.business.id,
+    serviceId: request.service.id,
+    startsAt: new Date(request.start),
+    endsAt: new Date(request.start + request.service.durationMinutes * 60_000),
+    customerName: request.customer.name,
+    customerPhone: request.customer.phone,
+    customerEmail: request.customer.email,
+    notes: request.customer.notes,
+    language: request.language,
+    idempotencyKey: request.idempotencyKey,
+  });
+  if (result.kind === "taken") return { kind: "taken" };
+  if (result.kind === "duplicate") return { kind: "booked", booking: result.booking, duplicate: true };
+  await announceBooking(services, request, result.booking, `${request.origin}/booking/${result.manageToken}`);
+  return { kind: "booked", booking: result.booking, duplicate: false };
+}
+
+export function formatWhen(start: Date, timeZone: string, language: string) {
+  return `${start.toLocaleString(language, { timeZone, dateStyle: "full", timeStyle: "short" })} (${timeZone})`;
+}
+
+async function announceBooking(services: AppServices, request: BookingRequest, booking: Booking, manageUrl: string) {
+  const { business, service } = request;
+  const ownerT = await translatorFor(business.defaultLanguage);
+  const customerT = await translatorFor(request.language);
+  const base = {
+    bookingId: booking.id,
+    businessName: business.name,
+    businessAddress: business.address,
+    serviceName: service.name,
+    start: booking.startsAt,
+    end: booking.endsAt,
+    customerName: booking.customerName,
+    customerPhone: booking.customerPhone,
+    customerEmail: booking.customerEmail,
+    notes: booking.notes,
+    manageUrl,
+    dashboardUrl: `${request.origin}/dashboard#bookings`,
+  };
+  await services.jobs.enqueue(
+    sendEmailJob,
+    ownerBookingEmail(ownerT, business.defaultLanguage, business.email, {
+      ...base,
+      when: formatWhen(booking.startsAt, business.timeZone, business.defaultLanguage),
+    }),
+  );
+  if (booking.customerEmail) {
+    await services.jobs.enqueue(
+      sendEmailJob,
+      customerBookingEmail(customerT, request.language, booking.customerEmail, {
+        ...base,
+        when: formatWhen(booking.startsAt, business.timeZone, request.language),
+      }),
+    );
+  }
+  await services.jobs.enqueue(
+    bookingConfirmationCallJob,
+    { bookingId: booking.id, origin: request.origin, ip: request.ip ?? null },
+    { singletonKey: `confirm-${booking.id}` },
+  );
+}
+
+/**
+ * Places the AI confirmation call for a new (or moved) booking, in the customer's language with
+ * the business's chosen voice. Without telephony configured it records that, so the owner sees it.
+ */
+export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: string; ip?: string | null }> = {
+  name: "booking-confirmation-call",
+  retryLimit: 5,
+  retryDelaySeconds: 60,
+  async handle({ bookingId, origin, ip }, services) {
+    const booking = await findBooking(services.db, bookingId);
+    if (!booking || booking.status !== "pending") return;
+    const business = await findBusinessById(services.db, booking.businessId);
+    if (!business) return;
+    if (!services.telephony.configured) {
+      await setBookingCallState(services.db, booking.id, "calls_not_configured");
+      return;
+    }
+    const decision = await checkDialling(services, {
+      path: "booking_confirmation",
+      number: booking.customerPhone,
+      business,
+      ip: ip ?? null,
+      countIp: Boolean(ip),
+    });
+    if (!decision.ok) {
+      // The booking stands; the owner's list says why nobody called, so the business phones itself.
+      await markBookingNotCalled(services.db, booking.id, decision.reason);
+      return;
+    }
+    await requestCall(services, {
+      purpose: "booking_confirmation",
+      to: booking.customerPhone,
+      language: booking.language,
+      voice: business.confirmationVoice,
+      businessId: business.id,
+      bookingId: booking.id,
+      origin: origin ?? services.env.APP_URL ?? "http://localhost:3000",
+    });
+    await setBookingCallState(services.db, booking.id, "queued");
+  },
+};
+
+export const CONFIRMATION_ATTEMPTS = 3;
+
+/**
+ * What a confirmation call does to its booking: "calling" once placed (and one call counted
+ * against the plan), then done when a person answered, another attempt half an hour later when
+ * nobody or a machine did, and "unreachable" after the last attempt.
+ */
+export const confirmationCallLifecycle: CallLifecycle = {
+  async placed(services, call) {
+    if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "calling");
+    if (call.businessId) await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId });
+  },
+  finished: confirmationCallFinished,
+};
+
+async function confirmationCallFinished(services: AppServices, call: Call, origin: string) {
+  if (!call.bookingId) return;
+  const booking = await findBooking(services.db, call.bookingId);
+  if (!booking || booking.status !== "pending") return;
+  const machine = call.answeredBy?.startsWith("machine") || call.outcome === "voicemail";
+  if (call.status === "completed" && !machine) {
+    await setBookingCallState(services.db, booking.id, call.outcome ? `done:${call.outcome}` : "answered");
+    return;
+  }
+  if (call.attempt < CONFIRMATION_ATTEMPTS && call.toNumber) {
+    await requestCall(services, {
+      purpose: "booking_confirmation",
+      to: call.toNumber,
+      language: call.language,
+      voice: call.voice,
+      businessId: call.businessId,
+      bookingId: call.bookingId,
+      attempt: call.attempt + 1,
+      origin,
+      startAfter: new Date(Date.now() + 30 * 60_000),
+    });
+    await setBookingCallState(services.db, booking.id, `retry_${call.attempt + 1}`);
+    return;
+  }
+  await setBookingStatus(services.db, booking.id, "unreachable", "unreachable");
+  await setBookingCallState(services.db, booking.id, "unreachable");
+}
+
+export type { TFunction };

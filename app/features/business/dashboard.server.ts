@@ -1,0 +1,248 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import type { TFunction } from "i18next";
+import { z } from "zod";
+import { addService, listServices, updateService } from "#models/business-services";
+import { listBusinessBookings } from "#models/bookings";
+import { countBusinessCallsSince } from "#models/calls";
+import { MONTHLY_CALLS, STARTER_CALLS, updateBusinessProfile, type Business } from "#models/businesses";
+import { addDayOff, getWeeklySchedule, listDaysOff, removeDayOff, replaceWeeklySchedule } from "#models/opening-hours";
+import { supportedLanguages } from "~/i18n";
+import { confirmationVoices, timeZones } from "~/features/business/industries";
+import { currencies, parseAmountToCents } from "~/lib/money";
+import { businessPhoneField } from "~/features/business/schemas";
+import type { WeeklySchedule } from "~/features/booking/slots";
+import { parseTimeOfDay } from "~/lib/time";
+import type { AppServices } from "~/platform/services.server";
+import { INT4_MAX, isCalendarDate, parseDbId } from "~/lib/validation";
+
+export const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440] as const;
+
+export function serviceSchema(t: TFunction) {
+  return z.object({
+    serviceId: z.coerce.number().int().positive().max(INT4_MAX).optional(),
+    name: z
+      .string(t("services.nameRequired"))
+      .trim()
+      .min(1, t("services.nameRequired"))
+      .max(120, t("form.tooLong", { max: 120 })),
+    description: z
+      .string()
+      .trim()
+      .max(500, t("form.tooLong", { max: 500 }))
+      .optional(),
+    price: z.string(t("services.priceRequired")).transform((value, ctx) => {
+      const cents = parseAmountToCents(value);
+      if (cents === null || cents > 10_000_000) {
+        ctx.addIssue({ code: "custom", message: t("services.priceInvalid") });
+        return z.NEVER;
+      }
+      return cents;
+    }),
+    currency: z.enum(currencies, t("services.currencyInvalid")).default("USD"),
+    durationMinutes: z.coerce
+      .number(t("services.durationInvalid"))
+      .int(t("services.durationInvalid"))
+      .min(5, t("services.durationInvalid"))
+      .max(720, t("services.durationInvalid")),
+  });
+}
+
+export function settingsSchema(t: TFunction) {
+  return z.object({
+    phone: businessPhoneField(t),
+    address: z
+      .string()
+      .trim()
+      .max(200, t("form.tooLong", { max: 200 }))
+      .optional(),
+    description: z
+      .string()
+      .trim()
+      .max(500, t("form.tooLong", { max: 500 }))
+      .optional(),
+    timeZone: z.enum(timeZones, t("settings.timeZoneInvalid")),
+    minimumNoticeMinutes: z.coerce.number().refine((v) => (noticeOptions as readonly number[]).includes(v), t("settings.noticeInvalid")),
+    defaultLanguage: z.enum(supportedLanguages, t("language.invalid")),
+    confirmationLanguage: z.enum(supportedLanguages, t("language.invalid")),
+    confirmationVoice: z.enum(confirmationVoices, t("settings.voiceInvalid")),
+  });
+}
+
+export function dayOffSchema(t: TFunction) {
+  return z.object({
+    date: z.string(t("hours.dateInvalid")).refine(isCalendarDate, t("hours.dateInvalid")),
+    note: z
+      .string()
+      .trim()
+      .max(120, t("form.tooLong", { max: 120 }))
+      .optional(),
+  });
+}
+
+/**
+ * The week form: for each weekday, closed, or one or two intervals (the gap between them is a
+ * break). Errors are keyed by field name, e.g. "d1_close1".
+ */
+export function parseWeek(t: TFunction, form: FormData): { schedule: WeeklySchedule } | { errors: Record<string, string[]> } {
+  const schedule: WeeklySchedule = { 0: [], 1: [], 2: [], 3: [], 4: [], 5: [], 6: [] };
+  const errors: Record<string, string[]> = {};
+  for (const day of [0, 1, 2, 3, 4, 5, 6] as const) {
+    if (form.get(`d${day}_open`) !== "on") continue;
+    let previousEnd = -1;
+    for (const n of [1, 2]) {
+      const startRaw = String(form.get(`d${day}_start${n}`) ?? "");
+      const endRaw = String(form.get(`d${day}_end${n}`) ?? "");
+      if (n === 2 && !startRaw && !endRaw) continue;
+      const start = parseTimeOfDay(startRaw);
+      const end = parseTimeOfDay(endRaw);
+      if (start === null) errors[`d${day}_start${n}`] = [t("hours.timeInvalid")];
+      if (end === null) errors[`d${day}_end${n}`] = [t("hours.timeInvalid")];
+      if (start === null || end === null) continue;
+      if (end <= start) {
+        errors[`d${day}_end${n}`] = [t("hours.endBeforeStart")];
+        continue;
+      }
+      if (start < previousEnd) {
+        errors[`d${day}_start${n}`] = [t("hours.overlap")];
+        continue;
+      }
+      schedule[day].push({ startMinute: start, endMinute: end });
+      previousEnd = end;
+    }
+    if (schedule[day].length === 0 && !Object.keys(errors).some((k) => k.startsWith(`d${day}_`))) {
+      errors[`d${day}_start1`] = [t("hours.timeInvalid")];
+    }
+  }
+  return Object.keys(errors).length > 0 ? { errors } : { schedule };
+}
+
+export type DashboardResult =
+  { intent: string; ok: true; message: string } | { intent: string; ok: false; reply?: unknown; errors?: Record<string, string[]> };
+
+/** Every change an owner makes on the dashboard; each is scoped to the owner's own business. */
+export async function handleDashboardAction(
+  services: AppServices,
+  t: TFunction,
+  businessId: number,
+  form: FormData,
+): Promise<DashboardResult> {
+  const intent = String(form.get("intent") ?? "");
+  switch (intent) {
+    case "add-service":
+    case "edit-service": {
+      const submission = parseWithZod(form, { schema: serviceSchema(t) });
+      if (submission.status !== "success") return { intent, ok: false, reply: submission.reply() };
+      const { serviceId, price, description, ...rest } = submission.value;
+      const fields = { ...rest, priceCents: price, description: description || null };
+      if (intent === "add-service") {
+        await addService(services.db, businessId, fields);
+        return { intent, ok: true, message: t("services.added", { name: fields.name }) };
+      }
+      const updated = serviceId ? await updateService(services.db, businessId, serviceId, fields) : null;
+      if (!updated) return { intent, ok: false, errors: { _: [t("services.notFound")] } };
+      return { intent, ok: true, message: t("services.saved", { name: fields.name }) };
+    }
+    case "toggle-service": {
+      const serviceId = parseDbId(form.get("serviceId"));
+      const active = form.get("active") === "true";
+      const updated = serviceId ? await updateService(services.db, businessId, serviceId, { active }) : null;
+      if (!updated) return { intent, ok: false, errors: { _: [t("services.notFound")] } };
+      return {
+        intent,
+        ok: true,
+        message: active ? t("services.activated", { name: updated.name }) : t("services.deactivated", { name: updated.name }),
+      };
+    }
+    case "save-hours": {
+      const week = parseWeek(t, form);
+      if ("errors" in week) return { intent, ok: false, errors: week.errors };
+      await replaceWeeklySchedule(services.db, businessId, week.schedule);
+      return { intent, ok: true, message: t("hours.saved") };
+    }
+    case "add-day-off": {
+      const submission = parseWithZod(form, { schema: dayOffSchema(t) });
+      if (submission.status !== "success") return { intent, ok: false, reply: submission.reply() };
+      await addDayOff(services.db, businessId, submission.value.date, submission.value.note || null);
+      return { intent, ok: true, message: t("hours.dayOffAdded") };
+    }
+    case "remove-day-off": {
+      const dayOffId = parseDbId(form.get("dayOffId"));
+      if (dayOffId) await removeDayOff(services.db, businessId, dayOffId);
+      return { intent, ok: true, message: t("hours.dayOffRemoved") };
+    }
+    case "save-settings": {
+      const submission = parseWithZod(form, { schema: settingsSchema(t) });
+      if (submission.status !== "success") return { intent, ok: false, reply: submission.reply() };
+      const { address, description, ...rest } = submission.value;
+      await updateBusinessProfile(services.db, businessId, { ...rest, address: address || null, description: description || null });
+      return { intent, ok: true, message: t("settings.saved") };
+    }
+    default:
+      return { intent, ok: false, errors: { _: [t("common.genericError")] } };
+  }
+}
+
+/** Everything the owner's dashboard shows, as plain data for the page. */
+export async function loadBusinessDashboard(services: AppServices, t: TFunction, business: Business, origin: string) {
+  const today = new Date().toISOString().slice(0, 10);
+  // The allowance runs from activation during the starter, then per calendar month.
+  const periodStart =
+    business.planStatus === "starter" && business.activatedAt
+      ? business.activatedAt
+      : new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
+  const [serviceRows, schedule, closures, upcoming, past, callsUsed] = await Promise.all([
+    listServices(services.db, business.id),
+    getWeeklySchedule(services.db, business.id),
+    listDaysOff(services.db, business.id, today),
+    listBusinessBookings(services.db, business.id, "upcoming"),
+    listBusinessBookings(services.db, business.id, "past", new Date(), 20),
+    countBusinessCallsSince(services.db, business.id, periodStart),
+  ]);
+  const bookingRow = ({ booking, serviceName }: (typeof upcoming)[number]) => ({
+    id: booking.id,
+    serviceName,
+    startsAt: booking.startsAt.toISOString(),
+    customerName: booking.customerName,
+    customerPhone: booking.customerPhone,
+    status: booking.status,
+    callState: booking.callState,
+    callOutcome: booking.callOutcome,
+    notCalledReason: booking.notCalledReason,
+  });
+  return {
+    kind: "business" as const,
+    title: `${t("dashboard.title")} · ${business.name}`,
+    bookingUrl: `${origin}/book/${business.bookingLink}`,
+    business: {
+      name: business.name,
+      ownerName: business.ownerName,
+      status: business.status,
+      planStatus: business.planStatus,
+      starterEndsAt: business.starterEndsAt?.toISOString() ?? null,
+      starterDaysLeft: business.starterEndsAt ? Math.max(0, Math.ceil((business.starterEndsAt.getTime() - Date.now()) / 86_400_000)) : null,
+      phone: business.phone,
+      address: business.address ?? "",
+      description: business.description ?? "",
+      timeZone: business.timeZone,
+      minimumNoticeMinutes: business.minimumNoticeMinutes,
+      defaultLanguage: business.defaultLanguage,
+      confirmationLanguage: business.confirmationLanguage,
+      confirmationVoice: business.confirmationVoice,
+    },
+    services: serviceRows.map((s) => ({
+      id: s.id,
+      name: s.name,
+      description: s.description ?? "",
+      priceCents: s.priceCents,
+      currency: s.currency,
+      durationMinutes: s.durationMinutes,
+      active: s.active,
+    })),
+    schedule,
+    daysOff: closures.map((d) => ({ id: d.id, date: d.date, note: d.note ?? "" })),
+    bookings: { upcoming: upcoming.map(bookingRow), past: past.map(bookingRow) },
+    calls: { used: callsUsed, allowance: business.planStatus === "starter" ? STARTER_CALLS : MONTHLY_CALLS },
+  };
+}
+
+export type BusinessDashboardData = Awaited<ReturnType<typeof loadBusinessDashboard>>;

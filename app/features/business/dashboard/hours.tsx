@@ -1,0 +1,147 @@
+import { Form } from "react-router";
+import { useTranslation } from "react-i18next";
+import type { WeeklySchedule } from "~/features/booking/slots";
+import { formatTimeOfDay } from "~/lib/time";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button } from "~/ui/button";
+import { Field } from "~/ui/field";
+import { errorsFor, type DashboardActionData, type DashboardData } from "~/features/business/dashboard/types";
+
+// Monday first, as most business weeks are written.
+const WEEK = [1, 2, 3, 4, 5, 6, 0] as const;
+
+export function HoursSection({
+  schedule,
+  daysOff,
+  timeZone,
+  actionData,
+}: {
+  schedule: WeeklySchedule;
+  daysOff: DashboardData["daysOff"];
+  timeZone: string;
+  actionData?: DashboardActionData;
+}) {
+  const { t, i18n } = useTranslation();
+  const weekdayName = (day: number) =>
+    new Date(Date.UTC(2024, 0, 7 + day)).toLocaleDateString(i18n.language, { weekday: "long", timeZone: "UTC" });
+  const err = (field: string) => errorsFor(actionData, "save-hours", field);
+  return (
+    <section id="hours" aria-labelledby="hours-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-6">
+      <h2 id="hours-title" className="text-xl font-semibold text-slate-900">
+        {t("hours.title")}
+      </h2>
+      <p className="mt-1 text-sm text-slate-700">{t("hours.intro", { zone: timeZone })}</p>
+      {actionData?.intent === "save-hours" && !actionData.ok ? (
+        <p role="alert" className="mt-3 rounded-lg bg-rose-50 p-3 text-sm font-medium text-rose-800">
+          {t("hours.fixErrors")}
+        </p>
+      ) : null}
+      <Form method="post" className="mt-4 space-y-3">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="intent" value="save-hours" />
+        {WEEK.map((day) => {
+          const intervals = schedule[day];
+          const [first, second] = intervals;
+          return (
+            <fieldset key={day} className="rounded-xl border border-slate-200 p-3">
+              <legend className="px-1 font-medium text-slate-900">{weekdayName(day)}</legend>
+              <div className="flex flex-wrap items-end gap-3">
+                <label className="flex items-center gap-2 pb-2 text-sm text-slate-800">
+                  <input type="checkbox" name={`d${day}_open`} defaultChecked={intervals.length > 0} className="h-4 w-4 accent-teal-700" />
+                  {t("hours.open")}
+                </label>
+                <Field
+                  id={`d${day}_start1`}
+                  label={t("hours.opens")}
+                  name={`d${day}_start1`}
+                  type="time"
+                  defaultValue={first ? formatTimeOfDay(first.startMinute) : "09:00"}
+                  errors={err(`d${day}_start1`)}
+                  className="w-36"
+                />
+                <Field
+                  id={`d${day}_end1`}
+                  label={t("hours.closes")}
+                  name={`d${day}_end1`}
+                  type="time"
+                  defaultValue={first ? formatTimeOfDay(first.endMinute) : "17:00"}
+                  errors={err(`d${day}_end1`)}
+                  className="w-36"
+                />
+                <Field
+                  id={`d${day}_start2`}
+                  label={t("hours.reopens")}
+                  name={`d${day}_start2`}
+                  type="time"
+                  defaultValue={second ? formatTimeOfDay(second.startMinute) : ""}
+                  errors={err(`d${day}_start2`)}
+                  className="w-36"
+                />
+                <Field
+                  id={`d${day}_end2`}
+                  label={t("hours.closesAgain")}
+                  name={`d${day}_end2`}
+                  type="time"
+                  defaultValue={second ? formatTimeOfDay(second.endMinute) : ""}
+                  errors={err(`d${day}_end2`)}
+                  className="w-36"
+                />
+              </div>
+            </fieldset>
+          );
+        })}
+        <p className="text-sm text-slate-600">{t("hours.breakHint")}</p>
+        <Button type="submit">{t("hours.save")}</Button>
+      </Form>
+
+      <div className="mt-8 border-t border-slate-200 pt-6">
+        <h3 className="text-lg font-semibold text-slate-900">{t("hours.daysOffTitle")}</h3>
+        {daysOff.length === 0 ? (
+          <p className="mt-2 text-sm text-slate-700">{t("hours.noDaysOff")}</p>
+        ) : (
+          <ul className="mt-3 divide-y divide-slate-200">
+            {daysOff.map((day) => (
+              <li key={day.id} className="flex flex-wrap items-center justify-between gap-3 py-2">
+                <span className="text-slate-900">
+                  {new Date(`${day.date}T12:00:00Z`).toLocaleDateString(i18n.language, { dateStyle: "full", timeZone: "UTC" })}
+                  {day.note ? <span className="text-slate-600"> · {day.note}</span> : null}
+                </span>
+                <Form method="post">
+                  <AuthenticityTokenInput />
+                  <input type="hidden" name="intent" value="remove-day-off" />
+                  <input type="hidden" name="dayOffId" value={day.id} />
+                  <Button type="submit" variant="secondary">
+                    {t("hours.removeDayOff")}
+                    <span className="sr-only">: {day.date}</span>
+                  </Button>
+                </Form>
+              </li>
+            ))}
+          </ul>
+        )}
+        <Form method="post" className="mt-4 flex flex-wrap items-end gap-3">
+          <AuthenticityTokenInput />
+          <input type="hidden" name="intent" value="add-day-off" />
+          <Field
+            id="day-off-date"
+            label={t("hours.dayOffDate")}
+            name="date"
+            type="date"
+            required
+            errors={errorsFor(actionData, "add-day-off", "date")}
+          />
+          <Field
+            id="day-off-note"
+            label={t("hours.dayOffNote")}
+            name="note"
+            maxLength={120}
+            errors={errorsFor(actionData, "add-day-off", "note")}
+          />
+          <Button type="submit" variant="secondary">
+            {t("hours.addDayOff")}
+          </Button>
+        </Form>
+      </div>
+    </section>
+  );
+}

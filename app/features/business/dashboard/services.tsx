@@ -1,0 +1,162 @@
+import { Form } from "react-router";
+import { useTranslation } from "react-i18next";
+import { currencies, centsToInput, formatMoney } from "~/lib/money";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button } from "~/ui/button";
+import { Field, SelectField, TextareaField } from "~/ui/field";
+import { errorsFor, submittedValue, type DashboardActionData, type DashboardData } from "~/features/business/dashboard/types";
+
+type Service = DashboardData["services"][number];
+
+export function ServicesSection({ services, actionData }: { services: Service[]; actionData?: DashboardActionData }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <section id="services" aria-labelledby="services-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-6">
+      <h2 id="services-title" className="text-xl font-semibold text-slate-900">
+        {t("services.title")}
+      </h2>
+      <p className="mt-1 text-sm text-slate-700">{t("services.intro")}</p>
+      {services.length === 0 ? (
+        <p className="mt-4 rounded-lg bg-slate-50 p-4 text-slate-700">{t("services.empty")}</p>
+      ) : (
+        <ul className="mt-4 divide-y divide-slate-200">
+          {services.map((service) => (
+            <li key={service.id} className="py-4">
+              <div className="flex flex-wrap items-start justify-between gap-3">
+                <div>
+                  <p className="font-medium text-slate-900">
+                    {service.name}{" "}
+                    {!service.active ? (
+                      <span className="ms-2 rounded-full bg-slate-200 px-2 py-0.5 text-xs font-medium text-slate-700">
+                        {t("services.inactive")}
+                      </span>
+                    ) : null}
+                  </p>
+                  <p className="text-sm text-slate-700">
+                    {t("services.summary", {
+                      minutes: service.durationMinutes,
+                      price: formatMoney(service.priceCents, service.currency, i18n.language),
+                    })}
+                  </p>
+                  {service.description ? <p className="mt-1 text-sm text-slate-600">{service.description}</p> : null}
+                </div>
+                <Form method="post">
+                  <AuthenticityTokenInput />
+                  <input type="hidden" name="intent" value="toggle-service" />
+                  <input type="hidden" name="serviceId" value={service.id} />
+                  <input type="hidden" name="active" value={String(!service.active)} />
+                  <Button type="submit" variant="secondary">
+                    {service.active ? t("services.deactivate") : t("services.activate")}
+                    <span className="sr-only">: {service.name}</span>
+                  </Button>
+                </Form>
+              </div>
+              <details
+                className="mt-3"
+                open={
+                  actionData?.intent === "edit-service" &&
+                  !actionData.ok &&
+                  submittedValue(actionData, "edit-service", "serviceId") === String(service.id)
+                }
+              >
+                <summary className="cursor-pointer text-sm font-medium text-teal-800">
+                  {t("services.edit")}
+                  <span className="sr-only">: {service.name}</span>
+                </summary>
+                <ServiceForm intent="edit-service" service={service} actionData={actionData} />
+              </details>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="mt-6 border-t border-slate-200 pt-6">
+        <h3 className="text-lg font-semibold text-slate-900">{services.length === 0 ? t("services.addFirst") : t("services.add")}</h3>
+        <ServiceForm intent="add-service" actionData={actionData} />
+      </div>
+    </section>
+  );
+}
+
+function ServiceForm({
+  intent,
+  service,
+  actionData,
+}: {
+  intent: "add-service" | "edit-service";
+  service?: Service;
+  actionData?: DashboardActionData;
+}) {
+  const { t } = useTranslation();
+  const isThisForm =
+    actionData?.intent === intent && (intent === "add-service" || submittedValue(actionData, intent, "serviceId") === String(service?.id));
+  const errors = (field: string) => (isThisForm ? errorsFor(actionData, intent, field) : undefined);
+  const value = (field: string, fallback: string) => (isThisForm ? (submittedValue(actionData, intent, field) ?? fallback) : fallback);
+  const idPrefix = service ? `service-${service.id}` : "service-new";
+  return (
+    <Form method="post" className="mt-3 grid gap-4 sm:grid-cols-2" key={isThisForm ? "failed" : "fresh"}>
+      <AuthenticityTokenInput />
+      <input type="hidden" name="intent" value={intent} />
+      {service ? <input type="hidden" name="serviceId" value={service.id} /> : null}
+      <Field
+        id={`${idPrefix}-name`}
+        label={t("services.name")}
+        name="name"
+        required
+        maxLength={120}
+        defaultValue={value("name", service?.name ?? "")}
+        errors={errors("name")}
+        className="sm:col-span-2"
+      />
+      <TextareaField
+        id={`${idPrefix}-description`}
+        label={t("services.description")}
+        name="description"
+        rows={2}
+        maxLength={500}
+        defaultValue={value("description", service?.description ?? "")}
+        errors={errors("description")}
+        className="sm:col-span-2"
+      />
+      <Field
+        id={`${idPrefix}-price`}
+        label={t("services.price")}
+        name="price"
+        inputMode="decimal"
+        required
+        defaultValue={value("price", service ? centsToInput(service.priceCents) : "")}
+        errors={errors("price")}
+        hint={t("services.priceHint")}
+      />
+      <SelectField
+        id={`${idPrefix}-currency`}
+        label={t("services.currency")}
+        name="currency"
+        defaultValue={value("currency", service?.currency ?? "USD")}
+        errors={errors("currency")}
+      >
+        {currencies.map((currency) => (
+          <option key={currency} value={currency}>
+            {currency}
+          </option>
+        ))}
+      </SelectField>
+      <Field
+        id={`${idPrefix}-duration`}
+        label={t("services.duration")}
+        name="durationMinutes"
+        type="number"
+        inputMode="numeric"
+        min={5}
+        max={720}
+        step={5}
+        required
+        defaultValue={value("durationMinutes", String(service?.durationMinutes ?? 30))}
+        errors={errors("durationMinutes")}
+        hint={t("services.durationHint")}
+      />
+      <div className="flex items-end">
+        <Button type="submit">{intent === "add-service" ? t("services.addButton") : t("services.save")}</Button>
+      </div>
+    </Form>
+  );
+}

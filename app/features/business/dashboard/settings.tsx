@@ -1,0 +1,130 @@
+import { Form } from "react-router";
+import { useTranslation } from "react-i18next";
+import { languageNames, supportedLanguages } from "~/i18n";
+import { confirmationVoices, timeZones } from "~/features/business/industries";
+import { formatPhone } from "~/lib/phone";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button } from "~/ui/button";
+import { Field, SelectField, TextareaField } from "~/ui/field";
+import { errorsFor, submittedValue, type DashboardActionData, type DashboardData } from "~/features/business/dashboard/types";
+
+const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440];
+
+export function SettingsSection({ business, actionData }: { business: DashboardData["business"]; actionData?: DashboardActionData }) {
+  const { t } = useTranslation();
+  const err = (field: string) => errorsFor(actionData, "save-settings", field);
+  const val = (field: string, fallback: string) => submittedValue(actionData, "save-settings", field) ?? fallback;
+  return (
+    <section id="settings" aria-labelledby="settings-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-6">
+      <h2 id="settings-title" className="text-xl font-semibold text-slate-900">
+        {t("settings.title")}
+      </h2>
+      <p className="mt-1 text-sm text-slate-700">{t("settings.intro")}</p>
+      <Form method="post" className="mt-4 grid gap-4 sm:grid-cols-2">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="intent" value="save-settings" />
+        <Field
+          id="settings-phone"
+          label={t("register.phone")}
+          name="phone"
+          type="tel"
+          required
+          defaultValue={val("phone", formatPhone(business.phone))}
+          errors={err("phone")}
+        />
+        <Field
+          id="settings-address"
+          label={t("settings.address")}
+          name="address"
+          maxLength={200}
+          defaultValue={val("address", business.address)}
+          errors={err("address")}
+        />
+        <TextareaField
+          id="settings-description"
+          label={t("settings.description")}
+          name="description"
+          rows={2}
+          maxLength={500}
+          defaultValue={val("description", business.description)}
+          errors={err("description")}
+          className="sm:col-span-2"
+        />
+        <SelectField
+          id="settings-zone"
+          label={t("settings.timeZone")}
+          name="timeZone"
+          defaultValue={val("timeZone", business.timeZone)}
+          errors={err("timeZone")}
+        >
+          {timeZones.map((zone) => (
+            <option key={zone} value={zone}>
+              {zone}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          id="settings-notice"
+          label={t("settings.notice")}
+          name="minimumNoticeMinutes"
+          defaultValue={val("minimumNoticeMinutes", String(business.minimumNoticeMinutes))}
+          errors={err("minimumNoticeMinutes")}
+        >
+          {noticeOptions.map((minutes) => (
+            <option key={minutes} value={minutes}>
+              {minutes === 0
+                ? t("settings.noNotice")
+                : minutes < 60
+                  ? t("settings.minutes", { minutes })
+                  : minutes === 60
+                    ? t("settings.oneHour")
+                    : t("settings.hours", { hours: minutes / 60 })}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          id="settings-page-language"
+          label={t("settings.pageLanguage")}
+          name="defaultLanguage"
+          defaultValue={val("defaultLanguage", business.defaultLanguage)}
+          errors={err("defaultLanguage")}
+        >
+          {supportedLanguages.map((lng) => (
+            <option key={lng} value={lng} lang={lng}>
+              {languageNames[lng]}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          id="settings-call-language"
+          label={t("settings.callLanguage")}
+          name="confirmationLanguage"
+          defaultValue={val("confirmationLanguage", business.confirmationLanguage)}
+          errors={err("confirmationLanguage")}
+        >
+          {supportedLanguages.map((lng) => (
+            <option key={lng} value={lng} lang={lng}>
+              {languageNames[lng]}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          id="settings-voice"
+          label={t("settings.voice")}
+          name="confirmationVoice"
+          defaultValue={val("confirmationVoice", business.confirmationVoice)}
+          errors={err("confirmationVoice")}
+        >
+          {confirmationVoices.map((voice) => (
+            <option key={voice} value={voice}>
+              {voice}
+            </option>
+          ))}
+        </SelectField>
+        <div className="flex items-end">
+          <Button type="submit">{t("settings.save")}</Button>
+        </div>
+      </Form>
+    </section>
+  );
+}

@@ -1,0 +1,11 @@
+import { markBusinessVerified } from "#models/businesses";
+import { consumeEmailToken } from "#models/email-tokens";
+import type { AppServices } from "~/platform/services.server";
+
+/** Uses a verification link: the business, now payment-required, or null when the link is bad. */
+export async function verifyBusinessEmail(services: AppServices, token: string, email: string) {
+  if (!token || !email) return null;
+  const row = await consumeEmailToken(services.db, "verify_email", token, email);
+  if (!row?.businessId) return null;
+  return markBusinessVerified(services.db, row.businessId);
+}

@@ -1,0 +1,118 @@
+import { createHmac } from "node:crypto";
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { recordCallRefusal } from "#models/call-refusals";
+import { isOptedOut } from "#models/calls";
+import { hitRateLimit } from "#models/rate-limits";
+import type { TFunction } from "i18next";
+import { normalizePhone } from "~/lib/phone";
+import type { AppServices } from "~/platform/services.server";
+
+/** Why the policy refused a number; each has its own message and is recorded for the admin. */
+export type RefusalReason = "invalid" | "country" | "premium" | "unroutable" | "number_cap" | "ip_cap" | "opted_out";
+
+/** Number types that cost the caller money or reach no person. */
+const PREMIUM_TYPES = new Set(["PREMIUM_RATE", "SHARED_COST"]);
+const UNROUTABLE_TYPES = new Set(["UAN", "VOICEMAIL", "PAGER"]);
+
+export type Classification = { ok: true; e164: string; country: string } | { ok: false; reason: RefusalReason; country: string | null };
+
+/**
+ * What a number is, before anything is counted: valid, in `allowedCountries`, and not a premium,
+ * shared-cost or unroutable range. Pure, so it is unit-tested on its own.
+ */
+export function classifyNumber(e164: string, allowedCountries: readonly string[]): Classification {
+  const parsed = parsePhoneNumberFromString(e164);
+  if (!parsed || !parsed.isValid()) return { ok: false, reason: "invalid", country: parsed?.country ?? null };
+  const country = parsed.country ?? null;
+  const type = parsed.getType();
+  if (type && PREMIUM_TYPES.has(type)) return { ok: false, reason: "premium", country };
+  if (type && UNROUTABLE_TYPES.has(type)) return { ok: false, reason: "unroutable", country };
+  if (!country || !allowedCountries.includes(country)) return { ok: false, reason: "country", country };
+  return { ok: true, e164: parsed.number, country };
+}
+
+/** The deployment's countries, narrowed by the business's own list (a business can only narrow). */
+export function allowedCountries(deployment: string, business?: readonly string[] | null) {
+  const base = deployment.split(",").filter(Boolean);
+  return business && business.length > 0 ? base.filter((c) => business.includes(c)) : base;
+}
+
+export const numberHash = (services: AppServices, e164: string) => createHmac("sha256", services.signingSecret).update(e164).digest("hex");
+
+export interface DialRequest {
+  /** booking_confirmation, demo, test, empathy, customer_service. */
+  path: string;
+  number: string;
+  business?: { id: number; callCountries: string[] | null } | null;
+  ip?: string | null;
+  /** Counts one call against the per-number daily cap (only where the call is really dialled). */
+  count?: boolean;
+  /** Counts one call against the caller's address (public forms: a visitor may not phone many people). */
+  countIp?: boolean;
+  /** Further ISO codes a path narrows the list to (the paid call's own markets). */
+  countries?: string;
+}
+
+export type DialDecision = { ok: true; e164: string } | { ok: false; reason: RefusalReason };
+
+/**
+ * The one dialling policy every path that phones a number goes through, and the call engine
+ * checks again at dial time. A refusal is recorded in call_refusals with keyed hashes.
+ */
+export async function checkDialling(services: AppServices, request: DialRequest): Promise<DialDecision> {
+  let countries = allowedCountries(services.env.CALL_COUNTRIES, request.business?.callCountries);
+  if (request.countries) countries = countries.filter((c) => request.countries!.split(",").includes(c));
+  const classified = classifyNumber(request.number, countries);
+  let reason: RefusalReason | null = classified.ok ? null : classified.reason;
+  const e164 = classified.ok ? classified.e164 : request.number;
+  if (!reason && request.business && (await isOptedOut(services.db, request.business.id, e164))) reason = "opted_out";
+  if (!reason && request.count) {
+    const hit = await hitRateLimit(services.db, `dial:number:${numberHash(services, e164)}`, {
+      limit: services.env.CALLS_PER_NUMBER_PER_DAY,
+      windowSeconds: 86_400,
+    });
+    if (!hit.allowed) reason = "number_cap";
+  }
+  if (!reason && request.countIp && request.ip) {
+    const hit = await hitRateLimit(services.db, `dial:ip:${numberHash(services, `ip:${request.ip}`)}`, {
+      limit: services.env.CALLS_PER_IP_PER_DAY,
+      windowSeconds: 86_400,
+    });
+    if (!hit.allowed) reason = "ip_cap";
+  }
+  if (!reason) return { ok: true, e164 };
+  await recordCallRefusal(services.db, {
+    path: request.path,
+    reason,
+    country: classified.country,
+    numberHash: numberHash(services, e164),
+    ipHash: request.ip ? numberHash(services, `ip:${request.ip}`) : null,
+    businessId: request.business?.id ?? null,
+  });
+  return { ok: false, reason };
+}
+
+export type ScreenResult = { ok: true; e164: string } | { ok: false; reason: RefusalReason | "empty" };
+
+/**
+ * A number typed into a form, read (as a US number without a country code) and put through the
+ * policy at once, so the person asking hears why before anything is queued. Nothing is counted:
+ * the call engine counts when it really dials.
+ */
+export async function screenNumber(
+  services: AppServices,
+  input: string,
+  request: Omit<DialRequest, "number" | "count">,
+): Promise<ScreenResult> {
+  const phone = normalizePhone(input);
+  if (!phone.ok) {
+    if (phone.reason === "invalid" && input.trim()) await checkDialling(services, { ...request, number: input.trim().slice(0, 40) });
+    return phone;
+  }
+  return checkDialling(services, { ...request, number: phone.e164 });
+}
+
+/** What the person asking for a call is told when the policy refuses the number. */
+export function refusalMessage(t: TFunction, reason: RefusalReason | "empty") {
+  return t(`dialling.${reason}`);
+}

@@ -1,0 +1,234 @@
+import { randomBytes } from "node:crypto";
+import {
+  advanceCallStatus,
+  claimCallForDialing,
+  countLiveCalls,
+  createCallOnce,
+  failCall,
+  findCall,
+  isOptedOut,
+  markCallPlaced,
+  releaseDialClaim,
+  setCallOutcome,
+  setStreamToken,
+  newStreamToken,
+  type Call,
+  type CallStatus,
+} from "#models/calls";
+import { markBookingNotCalled, setBookingCallState } from "#models/bookings";
+import { checkDialling } from "~/features/calls/dialling-policy.server";
+import { findBusinessById } from "#models/businesses";
+import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
+import type { AppJob } from "~/platform/services.server";
+import { TelephonyError, TelephonyNotConfiguredError } from "~/providers/telephony.server";
+import type { Db } from "~/platform/db.server";
+import type { AppServices } from "~/platform/services.server";
+
+export const TIME_LIMITS: Record<Call["purpose"], number> = {
+  empathy: 600,
+  booking_confirmation: 300,
+  demo: 180,
+  customer_service: 600,
+  test: 180,
+};
+
+/** Booking confirmation calls ring only between 08:00 and 21:00 where the customer is. */
+export const CALL_HOURS = { start: 8 * 60, end: 21 * 60 };
+
+export class CapacityError extends Error {}
+
+export interface CallRequest {
+  purpose: Call["purpose"];
+  to: string;
+  language: string;
+  voice: string;
+  businessId?: number | null;
+  bookingId?: number | null;
+  attempt?: number;
+  /** Public origin for the provider's callbacks when APP_URL is not set. */
+  origin: string;
+  startAfter?: Date;
+}
+
+/** Records the call and queues its placement; the durable job does the dialling. */
+export async function requestCall(services: AppServices, request: CallRequest) {
+  // Without an empathy request there is no (request, attempt) pair to collide with.
+  return (await queueCall(services, request))!;
+}
+
+/**
+ * The same, optionally inside a transaction `tx` (the call and its job exist together, or neither
+ * does), and for attempt N of a paid empathy request: null when that attempt already exists.
+ */
+export async function queueCall(services: AppServices, request: CallRequest & { empathyRequestId?: number }, tx?: Db) {
+  if (!services.telephony.configured) throw new TelephonyNotConfiguredError();
+  const call = await createCallOnce(tx ?? services.db, {
+    purpose: request.purpose,
+    toNumber: request.to,
+    language: request.language,
+    voice: request.voice,
+    businessId: request.businessId ?? null,
+    bookingId: request.bookingId ?? null,
+    empathyRequestId: request.empathyRequestId ?? null,
+    attempt: request.attempt ?? 1,
+    timeLimitSeconds: TIME_LIMITS[request.purpose],
+  });
+  if (call) {
+    await services.jobs.enqueue(
+      placeCallJob,
+      { callId: call.id, origin: request.origin },
+      {
+        ...(tx ? { tx } : {}),
+        ...(request.startAfter ? { startAfter: request.startAfter } : {}),
+      },
+    );
+  }
+  return call;
+}
+
+/** Provider callbacks go to APP_URL (or the listening address), never to an origin a request named. */
+export function publicOrigin(services: AppServices) {
+  return services.publicOrigin();
+}
+
+/** The next moment inside calling hours in `timeZone`, or null when `now` already is. */
+export function nextCallingTime(now: number, timeZone: string): Date | null {
+  const local = utcToZoned(now, timeZone);
+  if (local.minuteOfDay >= CALL_HOURS.start && local.minuteOfDay < CALL_HOURS.end) return null;
+  const date = local.minuteOfDay < CALL_HOURS.start ? local.date : nextDate(local.date);
+  return new Date(zonedTimeToUtc(date, CALL_HOURS.start, timeZone));
+}
+
+function nextDate(date: string) {
+  const d = new Date(`${date}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * Dials a queued call. Over the concurrency cap the job is retried later (queued, not dropped);
+ * a transient provider error is retried with backoff; a permanent one fails the call and tells
+ * whoever asked for it.
+ */
+export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
+  name: "call-place",
+  retryLimit: 12,
+  retryDelaySeconds: 5,
+  async handle({ callId, origin }, services) {
+    const call = await findCall(services.db, callId);
+    if (!call || call.status !== "queued" || !call.toNumber) return;
+    if (call.purpose === "booking_confirmation" && call.businessId) {
+      const business = await findBusinessById(services.db, call.businessId);
+      if (business && (await isOptedOut(services.db, business.id, call.toNumber))) {
+        await failCall(services.db, call.id, "The customer asked not to be called again.");
+        if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "opted_out");
+        return;
+      }
+      const later = business ? nextCallingTime(Date.now(), business.timeZone) : null;
+      if (later) {
+        await services.jobs.enqueue(placeCallJob, { callId, origin }, { startAfter: later });
+        if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "scheduled");
+        return;
+      }
+    }
+    if ((await countLiveCalls(services.db)) >= services.env.MAX_CONCURRENT_CALLS) {
+      throw new CapacityError("All lines are busy; the call waits for a free one.");
+    }
+    // The last line: whatever path queued it, a number the policy refuses is never dialled.
+    const business = call.businessId ? await findBusinessById(services.db, call.businessId) : null;
+    // Only a first attempt counts against the number's daily cap: retries of one request are one call.
+    const decision = await checkDialling(services, { path: call.purpose, number: call.toNumber, business, count: call.attempt === 1 });
+    if (!decision.ok) {
+      await failCall(services.db, call.id, `The dialling policy refused this number (${decision.reason}).`);
+      // A booking stands, marked not called so the business phones itself; anything else hears the
+      // end like any failed call (a paid call is retried and, refused again, refunded).
+      if (call.bookingId) await markBookingNotCalled(services.db, call.bookingId, decision.reason);
+      else await onCallFinished(services, (await findCall(services.db, call.id))!, origin);
+      return;
+    }
+    if (!(await claimCallForDialing(services.db, call.id))) return;
+    const base = publicOrigin(services);
+    try {
+      const placed = await services.telephony.placeCall({
+        to: call.toNumber,
+        voiceUrl: `${base}/twilio/voice/${call.id}`,
+        statusCallbackUrl: `${base}/webhooks/twilio/status/${call.id}`,
+        timeLimitSeconds: call.timeLimitSeconds,
+        detectMachine: call.purpose === "booking_confirmation",
+      });
+      await markCallPlaced(services.db, call.id, { providerCallId: placed.providerCallId, fromNumber: placed.from });
+      await services.callLifecycle[call.purpose]?.placed?.(services, call);
+    } catch (error) {
+      if (error instanceof TelephonyError && !error.transient) {
+        await failCall(services.db, call.id, `${error.code ?? ""} ${error.message}`.trim());
+        await onCallFinished(services, (await findCall(services.db, call.id))!, origin);
+        return;
+      }
+      await releaseDialClaim(services.db, call.id);
+      throw error;
+    }
+  },
+};
+
+const TWILIO_STATUSES: Record<string, CallStatus> = {
+  queued: "initiated",
+  initiated: "initiated",
+  ringing: "ringing",
+  "in-progress": "in-progress",
+  answered: "in-progress",
+  completed: "completed",
+  busy: "busy",
+  "no-answer": "no-answer",
+  failed: "failed",
+  canceled: "canceled",
+};
+
+/** A signed status callback: moves the call forward (never back) and reports the end. */
+export async function applyStatusCallback(services: AppServices, callId: number, params: Record<string, string>, origin: string) {
+  const status = TWILIO_STATUSES[params.CallStatus ?? ""];
+  if (!status) return null;
+  const duration = Number(params.CallDuration ?? params.Duration);
+  const updated = await advanceCallStatus(services.db, callId, status, {
+    ...(Number.isFinite(duration) && duration >= 0 ? { durationSeconds: duration } : {}),
+    ...(params.AnsweredBy ? { answeredBy: params.AnsweredBy } : {}),
+  });
+  if (updated && ["completed", "busy", "no-answer", "failed", "canceled"].includes(updated.status)) {
+    await onCallFinished(services, updated, origin);
+  }
+  return updated;
+}
+
+/** Tells whatever asked for the call how it ended. */
+async function onCallFinished(services: AppServices, call: Call, origin: string) {
+  await services.callLifecycle[call.purpose]?.finished?.(services, call, origin);
+}
+
+/** How long the media-stream handshake may come after the TwiML request. */
+export const STREAM_TOKEN_TTL_MS = 2 * 60_000;
+
+export function escapeXml(value: string) {
+  return value.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+}
+
+/**
+ * The call's instructions: connect its audio to this server's media stream with a fresh
+ * single-use token, or, when a machine answered a confirmation call, leave a short voicemail.
+ */
+export async function voiceTwiml(
+  services: AppServices,
+  call: Call,
+  params: Record<string, string>,
+  origin: string,
+  voicemail: (call: Call) => Promise<{ text: string; language: string; voice: string }>,
+) {
+  if (call.purpose === "booking_confirmation" && params.AnsweredBy?.startsWith("machine")) {
+    const message = await voicemail(call);
+    await setCallOutcome(services.db, call.id, "voicemail");
+    return `<?xml version="1.0" encoding="UTF-8"?><Response><Say language="${escapeXml(message.language)}" voice="${escapeXml(message.voice)}">${escapeXml(message.text)}</Say><Hangup/></Response>`;
+  }
+  // Single-use and short-lived: Twilio connects the stream within seconds of fetching this TwiML.
+  const token = newStreamToken(randomBytes(24).toString("base64url"), new Date(Date.now() + STREAM_TOKEN_TTL_MS));
+  await setStreamToken(services.db, call.id, token);
+  const base = publicOrigin(services).replace(/^http/, "ws");
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${escapeXml(`${base}/media-stream/${call.id}`)}"><Parameter name="token" value="${escapeXml(token)}"/></Stream></Connect></Response>`;
+}

@@ -1,0 +1,34 @@
+import { useTranslation } from "react-i18next";
+import { EMPATHY_PRICE } from "~/features/empathy/schemas";
+
+/** What the $5 buys, before payment (step two) and after it (the confirmation page). */
+export function CallSummary({
+  phone,
+  language,
+  voice,
+  className = "",
+}: {
+  phone: string | null;
+  language: string;
+  voice: "female" | "male";
+  className?: string;
+}) {
+  const { t } = useTranslation();
+  const rows = [
+    [t("empathy.phone"), phone ? <span dir="ltr">{phone}</span> : t("empathy.phoneErased")],
+    [t("empathy.language"), language],
+    [t("empathy.voice"), t(`empathy.voice_${voice}`)],
+    [t("empathy.duration"), t("empathy.durationValue")],
+    [t("empathy.total"), EMPATHY_PRICE],
+  ] as const;
+  return (
+    <dl className={`divide-y divide-slate-200 rounded-xl border border-slate-200 bg-white text-sm ${className}`}>
+      {rows.map(([label, value], index) => (
+        <div key={index} className="flex justify-between gap-4 px-4 py-3">
+          <dt className="text-slate-600">{label}</dt>
+          <dd className="text-end font-medium text-slate-900">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -1,0 +1,349 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { TFunction } from "i18next";
+import type { RouterContextProvider } from "react-router";
+import type { Call } from "#models/calls";
+import {
+  claimEmpathyPayment,
+  createEmpathyRequest,
+  empathyCalls,
+  eraseExpiredEmpathyContacts,
+  findEmpathyRequest,
+  findEmpathyRequestByPaymentIntent,
+  markFailureNotified,
+  markPaymentRefunded,
+  recordEmpathyPayment,
+  recordFunnelEvent,
+  setEmpathyCheckoutSession,
+  setEmpathyPaymentIntent,
+  setEmpathyStatus,
+  type EmpathyRequest,
+} from "#models/empathy";
+import { empathyFailedEmail, empathyRefundedEmail } from "#emails/empathy";
+import type { EmpathyDetailsInput } from "~/features/empathy/schemas";
+import { callLanguages } from "~/lib/languages";
+import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
+import { placeCallJob, publicOrigin, queueCall } from "~/features/calls/engine.server";
+import { sendEmailJob } from "~/platform/email-jobs.server";
+import { translatorFor } from "~/platform/i18n.server";
+import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { requirePayments, type Payment } from "~/providers/payments.server";
+import { parseDbId } from "~/lib/validation";
+
+export const EMPATHY_AMOUNT_CENTS = 500;
+export const EMPATHY_CURRENCY = "usd";
+/** The first call and two more; then the $5 goes back. */
+export const EMPATHY_CALL_ATTEMPTS = 3;
+const PURPOSE = "empathy_call";
+
+export interface EmpathyDetails {
+  phone: string;
+  email: string | null;
+  /** A call language id: english, arabic, … */
+  language: string;
+  voice: "female" | "male";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The confirmation page's address: `${id}.${HMAC}`, so an e-mail can carry it without any secret
+// being stored, and nobody can guess another request's page.
+
+function signature(services: AppServices, id: number) {
+  return createHmac("sha256", services.signingSecret).update(`empathy-request:${id}`).digest("base64url").slice(0, 32);
+}
+
+export function empathyToken(services: AppServices, id: number) {
+  return `${id}.${signature(services, id)}`;
+}
+
+export function empathyStatusPath(services: AppServices, id: number) {
+  return `/empathy/${empathyToken(services, id)}`;
+}
+
+export function parseEmpathyToken(services: AppServices, token: string): number | null {
+  const match = /^(\d{1,10})\.([A-Za-z0-9_-]{32})$/.exec(token);
+  if (!match) return null;
+  const id = parseDbId(match[1]);
+  if (id === null) return null;
+  const expected = Buffer.from(signature(services, id));
+  const given = Buffer.from(match[2]!);
+  return expected.length === given.length && timingSafeEqual(expected, given) ? id : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step one: the details, checked on the server
+
+/** The server's checks beyond the form's: a real number in a country we call, not a premium line. */
+export async function checkEmpathyDetails(
+  services: AppServices,
+  t: TFunction,
+  input: EmpathyDetailsInput,
+  ip: string | null = null,
+): Promise<{ ok: true; details: EmpathyDetails } | { ok: false; field: "phone"; message: string }> {
+  const phone = await screenNumber(services, input.phone, { path: "empathy", ip, countries: services.env.EMPATHY_CALL_COUNTRIES });
+  if (!phone.ok) {
+    const messages: Partial<Record<typeof phone.reason, string>> = {
+      empty: t("empathy.phoneRequired"),
+      invalid: t("empathy.phoneInvalid"),
+      country: t("empathy.countryRefused"),
+      premium: t("empathy.premiumRefused"),
+      unroutable: t("empathy.premiumRefused"),
+    };
+    return { ok: false, field: "phone", message: messages[phone.reason] ?? refusalMessage(t, phone.reason) };
+  }
+  return { ok: true, details: { phone: phone.e164, email: input.email || null, language: input.language, voice: input.voice } };
+}
+
+/** How many $5 payments one visitor, and one number, may start: Stripe objects are not free to spam. */
+export function exceededPaymentLimit(context: Readonly<RouterContextProvider>, phone: string) {
+  return firstExceededRule(context, [
+    { name: "empathy-pay:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
+    { name: "empathy-pay:number", subject: phone, limit: 10, windowSeconds: 86_400 },
+  ]);
+}
+
+export function languageCode(id: string) {
+  return callLanguages.find((language) => language.id === id)?.code ?? "en";
+}
+
+function newRequest(services: AppServices, details: EmpathyDetails) {
+  return createEmpathyRequest(services.db, {
+    phone: details.phone,
+    email: details.email,
+    language: languageCode(details.language),
+    voiceGender: details.voice,
+    amountCents: EMPATHY_AMOUNT_CENTS,
+    currency: EMPATHY_CURRENCY,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step two: the payment
+
+/**
+ * The $5 PaymentIntent for the Payment Element. The phone, language and voice stay in our
+ * database, tied to the PaymentIntent; nothing a later request says about them is believed.
+ */
+export async function createEmpathyPaymentIntent(services: AppServices, details: EmpathyDetails) {
+  const payments = requirePayments(services.payments);
+  const request = await newRequest(services, details);
+  const payment = await payments.createPayment(empathyPayment(request.id), `empathy-pi-${request.id}`);
+  await setEmpathyPaymentIntent(services.db, request.id, payment.id);
+  return { clientSecret: payment.clientSecret!, paymentIntentId: payment.id, request };
+}
+
+function empathyPayment(requestId: number) {
+  return {
+    amountCents: EMPATHY_AMOUNT_CENTS,
+    currency: EMPATHY_CURRENCY,
+    description: "Sakina empathy call (10 minutes)",
+    metadata: { purpose: PURPOSE, empathyRequestId: String(requestId) },
+  };
+}
+
+/** A hosted checkout page, for browsers without JavaScript: the same $5, back to the confirmation page. */
+export async function createEmpathyCheckout(services: AppServices, details: EmpathyDetails, origin: string) {
+  const payments = requirePayments(services.payments);
+  const request = await newRequest(services, details);
+  const checkout = await payments.createCheckout(
+    {
+      ...empathyPayment(request.id),
+      productName: "Sakina empathy call: 10 minutes with an AI listener",
+      successUrl: `${origin}${empathyStatusPath(services, request.id)}?session_id={CHECKOUT_ID}`,
+      cancelUrl: `${origin}/?step=payment`,
+    },
+    `empathy-checkout-${request.id}`,
+  );
+  await setEmpathyCheckoutSession(services.db, request.id, checkout.id);
+  return checkout.url;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The call
+
+export type StartFailure = "not_found" | "not_empathy" | "wrong_amount" | "wrong_currency" | "not_succeeded" | "already_used";
+
+export type StartResult =
+  { ok: true; request: EmpathyRequest; callId: number } | { ok: false; reason: StartFailure; status?: string; request?: EmpathyRequest };
+
+/** Every check the server makes on a PaymentIntent before it places a call; the browser is never trusted. */
+export function checkEmpathyPayment(intent: Payment): Exclude<StartFailure, "not_found" | "already_used"> | null {
+  if (intent.metadata?.purpose !== PURPOSE) return "not_empathy";
+  if (intent.amountCents !== EMPATHY_AMOUNT_CENTS) return "wrong_amount";
+  if (intent.currency !== EMPATHY_CURRENCY) return "wrong_currency";
+  if (intent.status !== "succeeded") return "not_succeeded";
+  return null;
+}
+
+/**
+ * Retrieves the PaymentIntent from Stripe, checks it, and queues the call. The page, the API and
+ * the webhook may all arrive, in any order and any number of times: one transaction moves the
+ * request out of awaiting_payment and inserts the call and its job together, so exactly one call
+ * is placed, and a crash leaves either everything or nothing (for Stripe's retry to redo).
+ */
+export async function startEmpathyCall(services: AppServices, paymentIntentId: string, origin: string): Promise<StartResult> {
+  const intent = await requirePayments(services.payments).findPayment(paymentIntentId);
+  if (!intent) return { ok: false, reason: "not_found" };
+  const failure = checkEmpathyPayment(intent);
+  if (failure) return { ok: false, reason: failure, status: intent.status };
+
+  let request = await findEmpathyRequestByPaymentIntent(services.db, intent.id);
+  if (!request) {
+    // The Checkout path: the PaymentIntent is born when the customer pays, so it is tied now.
+    const candidate = await findEmpathyRequest(services.db, Number(intent.metadata.empathyRequestId));
+    if (!candidate || (candidate.paymentIntentId && candidate.paymentIntentId !== intent.id)) return { ok: false, reason: "not_found" };
+    await setEmpathyPaymentIntent(services.db, candidate.id, intent.id);
+    request = candidate;
+  }
+  if (request.amountCents !== intent.amountCents || request.currency !== intent.currency) return { ok: false, reason: "wrong_amount" };
+  const paid = request;
+
+  const started = await services.db.transaction(async (tx) => {
+    const claimed = await claimEmpathyPayment(tx, paid.id, intent.id);
+    if (!claimed || !claimed.phone) return null;
+    await recordEmpathyPayment(tx, claimed, intent.id);
+    const call = await queueAttempt(services, tx, claimed, 1, origin);
+    await recordFunnelEvent(tx, "payment_success", claimed.id, claimed.language);
+    return { request: claimed, callId: call!.id };
+  });
+  if (!started) return { ok: false, reason: "already_used", request: (await findEmpathyRequest(services.db, paid.id)) ?? paid };
+  services.jobs.wake(placeCallJob);
+  return { ok: true, ...started };
+}
+
+/** Queues attempt N of the request's call, inside `tx`; null if that attempt exists already. */
+function queueAttempt(
+  services: AppServices,
+  tx: AppServices["db"],
+  request: EmpathyRequest,
+  attempt: number,
+  origin: string,
+  startAfter?: Date,
+) {
+  const language = callLanguages.find((entry) => entry.code === request.language) ?? callLanguages[0];
+  return queueCall(
+    services,
+    {
+      purpose: "empathy",
+      to: request.phone!,
+      language: request.language,
+      voice: request.voiceGender === "male" ? language.maleVoice : language.femaleVoice,
+      empathyRequestId: request.id,
+      attempt,
+      origin,
+      ...(startAfter ? { startAfter } : {}),
+    },
+    tx,
+  );
+}
+
+/**
+ * How an attempt ended. Answered: done. Not reached: another attempt a little later (the
+ * caller can also ask for it at once), with an e-mail after the first miss if we have an address;
+ * after the last attempt the payment is refunded.
+ */
+/** The paid call's steps: the funnel hears of each placed attempt, and each ending decides what comes next. */
+export const empathyCallLifecycle: CallLifecycle = {
+  async placed(services, call) {
+    if (call.empathyRequestId) await recordFunnelEvent(services.db, "call_initiated", call.empathyRequestId, call.language);
+  },
+  finished: empathyCallFinished,
+};
+
+export async function empathyCallFinished(services: AppServices, call: Call, origin: string) {
+  if (!call.empathyRequestId) return;
+  const request = await findEmpathyRequest(services.db, call.empathyRequestId);
+  if (!request || (request.status !== "calling" && request.status !== "retrying")) return;
+  const [latest] = await empathyCalls(services.db, request.id);
+  if (latest && latest.id !== call.id) return;
+
+  if (call.status === "completed") {
+    const done = await setEmpathyStatus(services.db, request.id, "completed", ["calling", "retrying"], { finishedAt: new Date() });
+    if (done) await recordFunnelEvent(services.db, "call_completed", request.id, request.language);
+    return;
+  }
+
+  if (call.attempt < EMPATHY_CALL_ATTEMPTS) {
+    const next = new Date(Date.now() + services.env.EMPATHY_RETRY_DELAY_SECONDS * 1000);
+    await services.db.transaction(async (tx) => {
+      const moved = await setEmpathyStatus(tx, request.id, "retrying", ["calling", "retrying"]);
+      if (!moved) return;
+      await queueAttempt(services, tx, moved, call.attempt + 1, origin, next);
+      if (moved.email && (await markFailureNotified(tx, moved.id))) {
+        const t = await translatorFor(moved.language);
+        await services.jobs.enqueue(
+          sendEmailJob,
+          empathyFailedEmail(t, moved.language, {
+            to: moved.email,
+            statusUrl: `${publicOrigin(services)}${empathyStatusPath(services, moved.id)}`,
+            minutes: Math.max(1, Math.round(services.env.EMPATHY_RETRY_DELAY_SECONDS / 60)),
+          }),
+          { tx },
+        );
+      }
+    });
+    return;
+  }
+
+  await services.db.transaction(async (tx) => {
+    const moved = await setEmpathyStatus(tx, request.id, "refunding", ["calling", "retrying"]);
+    if (moved) await services.jobs.enqueue(empathyRefundJob, { requestId: moved.id, origin }, { tx });
+  });
+}
+
+/** "Call me again now" from the confirmation page: the waiting attempt is placed at once. */
+export async function retryEmpathyCallNow(services: AppServices, request: EmpathyRequest, origin: string) {
+  if (request.status !== "retrying") return false;
+  const [latest] = await empathyCalls(services.db, request.id);
+  if (!latest || latest.status !== "queued") return false;
+  await services.jobs.enqueue(placeCallJob, { callId: latest.id, origin });
+  services.jobs.wake(placeCallJob);
+  return true;
+}
+
+/**
+ * Gives the $5 back once every attempt failed. The idempotency key makes a retried job (or a
+ * second worker) refund once; a payment already refunded by hand counts as refunded.
+ */
+export const empathyRefundJob: AppJob<{ requestId: number; origin: string }> = {
+  name: "empathy-refund",
+  retryLimit: 10,
+  retryDelaySeconds: 60,
+  async handle({ requestId }, services) {
+    const request = await findEmpathyRequest(services.db, requestId);
+    if (!request || request.status !== "refunding" || !request.paymentIntentId) return;
+    const { refundId } = await requirePayments(services.payments).refund(
+      request.paymentIntentId,
+      { purpose: PURPOSE, empathyRequestId: String(request.id), reason: "call_not_reached" },
+      `empathy-refund-${request.id}`,
+    );
+    const now = new Date();
+    await services.db.transaction(async (tx) => {
+      const refunded = await setEmpathyStatus(tx, request.id, "refunded", ["refunding"], { refundId, finishedAt: now });
+      if (!refunded) return;
+      await markPaymentRefunded(tx, request.paymentIntentId!, now);
+      if (refunded.email) {
+        const t = await translatorFor(refunded.language);
+        await services.jobs.enqueue(
+          sendEmailJob,
+          empathyRefundedEmail(t, refunded.language, {
+            to: refunded.email,
+            statusUrl: `${publicOrigin(services)}${empathyStatusPath(services, refunded.id)}`,
+          }),
+          { tx },
+        );
+      }
+    });
+  },
+};
+
+/** Every ten minutes: the 24-hour erasure of phone numbers the privacy page promises. */
+export const empathyErasureJob: AppJob<Record<string, never>> = {
+  name: "empathy-erasure",
+  retryLimit: 3,
+  retryDelaySeconds: 60,
+  async handle(_data, services) {
+    await eraseExpiredEmpathyContacts(services.db);
+  },
+};
+export const EMPATHY_ERASURE_CRON = "*/10 * * * *";

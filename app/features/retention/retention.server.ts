@@ -1,0 +1,35 @@
+import { eraseExpiredEmpathyContacts } from "#models/empathy";
+import { purgeExpiredRateLimits } from "#models/rate-limits";
+import { purgeSpentTokensAndSessions } from "#models/retention";
+import type { AppJob } from "~/platform/services.server";
+
+/** Every ten minutes, so nothing outlives its promise by more than that. */
+export const RETENTION_CRON = "*/10 * * * *";
+/** Longer than the longest rate-limit window (a day), so no live window is dropped. */
+const RATE_LIMIT_KEEP_MS = 2 * 24 * 3_600_000;
+
+/**
+ * What the privacy page promises, done on a schedule: anonymous callers' phone numbers and
+ * e-mail addresses erased 24 hours after the call, expired rate-limit windows, spent or expired
+ * e-mail tokens and expired sessions deleted. Each step is idempotent: a second run finds nothing.
+ */
+export async function runRetention(services: { db: Parameters<typeof purgeExpiredRateLimits>[0] }, now = new Date()) {
+  const erased = await eraseExpiredEmpathyContacts(services.db, now);
+  await purgeExpiredRateLimits(services.db, new Date(now.getTime() - RATE_LIMIT_KEEP_MS));
+  const purged = await purgeSpentTokensAndSessions(services.db, now);
+  return { erased, ...purged };
+}
+
+export const retentionJob: AppJob<Record<string, never>> = {
+  name: "retention",
+  retryLimit: 3,
+  retryDelaySeconds: 60,
+  async handle(_data, services) {
+    try {
+      await runRetention(services);
+    } catch (error) {
+      console.error(`retention job failed (it runs again in ten minutes): ${(error as Error).message}`);
+      throw error;
+    }
+  },
+};

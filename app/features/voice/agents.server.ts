@@ -1,0 +1,163 @@
+import { findBooking, setBookingStatus } from "#models/bookings";
+import { findService } from "#models/business-services";
+import { findBusinessById } from "#models/businesses";
+import { optOut, setCallOutcome, type Call } from "#models/calls";
+import { callLanguages } from "~/lib/languages";
+import { callTexts } from "~/features/voice/call-texts.server";
+import type { AppServices } from "~/platform/services.server";
+
+export interface AgentTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  /** Runs the tool; the string goes back to the model as the function output. */
+  run(args: Record<string, unknown>): Promise<string>;
+}
+
+export interface Agent {
+  instructions: string;
+  voice: string;
+  /** What the agent says first. */
+  greeting: string;
+  tools: AgentTool[];
+}
+
+const LANGUAGE_NAMES: Record<string, string> = { en: "English", ar: "Arabic", es: "Spanish", fr: "French", de: "German", it: "Italian" };
+
+/** end_call is every agent's: the bridge hangs up once the goodbye has been heard. */
+export const END_CALL = "end_call";
+const endCallTool: AgentTool = {
+  name: END_CALL,
+  description: "Hang up after you have said goodbye. Never use it while the caller is in distress or still talking.",
+  parameters: { type: "object", properties: { reason: { type: "string" } }, required: [] },
+  run: async () => "The call will end after your last words have played.",
+};
+
+export async function agentFor(services: AppServices, call: Call): Promise<Agent> {
+  switch (call.purpose) {
+    case "empathy":
+      return empathyAgent(call, services.env.RECORD_CALLS);
+    case "booking_confirmation":
+    case "demo":
+      return bookingAgent(services, call);
+    case "customer_service":
+    case "test":
+      return customerServiceAgent(call);
+  }
+}
+
+/** The warm listener of the paid empathy call. */
+export function empathyAgent(call: Pick<Call, "language" | "voice">, recording: boolean): Agent {
+  const entry = callLanguages.find((l) => l.code === call.language) ?? callLanguages[0];
+  const female = call.voice !== entry.maleVoice;
+  const name = female ? entry.femaleCompanion : entry.maleCompanion;
+  const language = LANGUAGE_NAMES[entry.code] ?? "English";
+  return {
+    voice: female ? entry.femaleVoice : entry.maleVoice,
+    instructions: [
+      `You are ${name}, Sakina's AI listener, on a phone call. Speak only ${language}, warmly and simply, in short turns.`,
+      "Listen without judgement, reflect feelings back, validate, ask gentle open questions. Let the caller lead.",
+      "You give no medical, legal or financial advice and no diagnosis, and you are not a crisis service or a therapist; if asked, say so kindly.",
+      "If the caller mentions wanting to die, suicide or self-harm, the system will give you a fixed safety message to read: read it word for word, stay with the caller, never end the call on them.",
+      "The call lasts at most 10 minutes. When the system says one minute is left, tell the caller gently and start to close.",
+      "Use end_call only after a goodbye the caller has returned.",
+    ].join("\n"),
+    greeting: `Greet the caller in ${language}: say you are ${name}, an AI listener from Sakina, not a person, ${recording ? "that the call is recorded for quality" : "that the call may be transcribed, anonymised, for quality"}, and ask how they are feeling today. Two short sentences.`,
+    tools: [endCallTool],
+  };
+}
+
+/** Confirms a booking on the business's behalf; also the free demo of the same agent. */
+async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
+  const language = LANGUAGE_NAMES[call.language] ?? "English";
+  const booking = call.bookingId ? await findBooking(services.db, call.bookingId) : null;
+  const business = booking ? await findBusinessById(services.db, booking.businessId) : null;
+  const service = booking && business ? await findService(services.db, business.id, booking.serviceId) : null;
+  if (!booking || !business || !service) {
+    return {
+      voice: call.voice,
+      instructions: `You are Sakina's AI appointment assistant giving a short demo call in ${language}. Pretend to confirm a haircut tomorrow at 10:00 for "Sakina Demo Salon". Keep it under one minute, then say goodbye and use end_call.`,
+      greeting: `Say in ${language}: this is a free demo call from Sakina, the AI appointment assistant, and ask whether they'd like to hear how a booking confirmation sounds.`,
+      tools: [endCallTool],
+    };
+  }
+  const when = booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" });
+  const record = async (outcome: string, status: Parameters<typeof setBookingStatus>[2]) => {
+    await setBookingStatus(services.db, booking.id, status, outcome);
+    await setCallOutcome(services.db, call.id, outcome);
+  };
+  return {
+    voice: call.voice,
+    instructions: [
+      `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} about their booking: ${service.name} on ${when}.`,
+      "Say you are an AI assistant. Ask them to confirm, cancel, or ask for another time, and record their answer with the matching tool before saying goodbye.",
+      "If they ask not to be called again, use do_not_call. Be brief and polite; then use end_call.",
+    ].join("\n"),
+    greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} calling to confirm ${service.name} on ${when}, and ask if that still works.`,
+    tools: [
+      {
+        name: "confirm_booking",
+        description: "The customer confirms the appointment.",
+        parameters: { type: "object", properties: {}, required: [] },
+        run: async () => (await record("confirmed", "confirmed"), "Booking confirmed."),
+      },
+      {
+        name: "cancel_booking",
+        description: "The customer cancels the appointment.",
+        parameters: { type: "object", properties: { reason: { type: "string" } }, required: [] },
+        run: async () => (await record("cancelled", "cancelled"), "Booking cancelled; the time is free again."),
+      },
+      {
+        name: "request_reschedule",
+        description: "The customer wants another time; note what they prefer.",
+        parameters: { type: "object", properties: { preferred: { type: "string" } }, required: [] },
+        run: async (args) => {
+          // The owner sees what the customer asked for, so they can offer that time.
+          const preferred = typeof args.preferred === "string" ? args.preferred.replace(/\s+/g, " ").trim().slice(0, 200) : "";
+          await record(preferred ? `reschedule requested: ${preferred}` : "reschedule requested", "reschedule_requested");
+          return "The business will contact them with a new time.";
+        },
+      },
+      {
+        name: "do_not_call",
+        description: "The customer asks not to be called again by this business.",
+        parameters: { type: "object", properties: {}, required: [] },
+        run: async () => {
+          await optOut(services.db, business.id, booking.customerPhone);
+          await setCallOutcome(services.db, call.id, "do not call");
+          return "Noted: this number will not be called again.";
+        },
+      },
+      endCallTool,
+    ],
+  };
+}
+
+/** The Saudi-dialect customer-service agent of "call me now" and the web call. */
+export function customerServiceAgent(call: Pick<Call, "voice">): Agent {
+  return {
+    voice: call.voice,
+    instructions: [
+      "أنت موظف خدمة عملاء ذكي من سكينة، تتحدث باللهجة السعودية بلطف واختصار.",
+      "تساعد في المواعيد والاستفسارات عن خدمات سكينة، وتوضح أنك مساعد ذكي ولست إنساناً.",
+      "لا تقدم نصائح طبية. إذا انتهى الحديث ودّع المتصل ثم استخدم end_call.",
+    ].join("\n"),
+    greeting: "رحّب بالمتصل باللهجة السعودية: عرّف بنفسك كمساعد ذكي من سكينة واسأله كيف تقدر تخدمه.",
+    tools: [endCallTool],
+  };
+}
+
+/** The voicemail a confirmation call leaves when a machine answers, in the call's language. */
+export async function voicemailFor(services: AppServices, call: Call) {
+  const booking = call.bookingId ? await findBooking(services.db, call.bookingId) : null;
+  const business = booking ? await findBusinessById(services.db, booking.businessId) : null;
+  const texts = callTexts(call.language);
+  const text =
+    booking && business
+      ? texts.voicemail(
+          business.name,
+          booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" }),
+        )
+      : texts.voicemailWithoutBooking;
+  return { ...texts.say, text };
+}

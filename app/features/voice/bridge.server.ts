@@ -1,0 +1,334 @@
+import WebSocket from "ws";
+import { appendTranscript, consumeStreamToken, findCall, flagCall, type Call } from "#models/calls";
+import type { AppServices } from "~/platform/services.server";
+import { agentFor, END_CALL, type Agent } from "~/features/voice/agents.server";
+import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
+
+/** μ-law at 8 kHz: 8 bytes of audio per millisecond. */
+const BYTES_PER_MS = 8;
+const TOOL_TIMEOUT_MS = 8_000;
+/** Audio that arrives before the model is ready is kept, up to this much (5 s). */
+const MAX_EARLY_FRAMES = 250;
+
+/** What went wrong, in one line: a failed query's database error rather than its SQL and parameters. */
+function reasonOf(error: unknown) {
+  const cause = (error as { cause?: unknown })?.cause;
+  const message = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
+  return message.split("\n")[0];
+}
+
+export interface StreamLimits {
+  /** A socket that has not sent "start" by then is closed. */
+  startTimeoutMs: number;
+  /** A stream with no media for this long is closed (Twilio sends a frame every 20 ms). */
+  idleTimeoutMs: number;
+}
+export const STREAM_LIMITS: StreamLimits = { startTimeoutMs: 10_000, idleTimeoutMs: 30_000 };
+
+/** The Realtime API's server events, with the fields this bridge reads. */
+type ModelEvent =
+  | { type: "response.output_audio.delta"; delta: string; item_id: string }
+  | { type: "conversation.item.input_audio_transcription.completed" | "response.output_audio_transcript.done"; transcript?: string }
+  | { type: "response.function_call_arguments.done"; call_id: string; name: string; arguments: string }
+  | { type: "error"; error?: { type?: string; code?: string; message?: string } }
+  | { type: "response.created" | "response.done" | "input_audio_buffer.speech_started" | "session.created" | "session.updated" };
+
+interface TwilioMessage {
+  event: "connected" | "start" | "media" | "mark" | "stop" | "dtmf";
+  streamSid?: string;
+  start?: { streamSid: string; callSid: string; customParameters?: Record<string, string> };
+  media?: { payload: string; timestamp?: string; track?: string };
+  mark?: { name: string };
+}
+
+/**
+ * One phone call's audio bridge: Twilio's media stream on one side, the OpenAI Realtime session
+ * on the other, G.711 μ-law passed through both ways. Each call gets its own instance and state.
+ */
+export function bridgeMediaStream(
+  services: AppServices,
+  twilio: WebSocket,
+  callId: number,
+  log: (message: string) => void = console.warn,
+  limits: StreamLimits = STREAM_LIMITS,
+) {
+  let call: Call | null = null;
+  let agent: Agent | null = null;
+  let streamSid = "";
+  let model: WebSocket | null = null;
+  let modelReady = false;
+  const early: string[] = [];
+  // Playback tracking with Twilio marks: each audio chunk is followed by a mark; an echoed mark
+  // means the caller has heard everything up to it.
+  let markSeq = 0;
+  const pendingMarks: { name: string; itemId: string; bytes: number }[] = [];
+  const playedBytes = new Map<string, number>();
+  let currentItem: string | null = null;
+  let responseActive = false;
+  let hangupRequested = false;
+  let crisisHandled = false;
+  let closed = false;
+  const timers: NodeJS.Timeout[] = [];
+  let started = false;
+  const startTimer = setTimeout(() => {
+    if (!started) {
+      log(`media stream for call ${callId} closed: no "start" within ${limits.startTimeoutMs / 1000} s`);
+      close("no start");
+    }
+  }, limits.startTimeoutMs);
+  let idleTimer = setTimeout(onIdle, limits.idleTimeoutMs);
+  function onIdle() {
+    log(`media stream for call ${callId} closed: no audio for ${limits.idleTimeoutMs / 1000} s`);
+    void hangUp();
+  }
+
+  const sendTwilio = (message: object) => twilio.readyState === WebSocket.OPEN && twilio.send(JSON.stringify(message));
+  const sendModel = (event: object) => model?.readyState === WebSocket.OPEN && model.send(JSON.stringify(event));
+
+  function close(reason: string) {
+    if (closed) return;
+    closed = true;
+    clearTimeout(startTimer);
+    clearTimeout(idleTimer);
+    for (const timer of timers) clearTimeout(timer);
+    if (model && model.readyState <= WebSocket.OPEN) model.close(1000, reason);
+    if (twilio.readyState <= WebSocket.OPEN) twilio.close(1000, reason);
+  }
+
+  /** Ends the call: closes both sockets and asks the provider to hang up. Never rejects. */
+  async function hangUp() {
+    if (closed) return;
+    const providerCallId = call?.providerCallId;
+    close("end_call");
+    if (providerCallId) {
+      await services.telephony.hangUp(providerCallId).catch((error) => log(`call ${callId}: hang-up failed: ${(error as Error).message}`));
+    }
+  }
+
+  function maybeFinish() {
+    if (hangupRequested && !responseActive && pendingMarks.length === 0) void hangUp();
+  }
+
+  async function start(message: TwilioMessage) {
+    streamSid = message.start?.streamSid ?? message.streamSid ?? "";
+    const token = message.start?.customParameters?.token ?? "";
+    if (!token || !(await consumeStreamToken(services.db, callId, token))) {
+      log(`media stream for call ${callId} refused: bad or used token`);
+      close("unauthorized");
+      return;
+    }
+    call = await findCall(services.db, callId);
+    if (!call || !services.voiceModel.configured) {
+      close("unavailable");
+      return;
+    }
+    agent = await agentFor(services, call);
+    model = services.voiceModel.openSession();
+    model.on("open", () => {
+      try {
+        openSession();
+      } catch (error) {
+        log(`call ${callId}: the realtime session could not be set up: ${reasonOf(error)}`);
+        void hangUp();
+      }
+    });
+    function openSession() {
+      sendModel({
+        type: "session.update",
+        session: {
+          type: "realtime",
+          output_modalities: ["audio"],
+          instructions: agent!.instructions,
+          audio: {
+            input: {
+              format: { type: "audio/pcmu" },
+              turn_detection: { type: "server_vad" },
+              transcription: { model: "gpt-4o-mini-transcribe" },
+            },
+            output: { format: { type: "audio/pcmu" }, voice: agent!.voice },
+          },
+          tools: agent!.tools.map(({ name, description, parameters }) => ({ type: "function", name, description, parameters })),
+          tool_choice: "auto",
+        },
+      });
+      sendModel({ type: "response.create", response: { instructions: agent!.greeting } });
+      modelReady = true;
+      for (const payload of early.splice(0)) sendModel({ type: "input_audio_buffer.append", audio: payload });
+      if (call!.purpose === "empathy") {
+        timers.push(
+          setTimeout(
+            () => {
+              sendModel({
+                type: "response.create",
+                response: { instructions: "Tell the caller gently that about one minute of the call is left, and begin to close warmly." },
+              });
+            },
+            (call!.timeLimitSeconds - 60) * 1000,
+          ),
+        );
+      }
+    }
+    model.on("message", (data) => {
+      let event: ModelEvent;
+      try {
+        event = JSON.parse(String(data));
+      } catch {
+        log(`call ${callId}: the realtime model sent a message that is not JSON`);
+        return;
+      }
+      // A failure here (a database write, a tool) ends this call cleanly, never the process.
+      onModelEvent(event).catch((error) => {
+        log(`call ${callId} ended after an error: ${reasonOf(error)}`);
+        void hangUp();
+      });
+    });
+    model.on("error", (error) => log(`realtime connection error on call ${callId}: ${error.message}`));
+    model.on("close", () => {
+      if (!closed) void hangUp();
+    });
+  }
+
+  async function onModelEvent(event: ModelEvent) {
+    switch (event.type) {
+      case "response.created":
+        responseActive = true;
+        return;
+      case "response.output_audio.delta": {
+        const bytes = Buffer.byteLength(event.delta, "base64");
+        currentItem = event.item_id;
+        sendTwilio({ event: "media", streamSid, media: { payload: event.delta } });
+        const name = `m${++markSeq}`;
+        pendingMarks.push({ name, itemId: event.item_id, bytes });
+        sendTwilio({ event: "mark", streamSid, mark: { name } });
+        return;
+      }
+      case "input_audio_buffer.speech_started": {
+        // Barge-in: cut the reply at what the caller heard, and drop what Twilio still holds.
+        if (currentItem && pendingMarks.some((m) => m.itemId === currentItem)) {
+          sendModel({
+            type: "conversation.item.truncate",
+            item_id: currentItem,
+            content_index: 0,
+            audio_end_ms: Math.floor((playedBytes.get(currentItem) ?? 0) / BYTES_PER_MS),
+          });
+          sendTwilio({ event: "clear", streamSid });
+          pendingMarks.length = 0;
+        }
+        return;
+      }
+      case "conversation.item.input_audio_transcription.completed": {
+        const text = String(event.transcript ?? "");
+        if (!text.trim()) return;
+        await appendTranscript(services.db, callId, [{ role: "caller", text: redact(text), at: new Date().toISOString() }]);
+        if (call?.purpose === "empathy" && !crisisHandled && soundsLikeCrisis(text)) {
+          crisisHandled = true;
+          await flagCall(services.db, callId, "crisis language");
+          sendModel({ type: "response.cancel" });
+          sendModel({
+            type: "response.create",
+            response: {
+              instructions: `Read this message to the caller exactly, word for word, calmly, then keep listening and do not end the call: "${crisisScript(call.language, call.toNumber)}"`,
+            },
+          });
+        }
+        return;
+      }
+      case "response.output_audio_transcript.done": {
+        const text = String(event.transcript ?? "");
+        if (text.trim()) await appendTranscript(services.db, callId, [{ role: "agent", text: redact(text), at: new Date().toISOString() }]);
+        return;
+      }
+      case "response.function_call_arguments.done":
+        await runTool(event.call_id, event.name, event.arguments);
+        return;
+      case "response.done":
+        responseActive = false;
+        maybeFinish();
+        return;
+      case "error":
+        log(`realtime error on call ${callId}: ${event.error?.message ?? "unknown"}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  async function runTool(callIdOfTool: string, name: string, rawArguments: string) {
+    const tool = agent?.tools.find((t) => t.name === name);
+    let output: string;
+    try {
+      if (!tool) throw new Error(`unknown tool ${name}`);
+      const args = rawArguments ? (JSON.parse(rawArguments) as Record<string, unknown>) : {};
+      output = await Promise.race([
+        tool.run(args),
+        new Promise<string>((_, reject) => setTimeout(() => reject(new Error("timed out")), TOOL_TIMEOUT_MS)),
+      ]);
+    } catch (error) {
+      output = `The action failed (${(error as Error).message}). Apologise briefly and continue.`;
+    }
+    sendModel({ type: "conversation.item.create", item: { type: "function_call_output", call_id: callIdOfTool, output } });
+    if (name === END_CALL && !(call?.purpose === "empathy" && crisisHandled)) {
+      hangupRequested = true;
+      maybeFinish();
+      return;
+    }
+    sendModel({ type: "response.create" });
+  }
+
+  // A throw inside a socket listener would be an uncaught exception: this call ends, not the process.
+  twilio.on("message", (data) => {
+    try {
+      onTwilioMessage(data);
+    } catch (error) {
+      log(`call ${callId} ended after an error in the media stream: ${reasonOf(error)}`);
+      void hangUp();
+    }
+  });
+
+  function onTwilioMessage(data: WebSocket.RawData) {
+    let message: TwilioMessage;
+    try {
+      message = JSON.parse(String(data));
+    } catch {
+      return;
+    }
+    switch (message.event) {
+      case "start":
+        if (started) return;
+        started = true;
+        clearTimeout(startTimer);
+        void start(message).catch((error) => {
+          log(`call ${callId} could not start: ${reasonOf(error)}`);
+          close("error");
+        });
+        return;
+      case "media": {
+        const payload = message.media?.payload;
+        if (!payload || message.media?.track === "outbound") return;
+        clearTimeout(idleTimer);
+        if (!closed) idleTimer = setTimeout(onIdle, limits.idleTimeoutMs);
+        if (modelReady) sendModel({ type: "input_audio_buffer.append", audio: payload });
+        else if (early.length < MAX_EARLY_FRAMES) early.push(payload);
+        return;
+      }
+      case "mark": {
+        const name = message.mark?.name;
+        const index = pendingMarks.findIndex((m) => m.name === name);
+        if (index >= 0) {
+          for (const played of pendingMarks.splice(0, index + 1)) {
+            playedBytes.set(played.itemId, (playedBytes.get(played.itemId) ?? 0) + played.bytes);
+          }
+        }
+        maybeFinish();
+        return;
+      }
+      case "stop":
+        close("stop");
+        return;
+      default:
+        return;
+    }
+  }
+  twilio.on("close", () => close("twilio closed"));
+  twilio.on("error", () => close("twilio error"));
+}

@@ -1,0 +1,60 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { data, type MiddlewareFunction } from "react-router";
+import { csrfTokenContext, servicesContext } from "~/platform/context";
+
+export const CSRF_FIELD = "csrf";
+
+/** Requests that carry their own proof (signed provider webhooks) instead of a CSRF token. */
+const SIGNED_PATHS = ["/webhooks/", "/twilio/"];
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Double-submit CSRF protection for every state-changing request: a form must echo the token
+ * from the visitor's signed cookie. A JSON request cannot be sent cross-site without a CORS
+ * preflight (which this app never grants), so it is accepted when its Origin, if any, is ours.
+ */
+export const csrfMiddleware: MiddlewareFunction<Response> = async ({ request, context, params }, next) => {
+  const { cookies } = context.get(servicesContext);
+  const stored = await cookies.csrf.parse(request.headers.get("Cookie"));
+  const hasToken = typeof stored === "string" && stored.length >= 32;
+  const token = hasToken ? stored : randomBytes(24).toString("base64url");
+  context.set(csrfTokenContext, token);
+
+  const url = new URL(request.url);
+  // An address no route claims (the splat) changes nothing: it answers 404 whatever the method.
+  const unknownAddress = params["*"] !== undefined;
+  if (!SAFE_METHODS.has(request.method) && !unknownAddress && !SIGNED_PATHS.some((p) => url.pathname.startsWith(p))) {
+    await verify(request, url, hasToken ? token : null);
+  }
+
+  const response = await next();
+  if (!hasToken) response.headers.append("Set-Cookie", await cookies.csrf.serialize(token));
+  return response;
+};
+
+async function verify(request: Request, url: URL, token: string | null) {
+  const contentType = request.headers.get("Content-Type") ?? "";
+  if (contentType.includes("application/json")) {
+    const origin = request.headers.get("Origin");
+    if (origin === null || origin === url.origin) return;
+    throw forbidden();
+  }
+  let sent: FormDataEntryValue | null = null;
+  try {
+    sent = (await request.clone().formData()).get(CSRF_FIELD);
+  } catch {
+    throw forbidden();
+  }
+  if (token === null || typeof sent !== "string" || !sameString(sent, token)) throw forbidden();
+}
+
+function sameString(a: string, b: string) {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function forbidden() {
+  return data({ csrf: true }, { status: 403, statusText: "Invalid form token" });
+}

@@ -1,0 +1,153 @@
+import { isIP } from "node:net";
+import { z } from "zod";
+
+const optionalUrl = z.url().optional();
+const optionalString = z.string().min(1).optional();
+
+/**
+ * Every environment variable the server reads. `.env.example` documents each one; the app starts
+ * with none of them set.
+ */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** The address to listen on: every interface by default, as Node and its hosts do; 127.0.0.1 for this machine only. */
+  HOST: z.string().min(1).optional(),
+  /** Public origin used in links inside e-mails and provider callbacks. */
+  APP_URL: optionalUrl,
+  /**
+   * Behind reverse proxies: how many proxy hops to trust (TRUST_PROXY=1), or which proxy addresses
+   * (TRUST_PROXY=10.0.0.0/8,127.0.0.1; also loopback, linklocal, uniquelocal). The visitor's
+   * address is then the right-most X-Forwarded-For entry no trusted proxy added. Unset or "false":
+   * trust no header, the socket's peer is the visitor. "true" (trust every hop) is refused.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default("false")
+    .transform((value, ctx) => {
+      const trust = parseTrustProxy(value);
+      if (typeof trust === "string") {
+        ctx.addIssue({ code: "custom", message: trust });
+        return z.NEVER;
+      }
+      return trust;
+    }),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SUPPORT_EMAIL: z.email().default("support@sakina.app"),
+  MAIL_FROM: z.string().min(3).default("Sakina <no-reply@sakina.app>"),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_PUBLISHABLE_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_API_URL: optionalUrl,
+  STRIPE_JS_URL: z.url().default("https://js.stripe.com/v3/"),
+  TWILIO_ACCOUNT_SID: optionalString,
+  TWILIO_AUTH_TOKEN: optionalString,
+  TWILIO_FROM_NUMBER: optionalString,
+  TWILIO_FROM_NUMBER_SA: optionalString,
+  TWILIO_FROM_NUMBER_AE: optionalString,
+  TWILIO_API_URL: optionalUrl,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalUrl,
+  OPENAI_REALTIME_MODEL: z.string().min(1).default("gpt-realtime"),
+  /** Calls in progress at once; more are queued until a line frees up. */
+  MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** ISO country codes free demo calls may go to (default: US, Canada, the UK, the EU, Saudi Arabia, the UAE). */
+  DEMO_CALL_COUNTRIES: z
+    .string()
+    .regex(/^[A-Z]{2}(,[A-Z]{2})*$/, "must be comma-separated ISO country codes, e.g. US,CA,GB")
+    .default("US,CA,GB,AT,BE,BG,HR,CY,CZ,DK,EE,FI,FR,DE,GR,HU,IE,IT,LV,LT,LU,MT,NL,PL,PT,RO,SK,SI,ES,SE,SA,AE"),
+  /** ISO country codes paid empathy calls may go to (default: where the six languages are spoken and Sakina has crisis lines). */
+  EMPATHY_CALL_COUNTRIES: z
+    .string()
+    .regex(/^[A-Z]{2}(,[A-Z]{2})*$/, "must be comma-separated ISO country codes, e.g. US,CA,GB")
+    .default("US,CA,GB,IE,AU,NZ,AT,BE,CH,DE,ES,FR,IT,LU,NL,PT,MX,AR,CL,CO,PE,SA,AE,QA,KW,BH,OM,JO,EG,MA"),
+  /**
+   * Dialling policy (every outbound call): ISO countries this deployment may phone (a business can
+   * narrow them in its settings), and calls to one number per day whatever business asks.
+   */
+  CALL_COUNTRIES: z
+    .string()
+    .regex(/^[A-Z]{2}(,[A-Z]{2})*$/, "must be comma-separated ISO country codes, e.g. US,CA,GB")
+    .default(
+      "US,CA,GB,AT,BE,BG,HR,CY,CZ,DK,EE,FI,FR,DE,GR,HU,IE,IT,LV,LT,LU,MT,NL,PL,PT,RO,SK,SI,ES,SE,SA,AE,AU,NZ,CH,MX,AR,CL,CO,PE,QA,KW,BH,OM,JO,EG,MA",
+    ),
+  CALLS_PER_NUMBER_PER_DAY: z.coerce.number().int().min(0).max(1000).default(3),
+  /** Calls one visitor's address may cause a day through the public forms (bookings, demo calls). */
+  CALLS_PER_IP_PER_DAY: z.coerce.number().int().min(0).max(10_000).default(5),
+  /** Seconds between an empathy call that was not answered and the next attempt. */
+  EMPATHY_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  /** Free demo calls per day, all callers together. */
+  DEMO_CALLS_PER_DAY: z.coerce.number().int().min(0).default(50),
+  RECORD_CALLS: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
+  /** Default: seed on the embedded database (a try-out), not on a real server. */
+  SEED_DEMO_DATA: z
+    .enum(["true", "false"])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === "true")),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/**
+ * TRUST_PROXY as Express's "trust proxy" setting: false, a hop count, or a list of addresses and
+ * CIDR ranges. A string is the reason the value is refused.
+ */
+export function parseTrustProxy(raw: string): false | number | string[] | string {
+  const value = raw.trim().toLowerCase();
+  if (value === "false" || value === "0") return false;
+  if (value === "true") {
+    return 'must not be "true": that believes any client\'s X-Forwarded-For. Set the number of proxies in front of Sakina (e.g. TRUST_PROXY=1) or their addresses (e.g. TRUST_PROXY=10.0.0.0/8,127.0.0.1)';
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return hops <= 10 ? hops : "must be a number of proxy hops from 0 to 10, or a list of proxy addresses";
+  }
+  const entries = value.split(",").map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !PROXY_NAMES.has(entry) && !isAddressOrRange(entry));
+  if (bad.length > 0) {
+    return `must be a number of proxy hops (e.g. 1) or a comma-separated list of proxy addresses or CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1); not understood: ${bad.join(", ")}`;
+  }
+  return entries;
+}
+
+function isAddressOrRange(entry: string) {
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d+$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+export class EnvError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  // An empty value in a .env file means "not set", not "set to the empty string".
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
+  const result = envSchema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+  throw new EnvError(`Invalid environment variables:\n${lines.join("\n")}`);
+}
+
+/** What the browser may see. Nothing secret goes here. */
+export function publicEnv(env: Env) {
+  return {
+    STRIPE_PUBLISHABLE_KEY: env.STRIPE_PUBLISHABLE_KEY ?? null,
+    STRIPE_JS_URL: env.STRIPE_JS_URL,
+  };
+}
+export type PublicEnv = ReturnType<typeof publicEnv>;

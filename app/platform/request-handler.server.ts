@@ -1,0 +1,79 @@
+import type express from "express";
+import { createRequire } from "node:module";
+import type { createRequestHandler as CreateReactRouterHandler, RouterContextProvider, ServerBuild } from "react-router";
+import { writeReadableStreamToWritable } from "@react-router/node";
+import { bufferedBody } from "~/platform/request-limits.server";
+
+// The same react-router module (loaded with require) whose RouterContextProvider http.server.ts
+// builds the context from: under some loaders (vitest) a static import would be another copy.
+const { createRequestHandler: createReactRouterHandler } = createRequire(import.meta.url)("react-router") as {
+  createRequestHandler: typeof CreateReactRouterHandler;
+};
+
+/**
+ * React Router's Express adapter, except that the request body is the one `boundedBodies` already
+ * read under its limits: the adapter's own version streams the socket straight into the router,
+ * which would read an unbounded body.
+ */
+export function createRequestHandler(options: {
+  build: ServerBuild | (() => Promise<ServerBuild>);
+  mode: string;
+  getLoadContext(req: express.Request, res: express.Response): RouterContextProvider;
+}): express.RequestHandler {
+  const handle = createReactRouterHandler(options.build, options.mode);
+  return async (req, res, next) => {
+    try {
+      const response = await handle(toRequest(req, res), options.getLoadContext(req, res));
+      await send(res, response);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+function toRequest(req: express.Request, res: express.Response) {
+  // The URL is built as @react-router/express builds it.
+  const [, forwardedPort] = req.app.enabled("trust proxy") ? (req.get("X-Forwarded-Host")?.split(":") ?? []) : [];
+  const [, hostPort] = req.get("host")?.split(":") ?? [];
+  const port = [forwardedPort, hostPort].map((p) => Number.parseInt(p ?? "", 10)).find((p) => Number.isSafeInteger(p));
+  const hostname = req.hostname?.split(/[\\/?#@]/)[0] || "localhost";
+  const url = new URL(`${req.protocol}://${hostname}${port ? `:${port}` : ""}${req.originalUrl}`);
+
+  const headers = new Headers();
+  for (const [key, values] of Object.entries(req.headers)) {
+    if (values === undefined) continue;
+    for (const value of Array.isArray(values) ? values : [values]) headers.append(key, value);
+  }
+  const controller = new AbortController();
+  let finished = false;
+  res.on("finish", () => (finished = true));
+  res.on("close", () => finished || controller.abort());
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(url.href, {
+    method: req.method,
+    headers,
+    signal: controller.signal,
+    ...(hasBody ? { body: new Uint8Array(bufferedBody(req) ?? Buffer.alloc(0)) } : {}),
+  });
+}
+
+async function send(res: express.Response, response: Response) {
+  if (res.destroyed || res.writableEnded) {
+    await response.body?.cancel();
+    return;
+  }
+  res.statusMessage = response.statusText;
+  res.status(response.status);
+  for (const [key, value] of response.headers.entries()) res.append(key, value);
+  if (/text\/event-stream/i.test(response.headers.get("Content-Type") ?? "")) res.flushHeaders();
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  try {
+    await writeReadableStreamToWritable(response.body, res);
+  } catch (error) {
+    if (res.destroyed || res.writableEnded) return;
+    throw error;
+  }
+}

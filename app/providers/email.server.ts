@@ -1,0 +1,58 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
+
+export interface EmailMessage {
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+  replyTo?: string;
+  attachments?: { filename: string; content: string; contentType: string }[];
+}
+
+export interface Mailer {
+  /** "smtp" delivers; "outbox" writes .eml files for development and demos. */
+  kind: "smtp" | "outbox";
+  send(message: EmailMessage): Promise<{ messageId: string }>;
+  /** A real check that the provider answers (SMTP handshake), for the status page. */
+  verify(): Promise<boolean>;
+  close(): void;
+}
+
+export function createMailer(options: { smtpUrl?: string; from: string; outboxDir: string }): Mailer {
+  if (options.smtpUrl) {
+    const transport = nodemailer.createTransport(options.smtpUrl);
+    return {
+      kind: "smtp",
+      send: (message) => sendWith(transport, options.from, message),
+      verify: () =>
+        transport.verify().then(
+          () => true,
+          () => false,
+        ),
+      close: () => transport.close(),
+    };
+  }
+
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  return {
+    kind: "outbox",
+    async send(message) {
+      const info = await transport.sendMail({ from: options.from, ...message });
+      await mkdir(options.outboxDir, { recursive: true });
+      const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID().slice(0, 8)}.eml`;
+      await writeFile(path.join(options.outboxDir, name), info.message as Buffer);
+      return { messageId: info.messageId };
+    },
+    verify: async () => true,
+    close: () => transport.close(),
+  };
+}
+
+async function sendWith(transport: Transporter, from: string, message: EmailMessage) {
+  const info = await transport.sendMail({ from, ...message });
+  return { messageId: info.messageId };
+}

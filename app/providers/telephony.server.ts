@@ -1,0 +1,136 @@
+import twilio from "twilio";
+import type { Env } from "~/platform/env.server";
+
+export class TelephonyNotConfiguredError extends Error {
+  constructor() {
+    super("Calls are not configured (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM_NUMBER are needed).");
+  }
+}
+
+/** A provider error with Twilio's code (21211 invalid number, 21215 not allowed, …). */
+export class TelephonyError extends Error {
+  constructor(
+    message: string,
+    readonly code: number | undefined,
+    readonly status: number | undefined,
+  ) {
+    super(message);
+  }
+  /** Worth trying again later: the provider's own trouble, rate limits, the network. */
+  get transient() {
+    return this.status === undefined || this.status >= 500 || this.status === 429;
+  }
+}
+
+export interface PlaceCallOptions {
+  to: string;
+  /** Where the provider fetches the call's instructions (TwiML). */
+  voiceUrl: string;
+  statusCallbackUrl: string;
+  timeLimitSeconds: number;
+  detectMachine: boolean;
+}
+
+export interface Telephony {
+  name: "twilio";
+  configured: boolean;
+  placeCall(options: PlaceCallOptions): Promise<{ providerCallId: string; from: string }>;
+  hangUp(providerCallId: string): Promise<void>;
+  /** A real request with the credentials. */
+  checkCredentials(): Promise<{ ok: boolean; message: string }>;
+  /** X-Twilio-Signature over the full URL and POST parameters. */
+  verifySignature(signature: string | null, url: string, params: Record<string, string>): boolean;
+}
+
+/**
+ * Twilio through its SDK. TWILIO_API_URL only moves the SDK's requests to another host (the
+ * tests' fake Twilio); the requests themselves are the production ones.
+ */
+export function createTelephony(env: Env): Telephony {
+  const configured = Boolean(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN && env.TWILIO_FROM_NUMBER);
+  const client = configured
+    ? twilio(
+        env.TWILIO_ACCOUNT_SID,
+        env.TWILIO_AUTH_TOKEN,
+        env.TWILIO_API_URL ? { httpClient: new RedirectingClient(env.TWILIO_API_URL) } : {},
+      )
+    : null;
+
+  function requireClient() {
+    if (!client) throw new TelephonyNotConfiguredError();
+    return client;
+  }
+
+  function callerIdFor(to: string) {
+    if (to.startsWith("+966") && env.TWILIO_FROM_NUMBER_SA) return env.TWILIO_FROM_NUMBER_SA;
+    if (to.startsWith("+971") && env.TWILIO_FROM_NUMBER_AE) return env.TWILIO_FROM_NUMBER_AE;
+    return env.TWILIO_FROM_NUMBER!;
+  }
+
+  return {
+    name: "twilio",
+    configured,
+    async placeCall(options) {
+      const from = callerIdFor(options.to);
+      try {
+        const call = await requireClient().calls.create({
+          to: options.to,
+          from,
+          url: options.voiceUrl,
+          method: "POST",
+          statusCallback: options.statusCallbackUrl,
+          statusCallbackMethod: "POST",
+          statusCallbackEvent: ["initiated", "ringing", "answered", "completed"],
+          timeLimit: options.timeLimitSeconds,
+          ...(options.detectMachine ? { machineDetection: "DetectMessageEnd", machineDetectionTimeout: 15 } : {}),
+        });
+        return { providerCallId: call.sid, from };
+      } catch (error) {
+        throw toTelephonyError(error);
+      }
+    },
+    async hangUp(providerCallId) {
+      try {
+        await requireClient().calls(providerCallId).update({ status: "completed" });
+      } catch (error) {
+        throw toTelephonyError(error);
+      }
+    },
+    async checkCredentials() {
+      if (!client) return { ok: false, message: "Not configured" };
+      try {
+        const account = await client.api.v2010.accounts(env.TWILIO_ACCOUNT_SID!).fetch();
+        return { ok: account.status === "active", message: `Account ${account.friendlyName ?? account.sid}: ${account.status}` };
+      } catch (error) {
+        return { ok: false, message: toTelephonyError(error).message };
+      }
+    },
+    verifySignature(signature, url, params) {
+      if (!env.TWILIO_AUTH_TOKEN || !signature) return false;
+      return twilio.validateRequest(env.TWILIO_AUTH_TOKEN, signature, url, params);
+    },
+  };
+}
+
+function toTelephonyError(error: unknown) {
+  const e = error as { message?: string; code?: number; status?: number };
+  return new TelephonyError(
+    e.message ?? String(error),
+    typeof e.code === "number" ? e.code : undefined,
+    typeof e.status === "number" ? e.status : undefined,
+  );
+}
+
+/** Sends the SDK's requests for https://api.twilio.com (and its subdomains) to another origin. */
+export class RedirectingClient extends twilio.RequestClient {
+  constructor(private readonly base: string) {
+    super();
+  }
+  override request<TData>(opts: Parameters<twilio.RequestClient["request"]>[0]) {
+    const uri = new URL(opts.uri);
+    const target = new URL(this.base);
+    uri.protocol = target.protocol;
+    uri.host = target.host;
+    return super.request<TData>({ ...opts, uri: uri.toString() } as never);
+  }
+}

@@ -1,0 +1,15 @@
+import { useRouteLoaderData } from "react-router";
+import type { PublicEnv } from "~/platform/env.server";
+import type { Toast } from "~/platform/toast.server";
+
+/** What the root loader gives every page; components read it here instead of importing root.tsx. */
+export interface RootData {
+  locale: string;
+  csrfToken: string;
+  toast: Toast | null;
+  publicEnv: PublicEnv;
+}
+
+export function useRootData() {
+  return useRouteLoaderData("root") as RootData | undefined;
+}

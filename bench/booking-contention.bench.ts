@@ -1,0 +1,63 @@
+// Booking contention: 100 simultaneous bookings of one slot through the real HTTP API, on PGlite
+// and on PostgreSQL (127.0.0.1:5432, or BENCH_DATABASE_URL). Prints the answers' counts and
+// p50/p95/p99 latency. Needs the production build (`npx react-router build`).
+//
+//   npm run bench:contention
+import { startServer } from "../tests/support/server";
+
+const ATTEMPTS = 100;
+const POSTGRES = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+async function round(label: string, databaseUrl: string | undefined) {
+  if (databaseUrl) process.env.DATABASE_URL = databaseUrl;
+  else delete process.env.DATABASE_URL;
+  const server = await startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "1" }, { allowStderr: [/./] });
+  try {
+    const services = (await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
+    const haircut = services.find((s) => s.name === "Haircut")!;
+    let slot: { date: string; time: string } | undefined;
+    for (let day = 1; day <= 31 && !slot; day++) {
+      const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+      const response = await fetch(`${server.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`);
+      if (response.status !== 200) continue;
+      const free = ((await response.json()) as { time: string; available: boolean }[]).find((s) => s.available);
+      if (free) slot = { date, time: free.time };
+    }
+    if (!slot) throw new Error("no free slot in the window");
+    const answers = await Promise.all(
+      Array.from({ length: ATTEMPTS }, async (_, i) => {
+        const started = performance.now();
+        const response = await fetch(`${server.url}/api/booking/create`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": `198.51.100.${(i % 250) + 1}` },
+          body: JSON.stringify({
+            businessLink: "demo-salon",
+            serviceId: haircut.id,
+            appointmentDate: `${slot!.date}T${slot!.time}`,
+            customerInfo: { name: "Bench", phone: `+1212555${String(1000 + i)}` },
+            requestCall: false,
+          }),
+        });
+        const body = (await response.json().catch(() => ({}))) as { code?: string };
+        return { status: response.status, code: body.code, ms: performance.now() - started };
+      }),
+    );
+    const times = answers.map((a) => a.ms).sort((a, b) => a - b);
+    const booked = answers.filter((a) => a.status === 201).length;
+    const taken = answers.filter((a) => a.code === "slot_taken").length;
+    const errors = answers.filter((a) => a.status >= 500).length;
+    const other = ATTEMPTS - booked - taken - errors;
+    console.log(
+      `${label.padEnd(10)} booked ${booked}  slot_taken ${taken}  5xx ${errors}  other ${other}  ` +
+        `p50 ${percentile(times, 50).toFixed(0)} ms  p95 ${percentile(times, 95).toFixed(0)} ms  p99 ${percentile(times, 99).toFixed(0)} ms`,
+    );
+    return booked === 1 && errors === 0;
+  } finally {
+    await server.stop();
+  }
+}
+
+const ok = [await round("PGlite", undefined), await round("PostgreSQL", POSTGRES)].every(Boolean);
+process.exit(ok ? 0 : 1);

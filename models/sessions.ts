@@ -1,0 +1,39 @@
+import { and, eq, gt, lt, ne } from "drizzle-orm";
+import type { Db } from "./db";
+import { accounts, sessions } from "./schema";
+
+export type Session = typeof sessions.$inferSelect;
+
+/** Opens a session; the account's sessions that have already expired are dropped on the way. */
+export async function createSession(db: Db, input: { idHash: string; accountId: number; expiresAt: Date }, now = new Date()) {
+  await db.delete(sessions).where(and(eq(sessions.accountId, input.accountId), lt(sessions.expiresAt, now)));
+  await db.insert(sessions).values({ ...input, createdAt: now, lastSeenAt: now });
+}
+
+/** The live session with this id hash and its account, or null when it is unknown or expired. */
+export async function findLiveSession(db: Db, idHash: string, now = new Date()) {
+  const [row] = await db
+    .select({ session: sessions, account: accounts })
+    .from(sessions)
+    .innerJoin(accounts, eq(accounts.id, sessions.accountId))
+    .where(and(eq(sessions.idHash, idHash), gt(sessions.expiresAt, now)));
+  return row ?? null;
+}
+
+export async function touchSession(db: Db, idHash: string, now = new Date()) {
+  await db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, idHash));
+}
+
+export async function deleteSession(db: Db, idHash: string) {
+  await db.delete(sessions).where(eq(sessions.idHash, idHash));
+}
+
+/** Ends every session of the account, or every one but `except` (the browser that asked). */
+export async function deleteAccountSessions(db: Db, accountId: number, options: { except?: string } = {}) {
+  await db.delete(sessions).where(and(eq(sessions.accountId, accountId), options.except ? ne(sessions.idHash, options.except) : undefined));
+}
+
+/** Drops sessions that have expired; for a scheduled clean-up. */
+export async function purgeExpiredSessions(db: Db, now = new Date()) {
+  await db.delete(sessions).where(lt(sessions.expiresAt, now));
+}

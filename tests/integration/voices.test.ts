@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findCall } from "#models/calls";
+import { businesses, calls as callsTable } from "#models/schema";
+import { settingsSchema } from "~/features/business/dashboard.server";
+import { confirmationVoices } from "~/features/business/industries";
+import { requestCall } from "~/features/calls/engine.server";
+import { translatorFor } from "~/platform/i18n.server";
+import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
+import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { startAppInProcess } from "../support/app-in-process";
+import { waitFor } from "../support/wait";
+
+// The fake Realtime server refuses a voice the real model does not have (as the API does, with an
+// invalid_value error). Every voice the owner can pick must be accepted on save and then speak.
+let twilio: FakeTwilio;
+let realtime: FakeRealtime;
+let app: Awaited<ReturnType<typeof startAppInProcess>>;
+
+beforeAll(async () => {
+  [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 20 })]);
+  app = await startAppInProcess({
+    TWILIO_ACCOUNT_SID: twilio.accountSid,
+    TWILIO_AUTH_TOKEN: twilio.authToken,
+    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
+    TWILIO_API_URL: twilio.url,
+    OPENAI_API_KEY: realtime.apiKey,
+    OPENAI_BASE_URL: realtime.url,
+  });
+});
+
+afterAll(async () => {
+  for (const [sid, call] of twilio?.calls ?? []) {
+    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
+  }
+  await app?.stop();
+  await twilio?.close();
+  await realtime?.close();
+});
+
+const settings = { phone: "+12125550100", timeZone: "UTC", minimumNoticeMinutes: "60", defaultLanguage: "en", confirmationLanguage: "en" };
+
+describe("confirmation call voices", () => {
+  it("accepts on save every voice it offers and refuses the text-to-speech-only ones", async () => {
+    const schema = settingsSchema(await translatorFor("en"));
+    for (const voice of confirmationVoices) expect(schema.safeParse({ ...settings, confirmationVoice: voice }).success).toBe(true);
+    for (const voice of ["fable", "onyx", "nova"]) {
+      const result = schema.safeParse({ ...settings, confirmationVoice: voice });
+      expect(result.success).toBe(false);
+      expect(result.error?.issues[0]?.message).toBe("Choose a voice from the list.");
+    }
+  });
+
+  it("speaks with every offered voice: the realtime session takes it without an error", async () => {
+    const [business] = await app.services.db.select().from(businesses);
+    for (const [index, voice] of confirmationVoices.entries()) {
+      await app.services.db.update(businesses).set({ confirmationVoice: voice });
+      realtime.script([{ say: "Hello, this is a voice check.", tool: "end_call", arguments: { reason: "done" } }], index);
+      const call = await requestCall(app.services, {
+        purpose: "test",
+        // A number per voice: one number may be called only three times a day.
+        to: `+121255502${String(index).padStart(2, "0")}`,
+        language: "en",
+        voice,
+        businessId: business!.id,
+        origin: app.url,
+      });
+      const session = await realtime.waitForSession(index, 20_000);
+      await realtime.waitForServerEvent(index, "session.updated", undefined, 20_000);
+      expect(session.session.audio.output.voice).toBe(voice);
+      expect(session.errors).toEqual([]);
+      await waitFor(async () => ((await findCall(app.services.db, call.id))?.status === "completed" ? true : null), {
+        what: `the ${voice} call to end`,
+        timeoutMs: 20_000,
+      });
+    }
+    const placed = await app.services.db.select().from(callsTable);
+    expect(placed.filter((c) => c.status === "completed")).toHaveLength(confirmationVoices.length);
+  });
+});

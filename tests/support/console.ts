@@ -1,0 +1,33 @@
+/**
+ * Log lines a test expects. Every console.warn and console.error during a test fails it (see
+ * setup.ts) unless the test declared the line here first: a setting a provider rejects, or a
+ * failure nobody asserted on, can never pass silently.
+ */
+export type LogLevel = "warn" | "error";
+
+interface Expectation {
+  level: LogLevel;
+  pattern: RegExp;
+  seen: number;
+}
+
+let expectations: Expectation[] = [];
+
+/** Allows log lines of `level` matching `pattern` for the rest of the current test. */
+export function expectLog(level: LogLevel, pattern: RegExp) {
+  expectations.push({ level, pattern, seen: 0 });
+}
+
+/** True when the line was expected (and counts it). */
+export function isExpected(level: LogLevel, line: string) {
+  const match = expectations.find((e) => e.level === level && e.pattern.test(line));
+  if (match) match.seen += 1;
+  return Boolean(match);
+}
+
+/** Ends the test's expectations; returns those that never happened. */
+export function endExpectations() {
+  const missed = expectations.filter((e) => e.seen === 0);
+  expectations = [];
+  return missed;
+}
