@@ -1,10 +1,13 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import ar from "~/locales/ar";
 import en from "~/locales/en";
 import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
 import { waitForMail } from "../support/outbox";
 import { startServer, type RunningServer } from "../support/server";
+
+// Each test is a whole journey in a real browser: on a busy two-core machine it can take minutes.
+vi.setConfig({ testTimeout: 180_000 });
 
 let server: RunningServer;
 let browser: Browser;

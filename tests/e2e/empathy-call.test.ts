@@ -1,11 +1,14 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
 import { startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/wait";
+
+// Each test is a whole journey in a real browser: on a busy two-core machine it can take minutes.
+vi.setConfig({ testTimeout: 180_000 });
 
 const WEBHOOK_SECRET = "whsec_test_empathy_e2e";
 let stripe: FakeStripe;

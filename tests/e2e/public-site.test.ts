@@ -53,11 +53,20 @@ const variants = [
 ] as const;
 
 describe.each(variants)("every public page, JavaScript $javaScript, language $locale", ({ javaScript, locale }) => {
-  it("answers with the right status, title and heading, mirrored in Arabic, with no WCAG 2.1 AA violations", async () => {
-    const context = await newVisitor(browser, { javaScript, locale });
-    const page = await context.newPage();
-    const failures: string[] = [];
-    for (const spec of pages) {
+  let context: Awaited<ReturnType<typeof newVisitor>>;
+  let page: Awaited<ReturnType<typeof context.newPage>>;
+  beforeAll(async () => {
+    context = await newVisitor(browser, { javaScript, locale });
+    page = await context.newPage();
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  // One test per page: each has its own time limit, and a failure names the page.
+  it.each(pages)(
+    "$path answers with the right status, title and heading, mirrored in Arabic, with no WCAG 2.1 AA violations",
+    async (spec) => {
       const response = await page.goto(server.url + spec.path);
       expect(response?.status(), spec.path).toBe("status" in spec ? spec.status : 200);
       const title = spec.title instanceof RegExp ? spec.title : new RegExp(spec.title[locale]);
@@ -71,11 +80,9 @@ describe.each(variants)("every public page, JavaScript $javaScript, language $lo
       }
       await expect(page.getByText("v3.0.0 AI Appointment Concierge").count()).resolves.toBe(1);
       const violations = await axeViolations(page, { javaScript });
-      if (violations.length > 0) failures.push(`${spec.path}:\n${describeViolations(violations)}`);
-    }
-    expect(failures.join("\n\n")).toBe("");
-    await context.close();
-  });
+      expect(describeViolations(violations), spec.path).toBe("");
+    },
+  );
 });
 
 describe("redirects, health and errors", () => {
