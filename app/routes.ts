@@ -47,6 +47,7 @@ export default [
   route("webhooks/stripe", "routes/webhooks/stripe.ts"),
   route("webhooks/twilio/status/:callId", "routes/webhooks/twilio-status.ts"),
   route("twilio/voice/:callId", "routes/twilio/voice.ts"),
+  route("twilio/stream-ended/:callId", "routes/twilio/stream-ended.ts"),
   route("healthz", "routes/healthz.ts"),
   route("dev/outbox", "routes/dev.outbox.tsx"),
   route("*", "routes/not-found.tsx"),

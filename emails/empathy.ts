@@ -35,6 +35,12 @@ export function empathyFailedEmail(t: TFunction, lang: string, input: { to: stri
 }
 
 /** After the last attempt: the $5 is on its way back. */
-export function empathyRefundedEmail(t: TFunction, lang: string, input: { to: string; statusUrl: string }): EmailMessage {
-  return message(t, lang, input, t("empathyEmail.refundedSubject"), t("empathyEmail.refundedBody"), t("empathyEmail.refundedAction"));
+/** `networkDown`: the phone network never took the call, rather than nobody answering. */
+export function empathyRefundedEmail(
+  t: TFunction,
+  lang: string,
+  input: { to: string; statusUrl: string; networkDown?: boolean },
+): EmailMessage {
+  const body = input.networkDown ? t("empathyEmail.refundedNetworkBody") : t("empathyEmail.refundedBody");
+  return message(t, lang, input, t("empathyEmail.refundedSubject"), body, t("empathyEmail.refundedAction"));
 }

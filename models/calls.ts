@@ -159,8 +159,11 @@ export async function flagCall(db: Db, id: number, reason: string) {
   await db.update(calls).set({ flaggedForReview: true, flagReason: reason, updatedAt: new Date() }).where(eq(calls.id, id));
 }
 
-export async function setCallOutcome(db: Db, id: number, outcome: string) {
-  await db.update(calls).set({ outcome, updatedAt: new Date() }).where(eq(calls.id, id));
+export async function setCallOutcome(db: Db, id: number, outcome: string, answeredBy?: string) {
+  await db
+    .update(calls)
+    .set({ outcome, ...(answeredBy ? { answeredBy } : {}), updatedAt: new Date() })
+    .where(eq(calls.id, id));
 }
 
 export async function failCall(db: Db, id: number, error: string) {
@@ -204,4 +207,40 @@ export async function countBusinessCallsSince(db: Db, businessId: number, since:
       ),
     );
   return row?.count ?? 0;
+}
+
+/** The moments the bridge reports; each is kept the first time only. */
+export type CallMoment = "streamConnectedAt" | "modelReadyAt" | "modelFailedAt" | "agentHeardAt" | "callerHeardAt";
+
+export async function markCallMoment(db: Db, id: number, moment: CallMoment, at = new Date()) {
+  const column = calls[moment];
+  await db
+    .update(calls)
+    .set({ [moment]: sql`coalesce(${column}, ${at.toISOString()}::timestamptz)` })
+    .where(eq(calls.id, id));
+}
+
+/** Writes the verdict once, when the call ends; a later callback for the same call changes nothing. */
+export async function setCallDelivery(db: Db, id: number, verdict: { delivered: boolean; reason: string | null }) {
+  const [row] = await db
+    .update(calls)
+    .set({ delivered: verdict.delivered, undeliveredReason: verdict.reason, updatedAt: new Date() })
+    .where(and(eq(calls.id, id), isNull(calls.delivered)))
+    .returning();
+  return row ?? null;
+}
+
+/** A transient provider error while dialling: kept with the moment the run of failures began. */
+export async function recordDialFailure(db: Db, id: number, error: string) {
+  const [row] = await db
+    .update(calls)
+    .set({
+      dialClaimedAt: null,
+      lastError: error.slice(0, 500),
+      dialFailingSince: sql`coalesce(${calls.dialFailingSince}, now())`,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(calls.id, id), eq(calls.status, "queued")))
+    .returning();
+  return row ?? null;
 }

@@ -257,6 +257,8 @@ export const empathyRequests = pgTable("empathy_requests", {
   /** When the last call ended or the refund went out: the 24 hours of retention run from here. */
   finishedAt: timestamp("finished_at", { withTimezone: true }),
   refundId: text("refund_id"),
+  /** Why the payment went back: not_reached (every attempt missed) or telephony_unavailable. */
+  refundReason: text("refund_reason"),
   failureNotifiedAt: timestamp("failure_notified_at", { withTimezone: true }),
   erasedAt: timestamp("erased_at", { withTimezone: true }),
   createdAt: timestamp("created_at", { withTimezone: true })
@@ -331,6 +333,23 @@ export const calls = pgTable(
     streamTokenHash: text("stream_token_hash"),
     streamTokenUsedAt: timestamp("stream_token_used_at", { withTimezone: true }),
     lastError: text("last_error"),
+    // Delivery: what really happened on the call, so a paid call counts only when the listener
+    // spoke with the caller (see app/features/calls/delivery.ts).
+    /** The media stream presented its token and the bridge took it. */
+    streamConnectedAt: timestamp("stream_connected_at", { withTimezone: true }),
+    /** The realtime model accepted the session (session.updated). */
+    modelReadyAt: timestamp("model_ready_at", { withTimezone: true }),
+    /** The model refused the session, could not be reached or dropped it: the caller hears an apology. */
+    modelFailedAt: timestamp("model_failed_at", { withTimezone: true }),
+    /** Twilio echoed the first mark after agent audio: the caller heard the agent. */
+    agentHeardAt: timestamp("agent_heard_at", { withTimezone: true }),
+    /** The model heard the caller speak. */
+    callerHeardAt: timestamp("caller_heard_at", { withTimezone: true }),
+    /** Set when the call ends: true when delivered, else the reason in undeliveredReason. */
+    delivered: boolean("delivered"),
+    undeliveredReason: text("undelivered_reason"),
+    /** The first of a run of transient provider errors while dialling: the retry window runs from here. */
+    dialFailingSince: timestamp("dial_failing_since", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),

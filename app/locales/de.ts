@@ -97,6 +97,18 @@ const de = {
     businessLink: "Sakina für Unternehmen",
   },
   empathy: {
+    networkDownTitle: "Das Telefonnetz antwortet nicht",
+    networkDownBody:
+      "Wir versuchen Ihren Anruf weiter bis {{time}}. Wenn wir Sie bis dahin nicht anrufen können, erstatten wir Ihnen die 5 $ automatisch.",
+    missedAgain:
+      "Versuch {{attempt}} von {{attempts}} wurde kein Gespräch. Wir rufen um {{time}} wieder an, oder Sie fordern den Anruf jetzt an.",
+    reasonVoicemail: "Ihre Mailbox hat geantwortet, deshalb haben wir ohne Nachricht aufgelegt.",
+    reasonModel: "Unser Zuhörer konnte wegen eines technischen Problems nicht am Anruf teilnehmen.",
+    reasonAudio: "Der Anruf kam zustande, aber die Stimme unseres Zuhörers hat Sie nicht erreicht.",
+    reasonShort: "Der Anruf endete, bevor wir wirklich sprechen konnten.",
+    refundedNetworkBody:
+      "Wir konnten Ihren Anruf nicht tätigen, weil das Telefonnetz nicht antwortete, und haben Ihre Zahlung erstattet. Es kann 5–10 Tage dauern, bis sie auf Ihrem Kontoauszug erscheint.",
+    refundingNetworkBody: "Wir konnten Ihren Anruf nicht tätigen, weil das Telefonnetz nicht antwortete, und erstatten Ihre Zahlung jetzt.",
     formTitle: "Ihren Anruf anfordern",
     stepDetails: "Ihre Angaben",
     stepPayment: "Zahlung",
@@ -178,6 +190,8 @@ const de = {
     another: "Weiteren Anruf anfordern",
   },
   empathyEmail: {
+    refundedNetworkBody:
+      "Wir konnten Ihren Sakina-Unterstützungsanruf nicht tätigen, weil das Telefonnetz nicht antwortete, und haben Ihnen die 5 $ erstattet. Es kann 5–10 Tage dauern, bis sie auf Ihrem Kontoauszug erscheinen. Sie können jederzeit einen neuen Anruf anfordern.",
     failedSubject: "Wir konnten Sie für Ihren Sakina-Anruf nicht erreichen",
     failedBody:
       "Wir haben versucht, Sie für Ihr Sakina-Unterstützungsgespräch anzurufen, aber niemand hat abgenommen. Wir versuchen es in etwa {{minutes}} Minute(n) erneut. Sie können den Anruf auch sofort anfordern. Wenn wir Sie nicht erreichen, erhalten Sie Ihre $5 automatisch zurück.",
@@ -223,6 +237,10 @@ const de = {
     copiedBody: "{{label}} in die Zwischenablage kopiert",
   },
   payment: {
+    providerError:
+      "Unser Zahlungsanbieter antwortet gerade nicht. Es wurde nichts abgebucht. Bitte versuchen Sie es in ein paar Minuten erneut.",
+    providerCheckFailed:
+      "Wir konnten Ihre Zahlung gerade nicht bei unserem Zahlungsanbieter bestätigen. Ihre Zahlung ist sicher: Der Anruf erfolgt, sobald sie bestätigt ist.",
     loading: "Das sichere Zahlungsformular wird geladen…",
     paying: "Zahlung wird verarbeitet…",
     successTitle: "Zahlung erfolgreich!",

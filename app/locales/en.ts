@@ -97,6 +97,18 @@ const en = {
     businessLink: "Sakina for business",
   },
   empathy: {
+    networkDownTitle: "The phone network is not answering",
+    networkDownBody:
+      "We keep trying to place your call until {{time}}. If we still cannot call you by then, your $5 is refunded automatically.",
+    missedAgain:
+      "Attempt {{attempt}} of {{attempts}} did not become a conversation. We'll call again at {{time}}, or you can ask for the call now.",
+    reasonVoicemail: "Your voicemail answered, so we hung up without leaving a message.",
+    reasonModel: "Our listener could not join the call because of a technical problem.",
+    reasonAudio: "The call connected, but our listener's voice did not reach you.",
+    reasonShort: "The call ended before we could really talk.",
+    refundedNetworkBody:
+      "We could not place your call because the phone network did not answer, so we refunded your payment. It can take 5-10 days to appear on your statement.",
+    refundingNetworkBody: "We could not place your call because the phone network did not answer, so we are refunding your payment now.",
     formTitle: "Request your call",
     stepDetails: "Your details",
     stepPayment: "Payment",
@@ -174,6 +186,8 @@ const en = {
     another: "Request another call",
   },
   empathyEmail: {
+    refundedNetworkBody:
+      "We could not place your Sakina support call because the phone network did not answer, so we have refunded your $5. It can take 5-10 days to appear on your statement. You're welcome to request a new call at any time.",
     failedSubject: "We couldn't reach you for your Sakina call",
     failedBody:
       "We tried to call you for your Sakina support call, but nobody answered. We'll try again in about {{minutes}} minute(s). You can also ask for the call right away. If we can't reach you, your $5 is refunded automatically.",
@@ -219,6 +233,9 @@ const en = {
     copiedBody: "{{label}} copied to clipboard",
   },
   payment: {
+    providerError: "Our payment provider is not answering right now. Nothing was charged. Please try again in a few minutes.",
+    providerCheckFailed:
+      "We could not confirm your payment with our payment provider just now. Your payment is safe: your call is placed as soon as it is confirmed.",
     loading: "Loading the secure payment form…",
     paying: "Processing payment…",
     successTitle: "Payment Successful!",

@@ -96,6 +96,19 @@ const es = {
     businessLink: "Sakina para empresas",
   },
   empathy: {
+    networkDownTitle: "La red telefónica no responde",
+    networkDownBody:
+      "Seguimos intentando hacer su llamada hasta las {{time}}. Si para entonces no podemos llamarle, le devolvemos los 5 $ automáticamente.",
+    missedAgain:
+      "El intento {{attempt}} de {{attempts}} no llegó a ser una conversación. Volveremos a llamar a las {{time}}, o puede pedir la llamada ahora.",
+    reasonVoicemail: "Respondió su buzón de voz, así que colgamos sin dejar mensaje.",
+    reasonModel: "Nuestro oyente no pudo unirse a la llamada por un problema técnico.",
+    reasonAudio: "La llamada se conectó, pero la voz de nuestro oyente no le llegó.",
+    reasonShort: "La llamada terminó antes de que pudiéramos hablar de verdad.",
+    refundedNetworkBody:
+      "No pudimos hacer su llamada porque la red telefónica no respondió, así que le devolvimos el pago. Puede tardar de 5 a 10 días en aparecer en su extracto.",
+    refundingNetworkBody:
+      "No pudimos hacer su llamada porque la red telefónica no respondió, así que le estamos devolviendo el pago ahora.",
     formTitle: "Solicita tu llamada",
     stepDetails: "Tus datos",
     stepPayment: "Pago",
@@ -175,6 +188,8 @@ const es = {
     another: "Solicitar otra llamada",
   },
   empathyEmail: {
+    refundedNetworkBody:
+      "No pudimos hacer su llamada de apoyo de Sakina porque la red telefónica no respondió, así que le hemos devuelto los 5 $. Puede tardar de 5 a 10 días en aparecer en su extracto. Puede pedir una nueva llamada cuando quiera.",
     failedSubject: "No hemos podido contactarte para tu llamada de Sakina",
     failedBody:
       "Intentamos llamarte para tu llamada de apoyo de Sakina, pero nadie respondió. Volveremos a intentarlo dentro de unos {{minutes}} minuto(s). También puedes pedir la llamada ahora mismo. Si no logramos contactarte, te devolveremos los $5 automáticamente.",
@@ -220,6 +235,9 @@ const es = {
     copiedBody: "{{label}} copiado al portapapeles",
   },
   payment: {
+    providerError: "Nuestro proveedor de pagos no responde en este momento. No se ha cobrado nada. Inténtelo de nuevo en unos minutos.",
+    providerCheckFailed:
+      "No hemos podido confirmar su pago con nuestro proveedor en este momento. Su pago está a salvo: hacemos la llamada en cuanto se confirme.",
     loading: "Cargando el formulario de pago seguro…",
     paying: "Procesando el pago…",
     successTitle: "¡Pago realizado con éxito!",

@@ -96,6 +96,19 @@ const fr = {
     businessLink: "Sakina pour les entreprises",
   },
   empathy: {
+    networkDownTitle: "Le réseau téléphonique ne répond pas",
+    networkDownBody:
+      "Nous continuons d'essayer de passer votre appel jusqu'à {{time}}. Si nous ne pouvons toujours pas vous appeler d'ici là, vos 5 $ vous sont remboursés automatiquement.",
+    missedAgain:
+      "La tentative {{attempt}} sur {{attempts}} n'a pas abouti à une conversation. Nous rappellerons à {{time}}, ou vous pouvez demander l'appel maintenant.",
+    reasonVoicemail: "Votre messagerie a répondu : nous avons raccroché sans laisser de message.",
+    reasonModel: "Notre écoutant n'a pas pu rejoindre l'appel à cause d'un problème technique.",
+    reasonAudio: "L'appel a abouti, mais la voix de notre écoutant ne vous est pas parvenue.",
+    reasonShort: "L'appel s'est terminé avant que nous puissions vraiment parler.",
+    refundedNetworkBody:
+      "Nous n'avons pas pu passer votre appel car le réseau téléphonique ne répondait pas : nous vous avons remboursé. Le remboursement peut mettre 5 à 10 jours à apparaître sur votre relevé.",
+    refundingNetworkBody:
+      "Nous n'avons pas pu passer votre appel car le réseau téléphonique ne répondait pas : nous vous remboursons maintenant.",
     formTitle: "Demandez votre appel",
     stepDetails: "Vos coordonnées",
     stepPayment: "Paiement",
@@ -176,6 +189,8 @@ const fr = {
     another: "Demander un autre appel",
   },
   empathyEmail: {
+    refundedNetworkBody:
+      "Nous n'avons pas pu passer votre appel de soutien Sakina car le réseau téléphonique ne répondait pas : nous vous avons remboursé vos 5 $. Le remboursement peut mettre 5 à 10 jours à apparaître sur votre relevé. Vous pouvez demander un nouvel appel à tout moment.",
     failedSubject: "Nous n’avons pas pu vous joindre pour votre appel Sakina",
     failedBody:
       "Nous avons essayé de vous appeler pour votre appel de soutien Sakina, mais personne n’a répondu. Nous réessaierons dans environ {{minutes}} minute(s). Vous pouvez aussi demander l’appel tout de suite. Si nous ne parvenons pas à vous joindre, vos $5 vous seront remboursés automatiquement.",
@@ -221,6 +236,9 @@ const fr = {
     copiedBody: "{{label}} copié dans le presse-papiers",
   },
   payment: {
+    providerError: "Notre prestataire de paiement ne répond pas pour le moment. Rien n'a été débité. Réessayez dans quelques minutes.",
+    providerCheckFailed:
+      "Nous n'avons pas pu confirmer votre paiement auprès de notre prestataire pour le moment. Votre paiement est en sécurité : l'appel est passé dès qu'il est confirmé.",
     loading: "Chargement du formulaire de paiement sécurisé…",
     paying: "Paiement en cours…",
     successTitle: "Paiement réussi !",

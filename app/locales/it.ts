@@ -96,6 +96,19 @@ const it = {
     businessLink: "Sakina per le aziende",
   },
   empathy: {
+    networkDownTitle: "La rete telefonica non risponde",
+    networkDownBody:
+      "Continuiamo a provare a fare la sua chiamata fino alle {{time}}. Se entro allora non riusciamo a chiamarla, i 5 $ le vengono rimborsati automaticamente.",
+    missedAgain:
+      "Il tentativo {{attempt}} di {{attempts}} non è diventato una conversazione. Richiameremo alle {{time}}, oppure può chiedere la chiamata ora.",
+    reasonVoicemail: "Ha risposto la segreteria, quindi abbiamo riattaccato senza lasciare messaggi.",
+    reasonModel: "Il nostro ascoltatore non ha potuto partecipare alla chiamata per un problema tecnico.",
+    reasonAudio: "La chiamata si è collegata, ma la voce del nostro ascoltatore non le è arrivata.",
+    reasonShort: "La chiamata è finita prima che potessimo davvero parlare.",
+    refundedNetworkBody:
+      "Non abbiamo potuto fare la sua chiamata perché la rete telefonica non rispondeva, quindi le abbiamo rimborsato il pagamento. Possono servire 5-10 giorni perché compaia nel suo estratto conto.",
+    refundingNetworkBody:
+      "Non abbiamo potuto fare la sua chiamata perché la rete telefonica non rispondeva, quindi le stiamo rimborsando il pagamento ora.",
     formTitle: "Richiedi la tua chiamata",
     stepDetails: "I tuoi dati",
     stepPayment: "Pagamento",
@@ -175,6 +188,8 @@ const it = {
     another: "Richiedi un’altra chiamata",
   },
   empathyEmail: {
+    refundedNetworkBody:
+      "Non abbiamo potuto fare la sua chiamata di supporto Sakina perché la rete telefonica non rispondeva, quindi le abbiamo rimborsato i 5 $. Possono servire 5-10 giorni perché compaia nel suo estratto conto. Può richiedere una nuova chiamata in qualsiasi momento.",
     failedSubject: "Non siamo riusciti a raggiungerti per la tua chiamata Sakina",
     failedBody:
       "Abbiamo provato a chiamarti per la tua chiamata di supporto Sakina, ma nessuno ha risposto. Riproveremo tra circa {{minutes}} minuto/i. Puoi anche chiedere la chiamata subito. Se non riusciamo a raggiungerti, i tuoi $5 ti verranno rimborsati automaticamente.",
@@ -220,6 +235,10 @@ const it = {
     copiedBody: "{{label}} copiato negli appunti",
   },
   payment: {
+    providerError:
+      "Il nostro fornitore di pagamenti non risponde in questo momento. Non è stato addebitato nulla. Riprovi tra qualche minuto.",
+    providerCheckFailed:
+      "Non siamo riusciti a confermare ora il pagamento con il nostro fornitore. Il suo pagamento è al sicuro: la chiamata parte non appena viene confermato.",
     loading: "Caricamento del modulo di pagamento sicuro…",
     paying: "Pagamento in corso…",
     successTitle: "Pagamento riuscito!",

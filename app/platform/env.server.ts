@@ -85,6 +85,12 @@ export const envSchema = z.object({
   CALLS_PER_IP_PER_DAY: z.coerce.number().int().min(0).max(10_000).default(5),
   /** Seconds between an empathy call that was not answered and the next attempt. */
   EMPATHY_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  /** A call counts as delivered once the caller was heard and it lasted this long (twice this if the caller only listened). */
+  CALL_DELIVERED_MIN_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  /** While the telephony API keeps failing, a call's dial is retried for this long, then the attempt fails (a paid call is refunded). */
+  DIAL_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  /** The pause between two dial attempts while the telephony API fails. */
+  DIAL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
   /** Free demo calls per day, all callers together. */
   DEMO_CALLS_PER_DAY: z.coerce.number().int().min(0).default(50),
   RECORD_CALLS: z

@@ -94,6 +94,36 @@ export class PaymentsNotConfiguredError extends Error {
   }
 }
 
+/** The payments provider failed or refused (unreachable, rate-limited, an API error): the customer gets a clear message, not a 500. */
+export class PaymentsError extends Error {
+  constructor(
+    message: string,
+    /** Worth trying again later: the network, the provider's own trouble, a rate limit. */
+    readonly transient: boolean,
+  ) {
+    super(message);
+  }
+}
+
+function toPaymentsError(error: unknown) {
+  if (!(error instanceof Stripe.errors.StripeError)) return error;
+  const transient =
+    error instanceof Stripe.errors.StripeConnectionError ||
+    error instanceof Stripe.errors.StripeAPIError ||
+    error instanceof Stripe.errors.StripeRateLimitError ||
+    (error.statusCode ?? 0) >= 500;
+  return new PaymentsError(error.message, transient);
+}
+
+/** Runs one provider request; the SDK's errors become PaymentsError. */
+async function stripeRequest<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    throw toPaymentsError(error);
+  }
+}
+
 /** Null without STRIPE_SECRET_KEY: pages then say payments are not configured. */
 export function createPayments(env: Env): Payments | null {
   if (!env.STRIPE_SECRET_KEY) return null;
@@ -136,17 +166,19 @@ class StripePayments implements Payments {
   }
 
   async createPayment(input: PaymentInput, idempotencyKey: string) {
-    const intent = await this.stripe.paymentIntents.create(
-      {
-        amount: input.amountCents,
-        currency: input.currency,
-        automatic_payment_methods: { enabled: true },
-        description: input.description,
-        metadata: input.metadata,
-        ...(input.customerId ? { customer: input.customerId } : {}),
-        ...(input.saveCardForLater ? { setup_future_usage: "off_session" as const } : {}),
-      },
-      { idempotencyKey },
+    const intent = await stripeRequest(() =>
+      this.stripe.paymentIntents.create(
+        {
+          amount: input.amountCents,
+          currency: input.currency,
+          automatic_payment_methods: { enabled: true },
+          description: input.description,
+          metadata: input.metadata,
+          ...(input.customerId ? { customer: input.customerId } : {}),
+          ...(input.saveCardForLater ? { setup_future_usage: "off_session" as const } : {}),
+        },
+        { idempotencyKey },
+      ),
     );
     return toPayment(intent);
   }
@@ -156,31 +188,33 @@ class StripePayments implements Payments {
       return toPayment(await this.stripe.paymentIntents.retrieve(id));
     } catch (error) {
       if (isMissing(error)) return null;
-      throw error;
+      throw toPaymentsError(error);
     }
   }
 
   async createCheckout(input: CheckoutInput, idempotencyKey?: string) {
-    const session = await this.stripe.checkout.sessions.create(
-      {
-        mode: "payment",
-        ...(input.customerId ? { customer: input.customerId } : {}),
-        line_items: [
-          {
-            quantity: 1,
-            price_data: { currency: input.currency, unit_amount: input.amountCents, product_data: { name: input.productName } },
+    const session = await stripeRequest(() =>
+      this.stripe.checkout.sessions.create(
+        {
+          mode: "payment",
+          ...(input.customerId ? { customer: input.customerId } : {}),
+          line_items: [
+            {
+              quantity: 1,
+              price_data: { currency: input.currency, unit_amount: input.amountCents, product_data: { name: input.productName } },
+            },
+          ],
+          payment_intent_data: {
+            description: input.description,
+            metadata: input.metadata,
+            ...(input.saveCardForLater ? { setup_future_usage: "off_session" as const } : {}),
           },
-        ],
-        payment_intent_data: {
-          description: input.description,
           metadata: input.metadata,
-          ...(input.saveCardForLater ? { setup_future_usage: "off_session" as const } : {}),
+          success_url: input.successUrl.replace("{CHECKOUT_ID}", "{CHECKOUT_SESSION_ID}"),
+          cancel_url: input.cancelUrl,
         },
-        metadata: input.metadata,
-        success_url: input.successUrl.replace("{CHECKOUT_ID}", "{CHECKOUT_SESSION_ID}"),
-        cancel_url: input.cancelUrl,
-      },
-      idempotencyKey ? { idempotencyKey } : undefined,
+        idempotencyKey ? { idempotencyKey } : undefined,
+      ),
     );
     if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
     return { id: session.id, url: session.url };
@@ -191,7 +225,7 @@ class StripePayments implements Payments {
       return toCheckout(await this.stripe.checkout.sessions.retrieve(id));
     } catch (error) {
       if (isMissing(error)) return null;
-      throw error;
+      throw toPaymentsError(error);
     }
   }
 
@@ -201,7 +235,7 @@ class StripePayments implements Payments {
       return { refundId: refund.id };
     } catch (error) {
       if ((error as { code?: string }).code === "charge_already_refunded") return { refundId: "already_refunded" };
-      throw error;
+      throw toPaymentsError(error);
     }
   }
 

@@ -28,7 +28,11 @@ export interface PlaceCallOptions {
   voiceUrl: string;
   statusCallbackUrl: string;
   timeLimitSeconds: number;
-  detectMachine: boolean;
+  /**
+   * Answering-machine detection, on every call: "message" waits for the greeting's end (to leave
+   * a voicemail after the beep), "hang-up" answers as soon as a machine is recognised.
+   */
+  machineDetection: "message" | "hang-up";
 }
 
 export interface Telephony {
@@ -82,7 +86,8 @@ export function createTelephony(env: Env): Telephony {
           statusCallbackMethod: "POST",
           statusCallbackEvent: ["initiated", "ringing", "answered", "completed"],
           timeLimit: options.timeLimitSeconds,
-          ...(options.detectMachine ? { machineDetection: "DetectMessageEnd", machineDetectionTimeout: 15 } : {}),
+          machineDetection: options.machineDetection === "message" ? "DetectMessageEnd" : "Enable",
+          machineDetectionTimeout: 15,
         });
         return { providerCallId: call.sid, from };
       } catch (error) {

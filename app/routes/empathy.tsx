@@ -20,6 +20,7 @@ import {
   startEmpathyCall,
 } from "~/features/empathy/empathy.server";
 import { getI18n } from "~/platform/i18n.server";
+import { dialDeadline } from "~/features/calls/engine.server";
 import { requirePayments } from "~/providers/payments.server";
 import { firstExceededRule } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -77,6 +78,13 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 
   const calls = await empathyCalls(services.db, empathy.id);
   const latest = calls[0] ?? null;
+  // Why the attempt before the waiting one did not count (a machine answered, the listener could not join…).
+  const missed = calls.find((call) => call.delivered === false) ?? null;
+  // The phone network is failing for the attempt being dialled: we say until when we keep trying.
+  const networkDownUntil =
+    latest?.status === "queued" && latest.dialFailingSince
+      ? dialDeadline(latest, services.env.DIAL_RETRY_WINDOW_SECONDS).toISOString()
+      : null;
   const language = callLanguages.find((entry) => entry.code === empathy.language) ?? callLanguages[0];
   const cleared = empathy.status !== "awaiting_payment" ? await services.cookies.empathyDraft.serialize("", { maxAge: 0 }) : null;
   return data(
@@ -95,6 +103,9 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
           ? nextAttemptTime(latest.createdAt, services.env.EMPATHY_RETRY_DELAY_SECONDS)
           : null,
       hasEmail: Boolean(empathy.email),
+      missedReason: missed?.undeliveredReason ?? null,
+      networkDownUntil,
+      refundReason: empathy.refundReason,
     },
     cleared ? { headers: { "Set-Cookie": cleared } } : undefined,
   );
@@ -153,13 +164,24 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
 
   // The server does not know the visitor's time zone: UTC first, then local once in the browser.
   const localZone = useHydrated();
-  const time = loaderData.nextAttemptAt
-    ? new Intl.DateTimeFormat(i18n.language, {
-        hour: "numeric",
-        minute: "2-digit",
-        ...(localZone ? {} : { timeZone: "UTC", timeZoneName: "short" }),
-      }).format(new Date(loaderData.nextAttemptAt))
-    : null;
+  const formatTime = (iso: string | null) =>
+    iso
+      ? new Intl.DateTimeFormat(i18n.language, {
+          hour: "numeric",
+          minute: "2-digit",
+          ...(localZone ? {} : { timeZone: "UTC", timeZoneName: "short" }),
+        }).format(new Date(iso))
+      : null;
+  const time = formatTime(loaderData.nextAttemptAt);
+  const reasons: Record<string, string> = {
+    voicemail: t("empathy.reasonVoicemail"),
+    model_unreachable: t("empathy.reasonModel"),
+    stream_never_connected: t("empathy.reasonAudio"),
+    agent_not_heard: t("empathy.reasonAudio"),
+    too_short: t("empathy.reasonShort"),
+  };
+  const missedReason = loaderData.missedReason ? reasons[loaderData.missedReason] : undefined;
+  const networkDown = loaderData.refundReason === "telephony_unavailable";
   const progress = {
     queued: t("empathy.progressQueued"),
     initiated: t("empathy.progressRinging"),
@@ -178,6 +200,12 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
             <h2 className="text-xl font-semibold">{t("payment.processingTitle")}</h2>
             <p className="mt-1">{t("empathy.awaitingPayment")}</p>
           </div>
+        ) : loaderData.networkDownUntil && (loaderData.status === "calling" || loaderData.status === "retrying") ? (
+          <div className="rounded-2xl border border-amber-200 bg-amber-50 p-5 text-amber-950">
+            <h2 className="text-xl font-semibold">{t("empathy.networkDownTitle")}</h2>
+            <p className="mt-2">{t("empathy.networkDownBody", { time: formatTime(loaderData.networkDownUntil) })}</p>
+            <p className="mt-1 text-sm">{t("empathy.paymentKept")}</p>
+          </div>
         ) : loaderData.status === "calling" || loaderData.status === "completed" ? (
           <div className="rounded-2xl border border-emerald-200 bg-emerald-50 p-5 text-emerald-950">
             <h2 className="flex items-center gap-2 text-xl font-semibold">
@@ -194,9 +222,14 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
         ) : loaderData.status === "retrying" ? (
           <div className="rounded-2xl border border-amber-200 bg-amber-50 p-5 text-amber-950">
             <h2 className="text-xl font-semibold">{t("empathy.missedTitle")}</h2>
+            {missedReason ? <p className="mt-2">{missedReason}</p> : null}
             <p className="mt-2">
               {loaderData.callStatus === "queued"
-                ? t("empathy.missedBody", { attempt: loaderData.attempt - 1, attempts: loaderData.attempts, time })
+                ? t(missedReason ? "empathy.missedAgain" : "empathy.missedBody", {
+                    attempt: loaderData.attempt - 1,
+                    attempts: loaderData.attempts,
+                    time,
+                  })
                 : (progress[loaderData.callStatus ?? ""] ?? t("empathy.progressQueued"))}
             </p>
             <p className="mt-1 text-sm">{t("empathy.paymentKept")}</p>
@@ -214,8 +247,8 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
             <h2 className="text-xl font-semibold">{t("empathy.refundedTitle")}</h2>
             <p className="mt-2">
               {loaderData.status === "refunded"
-                ? t("empathy.refundedBody", { attempts: loaderData.attempts })
-                : t("empathy.refundingBody", { attempts: loaderData.attempts })}
+                ? t(networkDown ? "empathy.refundedNetworkBody" : "empathy.refundedBody", { attempts: loaderData.attempts })
+                : t(networkDown ? "empathy.refundingNetworkBody" : "empathy.refundingBody", { attempts: loaderData.attempts })}
             </p>
           </div>
         )}

@@ -28,6 +28,7 @@ import {
 } from "~/features/empathy/empathy.server";
 import { getI18n } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { PaymentsError } from "~/providers/payments.server";
 
 function isDraft(value: unknown): value is EmpathyDetails {
   const draft = value as EmpathyDetails | null;
@@ -78,7 +79,16 @@ export async function action({ request, context }: Route.ActionArgs) {
         description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
       });
     }
-    return redirect(await createEmpathyCheckout(services, stored, appOrigin(services)), 303);
+    try {
+      return redirect(await createEmpathyCheckout(services, stored, appOrigin(services)), 303);
+    } catch (error) {
+      if (!(error instanceof PaymentsError)) throw error;
+      return redirectWithToast(services, "/?step=payment", {
+        type: "error",
+        title: t("payment.failedTitle"),
+        description: t("payment.providerError"),
+      });
+    }
   }
 
   const submission = parseWithZod(formData, { schema: empathyDetailsSchema(t) });

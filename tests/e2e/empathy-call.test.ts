@@ -6,6 +6,7 @@ import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
 import { startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/wait";
+import { converse } from "../support/conversation";
 
 // Each test is a whole journey in a real browser: on a busy two-core machine it can take minutes.
 vi.setConfig({ testTimeout: 180_000 });
@@ -33,6 +34,7 @@ beforeAll(async () => {
       OPENAI_API_KEY: realtime.apiKey,
       OPENAI_BASE_URL: realtime.url,
       SEED_DEMO_DATA: "false",
+      CALL_DELIVERED_MIN_SECONDS: "1",
     }),
     launchBrowser(),
   ]);
@@ -167,7 +169,8 @@ describe("the $5 empathy call, end to end", () => {
       expect(call.params.TimeLimit).toBe("600");
       expect(update.session.audio.output.voice).toBe(expectedVoice);
       expect(update.session.instructions).toContain(`Speak only ${languageName}`);
-      twilio.hangup(call.sid);
+      // A real conversation (the greeting heard, the caller heard), so the paid call counts.
+      await converse(twilio, realtime, call.sid, 1);
       if (javaScript) await page.getByText("Your call has ended.").waitFor({ timeout: 15_000 });
       await context.close();
     },

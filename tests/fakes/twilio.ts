@@ -28,6 +28,8 @@
  *                       "no-answer" | "failed" | "machine"
  *   fake.setOutcome(number, outcome)   outcome for every call to that number (nextOutcome wins)
  *   fake.blockedPrefixes   To prefixes refused with 21215 (geo permissions), e.g. ["+966"]; mutable
+ *   fake.unreachableStreams   To numbers whose media stream cannot reach the app (a network failure between
+ *                       Twilio and the app): the <Stream> fails with 31920 and the TwiML goes on; mutable Set
  *   fake.failNext(status, { code, message }, times = 1)   the next N call creations answer that error
  *   fake.waitForStatus(sid, status, timeoutMs = 5000)      resolves with the call once it has been in that
  *                       status; rejects at once if the call ended without reaching it
@@ -348,6 +350,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   const authToken = options.authToken ?? randomBytes(16).toString("hex");
   const ownedNumbers = [...(options.ownedNumbers ?? ["+15005550006"])];
   const blockedPrefixes = [...(options.blockedPrefixes ?? [])];
+  const unreachableStreams = new Set<string>();
   const autoDial = options.autoDial ?? true;
   const realtimeAudio = options.realtimeAudio ?? true;
   const timing = { ringMs: 20, sayMs: 50, pauseScale: 1, ...(options.timing ?? {}) };
@@ -914,6 +917,10 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   async function runStream(call: FakeCall, stream: XmlElement) {
     const runtime = runtimes.get(call.sid)!;
     const url = stream.attrs.url ?? "";
+    if (unreachableStreams.has(String(first(call.params, "To")))) {
+      call.errors.push({ code: 31920, message: "Stream - WebSocket - Handshake Error: connect ETIMEDOUT" });
+      return;
+    }
     if (!/^wss?:\/\//.test(url)) {
       call.errors.push({ code: 31920, message: `Stream - WebSocket - Handshake Error: invalid url "${url}"` });
       return;
@@ -1114,6 +1121,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     callbackDeliveries,
     warnings,
     nextOutcome: undefined as CallOutcome | undefined,
+    unreachableStreams,
     setOutcome(number: string, outcome: CallOutcome | null) {
       if (outcome === null) numberOutcomes.delete(number);
       else numberOutcomes.set(number, outcome);

@@ -7,6 +7,8 @@ import { empathyErasureJob, parseEmpathyToken } from "~/features/empathy/empathy
 import es from "~/locales/es";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
+import { converse } from "../support/conversation";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
 import { readOutbox } from "../support/outbox";
@@ -16,10 +18,11 @@ const WEBHOOK_SECRET = "whsec_test_empathy";
 let stripe: FakeStripe;
 let stripeApi: Stripe;
 let twilio: FakeTwilio;
+let realtime: FakeRealtime;
 let app: Awaited<ReturnType<typeof startAppInProcess>>;
 
 beforeAll(async () => {
-  [stripe, twilio] = await Promise.all([startFakeStripe(), startFakeTwilio()]);
+  [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
   app = await startAppInProcess({
     STRIPE_SECRET_KEY: stripe.secretKey,
     STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
@@ -32,16 +35,30 @@ beforeAll(async () => {
     TRUST_PROXY: "1",
     SEED_DEMO_DATA: "false",
     EMPATHY_RETRY_DELAY_SECONDS: "1",
+    OPENAI_API_KEY: realtime.apiKey,
+    OPENAI_BASE_URL: realtime.url,
+    CALL_DELIVERED_MIN_SECONDS: "1",
   });
   const url = new URL(stripe.url);
   stripeApi = new Stripe(stripe.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http" });
 });
 
 afterAll(async () => {
+  // Calls nobody talked on are still up: the callers hang up first.
+  for (const [sid, call] of twilio?.calls ?? []) {
+    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
+  }
+  await twilio?.flush();
   await app?.stop();
   await twilio?.close();
+  await realtime?.close();
   await stripe?.close();
 });
+
+/** The newest call to `phone` on the fake Twilio, once placed. */
+async function newestCallTo(phone: string, count: number) {
+  return waitFor(async () => (await callsTo(phone))[count - 1], { what: `call ${count} to ${phone}`, timeoutMs: 20_000 });
+}
 
 let visitor = 0;
 let numberSeq = 100;
@@ -120,6 +137,7 @@ describe("one payment, exactly one call", () => {
     expect(responses[20]).toBe(200);
 
     await waitFor(async () => (await callsTo(phone)).length === 1, { what: "the call on the fake Twilio" });
+    await converse(twilio, realtime, (await newestCallTo(phone, 1)).sid, 1);
     // Give any duplicate a chance to show up before counting.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const placed = await callsTo(phone);
@@ -281,6 +299,7 @@ describe("a call that does not reach the caller", () => {
       const response = await visitorClient.postForm(statusUrl, {}, { tokenFrom: statusUrl });
       expect(response.status).toBe(302);
       expect(await (await visitorClient.get(statusUrl)).text()).toContain("Calling you again");
+      await converse(twilio, realtime, (await newestCallTo(phone, 2)).sid, 1);
       await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "completed", {
         what: "the answered retry",
         timeoutMs: 20_000,
@@ -337,6 +356,7 @@ describe("privacy", () => {
     const { paymentIntentId, phone, statusUrl } = await paidIntent();
     expect((await client().postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
     const requestId = requestIdOf(statusUrl);
+    await converse(twilio, realtime, (await newestCallTo(phone, 1)).sid, 1);
     await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "completed", {
       what: "the call to end",
       timeoutMs: 20_000,

@@ -12,6 +12,9 @@ import {
   setCallOutcome,
   setStreamToken,
   newStreamToken,
+  markCallMoment,
+  recordDialFailure,
+  setCallDelivery,
   type Call,
   type CallStatus,
 } from "#models/calls";
@@ -20,6 +23,8 @@ import { checkDialling } from "~/features/calls/dialling-policy.server";
 import { findBusinessById } from "#models/businesses";
 import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
 import type { AppJob } from "~/platform/services.server";
+import { deliveryOf } from "~/features/calls/delivery";
+import { callTexts } from "~/features/voice/call-texts.server";
 import { TelephonyError, TelephonyNotConfiguredError } from "~/providers/telephony.server";
 import type { Db } from "~/platform/db.server";
 import type { AppServices } from "~/platform/services.server";
@@ -154,7 +159,7 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
         voiceUrl: `${base}/twilio/voice/${call.id}`,
         statusCallbackUrl: `${base}/webhooks/twilio/status/${call.id}`,
         timeLimitSeconds: call.timeLimitSeconds,
-        detectMachine: call.purpose === "booking_confirmation",
+        machineDetection: call.purpose === "booking_confirmation" ? "message" : "hang-up",
       });
       await markCallPlaced(services.db, call.id, { providerCallId: placed.providerCallId, fromNumber: placed.from });
       await services.callLifecycle[call.purpose]?.placed?.(services, call);
@@ -164,11 +169,37 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
         await onCallFinished(services, (await findCall(services.db, call.id))!, origin);
         return;
       }
-      await releaseDialClaim(services.db, call.id);
-      throw error;
+      if (!(error instanceof TelephonyError)) {
+        await releaseDialClaim(services.db, call.id);
+        throw error;
+      }
+      await retryDialLater(services, call.id, error, origin);
     }
   },
 };
+
+/**
+ * The provider is down or overloaded: the dial is tried again after DIAL_RETRY_DELAY_SECONDS by
+ * a new durable job, for DIAL_RETRY_WINDOW_SECONDS from the first failure; then the attempt fails
+ * ("telephony_unavailable") and whoever asked hears of it (a paid call is refunded).
+ */
+async function retryDialLater(services: AppServices, callId: number, error: TelephonyError, origin: string) {
+  const failing = await recordDialFailure(services.db, callId, `${error.code ?? error.status ?? ""} ${error.message}`.trim());
+  if (!failing) return;
+  const { DIAL_RETRY_WINDOW_SECONDS: window, DIAL_RETRY_DELAY_SECONDS: delay } = services.env;
+  const next = new Date(Date.now() + delay * 1000);
+  if (next.getTime() <= dialDeadline(failing, window).getTime()) {
+    await services.jobs.enqueue(placeCallJob, { callId, origin }, { startAfter: next });
+    return;
+  }
+  await failCall(services.db, callId, `The phone network did not answer for ${window} s: ${failing.lastError ?? ""}`.trim());
+  await onCallFinished(services, (await findCall(services.db, callId))!, origin);
+}
+
+/** Until when a failing dial is retried. */
+export function dialDeadline(call: Pick<Call, "dialFailingSince">, windowSeconds: number) {
+  return new Date((call.dialFailingSince ?? new Date()).getTime() + windowSeconds * 1000);
+}
 
 const TWILIO_STATUSES: Record<string, CallStatus> = {
   queued: "initiated",
@@ -198,9 +229,11 @@ export async function applyStatusCallback(services: AppServices, callId: number,
   return updated;
 }
 
-/** Tells whatever asked for the call how it ended. */
+/** Writes down whether the call was delivered, then tells whatever asked for the call how it ended. */
 async function onCallFinished(services: AppServices, call: Call, origin: string) {
-  await services.callLifecycle[call.purpose]?.finished?.(services, call, origin);
+  const verdict = deliveryOf(call, services.env.CALL_DELIVERED_MIN_SECONDS);
+  const judged = (await setCallDelivery(services.db, call.id, verdict)) ?? call;
+  await services.callLifecycle[call.purpose]?.finished?.(services, judged, origin);
 }
 
 /** How long the media-stream handshake may come after the TwiML request. */
@@ -221,14 +254,44 @@ export async function voiceTwiml(
   origin: string,
   voicemail: (call: Call) => Promise<{ text: string; language: string; voice: string }>,
 ) {
-  if (call.purpose === "booking_confirmation" && params.AnsweredBy?.startsWith("machine")) {
+  if (params.AnsweredBy?.startsWith("machine") || params.AnsweredBy === "fax") {
+    await setCallOutcome(services.db, call.id, "voicemail", params.AnsweredBy);
+    // A confirmation leaves its short message; any other call (a paid one above all) says nothing
+    // personal to a machine and ends, and the attempt does not count.
+    if (call.purpose !== "booking_confirmation") return HANG_UP;
     const message = await voicemail(call);
-    await setCallOutcome(services.db, call.id, "voicemail");
-    return `<?xml version="1.0" encoding="UTF-8"?><Response><Say language="${escapeXml(message.language)}" voice="${escapeXml(message.voice)}">${escapeXml(message.text)}</Say><Hangup/></Response>`;
+    return say(message, message.text);
+  }
+  if (!services.voiceModel.configured) {
+    await markCallMoment(services.db, call.id, "modelFailedAt");
+    return apologyTwiml(call);
   }
   // Single-use and short-lived: Twilio connects the stream within seconds of fetching this TwiML.
   const token = newStreamToken(randomBytes(24).toString("base64url"), new Date(Date.now() + STREAM_TOKEN_TTL_MS));
   await setStreamToken(services.db, call.id, token);
-  const base = publicOrigin(services).replace(/^http/, "ws");
-  return `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${escapeXml(`${base}/media-stream/${call.id}`)}"><Parameter name="token" value="${escapeXml(token)}"/></Stream></Connect></Response>`;
+  const base = publicOrigin(services);
+  const stream = `${base.replace(/^http/, "ws")}/media-stream/${call.id}`;
+  // When the stream ends while the call goes on (the model failed), Twilio asks the action URL what next.
+  const action = `${base}/twilio/stream-ended/${call.id}`;
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Connect action="${escapeXml(action)}"><Stream url="${escapeXml(stream)}"><Parameter name="token" value="${escapeXml(token)}"/></Stream></Connect></Response>`;
+}
+
+const HANG_UP = `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>`;
+
+function say(voice: { language: string; voice: string }, text: string) {
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Say language="${escapeXml(voice.language)}" voice="${escapeXml(voice.voice)}">${escapeXml(text)}</Say><Hangup/></Response>`;
+}
+
+/** The provider's own voice says sorry in the call's language and hangs up: the model could not take the call. */
+function apologyTwiml(call: Call) {
+  const texts = callTexts(call.language);
+  return say(texts.say, texts.apology);
+}
+
+/**
+ * POST /twilio/stream-ended/{id}: the media stream closed while the call was still up. After a
+ * model failure the caller hears the apology; otherwise the call simply ends.
+ */
+export async function afterStreamTwiml(services: AppServices, call: Call) {
+  return call.modelFailedAt ? apologyTwiml(call) : HANG_UP;
 }

@@ -257,13 +257,18 @@ export async function empathyCallFinished(services: AppServices, call: Call, ori
   const [latest] = await empathyCalls(services.db, request.id);
   if (latest && latest.id !== call.id) return;
 
-  if (call.status === "completed") {
+  // Counted only when the listener really spoke with the caller (see calls/delivery.ts): a
+  // machine, a call the model never joined or one that ended at once is tried again.
+  if (call.delivered) {
     const done = await setEmpathyStatus(services.db, request.id, "completed", ["calling", "retrying"], { finishedAt: new Date() });
     if (done) await recordFunnelEvent(services.db, "call_completed", request.id, request.language);
     return;
   }
 
-  if (call.attempt < EMPATHY_CALL_ATTEMPTS) {
+  // When the phone network itself has been failing for the whole retry window, more attempts
+  // would only keep the $5 longer: it goes back now.
+  const networkDown = call.undeliveredReason === "telephony_unavailable";
+  if (call.attempt < EMPATHY_CALL_ATTEMPTS && !networkDown) {
     const next = new Date(Date.now() + services.env.EMPATHY_RETRY_DELAY_SECONDS * 1000);
     await services.db.transaction(async (tx) => {
       const moved = await setEmpathyStatus(tx, request.id, "retrying", ["calling", "retrying"]);
@@ -286,7 +291,9 @@ export async function empathyCallFinished(services: AppServices, call: Call, ori
   }
 
   await services.db.transaction(async (tx) => {
-    const moved = await setEmpathyStatus(tx, request.id, "refunding", ["calling", "retrying"]);
+    const moved = await setEmpathyStatus(tx, request.id, "refunding", ["calling", "retrying"], {
+      refundReason: networkDown ? "telephony_unavailable" : "not_reached",
+    });
     if (moved) await services.jobs.enqueue(empathyRefundJob, { requestId: moved.id, origin }, { tx });
   });
 }
@@ -329,6 +336,7 @@ export const empathyRefundJob: AppJob<{ requestId: number; origin: string }> = {
           empathyRefundedEmail(t, refunded.language, {
             to: refunded.email,
             statusUrl: `${publicOrigin(services)}${empathyStatusPath(services, refunded.id)}`,
+            networkDown: refunded.refundReason === "telephony_unavailable",
           }),
           { tx },
         );

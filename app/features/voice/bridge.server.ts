@@ -1,5 +1,5 @@
 import WebSocket from "ws";
-import { appendTranscript, consumeStreamToken, findCall, flagCall, type Call } from "#models/calls";
+import { appendTranscript, consumeStreamToken, findCall, flagCall, markCallMoment, type Call, type CallMoment } from "#models/calls";
 import type { AppServices } from "~/platform/services.server";
 import { agentFor, END_CALL, type Agent } from "~/features/voice/agents.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
@@ -82,6 +82,28 @@ export function bridgeMediaStream(
     void hangUp();
   }
 
+  // What really happened on the call, written once each: whether it counts as delivered follows from these.
+  const recorded = new Set<CallMoment>();
+  function moment(name: CallMoment) {
+    if (recorded.has(name)) return Promise.resolve();
+    recorded.add(name);
+    return markCallMoment(services.db, callId, name).catch((error) => log(`call ${callId}: could not record ${name}: ${reasonOf(error)}`));
+  }
+
+  /**
+   * The model refused the session, could not be reached or dropped it: the stream is closed
+   * without hanging up, so Twilio asks the <Connect> action what next and the caller hears the
+   * apology in their language from the provider's own voice.
+   */
+  let modelFailure = false;
+  async function modelFailed(reason: string) {
+    if (closed || modelFailure) return;
+    modelFailure = true;
+    log(`call ${callId}: the realtime model failed (${reason}); the caller hears the apology`);
+    await moment("modelFailedAt");
+    close("model unavailable");
+  }
+
   const sendTwilio = (message: object) => twilio.readyState === WebSocket.OPEN && twilio.send(JSON.stringify(message));
   const sendModel = (event: object) => model?.readyState === WebSocket.OPEN && model.send(JSON.stringify(event));
 
@@ -118,8 +140,13 @@ export function bridgeMediaStream(
       return;
     }
     call = await findCall(services.db, callId);
-    if (!call || !services.voiceModel.configured) {
+    if (!call) {
       close("unavailable");
+      return;
+    }
+    await moment("streamConnectedAt");
+    if (!services.voiceModel.configured) {
+      await modelFailed("not configured");
       return;
     }
     agent = await agentFor(services, call);
@@ -128,8 +155,7 @@ export function bridgeMediaStream(
       try {
         openSession();
       } catch (error) {
-        log(`call ${callId}: the realtime session could not be set up: ${reasonOf(error)}`);
-        void hangUp();
+        void modelFailed(`the session could not be set up: ${reasonOf(error)}`);
       }
     });
     function openSession() {
@@ -182,14 +208,15 @@ export function bridgeMediaStream(
         void hangUp();
       });
     });
-    model.on("error", (error) => log(`realtime connection error on call ${callId}: ${error.message}`));
-    model.on("close", () => {
-      if (!closed) void hangUp();
-    });
+    model.on("error", (error) => void modelFailed(`connection error: ${error.message}`));
+    model.on("close", (code) => void modelFailed(`connection closed (${code})`));
   }
 
   async function onModelEvent(event: ModelEvent) {
     switch (event.type) {
+      case "session.updated":
+        await moment("modelReadyAt");
+        return;
       case "response.created":
         responseActive = true;
         return;
@@ -203,6 +230,7 @@ export function bridgeMediaStream(
         return;
       }
       case "input_audio_buffer.speech_started": {
+        void moment("callerHeardAt");
         // Barge-in: cut the reply at what the caller heard, and drop what Twilio still holds.
         if (currentItem && pendingMarks.some((m) => m.itemId === currentItem)) {
           sendModel({
@@ -219,6 +247,7 @@ export function bridgeMediaStream(
       case "conversation.item.input_audio_transcription.completed": {
         const text = String(event.transcript ?? "");
         if (!text.trim()) return;
+        void moment("callerHeardAt");
         await appendTranscript(services.db, callId, [{ role: "caller", text: redact(text), at: new Date().toISOString() }]);
         if (call?.purpose === "empathy" && !crisisHandled && soundsLikeCrisis(text)) {
           crisisHandled = true;
@@ -246,6 +275,8 @@ export function bridgeMediaStream(
         maybeFinish();
         return;
       case "error":
+        // Before the session is accepted, an error is the model refusing it (a voice it rejects, a bad setting).
+        if (!recorded.has("modelReadyAt")) return modelFailed(`the session was refused: ${event.error?.message ?? "unknown"}`);
         log(`realtime error on call ${callId}: ${event.error?.message ?? "unknown"}`);
         return;
       default:
@@ -315,6 +346,7 @@ export function bridgeMediaStream(
         const name = message.mark?.name;
         const index = pendingMarks.findIndex((m) => m.name === name);
         if (index >= 0) {
+          void moment("agentHeardAt");
           for (const played of pendingMarks.splice(0, index + 1)) {
             playedBytes.set(played.itemId, (playedBytes.get(played.itemId) ?? 0) + played.bytes);
           }

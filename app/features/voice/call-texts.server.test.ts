@@ -12,6 +12,7 @@ describe("fixed call texts", () => {
       expect(texts.say.voice).toContain(texts.say.language);
       expect(texts.oneMinuteLeft).not.toBe(english.oneMinuteLeft);
       expect(texts.voicemailWithoutBooking).not.toBe(english.voicemailWithoutBooking);
+      expect(texts.apology).not.toBe(english.apology);
       const voicemail = texts.voicemail("Salon Nour", "12/05 10:00");
       expect(voicemail).toContain("Salon Nour");
       expect(voicemail).toContain("12/05 10:00");

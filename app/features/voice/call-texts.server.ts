@@ -11,6 +11,8 @@ interface CallTexts {
   voicemail(business: string, when: string): string;
   voicemailWithoutBooking: string;
   oneMinuteLeft: string;
+  /** Said by the provider when the listener (the realtime model) cannot take the call. */
+  apology: string;
 }
 
 const TEXTS: Record<Language, CallTexts> = {
@@ -20,6 +22,8 @@ const TEXTS: Record<Language, CallTexts> = {
       `Hello, this is the AI assistant of ${business}, calling about your booking on ${when}. We'll try again later, or use the link in your confirmation e-mail to change or cancel it. Goodbye.`,
     voicemailWithoutBooking: "Hello, this is Sakina's AI assistant. We'll call again later. Goodbye.",
     oneMinuteLeft: "We have about one minute left together. Take your time with anything you would still like to say.",
+    apology:
+      "We're sorry: our listener cannot take your call right now because of a technical problem. This call does not count, and we will try again. Goodbye.",
   },
   ar: {
     say: { language: "ar-XA", voice: "Google.ar-XA-Standard-A" },
@@ -27,6 +31,7 @@ const TEXTS: Record<Language, CallTexts> = {
       `مرحباً، معك المساعد الذكي لـ ${business}، نتصل بخصوص حجزك يوم ${when}. سنحاول الاتصال لاحقاً، ويمكنك تعديل الحجز أو إلغاؤه من الرابط في رسالة التأكيد. مع السلامة.`,
     voicemailWithoutBooking: "مرحباً، معك المساعد الذكي من سكينة. سنتصل بك لاحقاً. مع السلامة.",
     oneMinuteLeft: "بقيت لنا دقيقة تقريباً. خذ وقتك في أي شيء ما زلت تود قوله.",
+    apology: "نعتذر منك: لا يستطيع المستمع الرد على مكالمتك الآن بسبب مشكلة تقنية. هذه المكالمة لا تُحتسب، وسنحاول مجدداً. مع السلامة.",
   },
   es: {
     say: { language: "es-ES", voice: "Google.es-ES-Standard-A" },
@@ -34,6 +39,8 @@ const TEXTS: Record<Language, CallTexts> = {
       `Hola, le habla el asistente de IA de ${business}, llamamos por su reserva del ${when}. Volveremos a intentarlo más tarde, o use el enlace de su correo de confirmación para cambiarla o cancelarla. Adiós.`,
     voicemailWithoutBooking: "Hola, le habla el asistente de IA de Sakina. Volveremos a llamar más tarde. Adiós.",
     oneMinuteLeft: "Nos queda más o menos un minuto. Tómese su tiempo para lo que todavía quiera decir.",
+    apology:
+      "Lo sentimos: por un problema técnico, nuestro oyente no puede atender su llamada ahora. Esta llamada no cuenta y lo intentaremos de nuevo. Adiós.",
   },
   fr: {
     say: { language: "fr-FR", voice: "Google.fr-FR-Standard-A" },
@@ -41,6 +48,8 @@ const TEXTS: Record<Language, CallTexts> = {
       `Bonjour, ici l'assistant IA de ${business}, au sujet de votre réservation du ${when}. Nous rappellerons plus tard ; vous pouvez aussi la modifier ou l'annuler avec le lien de votre e-mail de confirmation. Au revoir.`,
     voicemailWithoutBooking: "Bonjour, ici l'assistant IA de Sakina. Nous rappellerons plus tard. Au revoir.",
     oneMinuteLeft: "Il nous reste environ une minute. Prenez votre temps pour ce que vous aimeriez encore dire.",
+    apology:
+      "Nous sommes désolés : à cause d'un problème technique, notre écoutant ne peut pas prendre votre appel maintenant. Cet appel ne compte pas, et nous réessaierons. Au revoir.",
   },
   de: {
     say: { language: "de-DE", voice: "Google.de-DE-Standard-A" },
@@ -48,6 +57,8 @@ const TEXTS: Record<Language, CallTexts> = {
       `Hallo, hier ist der KI-Assistent von ${business} wegen Ihrer Buchung am ${when}. Wir versuchen es später noch einmal, oder nutzen Sie den Link in Ihrer Bestätigungs-E-Mail, um sie zu ändern oder abzusagen. Auf Wiederhören.`,
     voicemailWithoutBooking: "Hallo, hier ist der KI-Assistent von Sakina. Wir rufen später noch einmal an. Auf Wiederhören.",
     oneMinuteLeft: "Wir haben noch etwa eine Minute. Nehmen Sie sich Zeit für alles, was Sie noch sagen möchten.",
+    apology:
+      "Es tut uns leid: Wegen eines technischen Problems kann unser Zuhörer Ihren Anruf gerade nicht annehmen. Dieser Anruf zählt nicht, und wir versuchen es erneut. Auf Wiederhören.",
   },
   it: {
     say: { language: "it-IT", voice: "Google.it-IT-Standard-A" },
@@ -55,6 +66,8 @@ const TEXTS: Record<Language, CallTexts> = {
       `Buongiorno, sono l'assistente IA di ${business} e la chiamo per la sua prenotazione di ${when}. Riproveremo più tardi, oppure usi il link nell'e-mail di conferma per modificarla o annullarla. Arrivederci.`,
     voicemailWithoutBooking: "Buongiorno, sono l'assistente IA di Sakina. Richiameremo più tardi. Arrivederci.",
     oneMinuteLeft: "Ci resta circa un minuto. Si prenda il tempo per tutto ciò che vorrebbe ancora dire.",
+    apology:
+      "Ci scusi: per un problema tecnico il nostro ascoltatore non può rispondere alla sua chiamata in questo momento. Questa chiamata non conta e riproveremo. Arrivederci.",
   },
 };
 

@@ -10,6 +10,7 @@ import {
   exceededPaymentLimit,
 } from "~/features/empathy/empathy.server";
 import { getI18n } from "~/platform/i18n.server";
+import { PaymentsError } from "~/providers/payments.server";
 
 const accepted = (value: unknown) => (value === true || value === "on" || value === "true" ? "on" : undefined);
 
@@ -42,7 +43,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!services.telephony.configured) return apiError(503, t("empathy.callsNotConfigured"));
   const exceeded = await exceededPaymentLimit(context, checked.details.phone);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
-  const created = await createEmpathyPaymentIntent(services, checked.details);
+  let created;
+  try {
+    created = await createEmpathyPaymentIntent(services, checked.details);
+  } catch (error) {
+    if (error instanceof PaymentsError) return apiError(502, t("payment.providerError"));
+    throw error;
+  }
   return Response.json({
     clientSecret: created.clientSecret,
     paymentIntentId: created.paymentIntentId,

@@ -4,6 +4,7 @@ import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { empathyStatusPath, startEmpathyCall } from "~/features/empathy/empathy.server";
 import { getI18n } from "~/platform/i18n.server";
+import { PaymentsError } from "~/providers/payments.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 
 /**
@@ -27,7 +28,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   ]);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
 
-  const result = await startEmpathyCall(services, paymentIntentId, appOrigin(services));
+  let result;
+  try {
+    result = await startEmpathyCall(services, paymentIntentId, appOrigin(services));
+  } catch (error) {
+    // The payment is safe: Stripe's webhook places the call once the provider answers again.
+    if (error instanceof PaymentsError) return apiError(502, t("payment.providerCheckFailed"));
+    throw error;
+  }
   if (result.ok) {
     return Response.json({
       success: true,
