@@ -141,6 +141,7 @@ export async function updateBusinessProfile(
       | "minimumNoticeMinutes"
       | "confirmationVoice"
       | "confirmationLanguage"
+      | "callCountries"
     >
   >,
 ) {

@@ -504,6 +504,10 @@ const de = {
     dateInvalid: "Bitte wählen Sie ein Datum.",
   },
   settings: {
+    callCountries: "Länder, in die Bestätigungsanrufe gehen dürfen",
+    callCountriesHint:
+      "Zweistellige Ländercodes, durch Kommas getrennt, zum Beispiel DE, AT. Leer lassen, um alle Länder zu erlauben, die der Dienst anruft. Eine Buchung aus einem anderen Land wird trotzdem gespeichert und als „nicht angerufen“ markiert.",
+    callCountriesInvalid: "Verwenden Sie zweistellige Codes der Länder, die der Dienst anruft: {{allowed}}.",
     title: "Unternehmenseinstellungen",
     intro: "Wie Ihre Buchungsseite aussieht und wie die KI Buchungen bestätigt.",
     address: "Adresse (optional)",

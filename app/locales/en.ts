@@ -497,6 +497,10 @@ const en = {
     dateInvalid: "Choose a date.",
   },
   settings: {
+    callCountries: "Countries the confirmation calls may go to",
+    callCountriesHint:
+      'Two-letter country codes separated by commas, for example US, GB. Leave empty to allow every country this service calls. A booking from another country is still saved, marked "not called".',
+    callCountriesInvalid: "Use two-letter codes of countries this service calls: {{allowed}}.",
     title: "Business settings",
     intro: "How your booking page looks and how the AI confirms bookings.",
     address: "Address (optional)",

@@ -502,6 +502,10 @@ const es = {
     dateInvalid: "Elige una fecha.",
   },
   settings: {
+    callCountries: "Países a los que pueden ir las llamadas de confirmación",
+    callCountriesHint:
+      'Códigos de país de dos letras separados por comas, por ejemplo ES, MX. Déjelo vacío para permitir todos los países a los que llama el servicio. Una reserva de otro país se guarda igualmente, marcada "sin llamada".',
+    callCountriesInvalid: "Use códigos de dos letras de países a los que llama el servicio: {{allowed}}.",
     title: "Ajustes del negocio",
     intro: "Cómo se ve tu página de reservas y cómo confirma la IA las reservas.",
     address: "Dirección (opcional)",

@@ -504,6 +504,10 @@ const fr = {
     dateInvalid: "Choisissez une date.",
   },
   settings: {
+    callCountries: "Pays vers lesquels les appels de confirmation peuvent être passés",
+    callCountriesHint:
+      "Codes pays à deux lettres séparés par des virgules, par exemple FR, BE. Laissez vide pour autoriser tous les pays appelés par le service. Une réservation d'un autre pays est tout de même enregistrée, marquée « non appelé ».",
+    callCountriesInvalid: "Utilisez les codes à deux lettres des pays appelés par le service : {{allowed}}.",
     title: "Paramètres de l’entreprise",
     intro: "L’apparence de votre page de réservation et la façon dont l’IA confirme les réservations.",
     address: "Adresse (facultatif)",

@@ -502,6 +502,10 @@ const it = {
     dateInvalid: "Scegli una data.",
   },
   settings: {
+    callCountries: "Paesi verso cui possono partire le chiamate di conferma",
+    callCountriesHint:
+      'Codici paese di due lettere separati da virgole, per esempio IT, CH. Lasci vuoto per consentire tutti i paesi chiamati dal servizio. Una prenotazione da un altro paese viene comunque salvata, segnata come "non chiamato".',
+    callCountriesInvalid: "Usi i codici di due lettere dei paesi chiamati dal servizio: {{allowed}}.",
     title: "Impostazioni dell’attività",
     intro: "L’aspetto della tua pagina di prenotazione e il modo in cui l’IA conferma le prenotazioni.",
     address: "Indirizzo (facoltativo)",

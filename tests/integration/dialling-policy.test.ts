@@ -178,4 +178,54 @@ describe("the dialling policy", () => {
     expect(callsTo(premium)).toHaveLength(0);
     expect(callsTo(blocked)).toHaveLength(0);
   });
+
+  it("lets the business narrow the countries its confirmation calls go to, from its settings", async () => {
+    const owner = httpClient(app.url, { localAddress: "127.0.0.7" });
+    const password = readFileSync(path.join(app.dataDir, "demo-owner-password"), "utf8").trim();
+    expect((await owner.postJson("/api/auth/login", { email: "demo@sakina.app", password })).status).toBe(200);
+    const [business] = await app.services.db.select().from(businesses);
+    const settings = {
+      intent: "save-settings",
+      phone: business!.phone,
+      timeZone: business!.timeZone,
+      minimumNoticeMinutes: "0",
+      defaultLanguage: "en",
+      confirmationLanguage: "en",
+      confirmationVoice: "alloy",
+    };
+    const t = await translatorFor("en");
+    const invalid = await owner.postForm("/dashboard", { ...settings, callCountries: "GB, XX" });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.text()).toContain(t("settings.callCountriesInvalid", { allowed: "" }).split(":")[0]);
+
+    expect((await owner.postForm("/dashboard", { ...settings, callCountries: "gb" })).status).toBeLessThan(400);
+    expect((await app.services.db.select().from(businesses))[0]!.callCountries).toEqual(["GB"]);
+    try {
+      // A US customer of a business that calls only the UK: the booking stands, not called, with the reason.
+      const guest = httpClient(app.url, { localAddress: "127.0.0.8" });
+      const services = await (await guest.get("/api/booking/services/demo-salon")).json();
+      const haircut = services.find((s: { name: string }) => s.name === "Haircut");
+      let id: number | null = null;
+      for (let day = 50; day > 0 && id === null; day--) {
+        const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+        const slots = await (await guest.get(`/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json();
+        const slot = Array.isArray(slots) ? slots.find((s: { available: boolean }) => s.available) : null;
+        if (!slot) continue;
+        const response = await guest.postJson("/api/booking/create", {
+          businessLink: "demo-salon",
+          serviceId: haircut.id,
+          appointmentDate: `${date}T${slot.time}`,
+          customerInfo: { name: "Country Test", phone: "+12125550177" },
+          requestCall: true,
+        });
+        if (response.status === 201) id = (await response.json()).booking.id;
+      }
+      const [booking] = await settled([id!]);
+      expect(booking).toMatchObject({ callState: "not_called", notCalledReason: "country" });
+      expect(callsTo("+12125550177")).toHaveLength(0);
+    } finally {
+      await owner.postForm("/dashboard", { ...settings, callCountries: "" });
+    }
+    expect((await app.services.db.select().from(businesses))[0]!.callCountries).toBeNull();
+  });
 });

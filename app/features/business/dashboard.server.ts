@@ -47,8 +47,31 @@ export function serviceSchema(t: TFunction) {
   });
 }
 
-export function settingsSchema(t: TFunction) {
+/**
+ * The countries the business's confirmation calls may go to: comma-separated ISO codes among those
+ * the deployment calls (CALL_COUNTRIES); empty means all of those. Stored as a list, or null.
+ */
+function callCountriesField(t: TFunction, deployment: readonly string[]) {
+  return z
+    .string()
+    .max(400, t("form.tooLong", { max: 400 }))
+    .optional()
+    .transform((value) =>
+      (value ?? "")
+        .toUpperCase()
+        .split(/[\s,;]+/)
+        .filter(Boolean),
+    )
+    .refine(
+      (codes) => codes.every((code) => deployment.includes(code)),
+      t("settings.callCountriesInvalid", { allowed: deployment.join(", ") }),
+    )
+    .transform((codes) => (codes.length > 0 ? [...new Set(codes)] : null));
+}
+
+export function settingsSchema(t: TFunction, deploymentCountries: readonly string[]) {
   return z.object({
+    callCountries: callCountriesField(t, deploymentCountries),
     phone: businessPhoneField(t),
     address: z
       .string()
@@ -171,7 +194,7 @@ export async function handleDashboardAction(
       return { intent, ok: true, message: t("hours.dayOffRemoved") };
     }
     case "save-settings": {
-      const submission = parseWithZod(form, { schema: settingsSchema(t) });
+      const submission = parseWithZod(form, { schema: settingsSchema(t, services.env.CALL_COUNTRIES.split(",").filter(Boolean)) });
       if (submission.status !== "success") return { intent, ok: false, reply: submission.reply() };
       const { address, description, ...rest } = submission.value;
       await updateBusinessProfile(services.db, businessId, { ...rest, address: address || null, description: description || null });
@@ -228,6 +251,7 @@ export async function loadBusinessDashboard(services: AppServices, t: TFunction,
       defaultLanguage: business.defaultLanguage,
       confirmationLanguage: business.confirmationLanguage,
       confirmationVoice: business.confirmationVoice,
+      callCountries: business.callCountries?.join(", ") ?? "",
     },
     services: serviceRows.map((s) => ({
       id: s.id,

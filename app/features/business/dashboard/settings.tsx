@@ -121,6 +121,17 @@ export function SettingsSection({ business, actionData }: { business: DashboardD
             </option>
           ))}
         </SelectField>
+        <Field
+          id="settings-call-countries"
+          label={t("settings.callCountries")}
+          hint={t("settings.callCountriesHint")}
+          name="callCountries"
+          maxLength={400}
+          autoCapitalize="characters"
+          defaultValue={val("callCountries", business.callCountries)}
+          errors={err("callCountries")}
+          className="sm:col-span-2"
+        />
         <div className="flex items-end">
           <Button type="submit">{t("settings.save")}</Button>
         </div>
