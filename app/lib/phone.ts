@@ -22,19 +22,3 @@ export function formatPhone(e164: string) {
   return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
 }
 
-/** Number types a call of ours must never go to: they cost the caller money or reach no person. */
-const UNCALLABLE_TYPES = new Set(["PREMIUM_RATE", "SHARED_COST", "VOIP", "PAGER", "UAN", "VOICEMAIL", "PERSONAL_NUMBER"]);
-
-export type CallableResult = { ok: true; e164: string } | { ok: false; reason: "empty" | "invalid" | "country" | "premium" };
-
-/**
- * A number the product may phone: valid, in one of `allowedCountries` (comma-separated ISO
- * codes), and not a premium or unroutable range. Each caller words the refusals its own way.
- */
-export function callableNumber(input: string, allowedCountries: string): CallableResult {
-  const phone = normalizePhone(input, "US");
-  if (!phone.ok) return phone;
-  if (!phone.country || !allowedCountries.split(",").includes(phone.country)) return { ok: false, reason: "country" };
-  if (phone.type && UNCALLABLE_TYPES.has(phone.type)) return { ok: false, reason: "premium" };
-  return { ok: true, e164: phone.e164 };
-}

@@ -6,6 +6,7 @@ import { hitRateLimit } from "#models/rate-limits";
 import type { TFunction } from "i18next";
 import { normalizePhone } from "~/lib/phone";
 import type { AppServices } from "~/platform/services.server";
+import { rateLimitKey } from "~/platform/rate-limit.server";
 
 /** Why the policy refused a number; each has its own message and is recorded for the admin. */
 export type RefusalReason = "invalid" | "country" | "premium" | "unroutable" | "number_cap" | "ip_cap" | "opted_out";
@@ -67,14 +68,14 @@ export async function checkDialling(services: AppServices, request: DialRequest)
   const e164 = classified.ok ? classified.e164 : request.number;
   if (!reason && request.business && (await isOptedOut(services.db, request.business.id, e164))) reason = "opted_out";
   if (!reason && request.count) {
-    const hit = await hitRateLimit(services.db, `dial:number:${numberHash(services, e164)}`, {
+    const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, { name: "dial:number", subject: e164 }), {
       limit: services.env.CALLS_PER_NUMBER_PER_DAY,
       windowSeconds: 86_400,
     });
     if (!hit.allowed) reason = "number_cap";
   }
   if (!reason && request.countIp && request.ip) {
-    const hit = await hitRateLimit(services.db, `dial:ip:${numberHash(services, `ip:${request.ip}`)}`, {
+    const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, { name: "dial:ip", subject: request.ip }), {
       limit: services.env.CALLS_PER_IP_PER_DAY,
       windowSeconds: 86_400,
     });
