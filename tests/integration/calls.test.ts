@@ -228,6 +228,38 @@ describe("an empathy call", () => {
     realtime.setAudioSpeed(10);
     await stream.hangup();
   });
+
+  it("interrupted twice, cuts each reply at what was heard and never has two responses at once", async () => {
+    const index = sessionCount++;
+    realtime.setAudioSpeed(1);
+    const long = "This is a long reply that keeps going for quite a while so that the caller has time to interrupt it in the middle.";
+    realtime.script([{ say: long }, { say: long }], index);
+    const call = await requestCall(app.services, {
+      purpose: "empathy",
+      to: "+12125557009",
+      language: "en",
+      voice: "shimmer",
+      origin: app.url,
+    });
+    const placed = await placedCall(call.id);
+    const stream = await twilio.stream(placed.providerCallId!);
+    const session = await realtime.waitForSession(index, 10_000);
+    for (const cut of [1, 2]) {
+      const before = stream.played;
+      await waitFor(() => stream.played > before + 600, { what: `reply ${cut} to play` });
+      await stream.sendSpeech(600);
+      await waitFor(() => (session.truncations.length >= cut ? true : null), { what: `cut ${cut}`, timeoutMs: 10_000 });
+      await waitFor(() => stream.clears >= cut, { what: `Twilio's buffer cleared (${cut})` });
+    }
+    for (const truncation of session.truncations) {
+      expect(truncation.audio_end_ms).toBeGreaterThan(300);
+      expect(truncation.audio_end_ms).toBeLessThanOrEqual(truncation.audio_ms);
+    }
+    // The fake answers an overlapping response.create with conversation_already_has_active_response.
+    expect(session.errors).toEqual([]);
+    realtime.setAudioSpeed(10);
+    await stream.hangup();
+  });
 });
 
 describe("security and resilience", () => {

@@ -3,6 +3,7 @@ import { appendTranscript, consumeStreamToken, findCall, flagCall, markCallMomen
 import type { AppServices } from "~/platform/services.server";
 import { agentFor, END_CALL, type Agent } from "~/features/voice/agents.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
+import { callTexts } from "~/features/voice/call-texts.server";
 
 /** μ-law at 8 kHz: 8 bytes of audio per millisecond. */
 const BYTES_PER_MS = 8;
@@ -127,6 +128,40 @@ export function bridgeMediaStream(
     }
   }
 
+  /**
+   * One response in flight at a time, as the Realtime API requires: a response asked for while
+   * another is active (the model's own after the caller spoke, a tool's follow-up) waits for
+   * `response.done`, in order.
+   */
+  const waitingResponses: object[] = [];
+  function requestResponse(response: object = {}) {
+    if (responseActive) {
+      waitingResponses.push(response);
+      return;
+    }
+    responseActive = true;
+    sendModel({ type: "response.create", ...(Object.keys(response).length > 0 ? { response } : {}) });
+  }
+
+  /** Stops what the caller is hearing: Twilio drops its buffer and the item is cut at what was heard (from the marks). */
+  function stopPlayback() {
+    if (!currentItem || !pendingMarks.some((m) => m.itemId === currentItem)) return;
+    sendModel({
+      type: "conversation.item.truncate",
+      item_id: currentItem,
+      content_index: 0,
+      audio_end_ms: Math.floor((playedBytes.get(currentItem) ?? 0) / BYTES_PER_MS),
+    });
+    sendTwilio({ event: "clear", streamSid });
+    pendingMarks.length = 0;
+  }
+
+  /** Stops playback and cancels the response in flight, for something that must be said at once. */
+  function interrupt() {
+    stopPlayback();
+    if (responseActive) sendModel({ type: "response.cancel" });
+  }
+
   function maybeFinish() {
     if (hangupRequested && !responseActive && pendingMarks.length === 0) void hangUp();
   }
@@ -177,16 +212,16 @@ export function bridgeMediaStream(
           tool_choice: "auto",
         },
       });
-      sendModel({ type: "response.create", response: { instructions: agent!.greeting } });
+      requestResponse({ instructions: agent!.greeting });
       modelReady = true;
       for (const payload of early.splice(0)) sendModel({ type: "input_audio_buffer.append", audio: payload });
       if (call!.purpose === "empathy") {
         timers.push(
           setTimeout(
             () => {
-              sendModel({
-                type: "response.create",
-                response: { instructions: "Tell the caller gently that about one minute of the call is left, and begin to close warmly." },
+              // The reviewed sentence in the call's language, not an English instruction.
+              requestResponse({
+                instructions: `Say this to the caller, gently and word for word, then begin to close warmly: "${callTexts(call!.language).oneMinuteLeft}"`,
               });
             },
             (call!.timeLimitSeconds - 60) * 1000,
@@ -231,17 +266,9 @@ export function bridgeMediaStream(
       }
       case "input_audio_buffer.speech_started": {
         void moment("callerHeardAt");
-        // Barge-in: cut the reply at what the caller heard, and drop what Twilio still holds.
-        if (currentItem && pendingMarks.some((m) => m.itemId === currentItem)) {
-          sendModel({
-            type: "conversation.item.truncate",
-            item_id: currentItem,
-            content_index: 0,
-            audio_end_ms: Math.floor((playedBytes.get(currentItem) ?? 0) / BYTES_PER_MS),
-          });
-          sendTwilio({ event: "clear", streamSid });
-          pendingMarks.length = 0;
-        }
+        // Barge-in: cut the reply at what the caller heard, and drop what Twilio still holds (the
+        // server's turn detection cancels its own response).
+        stopPlayback();
         return;
       }
       case "conversation.item.input_audio_transcription.completed": {
@@ -252,12 +279,11 @@ export function bridgeMediaStream(
         if (call?.purpose === "empathy" && !crisisHandled && soundsLikeCrisis(text)) {
           crisisHandled = true;
           await flagCall(services.db, callId, "crisis language");
-          sendModel({ type: "response.cancel" });
-          sendModel({
-            type: "response.create",
-            response: {
-              instructions: `Read this message to the caller exactly, word for word, calmly, then keep listening and do not end the call: "${crisisScript(call.language, call.toNumber)}"`,
-            },
+          // The script comes first: whatever is playing stops, and nothing queued goes before it.
+          interrupt();
+          waitingResponses.length = 0;
+          requestResponse({
+            instructions: `Read this message to the caller exactly, word for word, calmly, then keep listening and do not end the call: "${crisisScript(call.language, call.toNumber)}"`,
           });
         }
         return;
@@ -270,10 +296,13 @@ export function bridgeMediaStream(
       case "response.function_call_arguments.done":
         await runTool(event.call_id, event.name, event.arguments);
         return;
-      case "response.done":
+      case "response.done": {
         responseActive = false;
-        maybeFinish();
+        const next = waitingResponses.shift();
+        if (next) requestResponse(next);
+        else maybeFinish();
         return;
+      }
       case "error":
         // Before the session is accepted, an error is the model refusing it (a voice it rejects, a bad setting).
         if (!recorded.has("modelReadyAt")) return modelFailed(`the session was refused: ${event.error?.message ?? "unknown"}`);
@@ -287,15 +316,20 @@ export function bridgeMediaStream(
   async function runTool(callIdOfTool: string, name: string, rawArguments: string) {
     const tool = agent?.tools.find((t) => t.name === name);
     let output: string;
+    let toolTimer: NodeJS.Timeout | undefined;
     try {
       if (!tool) throw new Error(`unknown tool ${name}`);
       const args = rawArguments ? (JSON.parse(rawArguments) as Record<string, unknown>) : {};
       output = await Promise.race([
         tool.run(args),
-        new Promise<string>((_, reject) => setTimeout(() => reject(new Error("timed out")), TOOL_TIMEOUT_MS)),
+        new Promise<string>((_, reject) => {
+          toolTimer = setTimeout(() => reject(new Error("timed out")), TOOL_TIMEOUT_MS);
+        }),
       ]);
     } catch (error) {
       output = `The action failed (${(error as Error).message}). Apologise briefly and continue.`;
+    } finally {
+      clearTimeout(toolTimer);
     }
     sendModel({ type: "conversation.item.create", item: { type: "function_call_output", call_id: callIdOfTool, output } });
     if (name === END_CALL && !(call?.purpose === "empathy" && crisisHandled)) {
@@ -303,7 +337,7 @@ export function bridgeMediaStream(
       maybeFinish();
       return;
     }
-    sendModel({ type: "response.create" });
+    requestResponse();
   }
 
   // A throw inside a socket listener would be an uncaught exception: this call ends, not the process.
