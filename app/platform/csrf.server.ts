@@ -9,6 +9,9 @@ const SIGNED_PATHS = ["/webhooks/", "/twilio/"];
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** Addresses that answer JSON or XML and never show a form: no token cookie is issued there. */
+const NO_FORM_PATHS = ["/api/", "/healthz", ...SIGNED_PATHS];
+
 /**
  * Double-submit CSRF protection for every state-changing request: a form must echo the token
  * from the visitor's signed cookie. A JSON request cannot be sent cross-site without a CORS
@@ -29,7 +32,10 @@ export const csrfMiddleware: MiddlewareFunction<Response> = async ({ request, co
   }
 
   const response = await next();
-  if (!hasToken) response.headers.append("Set-Cookie", await cookies.csrf.serialize(token));
+  // Signing the cookie is real work: only responses that may hold a form get one.
+  if (!hasToken && !NO_FORM_PATHS.some((p) => url.pathname.startsWith(p))) {
+    response.headers.append("Set-Cookie", await cookies.csrf.serialize(token));
+  }
   return response;
 };
 

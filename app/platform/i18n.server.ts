@@ -1,33 +1,60 @@
-import { createInstance, type TFunction } from "i18next";
-import type { MiddlewareFunction } from "react-router";
-import { createI18nextMiddleware } from "remix-i18next/middleware";
-import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages } from "~/i18n";
+import { createInstance, type i18n as I18n, type TFunction } from "i18next";
+import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
+import { RemixI18Next } from "remix-i18next/server";
+import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages, type Language } from "~/i18n";
 import { resources } from "~/locales/all.server";
 import { localeCookie } from "~/platform/cookies.server";
 
 /** Language from ?lng=, then the cookie the switcher sets, then Accept-Language. */
-export const [i18nextMiddleware, getLocale, getI18n] = createI18nextMiddleware({
+const detector = new RemixI18Next({
   detection: {
     supportedLanguages: [...supportedLanguages],
     fallbackLanguage,
     cookie: localeCookie,
     order: ["searchParams", "cookie", "header"],
   },
-  i18next: { ...i18nOptions, resources },
 });
 
-const translators = new Map<string, Promise<TFunction>>();
+/**
+ * One initialised i18next instance per language, made once and shared by every request in that
+ * language: nothing on the server changes an instance's language or resources, and creating one
+ * per request (as remix-i18next's middleware does) was a large share of each page's time.
+ */
+const instances = new Map<Language, Promise<I18n>>();
+function instanceFor(lng: Language) {
+  let instance = instances.get(lng);
+  if (!instance) {
+    const created = createInstance({ ...i18nOptions, resources, lng });
+    instance = created.init().then(() => created);
+    instances.set(lng, instance);
+  }
+  return instance;
+}
+
+const localeContext = createContext<Language>(fallbackLanguage);
+const i18nContext = createContext<I18n | null>(null);
+
+export const i18nextMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
+  const detected = await detector.getLocale(request);
+  const lng = isLanguage(detected) ? detected : fallbackLanguage;
+  context.set(localeContext, lng);
+  context.set(i18nContext, await instanceFor(lng));
+  return next();
+};
+
+export function getLocale(context: Readonly<RouterContextProvider>) {
+  return context.get(localeContext);
+}
+
+export function getI18n(context: Readonly<RouterContextProvider>) {
+  const instance = context.get(i18nContext);
+  if (!instance) throw new Error("getI18n needs the i18next middleware to have run");
+  return instance;
+}
 
 /** A t() for a fixed language, for work outside a request (jobs sending e-mail). */
-export function translatorFor(language: string): Promise<TFunction> {
-  const lng = isLanguage(language) ? language : fallbackLanguage;
-  let translator = translators.get(lng);
-  if (!translator) {
-    const instance = createInstance();
-    translator = instance.init({ ...i18nOptions, resources, lng }).then(() => instance.t);
-    translators.set(lng, translator);
-  }
-  return translator;
+export async function translatorFor(language: string): Promise<TFunction> {
+  return (await instanceFor(isLanguage(language) ? language : fallbackLanguage)).t;
 }
 
 /** A language chosen in the URL (?lng=ar) sticks: it is kept in the cookie for later pages. */

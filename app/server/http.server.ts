@@ -1,7 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import compression from "compression";
 import express from "express";
 import { WebSocketServer } from "ws";
 import { createRequire } from "node:module";
@@ -62,6 +64,9 @@ export async function createAppServer(options: {
   app.disable("x-powered-by");
   // false, a hop count or proxy addresses (never "everything"): req.ip is the right-most untrusted hop.
   app.set("trust proxy", env.TRUST_PROXY);
+  // Pages, CSS and scripts go out compressed (brotli when the browser takes it, else gzip); the
+  // call audio does not come through here (WebSocket upgrades bypass Express).
+  app.use(compression());
   app.use(
     securityHeaders({
       stripeJsUrl: env.STRIPE_JS_URL,
@@ -76,7 +81,12 @@ export async function createAppServer(options: {
   } else {
     const clientDir = fileURLToPath(new URL("../client", import.meta.url));
     app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));
-    app.use(express.static(clientDir, { maxAge: "1h", index: false }));
+    // The few files at the client root (favicon…), looked up in a set made once: asking the file
+    // system about every page's address (and building a "not found" error each time) was a
+    // large share of every request.
+    const rootFiles = new Set(readdirSync(clientDir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => `/${e.name}`));
+    const rootStatic = express.static(clientDir, { maxAge: "1h", index: false, redirect: false });
+    app.use((req, res, next) => (rootFiles.has(req.path) ? rootStatic(req, res, next) : next()));
   }
 
   app.use(boundedBodies());
