@@ -84,7 +84,11 @@ export async function createAppServer(options: {
     // The few files at the client root (favicon…), looked up in a set made once: asking the file
     // system about every page's address (and building a "not found" error each time) was a
     // large share of every request.
-    const rootFiles = new Set(readdirSync(clientDir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => `/${e.name}`));
+    const rootFiles = new Set(
+      readdirSync(clientDir, { withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => `/${e.name}`),
+    );
     const rootStatic = express.static(clientDir, { maxAge: "1h", index: false, redirect: false });
     app.use((req, res, next) => (rootFiles.has(req.path) ? rootStatic(req, res, next) : next()));
   }
