@@ -48,7 +48,6 @@ export default [
   route("webhooks/twilio/status/:callId", "routes/webhooks/twilio-status.ts"),
   route("twilio/voice/:callId", "routes/twilio/voice.ts"),
   route("twilio/stream-ended/:callId", "routes/twilio/stream-ended.ts"),
-  route("healthz", "routes/healthz.ts"),
   route("dev/outbox", "routes/dev.outbox.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

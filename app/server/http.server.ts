@@ -14,6 +14,7 @@ import { createServices } from "./services.server";
 import { listeningOrigin, startupSummary } from "./startup.server";
 import { securityHeaders } from "~/platform/security-headers.server";
 import { boundedBodies } from "~/platform/request-limits.server";
+import { healthCheck } from "~/platform/health.server";
 import { createRequestHandler } from "~/platform/request-handler.server";
 import { bridgeMediaStream } from "~/features/voice/bridge.server";
 
@@ -64,6 +65,8 @@ export async function createAppServer(options: {
   app.disable("x-powered-by");
   // false, a hop count or proxy addresses (never "everything"): req.ip is the right-most untrusted hop.
   app.set("trust proxy", env.TRUST_PROXY);
+  // First: a health check needs none of what pages need (headers, compression, sessions).
+  app.use(healthCheck(services));
   // Pages, CSS and scripts go out compressed (brotli when the browser takes it, else gzip); the
   // call audio does not come through here (WebSocket upgrades bypass Express).
   app.use(compression());
