@@ -9,8 +9,17 @@ export function parseAmountToCents(input: string): number | null {
   return Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
 }
 
+/** Formatters are costly to build and few in number (locales × currencies): each is made once. */
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
 export function formatMoney(cents: number, currency: string, locale = "en") {
-  return new Intl.NumberFormat(locale, { style: "currency", currency }).format(cents / 100);
+  const key = `${locale}|${currency}`;
+  let format = moneyFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { style: "currency", currency });
+    moneyFormats.set(key, format);
+  }
+  return format.format(cents / 100);
 }
 
 export function centsToInput(cents: number) {
