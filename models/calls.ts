@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { callOptOuts, calls } from "./schema";
 
@@ -34,32 +34,101 @@ export async function findCall(db: Db, id: number) {
   return row ?? null;
 }
 
-export async function countLiveCalls(db: Db) {
-  const [row] = await db
-    .select({ count: sql<number>`count(*)::int` })
-    .from(calls)
-    .where(inArray(calls.status, LIVE_STATUSES));
-  return row?.count ?? 0;
-}
+/**
+ * A dial claim younger than this holds a line: the dial request is in flight (the provider's SDK
+ * gives up after 30 s). An older one is from a worker that died mid-dial, and may be taken over.
+ */
+export const DIAL_LEASE_SECONDS = 35;
+
+/** One lock for the line count, so two workers never both take the last free line. */
+const LINES_LOCK = 7_210_301;
+
+export type LineResult = { ok: true } | { ok: false; position: number };
 
 /**
- * Takes the right to dial a queued call, in one statement: a second job for the same call (a
- * retry, a manual "call me again") finds it taken and leaves it. A claim older than two minutes
- * is from a worker that died mid-dial and may be taken over.
+ * The global limit on simultaneous calls, kept in the database (so it holds across processes):
+ * under one advisory lock, the lines in use (live calls, and dial claims within their lease) and
+ * the calls waiting ahead of this one are counted; the call either takes a line (its dial claim)
+ * or is marked waiting, keeping its place (its id). Waiting calls are woken in order when a line
+ * frees (see lines waking in the call engine); nothing is retried in a loop.
  */
-export async function claimCallForDialing(db: Db, id: number) {
+export async function takeLine(db: Db, id: number, lines: number): Promise<LineResult | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${LINES_LOCK})`);
+    const [call] = await tx.select().from(calls).where(eq(calls.id, id));
+    if (!call || call.status !== "queued") return null;
+    if (call.dialClaimedAt && call.dialClaimedAt.getTime() > Date.now() - DIAL_LEASE_SECONDS * 1000) return null;
+    const [usage] = await tx
+      .execute(
+        sql`
+      select
+        (select count(*)::int from ${calls}
+          where ${calls.status} in ('initiated', 'ringing', 'in-progress')
+             or (${calls.status} = 'queued' and ${calls.id} <> ${id}
+                 and ${calls.dialClaimedAt} > now() - make_interval(secs => ${DIAL_LEASE_SECONDS}))) as in_use,
+        (select count(*)::int from ${calls}
+          where ${calls.status} = 'queued' and ${calls.waitingSince} is not null and ${calls.id} < ${id}) as ahead`,
+      )
+      .then((result) => rowsOf<{ in_use: number; ahead: number }>(result));
+    const inUse = Number(usage?.in_use ?? 0);
+    const ahead = Number(usage?.ahead ?? 0);
+    if (inUse + ahead >= lines) {
+      await tx
+        .update(calls)
+        .set({ waitingSince: call.waitingSince ?? new Date() })
+        .where(eq(calls.id, id));
+      return { ok: false, position: ahead + 1 };
+    }
+    await tx.update(calls).set({ dialClaimedAt: new Date(), waitingSince: null }).where(eq(calls.id, id));
+    return { ok: true };
+  });
+}
+
+/** The waiting calls that may take the lines free now, oldest first. */
+export async function callsToWake(db: Db, lines: number) {
+  const [usage] = await db
+    .execute(
+      sql`select count(*)::int as in_use from ${calls}
+          where ${calls.status} in ('initiated', 'ringing', 'in-progress')
+             or (${calls.status} = 'queued' and ${calls.dialClaimedAt} > now() - make_interval(secs => ${DIAL_LEASE_SECONDS}))`,
+    )
+    .then((result) => rowsOf<{ in_use: number }>(result));
+  const free = lines - Number(usage?.in_use ?? 0);
+  if (free <= 0) return [];
+  return db
+    .select({ id: calls.id })
+    .from(calls)
+    .where(and(eq(calls.status, "queued"), isNotNull(calls.waitingSince)))
+    .orderBy(asc(calls.id))
+    .limit(free);
+}
+
+/** Where a waiting call is in the queue for a line (1 = next), or null when it is not waiting. */
+export async function queuePosition(db: Db, call: Pick<Call, "id" | "status" | "waitingSince">) {
+  if (call.status !== "queued" || !call.waitingSince) return null;
   const [row] = await db
-    .update(calls)
-    .set({ dialClaimedAt: new Date() })
+    .select({ ahead: sql<number>`count(*)::int` })
+    .from(calls)
+    .where(and(eq(calls.status, "queued"), isNotNull(calls.waitingSince), lt(calls.id, call.id)));
+  return Number(row?.ahead ?? 0) + 1;
+}
+
+/** Calls still marked live past their time limit plus `graceSeconds`: their end was never reported. */
+export async function overdueLiveCalls(db: Db, graceSeconds: number) {
+  return db
+    .select()
+    .from(calls)
     .where(
       and(
-        eq(calls.id, id),
-        eq(calls.status, "queued"),
-        sql`(${calls.dialClaimedAt} is null or ${calls.dialClaimedAt} < now() - interval '2 minutes')`,
+        inArray(calls.status, LIVE_STATUSES),
+        sql`coalesce(${calls.answeredAt}, ${calls.startedAt}, ${calls.createdAt}) + make_interval(secs => ${calls.timeLimitSeconds} + ${graceSeconds}) < now()`,
       ),
-    )
-    .returning({ id: calls.id });
-  return Boolean(row);
+    );
+}
+
+/** drizzle's execute answers `{ rows }` on node-postgres and PGlite alike. */
+function rowsOf<T>(result: unknown): T[] {
+  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
 }
 
 export async function releaseDialClaim(db: Db, id: number) {

@@ -350,6 +350,8 @@ export const calls = pgTable(
     undeliveredReason: text("undelivered_reason"),
     /** The first of a run of transient provider errors while dialling: the retry window runs from here. */
     dialFailingSince: timestamp("dial_failing_since", { withTimezone: true }),
+    /** Set while the call waits for a free line (all MAX_CONCURRENT_CALLS in use); its place is its id. */
+    waitingSince: timestamp("waiting_since", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),

@@ -97,6 +97,8 @@ const de = {
     businessLink: "Sakina für Unternehmen",
   },
   empathy: {
+    linesBusy:
+      "Alle unsere Leitungen sind belegt. Sie sind Nummer {{position}} in der Warteschlange; wir rufen Sie an, sobald eine Leitung frei ist.",
     networkDownTitle: "Das Telefonnetz antwortet nicht",
     networkDownBody:
       "Wir versuchen Ihren Anruf weiter bis {{time}}. Wenn wir Sie bis dahin nicht anrufen können, erstatten wir Ihnen die 5 $ automatisch.",

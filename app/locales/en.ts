@@ -97,6 +97,7 @@ const en = {
     businessLink: "Sakina for business",
   },
   empathy: {
+    linesBusy: "All our lines are busy. You are number {{position}} in the queue; we will call you as soon as a line is free.",
     networkDownTitle: "The phone network is not answering",
     networkDownBody:
       "We keep trying to place your call until {{time}}. If we still cannot call you by then, your $5 is refunded automatically.",

@@ -96,6 +96,7 @@ const es = {
     businessLink: "Sakina para empresas",
   },
   empathy: {
+    linesBusy: "Todas nuestras líneas están ocupadas. Es el número {{position}} en la cola; le llamaremos en cuanto quede una línea libre.",
     networkDownTitle: "La red telefónica no responde",
     networkDownBody:
       "Seguimos intentando hacer su llamada hasta las {{time}}. Si para entonces no podemos llamarle, le devolvemos los 5 $ automáticamente.",

@@ -96,6 +96,8 @@ const fr = {
     businessLink: "Sakina pour les entreprises",
   },
   empathy: {
+    linesBusy:
+      "Toutes nos lignes sont occupées. Vous êtes numéro {{position}} dans la file ; nous vous appelons dès qu'une ligne se libère.",
     networkDownTitle: "Le réseau téléphonique ne répond pas",
     networkDownBody:
       "Nous continuons d'essayer de passer votre appel jusqu'à {{time}}. Si nous ne pouvons toujours pas vous appeler d'ici là, vos 5 $ vous sont remboursés automatiquement.",

@@ -96,6 +96,7 @@ const it = {
     businessLink: "Sakina per le aziende",
   },
   empathy: {
+    linesBusy: "Tutte le nostre linee sono occupate. È il numero {{position}} in coda; la chiameremo appena si libera una linea.",
     networkDownTitle: "La rete telefonica non risponde",
     networkDownBody:
       "Continuiamo a provare a fare la sua chiamata fino alle {{time}}. Se entro allora non riusciamo a chiamarla, i 5 $ le vengono rimborsati automaticamente.",

@@ -9,6 +9,11 @@ export interface JobDefinition<Data extends object, Services = unknown> {
   name: string;
   retryLimit: number;
   retryDelaySeconds: number;
+  /**
+   * A job still active this long after it started is failed and retried: its worker died (a
+   * crash, a kill) mid-way. The queue checks every MAINTENANCE_SECONDS. Default: pg-boss's 15 minutes.
+   */
+  expireInSeconds?: number;
   handle(data: Data, services: Services): Promise<void>;
 }
 
@@ -38,10 +43,13 @@ export interface Jobs {
   boss: PgBoss;
 }
 
+/** How often the queue fails expired jobs (so a job a dead worker held is retried within expiry + this). */
+export const MAINTENANCE_SECONDS = 15;
+
 export async function startJobQueue(database: DatabaseHandle, options: { pollingIntervalSeconds?: number } = {}): Promise<Jobs> {
   // Finished jobs leave the database within a day: e-mail jobs carry addresses, and the privacy
   // page promises contact details of anonymous calls are gone 24 hours after the call.
-  const retention = { archiveCompletedAfterSeconds: 3600, deleteAfterHours: 22 };
+  const retention = { archiveCompletedAfterSeconds: 3600, deleteAfterHours: 22, maintenanceIntervalSeconds: MAINTENANCE_SECONDS };
   const boss = new PgBoss(
     database.connectionString
       ? { connectionString: database.connectionString, max: 4, ...retention }
@@ -64,6 +72,7 @@ export async function startJobQueue(database: DatabaseHandle, options: { polling
       retryLimit: definition.retryLimit,
       retryDelay: definition.retryDelaySeconds,
       retryBackoff: true,
+      ...(definition.expireInSeconds ? { expireInSeconds: definition.expireInSeconds } : {}),
     });
     created.add(definition.name);
   }
@@ -81,6 +90,7 @@ export async function startJobQueue(database: DatabaseHandle, options: { polling
         retryLimit: definition.retryLimit,
         retryDelay: definition.retryDelaySeconds,
         retryBackoff: true,
+        ...(definition.expireInSeconds ? { expireInSeconds: definition.expireInSeconds } : {}),
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
         ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
       });

@@ -10,6 +10,7 @@ import { Button, buttonClass, linkClass } from "~/ui/button";
 import { callLanguages } from "~/lib/languages";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { empathyCalls, findEmpathyRequest } from "#models/empathy";
+import { queuePosition } from "#models/calls";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import {
@@ -106,6 +107,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       missedReason: missed?.undeliveredReason ?? null,
       networkDownUntil,
       refundReason: empathy.refundReason,
+      // Waiting for a free line: its place in the queue.
+      queuePosition: latest ? await queuePosition(services.db, latest) : null,
     },
     cleared ? { headers: { "Set-Cookie": cleared } } : undefined,
   );
@@ -214,7 +217,11 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
               </span>
               {t("empathy.initiatedTitle")}
             </h2>
-            {loaderData.status === "calling" ? <p className="mt-2">{t("empathy.expectation")}</p> : null}
+            {loaderData.status === "calling" ? (
+              <p className="mt-2">
+                {loaderData.queuePosition ? t("empathy.linesBusy", { position: loaderData.queuePosition }) : t("empathy.expectation")}
+              </p>
+            ) : null}
             {loaderData.callStatus && progress[loaderData.callStatus] ? (
               <p className="mt-2 font-medium">{progress[loaderData.callStatus]}</p>
             ) : null}

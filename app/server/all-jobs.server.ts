@@ -1,7 +1,7 @@
 import type { AppJob } from "~/platform/services.server";
 import { businessSubscriptionJob, ownerCredentialsJob, reportCallUsageJob } from "~/features/business/onboarding.server";
 import { bookingConfirmationCallJob } from "~/features/booking/booking.server";
-import { placeCallJob } from "~/features/calls/engine.server";
+import { callSweeperJob, placeCallJob } from "~/features/calls/engine.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { empathyErasureJob, empathyRefundJob } from "~/features/empathy/empathy.server";
 import { retentionJob } from "~/features/retention/retention.server";
@@ -13,6 +13,7 @@ export const allJobs: AppJob<object>[] = [
   businessSubscriptionJob,
   bookingConfirmationCallJob,
   placeCallJob,
+  callSweeperJob,
   reportCallUsageJob,
   empathyRefundJob,
   // No longer scheduled (the retention job does its work); kept so a job already queued still runs.

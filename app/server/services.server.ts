@@ -8,6 +8,7 @@ import { loadSessionSecret } from "~/platform/secret.server";
 import { allJobs } from "./all-jobs.server";
 import { empathyCallLifecycle, empathyErasureJob } from "~/features/empathy/empathy.server";
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
+import { CALL_SWEEPER_CRON, callSweeperJob } from "~/features/calls/engine.server";
 import { confirmationCallLifecycle } from "~/features/booking/booking.server";
 import { seedDemoData } from "~/features/business/demo-seed.server";
 import { createPayments } from "~/providers/payments.server";
@@ -69,6 +70,8 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     // across processes); the retention job replaces the older erasure-only schedule.
     await jobs.boss.unschedule(empathyErasureJob.name).catch(() => {});
     await jobs.schedule(retentionJob, RETENTION_CRON);
+    // Calls whose end was never reported are ended, and waiting calls get the lines they free.
+    await jobs.schedule(callSweeperJob, CALL_SWEEPER_CRON);
   }
   return {
     ...services,

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import {
   advanceCallStatus,
-  claimCallForDialing,
-  countLiveCalls,
+  callsToWake,
+  DIAL_LEASE_SECONDS,
+  overdueLiveCalls,
+  takeLine,
   createCallOnce,
   failCall,
   findCall,
@@ -39,8 +41,6 @@ export const TIME_LIMITS: Record<Call["purpose"], number> = {
 
 /** Booking confirmation calls ring only between 08:00 and 21:00 where the customer is. */
 export const CALL_HOURS = { start: 8 * 60, end: 21 * 60 };
-
-export class CapacityError extends Error {}
 
 export interface CallRequest {
   purpose: Call["purpose"];
@@ -119,6 +119,9 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
   name: "call-place",
   retryLimit: 12,
   retryDelaySeconds: 5,
+  // Dialling takes seconds (the SDK gives up at 30): a job held longer lost its worker, and the
+  // call is placed by a retry within a minute of it, once the dial claim's lease is over too.
+  expireInSeconds: DIAL_LEASE_SECONDS + 5,
   async handle({ callId, origin }, services) {
     const call = await findCall(services.db, callId);
     if (!call || call.status !== "queued" || !call.toNumber) return;
@@ -136,9 +139,9 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
         return;
       }
     }
-    if ((await countLiveCalls(services.db)) >= services.env.MAX_CONCURRENT_CALLS) {
-      throw new CapacityError("All lines are busy; the call waits for a free one.");
-    }
+    // A line first: over the limit the call waits, keeping its place, and is woken when one frees.
+    const line = await takeLine(services.db, call.id, services.env.MAX_CONCURRENT_CALLS);
+    if (!line?.ok) return;
     // The last line: whatever path queued it, a number the policy refuses is never dialled.
     const business = call.businessId ? await findBusinessById(services.db, call.businessId) : null;
     // Only a first attempt counts against the number's daily cap: retries of one request are one call.
@@ -151,7 +154,6 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
       else await onCallFinished(services, (await findCall(services.db, call.id))!, origin);
       return;
     }
-    if (!(await claimCallForDialing(services.db, call.id))) return;
     const base = publicOrigin(services);
     try {
       const placed = await services.telephony.placeCall({
@@ -186,6 +188,8 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
 async function retryDialLater(services: AppServices, callId: number, error: TelephonyError, origin: string) {
   const failing = await recordDialFailure(services.db, callId, `${error.code ?? error.status ?? ""} ${error.message}`.trim());
   if (!failing) return;
+  // Its line is free while it waits to try again.
+  await wakeWaitingCalls(services);
   const { DIAL_RETRY_WINDOW_SECONDS: window, DIAL_RETRY_DELAY_SECONDS: delay } = services.env;
   const next = new Date(Date.now() + delay * 1000);
   if (next.getTime() <= dialDeadline(failing, window).getTime()) {
@@ -229,12 +233,46 @@ export async function applyStatusCallback(services: AppServices, callId: number,
   return updated;
 }
 
-/** Writes down whether the call was delivered, then tells whatever asked for the call how it ended. */
+/** Writes down whether the call was delivered, tells whatever asked for the call how it ended, and frees its line. */
 async function onCallFinished(services: AppServices, call: Call, origin: string) {
   const verdict = deliveryOf(call, services.env.CALL_DELIVERED_MIN_SECONDS);
   const judged = (await setCallDelivery(services.db, call.id, verdict)) ?? call;
   await services.callLifecycle[call.purpose]?.finished?.(services, judged, origin);
+  await wakeWaitingCalls(services);
 }
+
+/** Hands the free lines to the calls waiting longest, in order. */
+export async function wakeWaitingCalls(services: AppServices) {
+  const waiting = await callsToWake(services.db, services.env.MAX_CONCURRENT_CALLS);
+  for (const { id } of waiting) await services.jobs.enqueue(placeCallJob, { callId: id, origin: publicOrigin(services) });
+  if (waiting.length > 0) services.jobs.wake(placeCallJob);
+}
+
+/** A call still marked live this long after its time limit lost its end report (its process died, a callback was lost). */
+export const SWEEP_GRACE_SECONDS = 120;
+
+/**
+ * Every minute: calls past their time limit plus the grace are hung up at the provider (an
+ * "already ended" error is fine) and ended here, through the same end-of-call path as a status
+ * callback (a paid one is retried or refunded); then waiting calls get the free lines.
+ */
+export const callSweeperJob: AppJob<Record<string, never>> = {
+  name: "call-sweeper",
+  retryLimit: 2,
+  retryDelaySeconds: 30,
+  async handle(_data, services) {
+    for (const call of await overdueLiveCalls(services.db, SWEEP_GRACE_SECONDS)) {
+      if (call.providerCallId) await services.telephony.hangUp(call.providerCallId).catch(() => undefined);
+      const answered = call.status === "in-progress";
+      const ended = await advanceCallStatus(services.db, call.id, answered ? "completed" : "failed", {
+        lastError: "Ended by the sweeper: no end was reported within the time limit.",
+      });
+      if (ended) await onCallFinished(services, ended, publicOrigin(services));
+    }
+    await wakeWaitingCalls(services);
+  },
+};
+export const CALL_SWEEPER_CRON = "* * * * *";
 
 /** How long the media-stream handshake may come after the TwiML request. */
 export const STREAM_TOKEN_TTL_MS = 2 * 60_000;
