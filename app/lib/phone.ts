@@ -21,4 +21,3 @@ export function normalizePhone(input: string, defaultCountry: CountryCode = "US"
 export function formatPhone(e164: string) {
   return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
 }
-
