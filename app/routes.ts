@@ -46,6 +46,7 @@ export default [
   route("api/booking/create", "routes/api/booking/create.ts"),
   route("webhooks/stripe", "routes/webhooks/stripe.ts"),
   route("webhooks/twilio/status/:callId", "routes/webhooks/twilio-status.ts"),
+  route("webhooks/twilio/recording/:callId", "routes/webhooks/twilio-recording.ts"),
   route("twilio/voice/:callId", "routes/twilio/voice.ts"),
   route("twilio/stream-ended/:callId", "routes/twilio/stream-ended.ts"),
   route("dev/outbox", "routes/dev.outbox.tsx"),

@@ -313,3 +313,28 @@ export async function recordDialFailure(db: Db, id: number, error: string) {
     .returning();
   return row ?? null;
 }
+
+/** Keeps the provider's recording reference (once; a replayed callback changes nothing). */
+export async function setCallRecording(db: Db, id: number, recording: { sid: string; durationSeconds: number | null }) {
+  await db
+    .update(calls)
+    .set({
+      recordingSid: recording.sid,
+      recordingDurationSeconds: recording.durationSeconds,
+      recordedAt: new Date(),
+      updatedAt: new Date(),
+    })
+    .where(and(eq(calls.id, id), isNull(calls.recordingSid)));
+}
+
+/** Recordings made before `before`: due for deletion. */
+export async function recordingsMadeBefore(db: Db, before: Date) {
+  return db
+    .select({ id: calls.id, recordingSid: calls.recordingSid })
+    .from(calls)
+    .where(and(isNotNull(calls.recordingSid), lt(calls.recordedAt, before)));
+}
+
+export async function forgetRecording(db: Db, id: number) {
+  await db.update(calls).set({ recordingSid: null, recordingDurationSeconds: null, updatedAt: new Date() }).where(eq(calls.id, id));
+}

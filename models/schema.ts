@@ -352,6 +352,10 @@ export const calls = pgTable(
     dialFailingSince: timestamp("dial_failing_since", { withTimezone: true }),
     /** Set while the call waits for a free line (all MAX_CONCURRENT_CALLS in use); its place is its id. */
     waitingSince: timestamp("waiting_since", { withTimezone: true }),
+    /** The provider's recording (RECORD_CALLS=true only, dual channel); deleted there and here after 12 months. */
+    recordingSid: text("recording_sid"),
+    recordingDurationSeconds: integer("recording_duration_seconds"),
+    recordedAt: timestamp("recorded_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),

@@ -96,6 +96,11 @@ const es = {
     businessLink: "Sakina para empresas",
   },
   empathy: {
+    transcriptTitle: "Aviso sobre la transcripción",
+    transcriptNotice:
+      "Las llamadas no se graban. Pueden transcribirse, de forma anónima, para comprobar la calidad y mejorar nuestra IA. Los números de teléfono, los correos y los nombres se eliminan de las transcripciones. Nada se comparte ni se usa para marketing.",
+    transcriptAccept: "He leído el aviso sobre la transcripción y lo acepto.",
+    transcriptRequired: "Confirma que has leído el aviso sobre la transcripción.",
     linesBusy: "Todas nuestras líneas están ocupadas. Es el número {{position}} en la cola; le llamaremos en cuanto quede una línea libre.",
     networkDownTitle: "La red telefónica no responde",
     networkDownBody:

@@ -33,6 +33,8 @@ export interface PlaceCallOptions {
    * a voicemail after the beep), "hang-up" answers as soon as a machine is recognised.
    */
   machineDetection: "message" | "hang-up";
+  /** Record the call (both parties, one channel each) and report the recording here; no recording without it. */
+  recordingStatusCallbackUrl?: string;
 }
 
 export interface Telephony {
@@ -40,6 +42,8 @@ export interface Telephony {
   configured: boolean;
   placeCall(options: PlaceCallOptions): Promise<{ providerCallId: string; from: string }>;
   hangUp(providerCallId: string): Promise<void>;
+  /** Deletes a recording at the provider; one already gone counts as deleted. */
+  deleteRecording(recordingSid: string): Promise<void>;
   /** A real request with the credentials. */
   checkCredentials(): Promise<{ ok: boolean; message: string }>;
   /** X-Twilio-Signature over the full URL and POST parameters. */
@@ -88,6 +92,15 @@ export function createTelephony(env: Env): Telephony {
           timeLimit: options.timeLimitSeconds,
           machineDetection: options.machineDetection === "message" ? "DetectMessageEnd" : "Enable",
           machineDetectionTimeout: 15,
+          ...(options.recordingStatusCallbackUrl
+            ? {
+                record: true,
+                recordingChannels: "dual",
+                recordingStatusCallback: options.recordingStatusCallbackUrl,
+                recordingStatusCallbackMethod: "POST",
+                recordingStatusCallbackEvent: ["completed"],
+              }
+            : {}),
         });
         return { providerCallId: call.sid, from };
       } catch (error) {
@@ -99,6 +112,14 @@ export function createTelephony(env: Env): Telephony {
         await requireClient().calls(providerCallId).update({ status: "completed" });
       } catch (error) {
         throw toTelephonyError(error);
+      }
+    },
+    async deleteRecording(recordingSid) {
+      try {
+        await requireClient().recordings(recordingSid).remove();
+      } catch (error) {
+        const failure = toTelephonyError(error);
+        if (failure.status !== 404) throw failure;
       }
     },
     async checkCredentials() {

@@ -48,6 +48,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     draft,
     paymentsConfigured: Boolean(services.payments),
     callsConfigured: services.telephony.configured,
+    // The notice speaks of recording only when calls are really recorded.
+    recordCalls: services.env.RECORD_CALLS,
   };
 }
 
@@ -91,7 +93,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     }
   }
 
-  const submission = parseWithZod(formData, { schema: empathyDetailsSchema(t) });
+  const submission = parseWithZod(formData, { schema: empathyDetailsSchema(t, services.env.RECORD_CALLS) });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const checked = await checkEmpathyDetails(services, t, submission.value, clientIp(context));
   if (!checked.ok) return data(submission.reply({ fieldErrors: { [checked.field]: [checked.message] } }), { status: 400 });
@@ -150,7 +152,7 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
                 callsConfigured={loaderData.callsConfigured}
               />
             ) : (
-              <DetailsStep lastResult={actionData} draft={loaderData.draft} />
+              <DetailsStep lastResult={actionData} draft={loaderData.draft} recorded={loaderData.recordCalls} />
             )}
           </div>
         </div>
@@ -188,7 +190,15 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
   );
 }
 
-function DetailsStep({ lastResult, draft }: { lastResult: Route.ComponentProps["actionData"]; draft: EmpathyDetails | null }) {
+function DetailsStep({
+  lastResult,
+  draft,
+  recorded,
+}: {
+  lastResult: Route.ComponentProps["actionData"];
+  draft: EmpathyDetails | null;
+  recorded: boolean;
+}) {
   const { t, i18n } = useTranslation();
   // Someone reading the site in Arabic most likely wants to talk in Arabic.
   const defaultLanguage = draft?.language ?? callLanguages.find((language) => language.code === i18n.language)?.id ?? "english";
@@ -204,7 +214,7 @@ function DetailsStep({ lastResult, draft }: { lastResult: Route.ComponentProps["
     },
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: empathyDetailsSchema(t) }),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: empathyDetailsSchema(t, recorded) }),
   });
   const busy = navigation.state === "submitting";
   const voiceErrorId = `${fields.voice.id}-error`;
@@ -272,14 +282,14 @@ function DetailsStep({ lastResult, draft }: { lastResult: Route.ComponentProps["
         hint={t("empathy.emailHint")}
       />
       <div className="rounded-xl bg-slate-50 p-4 text-sm text-slate-800">
-        <h3 className="font-semibold text-slate-900">{t("empathy.recordingTitle")}</h3>
-        <p className="mt-1">{t("empathy.recordingNotice")}</p>
+        <h3 className="font-semibold text-slate-900">{t(recorded ? "empathy.recordingTitle" : "empathy.transcriptTitle")}</h3>
+        <p className="mt-1">{t(recorded ? "empathy.recordingNotice" : "empathy.transcriptNotice")}</p>
       </div>
       <Checkbox id={fields.adult.id} name={fields.adult.name} label={t("empathy.adult")} errors={fields.adult.errors} />
       <Checkbox
         id={fields.recording.id}
         name={fields.recording.name}
-        label={t("empathy.recordingAccept")}
+        label={t(recorded ? "empathy.recordingAccept" : "empathy.transcriptAccept")}
         errors={fields.recording.errors}
       />
       <Button type="submit" disabled={busy} className="w-full">

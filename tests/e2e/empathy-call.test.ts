@@ -119,7 +119,7 @@ describe("the $5 empathy call, end to end", () => {
       await page.getByLabel("Call language").selectOption(language);
       await page.getByLabel(voice, { exact: true }).check();
       await page.getByLabel("I confirm that I am 18 or older.").check();
-      await page.getByLabel("I have read the recording notice and agree to it.").check();
+      await page.getByLabel("I have read the transcript notice and agree to it.").check();
       await page.getByRole("button", { name: "Continue to Payment $5" }).click();
       await page.getByText("This is not a valid phone number.").waitFor();
       await expectAccessible(page, javaScript);
@@ -128,7 +128,7 @@ describe("the $5 empathy call, end to end", () => {
       if (!javaScript) {
         // The server answered the form: the choices are kept, the confirmations asked again.
         await page.getByLabel("I confirm that I am 18 or older.").check();
-        await page.getByLabel("I have read the recording notice and agree to it.").check();
+        await page.getByLabel("I have read the transcript notice and agree to it.").check();
       }
       await page.getByRole("button", { name: "Continue to Payment $5" }).click();
       await page.getByRole("heading", { name: "Call summary" }).waitFor();

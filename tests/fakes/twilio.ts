@@ -85,8 +85,14 @@
  * (GET: the params go in the query string and are signed as part of the URL), Content-Type
  * application/x-www-form-urlencoded, I-Twilio-Idempotency-Token and User-Agent TwilioProxy/1.1.
  *
+ * Recordings: a call created with Record=true that was answered leaves a recording when it completes
+ * (RecordingChannels "dual" → 2 channels): `fake.recordings` (Map RecordingSid → { sid, callSid, duration,
+ * channels, deleted }), and a signed callback to RecordingStatusCallback (RecordingSid, RecordingUrl,
+ * RecordingStatus=completed, RecordingDuration, RecordingChannels, RecordingSource=OutboundAPI…) after the
+ * final status callback. GET/DELETE /2010-04-01/Accounts/{Sid}/Recordings/{RecordingSid}.json (204; an
+ * unknown or deleted sid 404 code 20404).
  * Not modelled: incoming calls, <Gather>, <Play>, <Dial>, <Record>, <Start><Stream> (recorded as error 12200),
- * recordings, conferences, real ringing/answer delays (Timeout is validated, not waited for), prices.
+ * conferences, real ringing/answer delays (Timeout is validated, not waited for), prices.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
@@ -124,7 +130,7 @@ export interface FakeCall {
 }
 
 export interface CallbackDelivery {
-  kind: "status" | "voice" | "action" | "redirect" | "amd" | "stream-status" | "fallback";
+  kind: "status" | "voice" | "action" | "redirect" | "amd" | "stream-status" | "fallback" | "recording";
   callSid: string;
   url: string;
   method: "GET" | "POST";
@@ -351,6 +357,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   const ownedNumbers = [...(options.ownedNumbers ?? ["+15005550006"])];
   const blockedPrefixes = [...(options.blockedPrefixes ?? [])];
   const unreachableStreams = new Set<string>();
+  const recordings = new Map<string, { sid: string; callSid: string; duration: number; channels: number; deleted: boolean }>();
   const autoDial = options.autoDial ?? true;
   const realtimeAudio = options.realtimeAudio ?? true;
   const timing = { ringMs: 20, sayMs: 50, pauseScale: 1, ...(options.timing ?? {}) };
@@ -587,6 +594,27 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
 
     const notFound = () => sendError(res, twilioError(404, 20404, `The requested resource ${url.pathname} was not found`));
     const notAllowed = () => sendError(res, twilioError(405, 20004, "Method not allowed"));
+    const recordingPath = /^\/2010-04-01\/Accounts\/([^/]+?)\/Recordings\/([^/]+?)\.json$/.exec(url.pathname);
+    if (recordingPath) {
+      if (recordingPath[1] !== accountSid) return sendError(res, twilioError(401, 20003, "Authenticate"));
+      const recording = recordings.get(recordingPath[2]!);
+      if (!recording || recording.deleted) return notFound();
+      if (method === "DELETE") {
+        recording.deleted = true;
+        return send(res, 204, null);
+      }
+      if (method !== "GET") return notAllowed();
+      return send(res, 200, {
+        sid: recording.sid,
+        account_sid: accountSid,
+        call_sid: recording.callSid,
+        duration: String(recording.duration),
+        channels: recording.channels,
+        status: "completed",
+        source: "OutboundAPI",
+        api_version: API_VERSION,
+      });
+    }
     const match = /^\/2010-04-01\/Accounts\/([^/]+?)(?:\/Calls(?:\/([^/]+?))?)?\.json$/.exec(url.pathname);
     if (!match) return notFound();
     const [, pathAccount, callSid] = match;
@@ -825,6 +853,35 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
       if (runtime.handle?.isOpen) void runtime.handle.stop();
     }
     transition(call, status);
+    if (status === "completed" && call.startedAt && first(call.params, "Record") === "true") record(call);
+  }
+
+  /** The answered call's recording, and its signed status callback after the call's own. */
+  function record(call: FakeCall) {
+    const channels = first(call.params, "RecordingChannels") === "dual" ? 2 : 1;
+    const recording = { sid: randomSid("RE"), callSid: call.sid, duration: call.duration ?? 0, channels, deleted: false };
+    recordings.set(recording.sid, recording);
+    const target = first(call.params, "RecordingStatusCallback");
+    const runtime = runtimes.get(call.sid);
+    if (!target || !runtime) return;
+    const params = {
+      AccountSid: accountSid,
+      CallSid: call.sid,
+      RecordingSid: recording.sid,
+      RecordingUrl: `https://api.twilio.com/${API_VERSION}/Accounts/${accountSid}/Recordings/${recording.sid}`,
+      RecordingStatus: "completed",
+      RecordingDuration: String(recording.duration),
+      RecordingChannels: String(channels),
+      RecordingStartTime: rfc2822(call.startedAt!),
+      RecordingSource: "OutboundAPI",
+      RecordingTrack: "both",
+      ErrorCode: "0",
+    };
+    runtime.callbackChain = track(
+      runtime.callbackChain
+        .then(() => deliver("recording", call.sid, target, first(call.params, "RecordingStatusCallbackMethod"), params))
+        .then(() => undefined),
+    );
   }
 
   async function fetchTwiml(
@@ -1122,6 +1179,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     warnings,
     nextOutcome: undefined as CallOutcome | undefined,
     unreachableStreams,
+    recordings,
     setOutcome(number: string, outcome: CallOutcome | null) {
       if (outcome === null) numberOutcomes.delete(number);
       else numberOutcomes.set(number, outcome);

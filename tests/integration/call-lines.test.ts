@@ -61,6 +61,8 @@ describe("more calls than lines", () => {
     const first = await test("+12125557401");
     const firstPlaced = await placed(first.id);
     await twilio.waitForStatus(firstPlaced.providerCallId!, "in-progress", 10_000);
+    // RECORD_CALLS is off here: nothing is recorded.
+    expect(twilio.calls.get(firstPlaced.providerCallId!)!.params.Record).toBeUndefined();
 
     const second = await test("+12125557402");
     const third = await test("+12125557403");

@@ -112,7 +112,7 @@ describe("the $5 payment", () => {
       [{ ...base, phone: "+12125550100", amount: 50 }, 400, /costs \$5/],
       [{ ...base, phone: "+12125550100", language: "klingon" }, 400, /six languages/],
       [{ ...base, phone: "+12125550100", adult: false }, 400, /18 or older/],
-      [{ ...base, phone: "+12125550100", recordingAccepted: false }, 400, /recording notice/],
+      [{ ...base, phone: "+12125550100", recordingAccepted: false }, 400, /transcript notice/],
     ];
     for (const [body, status, message] of cases) {
       const response = await client().postJson("/api/create-payment-intent", body);

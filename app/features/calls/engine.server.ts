@@ -162,6 +162,8 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
         statusCallbackUrl: `${base}/webhooks/twilio/status/${call.id}`,
         timeLimitSeconds: call.timeLimitSeconds,
         machineDetection: call.purpose === "booking_confirmation" ? "message" : "hang-up",
+        // Recorded only when the deployment says so, and then by the provider (the disclosure says so too).
+        ...(services.env.RECORD_CALLS ? { recordingStatusCallbackUrl: `${base}/webhooks/twilio/recording/${call.id}` } : {}),
       });
       await markCallPlaced(services.db, call.id, { providerCallId: placed.providerCallId, fromNumber: placed.from });
       await services.callLifecycle[call.purpose]?.placed?.(services, call);

@@ -11,7 +11,8 @@ export const voiceGenders = ["female", "male"] as const;
  * confirmations the caller gives before paying. The phone's validity for a callable country is
  * checked on the server, which knows the allowed countries.
  */
-export function empathyDetailsSchema(t: TFunction) {
+/** `recorded`: the deployment records calls (RECORD_CALLS), so the notice to accept is about recording, else about transcripts. */
+export function empathyDetailsSchema(t: TFunction, recorded: boolean) {
   return z.object({
     phone: z.string(t("empathy.phoneRequired")).trim().min(1, t("empathy.phoneRequired")).max(32, t("empathy.phoneInvalid")),
     language: z.enum(languageIds, t("empathy.languageInvalid")),
@@ -23,7 +24,7 @@ export function empathyDetailsSchema(t: TFunction) {
       .pipe(z.union([z.literal(""), z.email(t("empathy.emailInvalid"))]))
       .optional(),
     adult: z.literal("on", t("empathy.adultRequired")),
-    recording: z.literal("on", t("empathy.recordingRequired")),
+    recording: z.literal("on", t(recorded ? "empathy.recordingRequired" : "empathy.transcriptRequired")),
   });
 }
 

@@ -1,10 +1,14 @@
 import { eraseExpiredEmpathyContacts } from "#models/empathy";
 import { purgeExpiredRateLimits } from "#models/rate-limits";
 import { purgeSpentTokensAndSessions } from "#models/retention";
-import type { AppJob } from "~/platform/services.server";
+import { forgetRecording, recordingsMadeBefore } from "#models/calls";
+import type { AppJob, AppServices } from "~/platform/services.server";
 
 /** Every ten minutes, so nothing outlives its promise by more than that. */
 export const RETENTION_CRON = "*/10 * * * *";
+/** Call recordings are kept for twelve months. */
+const RECORDING_KEEP_MS = 365 * 24 * 3_600_000;
+
 /** Longer than the longest rate-limit window (a day), so no live window is dropped. */
 const RATE_LIMIT_KEEP_MS = 2 * 24 * 3_600_000;
 
@@ -13,11 +17,18 @@ const RATE_LIMIT_KEEP_MS = 2 * 24 * 3_600_000;
  * e-mail addresses erased 24 hours after the call, expired rate-limit windows, spent or expired
  * e-mail tokens and expired sessions deleted. Each step is idempotent: a second run finds nothing.
  */
-export async function runRetention(services: { db: Parameters<typeof purgeExpiredRateLimits>[0] }, now = new Date()) {
+export async function runRetention(services: Pick<AppServices, "db" | "telephony">, now = new Date()) {
   const erased = await eraseExpiredEmpathyContacts(services.db, now);
   await purgeExpiredRateLimits(services.db, new Date(now.getTime() - RATE_LIMIT_KEEP_MS));
   const purged = await purgeSpentTokensAndSessions(services.db, now);
-  return { erased, ...purged };
+  // Recordings older than twelve months: deleted at the provider first, then forgotten here.
+  let recordingsDeleted = 0;
+  for (const recording of await recordingsMadeBefore(services.db, new Date(now.getTime() - RECORDING_KEEP_MS))) {
+    await services.telephony.deleteRecording(recording.recordingSid!);
+    await forgetRecording(services.db, recording.id);
+    recordingsDeleted += 1;
+  }
+  return { erased, ...purged, recordingsDeleted };
 }
 
 export const retentionJob: AppJob<Record<string, never>> = {

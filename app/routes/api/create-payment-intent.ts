@@ -25,7 +25,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const body = await readJsonBody(request);
   if (body.amount !== 5 && body.amount !== "5")
     return apiError(400, t("empathy.amountInvalid"), { fields: { amount: [t("empathy.amountInvalid")] } });
-  const parsed = empathyDetailsSchema(t).safeParse({
+  const parsed = empathyDetailsSchema(t, services.env.RECORD_CALLS).safeParse({
     phone: body.phone,
     language: body.language,
     voice: body.voice ?? "female",
