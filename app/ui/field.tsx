@@ -58,11 +58,15 @@ function describedBy(ids: ReturnType<typeof useFieldIds>, hint: unknown, errors?
   return [hint ? ids.hintId : null, errors?.length ? ids.errorId : null].filter(Boolean).join(" ") || undefined;
 }
 
+/** Numbers, addresses and codes read left to right in any page; what people type follows its own script. */
+const LEFT_TO_RIGHT_TYPES = new Set(["email", "tel", "url", "password", "number"]);
+
 export function Field({ label, errors, hint, className, ...input }: FieldFrame & InputHTMLAttributes<HTMLInputElement>) {
   const ids = useFieldIds(input.id);
   return (
     <Frame {...{ label, errors, hint, className, ids }} required={input.required}>
       <input
+        dir={LEFT_TO_RIGHT_TYPES.has(input.type ?? "text") ? "ltr" : "auto"}
         {...input}
         id={ids.controlId}
         aria-invalid={errors?.length ? true : undefined}
@@ -78,6 +82,7 @@ export function TextareaField({ label, errors, hint, className, ...textarea }: F
   return (
     <Frame {...{ label, errors, hint, className, ids }} required={textarea.required}>
       <textarea
+        dir="auto"
         {...textarea}
         id={ids.controlId}
         aria-invalid={errors?.length ? true : undefined}

@@ -128,6 +128,7 @@ export function SettingsSection({ business, actionData }: { business: DashboardD
           name="callCountries"
           maxLength={400}
           autoCapitalize="characters"
+          dir="ltr"
           defaultValue={val("callCountries", business.callCountries)}
           errors={err("callCountries")}
           className="sm:col-span-2"
