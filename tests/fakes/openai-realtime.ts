@@ -36,6 +36,8 @@
  *   fake.waitForServerEvent(sessionIndex, type, predicate?, timeoutMs = 5000)   a server event sent
  *   fake.setEchoMode(enabled)            see Echo mode
  *   fake.setAudioSpeed(factor)           pacing of output audio for responses started afterwards
+ *   fake.setResponseDelay(ms)            the model's "thinking" time: each response's first output comes
+ *                                        this long after response.created (default 0)
  *   fake.sendServerEvent(sessionIndex, event)   inject any event (an event_id is added)
  *   fake.disconnect(sessionIndex, code = 1011, reason?)   the server drops the connection
  *   fake.close()
@@ -229,6 +231,7 @@ export interface FakeRealtime {
   waitForServerEvent(sessionIndex: number, type: string, predicate?: (e: any) => boolean, timeoutMs?: number): Promise<any>;
   setEchoMode(enabled: boolean): void;
   setAudioSpeed(factor: number): void;
+  setResponseDelay(ms: number): void;
   sendServerEvent(sessionIndex: number, event: Obj): void;
   disconnect(sessionIndex: number, code?: number, reason?: string): void;
   close(): Promise<void>;
@@ -833,6 +836,7 @@ interface ResponseRun {
 
 interface Shared {
   audioSpeed: number;
+  responseDelayMs: number;
   echoMode: boolean;
   defaultScript: ScriptStep[];
   emitter: EventEmitter;
@@ -1283,6 +1287,10 @@ class Connection {
   }
 
   private async run(r: ResponseRun, step: ScriptStep | null): Promise<void> {
+    if (this.shared.responseDelayMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, this.shared.responseDelayMs));
+      if (r.status !== "in_progress" || this.closed) return;
+    }
     const s = step ?? { say: DEFAULT_REPLY };
     if ("tool" in s) {
       const tools: Obj[] = r.record.params?.tools ?? this.record.session.tools;
@@ -1563,7 +1571,7 @@ function rejectUpgrade(
 
 export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Promise<FakeRealtime> {
   const apiKey = options.apiKey ?? "sk-test-fake";
-  const shared: Shared = { audioSpeed: options.audioSpeed ?? 1, echoMode: false, defaultScript: [], emitter: new EventEmitter() };
+  const shared: Shared = { audioSpeed: options.audioSpeed ?? 1, responseDelayMs: 0, echoMode: false, defaultScript: [], emitter: new EventEmitter() };
   shared.emitter.setMaxListeners(0);
   const sessions: RealtimeSessionRecord[] = [];
   const connections: Connection[] = [];
@@ -1754,6 +1762,10 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
     setAudioSpeed(factor) {
       if (!(factor > 0)) throw new Error("audioSpeed must be > 0");
       shared.audioSpeed = factor;
+    },
+    setResponseDelay(ms) {
+      if (!(ms >= 0)) throw new Error("the response delay must be >= 0");
+      shared.responseDelayMs = ms;
     },
     sendServerEvent(sessionIndex, event) {
       const c = connections[sessionIndex];

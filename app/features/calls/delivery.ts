@@ -28,6 +28,7 @@ type DeliveryFacts = Pick<
   | "durationSeconds"
   | "streamConnectedAt"
   | "modelReadyAt"
+  | "modelFailedAt"
   | "agentHeardAt"
   | "callerHeardAt"
   | "dialFailingSince"
@@ -41,7 +42,8 @@ export function deliveryOf(call: DeliveryFacts, minSeconds: number): Delivery {
   if (call.status !== "completed")
     return no(call.status === "busy" || call.status === "no-answer" || call.status === "canceled" ? call.status : "failed");
   if (!call.streamConnectedAt) return no("stream_never_connected");
-  if (!call.modelReadyAt) return no("model_unreachable");
+  // Never ready, or failed before the caller heard a word: the listener could not take the call.
+  if (!call.modelReadyAt || (call.modelFailedAt && !call.agentHeardAt)) return no("model_unreachable");
   if (!call.agentHeardAt) return no("agent_not_heard");
   const seconds = call.durationSeconds ?? 0;
   if (call.callerHeardAt ? seconds < minSeconds : seconds < 2 * minSeconds) return no("too_short");

@@ -27,6 +27,7 @@ import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
 import type { AppJob } from "~/platform/services.server";
 import { deliveryOf } from "~/features/calls/delivery";
 import { callTexts } from "~/features/voice/call-texts.server";
+import { prepareVoiceSession } from "~/features/voice/bridge.server";
 import { TelephonyError, TelephonyNotConfiguredError } from "~/providers/telephony.server";
 import type { Db } from "~/platform/db.server";
 import type { AppServices } from "~/platform/services.server";
@@ -309,6 +310,8 @@ export async function voiceTwiml(
   // Single-use and short-lived: Twilio connects the stream within seconds of fetching this TwiML.
   const token = newStreamToken(randomBytes(24).toString("base64url"), new Date(Date.now() + STREAM_TOKEN_TTL_MS));
   await setStreamToken(services.db, call.id, token);
+  // The greeting is prepared while Twilio connects the stream.
+  void prepareVoiceSession(services, call, STREAM_TOKEN_TTL_MS);
   const base = publicOrigin(services);
   const stream = `${base.replace(/^http/, "ws")}/media-stream/${call.id}`;
   // When the stream ends while the call goes on (the model failed), Twilio asks the action URL what next.

@@ -42,6 +42,78 @@ interface TwilioMessage {
   mark?: { name: string };
 }
 
+/** The session configuration and the greeting request: the first events of every call's realtime session. */
+function sessionSetup(agent: Agent) {
+  return [
+    {
+      type: "session.update",
+      session: {
+        type: "realtime",
+        output_modalities: ["audio"],
+        instructions: agent.instructions,
+        audio: {
+          input: {
+            format: { type: "audio/pcmu" },
+            turn_detection: { type: "server_vad" },
+            transcription: { model: "gpt-4o-mini-transcribe" },
+          },
+          output: { format: { type: "audio/pcmu" }, voice: agent.voice },
+        },
+        tools: agent.tools.map(({ name, description, parameters }) => ({ type: "function", name, description, parameters })),
+        tool_choice: "auto",
+      },
+    },
+    { type: "response.create", response: { instructions: agent.greeting } },
+  ];
+}
+
+interface PreparedSession {
+  socket: WebSocket;
+  agent: Agent;
+  /** The model's events so far, for the bridge to play through once the stream is there. */
+  events: WebSocket.RawData[];
+}
+
+/**
+ * Realtime sessions opened while Twilio fetched a call's TwiML, until its media stream takes them
+ * (this process only). The entry exists from the first moment, so a stream arriving while the
+ * session is still connecting waits for it rather than opening a second one.
+ */
+const preparedSessions = new Map<number, { ready: Promise<PreparedSession | null>; expiry: NodeJS.Timeout }>();
+
+/**
+ * Fast first words: the realtime session is opened, configured and asked for the greeting when
+ * Twilio requests the call's TwiML, so the greeting is being generated while the media stream
+ * connects. A session no stream claims within `ttlMs` is closed. Never throws.
+ */
+export function prepareVoiceSession(services: AppServices, call: Call, ttlMs: number) {
+  if (!services.voiceModel.configured || preparedSessions.has(call.id)) return;
+  const ready = (async (): Promise<PreparedSession | null> => {
+    const agent = await agentFor(services, call);
+    const socket = services.voiceModel.openSession();
+    const prepared: PreparedSession = { socket, agent, events: [] };
+    socket.on("message", (data) => prepared.events.push(data));
+    await new Promise<void>((resolve, reject) => {
+      socket.once("open", resolve);
+      socket.once("error", reject);
+      socket.once("close", () => reject(new Error("closed before it opened")));
+    });
+    for (const event of sessionSetup(agent)) socket.send(JSON.stringify(event));
+    return prepared;
+  })().catch(() => null);
+  const expiry = setTimeout(() => void takePreparedSession(call.id).then((prepared) => prepared?.socket.close(1000, "not claimed")), ttlMs);
+  preparedSessions.set(call.id, { ready, expiry });
+}
+
+/** The call's prepared session once it is open (null if there is none, or it failed); it is no longer kept. */
+async function takePreparedSession(callId: number) {
+  const entry = preparedSessions.get(callId);
+  if (!entry) return null;
+  preparedSessions.delete(callId);
+  clearTimeout(entry.expiry);
+  return entry.ready;
+}
+
 /**
  * One phone call's audio bridge: Twilio's media stream on one side, the OpenAI Realtime session
  * on the other, G.711 μ-law passed through both ways. Each call gets its own instance and state.
@@ -184,67 +256,75 @@ export function bridgeMediaStream(
       await modelFailed("not configured");
       return;
     }
+    // The session opened when Twilio asked for the TwiML is taken over: its greeting is on its way.
+    const ready = await takePreparedSession(callId);
+    if (closed) {
+      ready?.socket.close();
+      return;
+    }
+    if (ready && ready.socket.readyState === WebSocket.OPEN) {
+      agent = ready.agent;
+      model = ready.socket;
+      for (const name of ["open", "message", "error", "close"]) model.removeAllListeners(name);
+      listenToModel(model);
+      responseActive = true;
+      sessionStarted();
+      for (const data of ready.events.splice(0)) onModelMessage(data);
+      return;
+    }
+    ready?.socket.close();
     agent = await agentFor(services, call);
     model = services.voiceModel.openSession();
+    listenToModel(model);
     model.on("open", () => {
       try {
-        openSession();
+        for (const event of sessionSetup(agent!)) sendModel(event);
+        responseActive = true;
+        sessionStarted();
       } catch (error) {
         void modelFailed(`the session could not be set up: ${reasonOf(error)}`);
       }
     });
-    function openSession() {
-      sendModel({
-        type: "session.update",
-        session: {
-          type: "realtime",
-          output_modalities: ["audio"],
-          instructions: agent!.instructions,
-          audio: {
-            input: {
-              format: { type: "audio/pcmu" },
-              turn_detection: { type: "server_vad" },
-              transcription: { model: "gpt-4o-mini-transcribe" },
-            },
-            output: { format: { type: "audio/pcmu" }, voice: agent!.voice },
+  }
+
+  /** The session is configured and the greeting asked for: early audio goes to the model, the call's timers start. */
+  function sessionStarted() {
+    modelReady = true;
+    for (const payload of early.splice(0)) sendModel({ type: "input_audio_buffer.append", audio: payload });
+    if (call!.purpose === "empathy") {
+      timers.push(
+        setTimeout(
+          () => {
+            // The reviewed sentence in the call's language, not an English instruction.
+            requestResponse({
+              instructions: `Say this to the caller, gently and word for word, then begin to close warmly: "${callTexts(call!.language).oneMinuteLeft}"`,
+            });
           },
-          tools: agent!.tools.map(({ name, description, parameters }) => ({ type: "function", name, description, parameters })),
-          tool_choice: "auto",
-        },
-      });
-      requestResponse({ instructions: agent!.greeting });
-      modelReady = true;
-      for (const payload of early.splice(0)) sendModel({ type: "input_audio_buffer.append", audio: payload });
-      if (call!.purpose === "empathy") {
-        timers.push(
-          setTimeout(
-            () => {
-              // The reviewed sentence in the call's language, not an English instruction.
-              requestResponse({
-                instructions: `Say this to the caller, gently and word for word, then begin to close warmly: "${callTexts(call!.language).oneMinuteLeft}"`,
-              });
-            },
-            (call!.timeLimitSeconds - 60) * 1000,
-          ),
-        );
-      }
+          (call!.timeLimitSeconds - 60) * 1000,
+        ),
+      );
     }
-    model.on("message", (data) => {
-      let event: ModelEvent;
-      try {
-        event = JSON.parse(String(data));
-      } catch {
-        log(`call ${callId}: the realtime model sent a message that is not JSON`);
-        return;
-      }
-      // A failure here (a database write, a tool) ends this call cleanly, never the process.
-      onModelEvent(event).catch((error) => {
-        log(`call ${callId} ended after an error: ${reasonOf(error)}`);
-        void hangUp();
-      });
+  }
+
+  function onModelMessage(data: WebSocket.RawData) {
+    let event: ModelEvent;
+    try {
+      event = JSON.parse(String(data));
+    } catch {
+      log(`call ${callId}: the realtime model sent a message that is not JSON`);
+      return;
+    }
+    // A failure here (a database write, a tool) ends this call cleanly, never the process.
+    onModelEvent(event).catch((error) => {
+      log(`call ${callId} ended after an error: ${reasonOf(error)}`);
+      void hangUp();
     });
-    model.on("error", (error) => void modelFailed(`connection error: ${error.message}`));
-    model.on("close", (code) => void modelFailed(`connection closed (${code})`));
+  }
+
+  function listenToModel(socket: WebSocket) {
+    socket.on("message", onModelMessage);
+    socket.on("error", (error) => void modelFailed(`connection error: ${error.message}`));
+    socket.on("close", (code) => void modelFailed(`connection closed (${code})`));
   }
 
   async function onModelEvent(event: ModelEvent) {
