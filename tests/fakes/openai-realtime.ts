@@ -1571,7 +1571,13 @@ function rejectUpgrade(
 
 export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Promise<FakeRealtime> {
   const apiKey = options.apiKey ?? "sk-test-fake";
-  const shared: Shared = { audioSpeed: options.audioSpeed ?? 1, responseDelayMs: 0, echoMode: false, defaultScript: [], emitter: new EventEmitter() };
+  const shared: Shared = {
+    audioSpeed: options.audioSpeed ?? 1,
+    responseDelayMs: 0,
+    echoMode: false,
+    defaultScript: [],
+    emitter: new EventEmitter(),
+  };
   shared.emitter.setMaxListeners(0);
   const sessions: RealtimeSessionRecord[] = [];
   const connections: Connection[] = [];
