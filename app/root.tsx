@@ -9,6 +9,7 @@ import { useNonce } from "~/ui/nonce";
 import { SiteFooter } from "~/ui/site-footer";
 import { SiteHeader } from "~/ui/site-header";
 import { ToastViewport } from "~/ui/toast";
+import { usePageShell } from "~/ui/shell";
 import { buttonClass } from "~/ui/button";
 import { csrfTokenContext, servicesContext } from "~/platform/context";
 import { noStoreMiddleware } from "~/platform/cache-control.server";
@@ -48,6 +49,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const locale = rootData?.locale ?? "en";
   const nonce = useNonce();
   const { t, i18n } = useTranslation();
+  const shell = usePageShell();
   // After a change of language without a page load, fetch that language's texts, then switch.
   useEffect(() => {
     if (isLanguage(locale)) void showLanguage(i18n, locale);
@@ -67,11 +69,11 @@ export function Layout({ children }: { children: React.ReactNode }) {
         >
           {t("nav.skipToContent")}
         </a>
-        <SiteHeader locale={locale} />
+        {shell === "public" ? <SiteHeader locale={locale} /> : null}
         <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
           {children}
         </main>
-        <SiteFooter />
+        {shell === "public" ? <SiteFooter /> : null}
         <ToastViewport toast={rootData?.toast ?? null} />
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
