@@ -3,18 +3,33 @@ import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vite";
 
-export default defineConfig(({ isSsrBuild }) => ({
-  // The production server module wraps the React Router build in an Express app that can also
-  // take WebSocket upgrades (the phone-call audio bridge); server.js starts it.
-  build: isSsrBuild ? { rollupOptions: { input: "./app/server/http.server.ts" } } : undefined,
-  plugins: process.env.VITEST ? [] : [tailwindcss(), reactRouter()],
-  resolve: { tsconfigPaths: true },
-  test: {
-    include: ["app/**/*.test.{ts,tsx}", "models/**/*.test.ts", "tests/**/*.test.ts"],
-    setupFiles: ["tests/support/setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    // Two cores: each e2e file runs a server and a browser of its own.
-    maxWorkers: 2,
-  },
-}));
+export default defineConfig(({ isSsrBuild, mode }) =>
+  mode === "bridge"
+    ? {
+        // `vite build --mode bridge`: the call-audio bridge's own server bundle (bridge.js runs it),
+        // only what a call's audio needs; its packages stay in node_modules, as in the app's build.
+        build: {
+          ssr: "./app/server/bridge-server.ts",
+          outDir: "build/bridge",
+          emptyOutDir: true,
+          copyPublicDir: false,
+          rollupOptions: { output: { entryFileNames: "index.js" } },
+        },
+        resolve: { tsconfigPaths: true },
+      }
+    : {
+        // The production server module wraps the React Router build in an Express app that can also
+        // take WebSocket upgrades (the phone-call audio bridge); server.js starts it.
+        build: isSsrBuild ? { rollupOptions: { input: "./app/server/http.server.ts" } } : undefined,
+        plugins: process.env.VITEST ? [] : [tailwindcss(), reactRouter()],
+        resolve: { tsconfigPaths: true },
+        test: {
+          include: ["app/**/*.test.{ts,tsx}", "models/**/*.test.ts", "tests/**/*.test.ts"],
+          setupFiles: ["tests/support/setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // Two cores: each e2e file runs a server and a browser of its own.
+          maxWorkers: 2,
+        },
+      },
+);

@@ -16,6 +16,14 @@ export const envSchema = z.object({
   /** Public origin used in links inside e-mails and provider callbacks. */
   APP_URL: optionalUrl,
   /**
+   * Where Twilio connects the call audio when a separate bridge process (`npm run start:bridge`)
+   * serves it: its public origin (https:// or wss://). Unset: this server, at APP_URL's origin.
+   */
+  MEDIA_STREAM_ORIGIN: z
+    .url()
+    .regex(/^(https?|wss?):\/\/[^/]+\/?$/, "must be an origin such as wss://voice.example.com (no path)")
+    .optional(),
+  /**
    * Behind reverse proxies: how many proxy hops to trust (TRUST_PROXY=1), or which proxy addresses
    * (TRUST_PROXY=10.0.0.0/8,127.0.0.1; also loopback, linklocal, uniquelocal). The visitor's
    * address is then the right-most X-Forwarded-For entry no trusted proxy added. Unset or "false":

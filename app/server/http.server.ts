@@ -5,7 +5,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import compression from "compression";
 import express from "express";
-import { WebSocketServer } from "ws";
 import { createRequire } from "node:module";
 import type { RouterContextProvider as RouterContextProviderType, ServerBuild } from "react-router";
 import { clientIpContext, nonceContext, servicesContext, socketPeerContext } from "~/platform/context";
@@ -16,7 +15,7 @@ import { securityHeaders } from "~/platform/security-headers.server";
 import { boundedBodies } from "~/platform/request-limits.server";
 import { healthCheck } from "~/platform/health.server";
 import { createRequestHandler } from "~/platform/request-handler.server";
-import { bridgeMediaStream } from "~/features/voice/bridge.server";
+import { mediaStreamEndpoint } from "./bridge-streams.server";
 
 // The context must be an instance of the RouterContextProvider the Express adapter checks
 // against: the react-router module the adapter itself loads (with require), which under some
@@ -112,7 +111,7 @@ export async function createAppServer(options: {
     }),
   );
 
-  const mediaStreams = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const mediaStreams = mediaStreamEndpoint(services);
   return {
     app,
     services,
@@ -121,26 +120,8 @@ export async function createAppServer(options: {
       services.setListeningOrigin(listeningOrigin(bound));
       return startupSummary(services, bound);
     },
-    upgrade(request, socket, head) {
-      const url = new URL(request.url ?? "/", `http://${request.headers.host ?? "localhost"}`);
-      const match = /^\/media-stream\/(\d+)$/.exec(url.pathname);
-      if (!match) {
-        socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
-        return;
-      }
-      // Twilio signs the handshake over the stream URL it was given; anything else is refused.
-      const signature = request.headers["x-twilio-signature"];
-      // The stream URL was built from the public origin, so that is what the signature covers.
-      const streamUrl = `${services.publicOrigin().replace(/^http/, "ws")}${url.pathname}`;
-      const signed = services.telephony.verifySignature(typeof signature === "string" ? signature : null, streamUrl, {});
-      if (!signed) {
-        socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
-        return;
-      }
-      mediaStreams.handleUpgrade(request, socket, head, (ws) => bridgeMediaStream(services, ws, Number(match[1])));
-    },
+    upgrade: mediaStreams.upgrade,
     async close() {
-      for (const client of mediaStreams.clients) client.close(1001, "server shutting down");
       mediaStreams.close();
       await services.close();
     },

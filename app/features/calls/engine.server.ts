@@ -27,7 +27,7 @@ import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
 import type { AppJob } from "~/platform/services.server";
 import { deliveryOf } from "~/features/calls/delivery";
 import { callTexts } from "~/features/voice/call-texts.server";
-import { prepareVoiceSession } from "~/features/voice/bridge.server";
+import { mediaStreamUrl, prepareVoiceSession } from "~/features/voice/bridge.server";
 import { TelephonyError, TelephonyNotConfiguredError } from "~/providers/telephony.server";
 import type { Db } from "~/platform/db.server";
 import type { AppServices } from "~/platform/services.server";
@@ -310,10 +310,11 @@ export async function voiceTwiml(
   // Single-use and short-lived: Twilio connects the stream within seconds of fetching this TwiML.
   const token = newStreamToken(randomBytes(24).toString("base64url"), new Date(Date.now() + STREAM_TOKEN_TTL_MS));
   await setStreamToken(services.db, call.id, token);
-  // The greeting is prepared while Twilio connects the stream.
-  void prepareVoiceSession(services, call, STREAM_TOKEN_TTL_MS);
+  // The greeting is prepared while Twilio connects the stream, when the stream comes to this
+  // process; a bridge process of its own (MEDIA_STREAM_ORIGIN) opens the session when it connects.
+  if (!services.env.MEDIA_STREAM_ORIGIN) void prepareVoiceSession(services, call, STREAM_TOKEN_TTL_MS);
   const base = publicOrigin(services);
-  const stream = `${base.replace(/^http/, "ws")}/media-stream/${call.id}`;
+  const stream = mediaStreamUrl(services, call.id);
   // When the stream ends while the call goes on (the model failed), Twilio asks the action URL what next.
   const action = `${base}/twilio/stream-ended/${call.id}`;
   return `<?xml version="1.0" encoding="UTF-8"?><Response><Connect action="${escapeXml(action)}"><Stream url="${escapeXml(stream)}"><Parameter name="token" value="${escapeXml(token)}"/></Stream></Connect></Response>`;

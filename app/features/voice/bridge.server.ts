@@ -18,6 +18,25 @@ function reasonOf(error: unknown) {
   return message.split("\n")[0];
 }
 
+/**
+ * What the bridge needs of the app's services: the settings, the database, the realtime model and
+ * the telephony provider (to hang up). The web server passes its own; the bridge process
+ * (app/server/bridge-server.ts) makes only these.
+ */
+export type BridgeServices = Pick<AppServices, "env" | "db" | "voiceModel" | "telephony" | "publicOrigin">;
+
+/**
+ * The call's media-stream URL, as Twilio is given it in the TwiML and as it signs the handshake:
+ * MEDIA_STREAM_ORIGIN (a bridge process of its own) when set, else this server's public origin.
+ */
+export function mediaStreamUrl(services: Pick<AppServices, "env" | "publicOrigin">, callId: number | string) {
+  const origin = services.env.MEDIA_STREAM_ORIGIN ? new URL(services.env.MEDIA_STREAM_ORIGIN).origin : services.publicOrigin();
+  return `${origin.replace(/^http/, "ws")}/media-stream/${callId}`;
+}
+
+/** agentFor reads the settings and the database only, which the bridge process has. */
+const agentForCall = (services: BridgeServices, call: Call) => agentFor(services as AppServices, call);
+
 export interface StreamLimits {
   /** A socket that has not sent "start" by then is closed. */
   startTimeoutMs: number;
@@ -86,10 +105,10 @@ const preparedSessions = new Map<number, { ready: Promise<PreparedSession | null
  * Twilio requests the call's TwiML, so the greeting is being generated while the media stream
  * connects. A session no stream claims within `ttlMs` is closed. Never throws.
  */
-export function prepareVoiceSession(services: AppServices, call: Call, ttlMs: number) {
+export function prepareVoiceSession(services: BridgeServices, call: Call, ttlMs: number) {
   if (!services.voiceModel.configured || preparedSessions.has(call.id)) return;
   const ready = (async (): Promise<PreparedSession | null> => {
-    const agent = await agentFor(services, call);
+    const agent = await agentForCall(services, call);
     const socket = services.voiceModel.openSession();
     const prepared: PreparedSession = { socket, agent, events: [] };
     socket.on("message", (data) => prepared.events.push(data));
@@ -119,7 +138,7 @@ async function takePreparedSession(callId: number) {
  * on the other, G.711 μ-law passed through both ways. Each call gets its own instance and state.
  */
 export function bridgeMediaStream(
-  services: AppServices,
+  services: BridgeServices,
   twilio: WebSocket,
   callId: number,
   log: (message: string) => void = console.warn,
@@ -273,7 +292,7 @@ export function bridgeMediaStream(
       return;
     }
     ready?.socket.close();
-    agent = await agentFor(services, call);
+    agent = await agentForCall(services, call);
     model = services.voiceModel.openSession();
     listenToModel(model);
     model.on("open", () => {

@@ -1,0 +1,94 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { sql } from "drizzle-orm";
+import { mediaStreamUrl, type BridgeServices } from "~/features/voice/bridge.server";
+import { openDatabase } from "~/platform/db.server";
+import { EnvError, parseEnv } from "~/platform/env.server";
+import { createTelephony } from "~/providers/telephony.server";
+import { createVoiceModel } from "~/providers/voice-model.server";
+import { mediaStreamEndpoint } from "./bridge-streams.server";
+import { listeningOrigin } from "./startup.server";
+
+/** How long one database probe answers /healthz for. */
+const PROBE_TTL_MS = 1000;
+
+/**
+ * The call-audio bridge on a process of its own (`npm run start:bridge`, bridge.js): the
+ * `/media-stream/{id}` WebSocket and `/healthz`, with only the services a call's audio needs (the
+ * database, the realtime model, the telephony provider). No pages, no React Router build, no job
+ * queue: a process that carries many calls carries little else. Twilio reaches it through
+ * MEDIA_STREAM_ORIGIN, set to the same value for the web server, which builds the stream URLs.
+ * Listens on PORT (and HOST).
+ */
+export async function startBridgeServer() {
+  const env = parseEnv();
+  if (!env.DATABASE_URL) {
+    throw new EnvError(
+      "Invalid environment variables:\n  DATABASE_URL: the bridge process shares the web server's database, which must be PostgreSQL (the embedded PGlite belongs to one process)",
+    );
+  }
+  const database = await openDatabase({ databaseUrl: env.DATABASE_URL });
+  let origin = `http://localhost:${env.PORT}`;
+  const configuredOrigin = env.APP_URL ? new URL(env.APP_URL).origin : null;
+  const services: BridgeServices = {
+    env,
+    db: database.db,
+    telephony: createTelephony(env),
+    voiceModel: createVoiceModel(env),
+    publicOrigin: () => configuredOrigin ?? origin,
+  };
+  const mediaStreams = mediaStreamEndpoint(services);
+
+  let probe: { at: number; ok: Promise<boolean> } | null = null;
+  const server = http.createServer((request, response) => {
+    if (request.url !== "/healthz" || (request.method !== "GET" && request.method !== "HEAD")) {
+      response.writeHead(404, { "Content-Type": "text/plain" }).end("Not found: this process serves the call audio only.\n");
+      return;
+    }
+    if (!probe || Date.now() - probe.at > PROBE_TTL_MS) {
+      probe = {
+        at: Date.now(),
+        ok: database.db.execute(sql`select 1`).then(
+          () => true,
+          () => false,
+        ),
+      };
+    }
+    void probe.ok.then((ok) => {
+      response.writeHead(ok ? 200 : 503, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+      response.end(JSON.stringify({ status: ok ? "ok" : "error" }));
+    });
+  });
+  server.on("upgrade", mediaStreams.upgrade);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", async (error: NodeJS.ErrnoException) => {
+      await database.close().catch(() => {});
+      reject(
+        error.code === "EADDRINUSE"
+          ? new Error(`Port ${env.PORT} is already in use. Choose another: PORT=3001 npm run start:bridge`)
+          : error,
+      );
+    });
+    server.listen(env.PORT, env.HOST, resolve);
+  });
+  const bound = server.address() as AddressInfo;
+  origin = listeningOrigin(bound);
+
+  const configured = (name: string, yes: boolean, variables: string) => `${name}: ${yes ? "configured" : `not configured (${variables})`}`;
+  return {
+    /** What to print once it listens. */
+    summary: [
+      `Sakina's call-audio bridge is listening on ${bound.address}:${bound.port}`,
+      `  Streams:   ${mediaStreamUrl(services, "{id}")}${env.MEDIA_STREAM_ORIGIN ? "" : " (MEDIA_STREAM_ORIGIN is not set)"}`,
+      `  Database:  PostgreSQL at ${new URL(env.DATABASE_URL).host}${new URL(env.DATABASE_URL).pathname}`,
+      `  Providers: ${configured("phone calls", services.telephony.configured, "TWILIO_*")} · ${configured("voice", services.voiceModel.configured, "OPENAI_API_KEY")}`,
+    ],
+    /** Ends the calls in progress (their sockets close), then the server and the database. */
+    async close() {
+      mediaStreams.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer } from "ws";
+import { bridgeMediaStream, mediaStreamUrl, type BridgeServices } from "~/features/voice/bridge.server";
+
+/**
+ * The call audio's WebSocket endpoint, `/media-stream/{callId}`: Twilio's signed handshake, then
+ * the bridge. The web server serves it, and so does the bridge process (bridge-server.ts).
+ */
+export function mediaStreamEndpoint(services: BridgeServices) {
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  return {
+    /** Any other path is refused, as is a handshake Twilio did not sign. */
+    upgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
+      const url = new URL(request.url ?? "/", "http://localhost");
+      const match = /^\/media-stream\/(\d+)$/.exec(url.pathname);
+      if (!match) {
+        socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+        return;
+      }
+      const callId = Number(match[1]);
+      // Twilio signs the handshake over the stream URL it was given (never the request's Host).
+      const signature = request.headers["x-twilio-signature"];
+      if (!services.telephony.verifySignature(typeof signature === "string" ? signature : null, mediaStreamUrl(services, callId), {})) {
+        socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
+        return;
+      }
+      sockets.handleUpgrade(request, socket, head, (ws) => bridgeMediaStream(services, ws, callId));
+    },
+    close() {
+      for (const client of sockets.clients) client.close(1001, "server shutting down");
+      sockets.close();
+    },
+  };
+}
