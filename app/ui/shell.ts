@@ -17,7 +17,7 @@ export interface ShellHandle {
 export function usePageShell(): PageShell {
   const matches = useMatches();
   for (let i = matches.length - 1; i >= 0; i--) {
-    const shell = (matches[i].handle as ShellHandle | undefined)?.shell;
+    const shell = (matches[i]?.handle as ShellHandle | undefined)?.shell;
     if (shell) return shell;
   }
   return "public";
