@@ -224,6 +224,18 @@ describe("an empathy call", () => {
     expect(truncate.audio_end_ms).toBeGreaterThan(300);
     expect(truncate.audio_end_ms).toBeLessThanOrEqual(stream.played + 100);
     await waitFor(() => stream.clears > 0, { what: "Twilio's buffer to be cleared" });
+    // Marks follow every quarter second of audio, not every frame, and the cut is at one the
+    // caller's side echoed: the audio before it, to the millisecond.
+    const clearAt = stream.messages.findIndex((m) => m.event === "clear");
+    const beforeClear = stream.messages.slice(0, clearAt);
+    let audioBytes = 0;
+    const markedMs = new Map<string, number>();
+    for (const message of beforeClear) {
+      if (message.event === "media") audioBytes += Buffer.from(message.media.payload, "base64").length;
+      if (message.event === "mark") markedMs.set(message.mark.name, Math.floor(audioBytes / 8));
+    }
+    expect(markedMs.size).toBeLessThan(beforeClear.filter((m) => m.event === "media").length / 10);
+    expect(stream.marksEchoed.map((name) => markedMs.get(name))).toContain(truncate.audio_end_ms);
     expect(session.errors).toEqual([]);
     realtime.setAudioSpeed(10);
     await stream.hangup();

@@ -10,6 +10,43 @@ const BYTES_PER_MS = 8;
 const TOOL_TIMEOUT_MS = 8_000;
 /** Audio that arrives before the model is ready is kept, up to this much (5 s). */
 const MAX_EARLY_FRAMES = 250;
+/**
+ * A Twilio mark follows every 250 ms of a reply's audio, and its end: the echoed marks tell how
+ * much the caller has heard, to cut the reply there on barge-in, without a mark per 20 ms frame
+ * (each a message out and one back).
+ */
+const MARK_EVERY_BYTES = 250 * BYTES_PER_MS;
+
+// The audio hot path, 50 frames a second each way per call, reads and writes its two messages as
+// text around the base64 audio, without a JSON parse: Twilio's and the Realtime API's own
+// serialisations start with "event" / "type". Anything else (another key order, spacing) takes
+// the parsed path, which handles the same events; base64 holds no character JSON escapes.
+const TWILIO_MEDIA = Buffer.from('{"event":"media"');
+const PAYLOAD_KEY = Buffer.from('"payload":"');
+const TRACK_KEY = Buffer.from('"track":"');
+const MODEL_AUDIO = Buffer.from('{"type":"response.output_audio.delta"');
+const DELTA_KEY = Buffer.from('"delta":"');
+const ITEM_KEY = Buffer.from('"item_id":"');
+const QUOTE = 0x22;
+const LETTER_O = 0x6f;
+const APPEND_HEAD = '{"type":"input_audio_buffer.append","audio":"';
+const APPEND_TAIL = '"}';
+const MEDIA_TAIL = '"}}';
+
+const startsWith = (data: Buffer, prefix: Buffer) =>
+  data.length > prefix.length && data.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+
+/**
+ * The JSON text of the string after `key` (`"name":"`), up to the next quote; null if absent. An
+ * escape stays as it is, which is right for audio copied into another JSON string.
+ */
+function stringAfter(data: Buffer, key: Buffer, from: number) {
+  const at = data.indexOf(key, from);
+  if (at === -1) return null;
+  const start = at + key.length;
+  const end = data.indexOf(QUOTE, start);
+  return end === -1 ? null : data.toString("latin1", start, end);
+}
 
 /** What went wrong, in one line: a failed query's database error rather than its SQL and parameters. */
 function reasonOf(error: unknown) {
@@ -48,6 +85,7 @@ export const STREAM_LIMITS: StreamLimits = { startTimeoutMs: 10_000, idleTimeout
 /** The Realtime API's server events, with the fields this bridge reads. */
 type ModelEvent =
   | { type: "response.output_audio.delta"; delta: string; item_id: string }
+  | { type: "response.output_audio.done"; item_id: string }
   | { type: "conversation.item.input_audio_transcription.completed" | "response.output_audio_transcript.done"; transcript?: string }
   | { type: "response.function_call_arguments.done"; call_id: string; name: string; arguments: string }
   | { type: "error"; error?: { type?: string; code?: string; message?: string } }
@@ -150,12 +188,18 @@ export function bridgeMediaStream(
   let model: WebSocket | null = null;
   let modelReady = false;
   const early: string[] = [];
-  // Playback tracking with Twilio marks: each audio chunk is followed by a mark; an echoed mark
-  // means the caller has heard everything up to it.
+  // The text around the audio of the messages to Twilio, made once the stream's id is known.
+  let mediaHead = "";
+  let markHead = "";
+  // Playback tracking with Twilio marks: a mark follows every MARK_EVERY_BYTES of an item's audio
+  // and the end of each reply; an echoed mark means the caller has heard everything up to it.
   let markSeq = 0;
   const pendingMarks: { name: string; itemId: string; bytes: number }[] = [];
   const playedBytes = new Map<string, number>();
   let currentItem: string | null = null;
+  /** Audio sent to Twilio since the last mark, and whose it is. */
+  let unmarkedBytes = 0;
+  let unmarkedItem: string | null = null;
   let responseActive = false;
   let hangupRequested = false;
   let crisisHandled = false;
@@ -168,7 +212,8 @@ export function bridgeMediaStream(
       close("no start");
     }
   }, limits.startTimeoutMs);
-  let idleTimer = setTimeout(onIdle, limits.idleTimeoutMs);
+  // Refreshed by every frame of the caller's audio.
+  const idleTimer = setTimeout(onIdle, limits.idleTimeoutMs);
   function onIdle() {
     log(`media stream for call ${callId} closed: no audio for ${limits.idleTimeoutMs / 1000} s`);
     void hangUp();
@@ -234,9 +279,42 @@ export function bridgeMediaStream(
     sendModel({ type: "response.create", ...(Object.keys(response).length > 0 ? { response } : {}) });
   }
 
+  /** The model's audio to the caller, with a mark every MARK_EVERY_BYTES (the hot path: no JSON work). */
+  function play(itemId: string, delta: string) {
+    if (twilio.readyState !== WebSocket.OPEN) return;
+    // A new item: the previous one's audio ends here.
+    if (itemId !== unmarkedItem) markPlayback();
+    currentItem = itemId;
+    unmarkedItem = itemId;
+    unmarkedBytes += Buffer.byteLength(delta, "base64");
+    twilio.send(mediaHead + delta + MEDIA_TAIL);
+    if (unmarkedBytes >= MARK_EVERY_BYTES) markPlayback();
+  }
+
+  /** A mark after the audio sent so far: Twilio echoes it once the caller has heard that audio. */
+  function markPlayback() {
+    if (unmarkedBytes === 0 || !unmarkedItem) return;
+    const name = `m${++markSeq}`;
+    pendingMarks.push({ name, itemId: unmarkedItem, bytes: unmarkedBytes });
+    unmarkedBytes = 0;
+    if (twilio.readyState === WebSocket.OPEN) twilio.send(`${markHead}${name}"}}`);
+  }
+
+  /** The caller's audio to the model (the hot path: no JSON work), or kept until the model is ready. */
+  function hear(payload: string) {
+    if (closed) return;
+    idleTimer.refresh();
+    if (!modelReady) {
+      if (early.length < MAX_EARLY_FRAMES) early.push(payload);
+    } else if (model?.readyState === WebSocket.OPEN) {
+      model.send(APPEND_HEAD + payload + APPEND_TAIL);
+    }
+  }
+
   /** Stops what the caller is hearing: Twilio drops its buffer and the item is cut at what was heard (from the marks). */
   function stopPlayback() {
-    if (!currentItem || !pendingMarks.some((m) => m.itemId === currentItem)) return;
+    const unheard = (unmarkedBytes > 0 && unmarkedItem === currentItem) || pendingMarks.some((m) => m.itemId === currentItem);
+    if (!currentItem || !unheard) return;
     sendModel({
       type: "conversation.item.truncate",
       item_id: currentItem,
@@ -245,6 +323,7 @@ export function bridgeMediaStream(
     });
     sendTwilio({ event: "clear", streamSid });
     pendingMarks.length = 0;
+    unmarkedBytes = 0;
   }
 
   /** Stops playback and cancels the response in flight, for something that must be said at once. */
@@ -259,6 +338,9 @@ export function bridgeMediaStream(
 
   async function start(message: TwilioMessage) {
     streamSid = message.start?.streamSid ?? message.streamSid ?? "";
+    const sid = JSON.stringify(streamSid);
+    mediaHead = `{"event":"media","streamSid":${sid},"media":{"payload":"`;
+    markHead = `{"event":"mark","streamSid":${sid},"mark":{"name":"`;
     const token = message.start?.customParameters?.token ?? "";
     if (!token || !(await consumeStreamToken(services.db, callId, token))) {
       log(`media stream for call ${callId} refused: bad or used token`);
@@ -309,7 +391,7 @@ export function bridgeMediaStream(
   /** The session is configured and the greeting asked for: early audio goes to the model, the call's timers start. */
   function sessionStarted() {
     modelReady = true;
-    for (const payload of early.splice(0)) sendModel({ type: "input_audio_buffer.append", audio: payload });
+    for (const payload of early.splice(0)) model!.send(APPEND_HEAD + payload + APPEND_TAIL);
     if (call!.purpose === "empathy") {
       timers.push(
         setTimeout(
@@ -326,6 +408,11 @@ export function bridgeMediaStream(
   }
 
   function onModelMessage(data: WebSocket.RawData) {
+    if (Buffer.isBuffer(data) && startsWith(data, MODEL_AUDIO)) {
+      const itemId = stringAfter(data, ITEM_KEY, MODEL_AUDIO.length);
+      const delta = stringAfter(data, DELTA_KEY, MODEL_AUDIO.length);
+      if (itemId !== null && delta !== null && !itemId.includes("\\")) return play(itemId, delta);
+    }
     let event: ModelEvent;
     try {
       event = JSON.parse(String(data));
@@ -341,7 +428,15 @@ export function bridgeMediaStream(
   }
 
   function listenToModel(socket: WebSocket) {
-    socket.on("message", onModelMessage);
+    // A throw inside a socket listener would be an uncaught exception: this call ends, not the process.
+    socket.on("message", (data) => {
+      try {
+        onModelMessage(data);
+      } catch (error) {
+        log(`call ${callId} ended after an error: ${reasonOf(error)}`);
+        void hangUp();
+      }
+    });
     socket.on("error", (error) => void modelFailed(`connection error: ${error.message}`));
     socket.on("close", (code) => void modelFailed(`connection closed (${code})`));
   }
@@ -354,15 +449,12 @@ export function bridgeMediaStream(
       case "response.created":
         responseActive = true;
         return;
-      case "response.output_audio.delta": {
-        const bytes = Buffer.byteLength(event.delta, "base64");
-        currentItem = event.item_id;
-        sendTwilio({ event: "media", streamSid, media: { payload: event.delta } });
-        const name = `m${++markSeq}`;
-        pendingMarks.push({ name, itemId: event.item_id, bytes });
-        sendTwilio({ event: "mark", streamSid, mark: { name } });
+      case "response.output_audio.delta":
+        play(event.item_id, event.delta);
         return;
-      }
+      case "response.output_audio.done":
+        markPlayback();
+        return;
       case "input_audio_buffer.speech_started": {
         void moment("callerHeardAt");
         // Barge-in: cut the reply at what the caller heard, and drop what Twilio still holds (the
@@ -396,6 +488,7 @@ export function bridgeMediaStream(
         await runTool(event.call_id, event.name, event.arguments);
         return;
       case "response.done": {
+        markPlayback();
         responseActive = false;
         const next = waitingResponses.shift();
         if (next) requestResponse(next);
@@ -450,6 +543,15 @@ export function bridgeMediaStream(
   });
 
   function onTwilioMessage(data: WebSocket.RawData) {
+    if (Buffer.isBuffer(data) && startsWith(data, TWILIO_MEDIA)) {
+      const payload = stringAfter(data, PAYLOAD_KEY, TWILIO_MEDIA.length);
+      if (payload) {
+        // Only the caller's track is sent to the model ("outbound" is Twilio's copy of ours).
+        const track = data.indexOf(TRACK_KEY, TWILIO_MEDIA.length);
+        if (track === -1 || data[track + TRACK_KEY.length] !== LETTER_O) hear(payload);
+        return;
+      }
+    }
     let message: TwilioMessage;
     try {
       message = JSON.parse(String(data));
@@ -468,11 +570,7 @@ export function bridgeMediaStream(
         return;
       case "media": {
         const payload = message.media?.payload;
-        if (!payload || message.media?.track === "outbound") return;
-        clearTimeout(idleTimer);
-        if (!closed) idleTimer = setTimeout(onIdle, limits.idleTimeoutMs);
-        if (modelReady) sendModel({ type: "input_audio_buffer.append", audio: payload });
-        else if (early.length < MAX_EARLY_FRAMES) early.push(payload);
+        if (payload && message.media?.track !== "outbound") hear(payload);
         return;
       }
       case "mark": {
