@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, desc, eq, gt, lt, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInArray, or, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
 import { bookings, businessServices } from "./schema";
@@ -9,13 +9,22 @@ type BookingStatus = Booking["status"];
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
-/** Live bookings that overlap [from, to): what blocks new slots. */
-export async function listBusyIntervals(db: Db, businessId: number, from: Date, to: Date) {
+/**
+ * Live bookings that overlap [from, to): what blocks new slots. `exceptBookingId` leaves one
+ * booking out, so a booking being moved does not block the times around its own.
+ */
+export async function listBusyIntervals(db: Db, businessId: number, from: Date, to: Date, exceptBookingId?: number) {
   const rows = await db
     .select({ start: bookings.startsAt, end: bookings.endsAt })
     .from(bookings)
     .where(
-      and(eq(bookings.businessId, businessId), ne(bookings.status, "cancelled"), gt(bookings.endsAt, from), lt(bookings.startsAt, to)),
+      and(
+        eq(bookings.businessId, businessId),
+        ne(bookings.status, "cancelled"),
+        gt(bookings.endsAt, from),
+        lt(bookings.startsAt, to),
+        exceptBookingId ? ne(bookings.id, exceptBookingId) : undefined,
+      ),
     );
   return rows.map((row) => ({ start: row.start.getTime(), end: row.end.getTime() }));
 }
@@ -178,13 +187,102 @@ export async function markBookingNotCalled(db: Db, bookingId: number, reason: st
     .where(eq(bookings.id, bookingId));
 }
 
-/** The owner's list: upcoming first (soonest first), or past (latest first). */
-export async function listBusinessBookings(db: Db, businessId: number, when: "upcoming" | "past", now = new Date(), limit = 50) {
+// The owner's own actions on one booking. Every query is scoped by business: an owner can only
+// ever read or change bookings of their own business.
+
+export async function findBusinessBooking(db: Db, businessId: number, bookingId: number) {
+  const [row] = await db
+    .select({ booking: bookings, serviceName: businessServices.name, serviceMinutes: businessServices.durationMinutes })
+    .from(bookings)
+    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
+    .where(and(eq(bookings.businessId, businessId), eq(bookings.id, bookingId)));
+  return row ?? null;
+}
+
+/** Confirmed by the owner; null when it was not waiting for a confirmation (already confirmed, cancelled, over). */
+export async function confirmBusinessBooking(db: Db, businessId: number, bookingId: number, now = new Date()) {
+  const [row] = await db
+    .update(bookings)
+    .set({ status: "confirmed", updatedAt: now })
+    .where(
+      and(
+        eq(bookings.businessId, businessId),
+        eq(bookings.id, bookingId),
+        inArray(bookings.status, ["pending", "reschedule_requested", "unreachable"]),
+        gt(bookings.endsAt, now),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** Cancelled by the owner, which frees the time at once; null when it already was cancelled or is over. */
+export async function cancelBusinessBooking(db: Db, businessId: number, bookingId: number, now = new Date()) {
+  const [row] = await db
+    .update(bookings)
+    .set({ status: "cancelled", updatedAt: now })
+    .where(and(eq(bookings.businessId, businessId), eq(bookings.id, bookingId), ne(bookings.status, "cancelled"), gt(bookings.endsAt, now)))
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * Moved by the owner: the same booking at a new time, waiting for its confirmation again. The
+ * exclusion constraint decides against a booking made meanwhile (`taken`).
+ */
+export async function moveBusinessBooking(db: Db, businessId: number, bookingId: number, startsAt: Date, endsAt: Date, now = new Date()) {
+  try {
+    const [row] = await db
+      .update(bookings)
+      .set({ startsAt, endsAt, status: "pending", callState: "queued", callOutcome: null, notCalledReason: null, updatedAt: now })
+      .where(
+        and(eq(bookings.businessId, businessId), eq(bookings.id, bookingId), ne(bookings.status, "cancelled"), gt(bookings.endsAt, now)),
+      )
+      .returning();
+    return row ? ({ kind: "moved", booking: row } as const) : ({ kind: "gone" } as const);
+  } catch (error) {
+    if (pgErrorCode(error) === EXCLUSION_VIOLATION) return { kind: "taken" } as const;
+    throw error;
+  }
+}
+
+/** The owner's marks on the call column once they settled a booking by hand. */
+export async function setBookingCallStateIf(db: Db, bookingId: number, callState: string, onlyIf: string[]) {
+  await db
+    .update(bookings)
+    .set({ callState, updatedAt: new Date() })
+    .where(and(eq(bookings.id, bookingId), inArray(bookings.callState, onlyIf)));
+}
+
+/** Call states in which a confirmation call is still planned or under way. */
+export const CALL_STATES_IN_PROGRESS = ["queued", "scheduled", "calling", "retry_2", "retry_3"];
+
+export type OwnerBookingFilter = "upcoming" | "attention" | "past";
+
+/**
+ * The owner's list. Upcoming: not yet over, soonest first. Needs attention: not yet over, not
+ * cancelled, and waiting for the owner: the customer asked for another time, could not be
+ * reached, was not called (the dialling policy refused the number), or is still unconfirmed with
+ * no call planned or under way. Past: over, latest first.
+ */
+export async function listOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date(), limit = 100) {
+  const when = filter === "past" ? lte(bookings.endsAt, now) : gt(bookings.endsAt, now);
+  const attention =
+    filter === "attention"
+      ? and(
+          ne(bookings.status, "cancelled"),
+          or(
+            inArray(bookings.status, ["reschedule_requested", "unreachable"]),
+            isNotNull(bookings.notCalledReason),
+            and(eq(bookings.status, "pending"), notInArray(bookings.callState, CALL_STATES_IN_PROGRESS)),
+          ),
+        )
+      : undefined;
   return db
     .select({ booking: bookings, serviceName: businessServices.name })
     .from(bookings)
     .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
-    .where(and(eq(bookings.businessId, businessId), when === "upcoming" ? gt(bookings.endsAt, now) : lt(bookings.endsAt, now)))
-    .orderBy(when === "upcoming" ? asc(bookings.startsAt) : desc(bookings.startsAt))
+    .where(and(eq(bookings.businessId, businessId), when, attention))
+    .orderBy(filter === "past" ? desc(bookings.startsAt) : asc(bookings.startsAt))
     .limit(limit);
 }

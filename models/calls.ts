@@ -338,3 +338,49 @@ export async function recordingsMadeBefore(db: Db, before: Date) {
 export async function forgetRecording(db: Db, id: number) {
   await db.update(calls).set({ recordingSid: null, recordingDurationSeconds: null, updatedAt: new Date() }).where(eq(calls.id, id));
 }
+
+/**
+ * Calls the booking no longer needs (the owner confirmed, cancelled or moved it by hand): each
+ * one still queued and not being dialled is marked canceled, so its job dials nobody. Under the
+ * lines lock, so a worker taking a line either sees the call canceled or has claimed it first.
+ */
+export async function cancelQueuedBookingCalls(db: Db, bookingId: number) {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${LINES_LOCK})`);
+    const rows = await tx
+      .update(calls)
+      .set({
+        status: "canceled",
+        lastError: "No longer needed: the business changed the booking.",
+        endedAt: new Date(),
+        updatedAt: new Date(),
+      })
+      .where(
+        and(
+          eq(calls.bookingId, bookingId),
+          eq(calls.status, "queued"),
+          sql`(${calls.dialClaimedAt} is null or ${calls.dialClaimedAt} <= now() - make_interval(secs => ${DIAL_LEASE_SECONDS}))`,
+        ),
+      )
+      .returning({ id: calls.id });
+    return rows.length;
+  });
+}
+
+/** The latest call of each booking, for the owner's list: its outcome and redacted transcript. */
+export async function latestCallsOfBookings(db: Db, bookingIds: number[]) {
+  if (bookingIds.length === 0) return [];
+  return db
+    .selectDistinctOn([calls.bookingId], {
+      bookingId: calls.bookingId,
+      status: calls.status,
+      outcome: calls.outcome,
+      attempt: calls.attempt,
+      durationSeconds: calls.durationSeconds,
+      transcript: calls.transcript,
+      createdAt: calls.createdAt,
+    })
+    .from(calls)
+    .where(and(inArray(calls.bookingId, bookingIds), eq(calls.purpose, "booking_confirmation")))
+    .orderBy(calls.bookingId, desc(calls.createdAt), desc(calls.id));
+}

@@ -1,70 +1,87 @@
-import { data, Link, redirect } from "react-router";
+import { Link } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/dashboard";
-import { findBusinessById } from "#models/businesses";
-import { BusinessDashboard } from "~/features/business/dashboard/dashboard";
-import { buttonClass } from "~/ui/button";
-import { getAccount } from "~/features/auth/auth.server";
-import { handleDashboardAction, loadBusinessDashboard } from "~/features/business/dashboard.server";
-import { appOrigin } from "~/features/business/onboarding.server";
-import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
-import { redirectWithToast } from "~/platform/toast.server";
+import { loadBookingsPage } from "~/features/business/bookings.server";
+import { BookingCard, BookingFilters } from "~/features/business/dashboard/bookings";
+import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
+import { ownerAction } from "~/features/business/owner-action.server";
+import { ownerForPage, ownerTitle } from "~/features/business/owner.server";
+import { linkClass } from "~/ui/button";
+import { OwnerShell, OwnerStatus } from "~/ui/owner-shell";
+import type { ShellHandle } from "~/ui/shell";
+
+export const handle: ShellHandle = { shell: "owner" };
 
 /**
- * /dashboard: with a business session, the owner's dashboard. `?userId=` addresses a consumer
- * dashboard, which only the session that owns that user may see.
+ * /dashboard: the owner's bookings, one list at a time (upcoming, needing attention, past), each
+ * with its actions. `?userId=` addresses a consumer dashboard, which only the session that owns
+ * that user may see (none yet: the sign-in page).
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const services = context.get(servicesContext);
-  const { t } = getI18n(context);
-  const url = new URL(request.url);
-  const account = await getAccount(context, request);
-  if (account?.mustChangePassword) throw redirect(`/change-password?redirectTo=${encodeURIComponent("/dashboard")}`);
-  const business = account?.businessId && !url.searchParams.has("userId") ? await findBusinessById(services.db, account.businessId) : null;
-  if (!business) {
-    return data({ kind: "invalid" as const, title: `${t("dashboard.invalidTitle")} · Sakina` }, { status: account ? 404 : 401 });
-  }
-  return loadBusinessDashboard(services, t, business, appOrigin(services));
+  const gate = await ownerForPage(context, request);
+  if ("refused" in gate) return gate.refused;
+  const { owner } = gate;
+  const page = await loadBookingsPage(owner, new URL(request.url));
+  const title = ownerTitle(owner, owner.t(`owner.bookings.filter.${page.filter}`));
+  return { kind: "owner" as const, title, shell: owner.shell, ...page };
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
-export async function action({ request, context }: Route.ActionArgs) {
-  const services = context.get(servicesContext);
-  const { t } = getI18n(context);
-  const account = await getAccount(context, request);
-  if (!account?.businessId || account.mustChangePassword) throw data(null, { status: 403 });
-  const result = await handleDashboardAction(services, t, account.businessId, await request.formData());
-  if (result.ok) {
-    return redirectWithToast(services, `/dashboard#${sectionOf(result.intent)}`, { type: "success", title: result.message });
-  }
-  return data(result, { status: 400 });
-}
+export const action = (args: Route.ActionArgs) => ownerAction(args);
 
-function sectionOf(intent: string) {
-  if (intent.includes("service")) return "services";
-  if (intent.includes("hours") || intent.includes("day-off")) return "hours";
-  return "settings";
-}
-
-export default function Dashboard({ loaderData, actionData }: Route.ComponentProps) {
+export default function Bookings({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
-  if (loaderData.kind === "invalid") {
-    return (
-      <div className="mx-auto max-w-lg px-4 py-16 text-center">
-        <h1 className="text-2xl font-semibold text-slate-900">{t("dashboard.invalidTitle")}</h1>
-        <p className="mt-3 text-slate-700">{t("dashboard.invalidBody")}</p>
-        <div className="mt-6 flex flex-wrap justify-center gap-3">
-          <Link to="/login?redirectTo=%2Fdashboard" className={buttonClass()}>
-            {t("nav.login")}
-          </Link>
-          <Link to="/" className={buttonClass("secondary")}>
-            {t("common.backToHome")}
-          </Link>
-        </div>
-      </div>
-    );
-  }
-  return <BusinessDashboard data={loaderData} actionData={actionData && "intent" in actionData ? actionData : undefined} />;
+  if (loaderData.kind === "invalid") return <NotSignedIn redirectTo="/dashboard" />;
+  const page = loaderData;
+  const returnTo = page.filter === "upcoming" ? "/dashboard" : `/dashboard?filter=${page.filter}`;
+  const formError = actionData && "formError" in actionData ? (actionData.formError ?? null) : null;
+  const empty = {
+    upcoming: t("bookings.noneUpcoming"),
+    attention: t("owner.bookings.noneAttention"),
+    past: t("owner.bookings.nonePast"),
+  }[page.filter];
+  return (
+    <OwnerShell shell={page.shell} current="bookings">
+      <OwnerStatus message={formError} tone="error" />
+      <OwnerStatus message={page.message} />
+      <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("bookings.title")}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t("owner.bookings.intro", { zone: page.timeZone })}</p>
+      {!page.setup.hasService || !page.setup.hasHours ? (
+        <section aria-labelledby="checklist-title" className="mt-4 rounded-2xl border border-teal-200 bg-teal-50 p-4 text-teal-950">
+          <h2 id="checklist-title" className="font-semibold">
+            {t("dashboard.checklistTitle")}
+          </h2>
+          <p className="mt-1 text-sm">{t("dashboard.checklistIntro")}</p>
+          <ol className="mt-2 list-inside list-decimal space-y-1 text-sm">
+            <li>
+              {page.setup.hasService ? `${t("owner.done")}: ` : null}
+              <Link to="/dashboard/services" className={linkClass}>
+                {t("dashboard.checklistService")}
+              </Link>
+            </li>
+            <li>
+              {page.setup.hasHours ? `${t("owner.done")}: ` : null}
+              <Link to="/dashboard/hours" className={linkClass}>
+                {t("dashboard.checklistHours")}
+              </Link>
+            </li>
+            <li>{t("dashboard.checklistShare")}</li>
+          </ol>
+        </section>
+      ) : null}
+      <BookingFilters current={page.filter} attentionCount={page.attentionCount} />
+      {page.bookings.length === 0 ? (
+        <p className="mt-6 rounded-2xl border border-dashed border-slate-300 bg-white p-6 text-center text-slate-700">{empty}</p>
+      ) : (
+        <ul className="mt-4 space-y-3">
+          {page.bookings.map((booking) => (
+            <li key={booking.id}>
+              <BookingCard booking={booking} returnTo={returnTo} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </OwnerShell>
+  );
 }

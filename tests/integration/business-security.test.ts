@@ -211,20 +211,20 @@ describe("the dashboard belongs to its owner", () => {
     const demoPassword = readFileSync(path.join(server.dataDir, "demo-owner-password"), "utf8").trim();
     const demo = httpClient(server.url);
     expect((await demo.postJson("/api/auth/login", { email: "demo@sakina.app", password: demoPassword })).status).toBe(200);
-    expect(await (await demo.get("/dashboard")).text()).toContain("Haircut");
+    expect(await (await demo.get("/dashboard/services")).text()).toContain("Haircut");
 
     const { owner } = await activatedOwner("other owner password");
-    expect(await (await owner.get("/dashboard")).text()).not.toContain("Haircut");
+    expect(await (await owner.get("/dashboard/services")).text()).not.toContain("Haircut");
     // The demo's services are the first three rows; the other owner tries to switch them off.
     for (let serviceId = 1; serviceId <= 3; serviceId++) {
       const response = await owner.postForm(
-        "/dashboard",
+        "/dashboard/services",
         { intent: "toggle-service", serviceId: String(serviceId), active: "false" },
-        { tokenFrom: "/dashboard" },
+        { tokenFrom: "/dashboard/services" },
       );
       expect(response.status).toBe(400);
     }
-    const demoPage = await (await demo.get("/dashboard")).text();
+    const demoPage = await (await demo.get("/dashboard/services")).text();
     expect(demoPage).toContain("Haircut");
     expect(demoPage).not.toContain("Inactive");
   });
@@ -234,9 +234,9 @@ describe("dashboard forms", () => {
   it("answer bad service, hours and settings input with field errors", async () => {
     const { owner } = await activatedOwner("dashboard form tester");
     const service = await owner.postForm(
-      "/dashboard",
+      "/dashboard/services",
       { intent: "add-service", name: "", price: "abc", currency: "XYZ", durationMinutes: "3" },
-      { tokenFrom: "/dashboard" },
+      { tokenFrom: "/dashboard/services" },
     );
     expect(service.status).toBe(400);
     const serviceHtml = await service.text();
@@ -249,16 +249,16 @@ describe("dashboard forms", () => {
       expect(serviceHtml).toContain(message);
     }
     const hours = await owner.postForm(
-      "/dashboard",
+      "/dashboard/hours",
       { intent: "save-hours", d1_open: "on", d1_start1: "17:00", d1_end1: "09:00", d2_open: "on", d2_start1: "9am", d2_end1: "12:00" },
-      { tokenFrom: "/dashboard" },
+      { tokenFrom: "/dashboard/hours" },
     );
     expect(hours.status).toBe(400);
     const hoursHtml = await hours.text();
     expect(hoursHtml).toContain("Closing must be after opening.");
     expect(hoursHtml).toContain("Enter a time like 09:00.");
     const settings = await owner.postForm(
-      "/dashboard",
+      "/dashboard/settings",
       {
         intent: "save-settings",
         phone: "12",
@@ -269,7 +269,7 @@ describe("dashboard forms", () => {
         confirmationVoice: "robot",
         description: "x".repeat(501),
       },
-      { tokenFrom: "/dashboard" },
+      { tokenFrom: "/dashboard/settings" },
     );
     expect(settings.status).toBe(400);
     const settingsHtml = await settings.text();

@@ -194,11 +194,11 @@ describe("the dialling policy", () => {
       confirmationVoice: "alloy",
     };
     const t = await translatorFor("en");
-    const invalid = await owner.postForm("/dashboard", { ...settings, callCountries: "GB, XX" });
+    const invalid = await owner.postForm("/dashboard/settings", { ...settings, callCountries: "GB, XX" });
     expect(invalid.status).toBe(400);
     expect(await invalid.text()).toContain(t("settings.callCountriesInvalid", { allowed: "" }).split(":")[0]);
 
-    expect((await owner.postForm("/dashboard", { ...settings, callCountries: "gb" })).status).toBeLessThan(400);
+    expect((await owner.postForm("/dashboard/settings", { ...settings, callCountries: "gb" })).status).toBeLessThan(400);
     expect((await app.services.db.select().from(businesses))[0]!.callCountries).toEqual(["GB"]);
     try {
       // A US customer of a business that calls only the UK: the booking stands, not called, with the reason.
@@ -224,7 +224,7 @@ describe("the dialling policy", () => {
       expect(booking).toMatchObject({ callState: "not_called", notCalledReason: "country" });
       expect(callsTo("+12125550177")).toHaveLength(0);
     } finally {
-      await owner.postForm("/dashboard", { ...settings, callCountries: "" });
+      await owner.postForm("/dashboard/settings", { ...settings, callCountries: "" });
     }
     expect((await app.services.db.select().from(businesses))[0]!.callCountries).toBeNull();
   });

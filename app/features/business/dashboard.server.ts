@@ -1,14 +1,17 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { TFunction } from "i18next";
 import { z } from "zod";
-import { addService, listServices, updateService } from "#models/business-services";
-import { listBusinessBookings } from "#models/bookings";
+import { addService, findService, listServices, updateService } from "#models/business-services";
 import { countBusinessCallsSince } from "#models/calls";
-import { MONTHLY_CALLS, STARTER_CALLS, updateBusinessProfile, type Business } from "#models/businesses";
+import { MONTHLY_CALLS, STARTER_CALLS, updateBusinessProfile } from "#models/businesses";
 import { addDayOff, getWeeklySchedule, listDaysOff, removeDayOff, replaceWeeklySchedule } from "#models/opening-hours";
 import { supportedLanguages } from "~/i18n";
 import { confirmationVoices, timeZones } from "~/features/business/industries";
-import { currencies, parseAmountToCents } from "~/lib/money";
+import { currencies, formatMoney, parseAmountToCents } from "~/lib/money";
+import { formatPhone } from "~/lib/phone";
+import type { Owner } from "~/features/business/owner.server";
+import { formatLocalDate, formatWhen } from "~/features/business/when";
+import { utcToZoned } from "~/features/booking/slots";
 import { businessPhoneField } from "~/features/business/schemas";
 import type { WeeklySchedule } from "~/features/booking/slots";
 import { parseTimeOfDay } from "~/lib/time";
@@ -139,10 +142,54 @@ export function parseWeek(t: TFunction, form: FormData): { schedule: WeeklySched
   return Object.keys(errors).length > 0 ? { errors } : { schedule };
 }
 
-export type DashboardResult =
-  { intent: string; ok: true; message: string } | { intent: string; ok: false; reply?: unknown; errors?: Record<string, string[]> };
+/** What a saved change says at the top of its page (a code in the redirect, never free text). */
+const doneMessages = {
+  "service-added": "services.added",
+  "service-saved": "services.saved",
+  "service-activated": "services.activated",
+  "service-deactivated": "services.deactivated",
+  "hours-saved": "hours.saved",
+  "day-off-added": "hours.dayOffAdded",
+  "day-off-removed": "hours.dayOffRemoved",
+  "settings-saved": "settings.saved",
+} as const;
+type Done = keyof typeof doneMessages;
 
-/** Every change an owner makes on the dashboard; each is scoped to the owner's own business. */
+export type DashboardResult =
+  | { intent: string; ok: true; done: Done; section: OwnerSection; serviceId?: number }
+  | { intent: string; ok: false; reply?: unknown; errors?: Record<string, string[]> };
+
+export type OwnerSection = "services" | "hours" | "settings";
+
+/** The intents of the services, hours and settings pages, and the page each belongs to. */
+export const sectionIntents: Record<string, OwnerSection> = {
+  "add-service": "services",
+  "edit-service": "services",
+  "toggle-service": "services",
+  "save-hours": "hours",
+  "add-day-off": "hours",
+  "remove-day-off": "hours",
+  "save-settings": "settings",
+};
+
+/** The page to show after a saved change, with its confirmation. */
+export function afterChange(result: Extract<DashboardResult, { ok: true }>) {
+  const query = new URLSearchParams({ done: result.done });
+  if (result.serviceId) query.set("service", String(result.serviceId));
+  return `/dashboard/${result.section}?${query}`;
+}
+
+/** The confirmation for `?done=`, naming the service from the database (never from the URL). */
+export async function doneMessage(services: AppServices, t: TFunction, businessId: number, url: URL) {
+  const done = url.searchParams.get("done") as Done | null;
+  if (!done || !(done in doneMessages)) return null;
+  const serviceId = parseDbId(url.searchParams.get("service"));
+  const service = serviceId ? await findService(services.db, businessId, serviceId) : null;
+  if (done.startsWith("service-") && !service) return null;
+  return t(doneMessages[done], { name: service?.name ?? "" });
+}
+
+/** Every change an owner makes to services, hours and settings; each is scoped to the owner's own business. */
 export async function handleDashboardAction(
   services: AppServices,
   t: TFunction,
@@ -158,92 +205,92 @@ export async function handleDashboardAction(
       const { serviceId, price, description, ...rest } = submission.value;
       const fields = { ...rest, priceCents: price, description: description || null };
       if (intent === "add-service") {
-        await addService(services.db, businessId, fields);
-        return { intent, ok: true, message: t("services.added", { name: fields.name }) };
+        const added = await addService(services.db, businessId, fields);
+        return { intent, ok: true, done: "service-added", section: "services", serviceId: added.id };
       }
       const updated = serviceId ? await updateService(services.db, businessId, serviceId, fields) : null;
       if (!updated) return { intent, ok: false, errors: { _: [t("services.notFound")] } };
-      return { intent, ok: true, message: t("services.saved", { name: fields.name }) };
+      return { intent, ok: true, done: "service-saved", section: "services", serviceId: updated.id };
     }
     case "toggle-service": {
       const serviceId = parseDbId(form.get("serviceId"));
       const active = form.get("active") === "true";
       const updated = serviceId ? await updateService(services.db, businessId, serviceId, { active }) : null;
       if (!updated) return { intent, ok: false, errors: { _: [t("services.notFound")] } };
-      return {
-        intent,
-        ok: true,
-        message: active ? t("services.activated", { name: updated.name }) : t("services.deactivated", { name: updated.name }),
-      };
+      return { intent, ok: true, done: active ? "service-activated" : "service-deactivated", section: "services", serviceId: updated.id };
     }
     case "save-hours": {
       const week = parseWeek(t, form);
       if ("errors" in week) return { intent, ok: false, errors: week.errors };
       await replaceWeeklySchedule(services.db, businessId, week.schedule);
-      return { intent, ok: true, message: t("hours.saved") };
+      return { intent, ok: true, done: "hours-saved", section: "hours" };
     }
     case "add-day-off": {
       const submission = parseWithZod(form, { schema: dayOffSchema(t) });
       if (submission.status !== "success") return { intent, ok: false, reply: submission.reply() };
       await addDayOff(services.db, businessId, submission.value.date, submission.value.note || null);
-      return { intent, ok: true, message: t("hours.dayOffAdded") };
+      return { intent, ok: true, done: "day-off-added", section: "hours" };
     }
     case "remove-day-off": {
       const dayOffId = parseDbId(form.get("dayOffId"));
       if (dayOffId) await removeDayOff(services.db, businessId, dayOffId);
-      return { intent, ok: true, message: t("hours.dayOffRemoved") };
+      return { intent, ok: true, done: "day-off-removed", section: "hours" };
     }
     case "save-settings": {
       const submission = parseWithZod(form, { schema: settingsSchema(t, services.env.CALL_COUNTRIES.split(",").filter(Boolean)) });
       if (submission.status !== "success") return { intent, ok: false, reply: submission.reply() };
       const { address, description, ...rest } = submission.value;
       await updateBusinessProfile(services.db, businessId, { ...rest, address: address || null, description: description || null });
-      return { intent, ok: true, message: t("settings.saved") };
+      return { intent, ok: true, done: "settings-saved", section: "settings" };
     }
     default:
       return { intent, ok: false, errors: { _: [t("common.genericError")] } };
   }
 }
 
-/** Everything the owner's dashboard shows, as plain data for the page. */
-export async function loadBusinessDashboard(services: AppServices, t: TFunction, business: Business, origin: string) {
-  const today = new Date().toISOString().slice(0, 10);
-  // The allowance runs from activation during the starter, then per calendar month.
-  const periodStart =
-    business.planStatus === "starter" && business.activatedAt
-      ? business.activatedAt
-      : new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
-  const [serviceRows, schedule, closures, upcoming, past, callsUsed] = await Promise.all([
-    listServices(services.db, business.id),
+/** The services page. */
+export async function loadServicesPage(owner: Owner, url: URL) {
+  const rows = await listServices(owner.services.db, owner.business.id);
+  return {
+    message: await doneMessage(owner.services, owner.t, owner.business.id, url),
+    services: rows.map((s) => ({
+      id: s.id,
+      name: s.name,
+      description: s.description ?? "",
+      priceCents: s.priceCents,
+      currency: s.currency,
+      durationMinutes: s.durationMinutes,
+      active: s.active,
+      summary: owner.t("services.summary", { minutes: s.durationMinutes, price: formatMoney(s.priceCents, s.currency, owner.locale) }),
+    })),
+  };
+}
+
+/** The opening hours page: the week, and the days off from today on. */
+export async function loadHoursPage(owner: Owner, url: URL) {
+  const { services, business, locale } = owner;
+  const today = utcToZoned(Date.now(), business.timeZone).date;
+  const [schedule, closures] = await Promise.all([
     getWeeklySchedule(services.db, business.id),
     listDaysOff(services.db, business.id, today),
-    listBusinessBookings(services.db, business.id, "upcoming"),
-    listBusinessBookings(services.db, business.id, "past", new Date(), 20),
-    countBusinessCallsSince(services.db, business.id, periodStart),
   ]);
-  const bookingRow = ({ booking, serviceName }: (typeof upcoming)[number]) => ({
-    id: booking.id,
-    serviceName,
-    startsAt: booking.startsAt.toISOString(),
-    customerName: booking.customerName,
-    customerPhone: booking.customerPhone,
-    status: booking.status,
-    callState: booking.callState,
-    callOutcome: booking.callOutcome,
-    notCalledReason: booking.notCalledReason,
-  });
   return {
-    kind: "business" as const,
-    title: `${t("dashboard.title")} · ${business.name}`,
-    bookingUrl: `${origin}/book/${business.bookingLink}`,
+    message: await doneMessage(services, owner.t, business.id, url),
+    timeZone: business.timeZone,
+    schedule,
+    daysOff: closures.map((d) => ({ id: d.id, date: d.date, label: formatLocalDate(d.date, locale), note: d.note ?? "" })),
+  };
+}
+
+/** The settings page: the business's profile, plan and call settings. */
+export async function loadSettingsPage(owner: Owner, url: URL) {
+  const { business } = owner;
+  return {
+    message: await doneMessage(owner.services, owner.t, business.id, url),
     business: {
       name: business.name,
       ownerName: business.ownerName,
-      status: business.status,
-      planStatus: business.planStatus,
-      starterEndsAt: business.starterEndsAt?.toISOString() ?? null,
-      starterDaysLeft: business.starterEndsAt ? Math.max(0, Math.ceil((business.starterEndsAt.getTime() - Date.now()) / 86_400_000)) : null,
-      phone: business.phone,
+      phone: formatPhone(business.phone),
       address: business.address ?? "",
       description: business.description ?? "",
       timeZone: business.timeZone,
@@ -253,20 +300,28 @@ export async function loadBusinessDashboard(services: AppServices, t: TFunction,
       confirmationVoice: business.confirmationVoice,
       callCountries: business.callCountries?.join(", ") ?? "",
     },
-    services: serviceRows.map((s) => ({
-      id: s.id,
-      name: s.name,
-      description: s.description ?? "",
-      priceCents: s.priceCents,
-      currency: s.currency,
-      durationMinutes: s.durationMinutes,
-      active: s.active,
-    })),
-    schedule,
-    daysOff: closures.map((d) => ({ id: d.id, date: d.date, note: d.note ?? "" })),
-    bookings: { upcoming: upcoming.map(bookingRow), past: past.map(bookingRow) },
-    calls: { used: callsUsed, allowance: business.planStatus === "starter" ? STARTER_CALLS : MONTHLY_CALLS },
   };
 }
 
-export type BusinessDashboardData = Awaited<ReturnType<typeof loadBusinessDashboard>>;
+/** The plan and its confirmation-call allowance, for the calls page. */
+export async function loadPlan(owner: Owner) {
+  const { business, t, locale } = owner;
+  // The allowance runs from activation during the starter, then per calendar month.
+  const periodStart =
+    business.planStatus === "starter" && business.activatedAt
+      ? business.activatedAt
+      : new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
+  const used = await countBusinessCallsSince(owner.services.db, business.id, periodStart);
+  const allowance = business.planStatus === "starter" ? STARTER_CALLS : MONTHLY_CALLS;
+  const daysLeft = business.starterEndsAt ? Math.max(0, Math.ceil((business.starterEndsAt.getTime() - Date.now()) / 86_400_000)) : null;
+  return {
+    status: t(`dashboard.planStatus.${business.planStatus}`),
+    detail:
+      business.planStatus === "starter" && daysLeft !== null && business.starterEndsAt
+        ? t("dashboard.starterLeft", { days: daysLeft, date: formatWhen(business.starterEndsAt, business.timeZone, locale, "date") })
+        : t("dashboard.monthlyAllowance"),
+    used,
+    allowance,
+    usedLabel: t("dashboard.callsUsed", { used, allowance }),
+  };
+}

@@ -1,92 +1,211 @@
+import { Form, Link } from "react-router";
 import { useTranslation } from "react-i18next";
-import { formatPhone } from "~/lib/phone";
-import type { DashboardData } from "~/features/business/dashboard/types";
-
-type Row = DashboardData["bookings"]["upcoming"][number];
+import type { BookingView } from "~/features/business/bookings.server";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { Button, buttonClass, linkClass } from "~/ui/button";
 
 const statusTone: Record<string, string> = {
-  pending: "bg-amber-100 text-amber-900",
-  confirmed: "bg-emerald-100 text-emerald-900",
+  pending: "bg-amber-100 text-amber-950",
+  confirmed: "bg-emerald-100 text-emerald-950",
   cancelled: "bg-slate-200 text-slate-800",
-  reschedule_requested: "bg-sky-100 text-sky-900",
-  unreachable: "bg-rose-100 text-rose-900",
+  reschedule_requested: "bg-sky-100 text-sky-950",
+  unreachable: "bg-rose-100 text-rose-950",
 };
 
-export function BookingsSection({ bookings, timeZone }: { bookings: DashboardData["bookings"]; timeZone: string }) {
+export function StatusBadge({ status, label }: { status: string; label: string }) {
+  return <span className={`inline-block rounded-full px-2.5 py-0.5 text-xs font-semibold ${statusTone[status] ?? ""}`}>{label}</span>;
+}
+
+export const bookingFilterIds = ["upcoming", "attention", "past"] as const;
+
+/** The three lists as links (`?filter=`), so they work without JavaScript. */
+export function BookingFilters({ current, attentionCount }: { current: string; attentionCount: number }) {
   const { t } = useTranslation();
   return (
-    <section id="bookings" aria-labelledby="bookings-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-6">
-      <h2 id="bookings-title" className="text-xl font-semibold text-slate-900">
-        {t("bookings.title")}
-      </h2>
-      <p className="mt-1 text-sm text-slate-700">{t("bookings.intro", { zone: timeZone })}</p>
-      <h3 className="mt-5 font-semibold text-slate-900">{t("bookings.upcoming")}</h3>
-      <BookingTable rows={bookings.upcoming} timeZone={timeZone} empty={t("bookings.noneUpcoming")} caption={t("bookings.upcoming")} />
-      {bookings.past.length > 0 ? (
-        <details className="mt-5">
-          <summary className="cursor-pointer font-semibold text-slate-900">{t("bookings.past")}</summary>
-          <BookingTable rows={bookings.past} timeZone={timeZone} empty="" caption={t("bookings.past")} />
-        </details>
-      ) : null}
-    </section>
+    <nav aria-label={t("owner.bookings.filters")} className="mt-4">
+      <ul className="flex flex-wrap gap-2">
+        {bookingFilterIds.map((id) => {
+          const active = id === current;
+          return (
+            <li key={id}>
+              <Link
+                to={id === "upcoming" ? "/dashboard" : `/dashboard?filter=${id}`}
+                aria-current={active ? "true" : undefined}
+                className={`inline-flex items-center gap-2 rounded-full border px-3.5 py-1.5 text-sm font-medium ${
+                  active ? "border-teal-700 bg-teal-700 text-white" : "border-slate-300 bg-white text-slate-800 hover:bg-slate-100"
+                }`}
+              >
+                {t(`owner.bookings.filter.${id}`)}
+                {id === "attention" && attentionCount > 0 ? (
+                  <span className={`rounded-full px-1.5 text-xs ${active ? "bg-white text-teal-900" : "bg-amber-200 text-amber-950"}`}>
+                    {attentionCount}
+                  </span>
+                ) : null}
+              </Link>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
   );
 }
 
-function BookingTable({ rows, timeZone, empty, caption }: { rows: Row[]; timeZone: string; empty: string; caption: string }) {
-  const { t, i18n } = useTranslation();
-  if (rows.length === 0) return <p className="mt-2 text-slate-700">{empty}</p>;
+/**
+ * One booking as a card (cards at every width: nothing to clip on a phone). Everything the
+ * owner needs to act: who, when, how to reach them, what they wrote, what the call achieved.
+ */
+export function BookingCard({
+  booking,
+  returnTo,
+  linkToPage = true,
+  headingLevel = 2,
+}: {
+  booking: BookingView;
+  /** The list to come back to after an action. */
+  returnTo: string;
+  linkToPage?: boolean;
+  headingLevel?: 2 | 3;
+}) {
+  const { t } = useTranslation();
+  const Heading = headingLevel === 2 ? "h2" : "h3";
+  const who = `${booking.customerName}, ${booking.when}`;
   return (
-    <div className="mt-2 overflow-x-auto">
-      <table className="w-full min-w-[36rem] text-start text-sm">
-        <caption className="sr-only">{caption}</caption>
-        <thead>
-          <tr className="border-b border-slate-300 text-slate-600">
-            <th scope="col" className="py-2 pe-3 text-start font-medium">
-              {t("bookings.when")}
-            </th>
-            <th scope="col" className="py-2 pe-3 text-start font-medium">
-              {t("book.summaryService")}
-            </th>
-            <th scope="col" className="py-2 pe-3 text-start font-medium">
-              {t("bookings.customer")}
-            </th>
-            <th scope="col" className="py-2 pe-3 text-start font-medium">
-              {t("manage.status")}
-            </th>
-            <th scope="col" className="py-2 text-start font-medium">
-              {t("bookings.call")}
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.id} className="border-b border-slate-200 align-top">
-              <td className="py-2 pe-3 text-slate-900">
-                {new Date(row.startsAt).toLocaleString(i18n.language, { timeZone, dateStyle: "medium", timeStyle: "short" })}
-              </td>
-              <td className="py-2 pe-3 text-slate-900">{row.serviceName}</td>
-              <td className="py-2 pe-3 text-slate-900">
-                {row.customerName}
-                <span className="block text-slate-600" dir="ltr">
-                  {formatPhone(row.customerPhone)}
+    <article aria-labelledby={`booking-${booking.id}-title`} className="rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
+      <div className="flex flex-wrap items-start justify-between gap-2">
+        <div className="min-w-0">
+          <Heading id={`booking-${booking.id}-title`} className="text-base font-semibold text-slate-900">
+            {linkToPage ? (
+              <Link to={`/dashboard/bookings/${booking.id}`} className="hover:underline">
+                {booking.when}
+              </Link>
+            ) : (
+              booking.when
+            )}
+          </Heading>
+          <p className="text-sm text-slate-700">
+            <bdi>{booking.serviceName}</bdi>
+          </p>
+        </div>
+        <StatusBadge status={booking.status} label={booking.statusLabel} />
+      </div>
+      <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[10rem_1fr]">
+        <dt className="font-medium text-slate-600">{t("bookings.customer")}</dt>
+        <dd className="text-slate-900">
+          <bdi>{booking.customerName}</bdi>
+        </dd>
+        <dt className="font-medium text-slate-600">{t("owner.bookings.phone")}</dt>
+        <dd>
+          <a href={booking.phoneHref} dir="ltr" className={linkClass}>
+            {booking.phone}
+          </a>
+        </dd>
+        {booking.email ? (
+          <>
+            <dt className="font-medium text-slate-600">{t("owner.bookings.email")}</dt>
+            <dd className="break-all">
+              <a href={`mailto:${booking.email}`} dir="ltr" className={linkClass}>
+                {booking.email}
+              </a>
+            </dd>
+          </>
+        ) : null}
+        {booking.notes ? (
+          <>
+            <dt className="font-medium text-slate-600">{t("bookingEmail.notes")}</dt>
+            <dd className="text-slate-900">
+              <span dir="auto" className="whitespace-pre-line">
+                {booking.notes}
+              </span>
+            </dd>
+          </>
+        ) : null}
+        <dt className="font-medium text-slate-600">{t("bookings.call")}</dt>
+        <dd className="text-slate-900">
+          {booking.notCalled ? (
+            <span className="font-medium text-amber-900">{booking.notCalled}</span>
+          ) : (
+            <>
+              {booking.callLabel}
+              {booking.preferredTime ? (
+                <span className="block text-slate-700">
+                  {t("owner.bookings.askedFor")}{" "}
+                  <q dir="auto" className="font-medium">
+                    {booking.preferredTime}
+                  </q>
                 </span>
-              </td>
-              <td className="py-2 pe-3">
-                <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${statusTone[row.status] ?? ""}`}>
-                  {t(`bookingStatus.${row.status}`)}
-                </span>
-              </td>
-              <td className="py-2 text-slate-700">
-                {row.notCalledReason
-                  ? t("notCalled.message", {
-                      reason: t(`notCalled.reason.${row.notCalledReason as "invalid"}`, { defaultValue: row.notCalledReason }),
-                    })
-                  : (row.callOutcome ?? t(`callState.${row.callState as "queued"}`, { defaultValue: row.callState }))}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+              ) : null}
+            </>
+          )}
+          {booking.call ? (
+            <span className="block text-slate-600">
+              {booking.call.summary}
+              {booking.call.duration ? ` · ${booking.call.duration}` : ""}
+            </span>
+          ) : null}
+        </dd>
+      </dl>
+      {booking.call && booking.call.transcript.length > 0 ? (
+        <details className="mt-3 rounded-lg bg-slate-50 p-3 text-sm">
+          <summary className="cursor-pointer font-medium text-teal-900">
+            {t("owner.bookings.transcript")}
+            <span className="sr-only">: {who}</span>
+          </summary>
+          <ol className="mt-2 space-y-1">
+            {booking.call.transcript.map((line, index) => (
+              <li key={index}>
+                <span className="font-medium text-slate-700">
+                  {line.role === "agent" ? t("owner.bookings.agent") : t("owner.bookings.caller")}:
+                </span>{" "}
+                <span dir="auto">{line.text}</span>
+              </li>
+            ))}
+          </ol>
+        </details>
+      ) : null}
+      {booking.canConfirm || booking.canCancel || booking.canReschedule ? (
+        <div className="mt-4 flex flex-wrap items-start gap-2 border-t border-slate-100 pt-3">
+          {booking.canConfirm ? (
+            <Form method="post" action={returnTo}>
+              <AuthenticityTokenInput />
+              <input type="hidden" name="intent" value="confirm-booking" />
+              <input type="hidden" name="bookingId" value={booking.id} />
+              <Button type="submit">
+                {t("owner.bookings.confirm")}
+                <span className="sr-only">: {who}</span>
+              </Button>
+            </Form>
+          ) : null}
+          {booking.canReschedule && linkToPage ? (
+            <Link to={`/dashboard/bookings/${booking.id}#reschedule`} className={buttonClass("secondary")}>
+              {t("owner.bookings.reschedule")}
+              <span className="sr-only">: {who}</span>
+            </Link>
+          ) : null}
+          {booking.canCancel ? (
+            <details className="group">
+              <summary className={`${buttonClass("secondary")} cursor-pointer list-none`}>
+                {t("owner.bookings.cancel")}
+                <span className="sr-only">: {who}</span>
+              </summary>
+              <Form method="post" action={returnTo} className="mt-2 rounded-lg border border-rose-200 bg-rose-50 p-3">
+                <AuthenticityTokenInput />
+                <input type="hidden" name="intent" value="cancel-booking" />
+                <input type="hidden" name="bookingId" value={booking.id} />
+                <p className="text-sm text-rose-950">
+                  {booking.email ? t("owner.bookings.cancelWarning") : t("owner.bookings.cancelWarningNoEmail")}
+                </p>
+                <button
+                  type="submit"
+                  className="mt-2 rounded-lg bg-rose-700 px-4 py-2 text-sm font-medium text-white hover:bg-rose-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-rose-700"
+                >
+                  {t("owner.bookings.cancelConfirm")}
+                  <span className="sr-only">: {who}</span>
+                </button>
+              </Form>
+            </details>
+          ) : null}
+        </div>
+      ) : null}
+    </article>
   );
 }

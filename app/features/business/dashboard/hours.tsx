@@ -5,7 +5,7 @@ import { formatTimeOfDay } from "~/lib/time";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";
 import { Field } from "~/ui/field";
-import { errorsFor, type DashboardActionData, type DashboardData } from "~/features/business/dashboard/types";
+import { errorsFor, type DashboardActionData } from "~/features/business/dashboard/types";
 
 // Monday first, as most business weeks are written.
 const WEEK = [1, 2, 3, 4, 5, 6, 0] as const;
@@ -13,12 +13,10 @@ const WEEK = [1, 2, 3, 4, 5, 6, 0] as const;
 export function HoursSection({
   schedule,
   daysOff,
-  timeZone,
   actionData,
 }: {
   schedule: WeeklySchedule;
-  daysOff: DashboardData["daysOff"];
-  timeZone: string;
+  daysOff: { id: number; date: string; label: string; note: string }[];
   actionData?: DashboardActionData;
 }) {
   const { t, i18n } = useTranslation();
@@ -26,11 +24,8 @@ export function HoursSection({
     new Date(Date.UTC(2024, 0, 7 + day)).toLocaleDateString(i18n.language, { weekday: "long", timeZone: "UTC" });
   const err = (field: string) => errorsFor(actionData, "save-hours", field);
   return (
-    <section id="hours" aria-labelledby="hours-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-6">
-      <h2 id="hours-title" className="text-xl font-semibold text-slate-900">
-        {t("hours.title")}
-      </h2>
-      <p className="mt-1 text-sm text-slate-700">{t("hours.intro", { zone: timeZone })}</p>
+    <div className="mt-4 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
+      <h2 className="text-lg font-semibold text-slate-900">{t("owner.hours.week")}</h2>
       {actionData?.intent === "save-hours" && !actionData.ok ? (
         <p role="alert" className="mt-3 rounded-lg bg-rose-50 p-3 text-sm font-medium text-rose-800">
           {t("hours.fixErrors")}
@@ -95,7 +90,7 @@ export function HoursSection({
       </Form>
 
       <div className="mt-8 border-t border-slate-200 pt-6">
-        <h3 className="text-lg font-semibold text-slate-900">{t("hours.daysOffTitle")}</h3>
+        <h2 className="text-lg font-semibold text-slate-900">{t("hours.daysOffTitle")}</h2>
         {daysOff.length === 0 ? (
           <p className="mt-2 text-sm text-slate-700">{t("hours.noDaysOff")}</p>
         ) : (
@@ -103,8 +98,13 @@ export function HoursSection({
             {daysOff.map((day) => (
               <li key={day.id} className="flex flex-wrap items-center justify-between gap-3 py-2">
                 <span className="text-slate-900">
-                  {new Date(`${day.date}T12:00:00Z`).toLocaleDateString(i18n.language, { dateStyle: "full", timeZone: "UTC" })}
-                  {day.note ? <span className="text-slate-600"> · {day.note}</span> : null}
+                  {day.label}
+                  {day.note ? (
+                    <span className="text-slate-600">
+                      {" · "}
+                      <bdi>{day.note}</bdi>
+                    </span>
+                  ) : null}
                 </span>
                 <Form method="post">
                   <AuthenticityTokenInput />
@@ -112,7 +112,7 @@ export function HoursSection({
                   <input type="hidden" name="dayOffId" value={day.id} />
                   <Button type="submit" variant="secondary">
                     {t("hours.removeDayOff")}
-                    <span className="sr-only">: {day.date}</span>
+                    <span className="sr-only">: {day.label}</span>
                   </Button>
                 </Form>
               </li>
@@ -142,6 +142,6 @@ export function HoursSection({
           </Button>
         </Form>
       </div>
-    </section>
+    </div>
   );
 }

@@ -1,44 +1,39 @@
 import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
-import { currencies, centsToInput, formatMoney } from "~/lib/money";
+import { currencies, centsToInput } from "~/lib/money";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";
 import { Field, SelectField, TextareaField } from "~/ui/field";
-import { errorsFor, submittedValue, type DashboardActionData, type DashboardData } from "~/features/business/dashboard/types";
+import { errorsFor, submittedValue, type DashboardActionData, type ServiceRow } from "~/features/business/dashboard/types";
 
-type Service = DashboardData["services"][number];
+type Service = ServiceRow;
 
 export function ServicesSection({ services, actionData }: { services: Service[]; actionData?: DashboardActionData }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   return (
-    <section id="services" aria-labelledby="services-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-6">
-      <h2 id="services-title" className="text-xl font-semibold text-slate-900">
-        {t("services.title")}
-      </h2>
-      <p className="mt-1 text-sm text-slate-700">{t("services.intro")}</p>
+    <div className="mt-4 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
       {services.length === 0 ? (
-        <p className="mt-4 rounded-lg bg-slate-50 p-4 text-slate-700">{t("services.empty")}</p>
+        <p className="rounded-lg bg-slate-50 p-4 text-slate-700">{t("services.empty")}</p>
       ) : (
-        <ul className="mt-4 divide-y divide-slate-200">
+        <ul className="divide-y divide-slate-200">
           {services.map((service) => (
             <li key={service.id} className="py-4">
               <div className="flex flex-wrap items-start justify-between gap-3">
                 <div>
-                  <p className="font-medium text-slate-900">
-                    {service.name}{" "}
+                  <h2 className="font-medium text-slate-900">
+                    <bdi>{service.name}</bdi>{" "}
                     {!service.active ? (
                       <span className="ms-2 rounded-full bg-slate-200 px-2 py-0.5 text-xs font-medium text-slate-700">
                         {t("services.inactive")}
                       </span>
                     ) : null}
-                  </p>
-                  <p className="text-sm text-slate-700">
-                    {t("services.summary", {
-                      minutes: service.durationMinutes,
-                      price: formatMoney(service.priceCents, service.currency, i18n.language),
-                    })}
-                  </p>
-                  {service.description ? <p className="mt-1 text-sm text-slate-600">{service.description}</p> : null}
+                  </h2>
+                  <p className="text-sm text-slate-700">{service.summary}</p>
+                  {service.description ? (
+                    <p dir="auto" className="mt-1 text-sm text-slate-600">
+                      {service.description}
+                    </p>
+                  ) : null}
                 </div>
                 <Form method="post">
                   <AuthenticityTokenInput />
@@ -70,10 +65,10 @@ export function ServicesSection({ services, actionData }: { services: Service[];
         </ul>
       )}
       <div className="mt-6 border-t border-slate-200 pt-6">
-        <h3 className="text-lg font-semibold text-slate-900">{services.length === 0 ? t("services.addFirst") : t("services.add")}</h3>
+        <h2 className="text-lg font-semibold text-slate-900">{services.length === 0 ? t("services.addFirst") : t("services.add")}</h2>
         <ServiceForm intent="add-service" actionData={actionData} />
       </div>
-    </section>
+    </div>
   );
 }
 

@@ -2,25 +2,20 @@ import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
 import { languageNames, supportedLanguages } from "~/i18n";
 import { confirmationVoices, timeZones } from "~/features/business/industries";
-import { formatPhone } from "~/lib/phone";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";
 import { Field, SelectField, TextareaField } from "~/ui/field";
-import { errorsFor, submittedValue, type DashboardActionData, type DashboardData } from "~/features/business/dashboard/types";
+import { errorsFor, submittedValue, type BusinessSettings, type DashboardActionData } from "~/features/business/dashboard/types";
 
 const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440];
 
-export function SettingsSection({ business, actionData }: { business: DashboardData["business"]; actionData?: DashboardActionData }) {
+export function SettingsSection({ business, actionData }: { business: BusinessSettings; actionData?: DashboardActionData }) {
   const { t } = useTranslation();
   const err = (field: string) => errorsFor(actionData, "save-settings", field);
   const val = (field: string, fallback: string) => submittedValue(actionData, "save-settings", field) ?? fallback;
   return (
-    <section id="settings" aria-labelledby="settings-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-6">
-      <h2 id="settings-title" className="text-xl font-semibold text-slate-900">
-        {t("settings.title")}
-      </h2>
-      <p className="mt-1 text-sm text-slate-700">{t("settings.intro")}</p>
-      <Form method="post" className="mt-4 grid gap-4 sm:grid-cols-2">
+    <div className="mt-4 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
+      <Form method="post" className="grid gap-4 sm:grid-cols-2">
         <AuthenticityTokenInput />
         <input type="hidden" name="intent" value="save-settings" />
         <Field
@@ -29,7 +24,7 @@ export function SettingsSection({ business, actionData }: { business: DashboardD
           name="phone"
           type="tel"
           required
-          defaultValue={val("phone", formatPhone(business.phone))}
+          defaultValue={val("phone", business.phone)}
           errors={err("phone")}
         />
         <Field
@@ -137,6 +132,6 @@ export function SettingsSection({ business, actionData }: { business: DashboardD
           <Button type="submit">{t("settings.save")}</Button>
         </div>
       </Form>
-    </section>
+    </div>
   );
 }

@@ -1,6 +1,7 @@
-import type { BusinessDashboardData } from "../dashboard.server";
+import type { loadServicesPage, loadSettingsPage } from "../dashboard.server";
 
-export type DashboardData = BusinessDashboardData;
+export type ServiceRow = Awaited<ReturnType<typeof loadServicesPage>>["services"][number];
+export type BusinessSettings = Awaited<ReturnType<typeof loadSettingsPage>>["business"];
 
 export interface DashboardActionData {
   intent: string;

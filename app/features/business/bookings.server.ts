@@ -1,0 +1,317 @@
+import { data } from "react-router";
+import type { TFunction } from "i18next";
+import { bookingChangeEmail, type BookingChange } from "#emails/booking-changes";
+import {
+  CALL_STATES_IN_PROGRESS,
+  cancelBusinessBooking,
+  confirmBusinessBooking,
+  findBusinessBooking,
+  listBusyIntervals,
+  listOwnerBookings,
+  moveBusinessBooking,
+  setBookingCallStateIf,
+  type Booking,
+  type OwnerBookingFilter,
+} from "#models/bookings";
+import { listServices } from "#models/business-services";
+import type { Business } from "#models/businesses";
+import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
+import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
+import { BOOKING_WINDOW_DAYS, bookingConfirmationCallJob, formatWhen as emailWhen } from "~/features/booking/booking.server";
+import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTimeToUtc, type SlotRules } from "~/features/booking/slots";
+import { formatLocalDate, formatWhen } from "~/features/business/when";
+import type { Owner } from "~/features/business/owner.server";
+import { isolate } from "~/features/business/bidi";
+import { formatPhone } from "~/lib/phone";
+import { formatTimeOfDay, isCalendarDate, parseTimeOfDay } from "~/lib/time";
+import { parseDbId } from "~/lib/validation";
+import { sendEmailJob } from "~/platform/email-jobs.server";
+import { translatorFor } from "~/platform/i18n.server";
+import type { AppServices } from "~/platform/services.server";
+
+export const bookingFilters = ["upcoming", "attention", "past"] as const satisfies readonly OwnerBookingFilter[];
+
+export function parseFilter(value: string | null): OwnerBookingFilter {
+  return (bookingFilters as readonly string[]).includes(value ?? "") ? (value as OwnerBookingFilter) : "upcoming";
+}
+
+type CallRow = Awaited<ReturnType<typeof latestCallsOfBookings>>[number];
+
+/** One booking as the owner's list and its own page show it: every text ready to print. */
+function bookingView(owner: Owner, booking: Booking, serviceName: string, call: CallRow | undefined, now = Date.now()) {
+  const { t, locale, business } = owner;
+  const live = booking.endsAt.getTime() > now && booking.status !== "cancelled";
+  const outcome = booking.callOutcome ?? call?.outcome ?? (booking.callState.startsWith("done:") ? booking.callState.slice(5) : null);
+  const preferred = outcome?.startsWith("reschedule requested: ") ? outcome.slice("reschedule requested: ".length) : null;
+  return {
+    id: booking.id,
+    when: formatWhen(booking.startsAt, business.timeZone, locale),
+    serviceName,
+    customerName: booking.customerName,
+    phone: formatPhone(booking.customerPhone),
+    phoneHref: `tel:${booking.customerPhone}`,
+    email: booking.customerEmail,
+    notes: booking.notes,
+    status: booking.status,
+    statusLabel: t(`bookingStatus.${booking.status}`),
+    notCalled: booking.notCalledReason
+      ? t("notCalled.message", {
+          reason: t(`notCalled.reason.${booking.notCalledReason as "invalid"}`, { defaultValue: booking.notCalledReason }),
+        })
+      : null,
+    callLabel: outcome ? outcomeLabel(t, outcome) : callStateLabel(t, booking.callState),
+    /** What the customer asked for on the phone, in their own words. */
+    preferredTime: preferred,
+    call: call
+      ? {
+          summary: t("owner.bookings.callSummary", {
+            when: formatWhen(call.createdAt, business.timeZone, locale),
+            attempt: call.attempt,
+            status: t(`owner.callStatus.${call.status}`),
+          }),
+          duration:
+            call.durationSeconds !== null
+              ? new Intl.NumberFormat(locale, { style: "unit", unit: "second", unitDisplay: "short" }).format(call.durationSeconds)
+              : null,
+          transcript: call.transcript.map((line) => ({ role: line.role, text: line.text })),
+        }
+      : null,
+    canConfirm: live && booking.status !== "confirmed",
+    canCancel: live,
+    canReschedule: live,
+  };
+}
+
+export type BookingView = ReturnType<typeof bookingView>;
+
+function outcomeLabel(t: TFunction, outcome: string) {
+  if (outcome.startsWith("reschedule requested")) return t("owner.outcome.reschedule");
+  const known = {
+    confirmed: "confirmed",
+    cancelled: "cancelled",
+    "do not call": "doNotCall",
+    voicemail: "voicemail",
+    unreachable: "unreachable",
+  };
+  const key = known[outcome as keyof typeof known];
+  return key ? t(`owner.outcome.${key as "confirmed"}`) : outcome;
+}
+
+function callStateLabel(t: TFunction, state: string) {
+  if (state === "by_owner") return t("owner.bookings.byOwner");
+  if (state === "not_called") return t("owner.bookings.notCalledShort");
+  return t(`callState.${state as "queued"}`, { defaultValue: state });
+}
+
+async function viewsOf(owner: Owner, rows: { booking: Booking; serviceName: string }[]) {
+  const calls = await latestCallsOfBookings(
+    owner.services.db,
+    rows.map((r) => r.booking.id),
+  );
+  const byBooking = new Map(calls.map((c) => [c.bookingId, c]));
+  return rows.map((r) => bookingView(owner, r.booking, r.serviceName, byBooking.get(r.booking.id)));
+}
+
+/** The bookings page: one filter's list, how many need attention, and what is missing before customers can book. */
+export async function loadBookingsPage(owner: Owner, url: URL) {
+  const { services, business } = owner;
+  const filter = parseFilter(url.searchParams.get("filter"));
+  const [rows, attention, serviceRows, weekly] = await Promise.all([
+    listOwnerBookings(services.db, business.id, filter),
+    filter === "attention" ? null : listOwnerBookings(services.db, business.id, "attention"),
+    listServices(services.db, business.id, { activeOnly: true }),
+    getWeeklySchedule(services.db, business.id),
+  ]);
+  return {
+    filter,
+    timeZone: business.timeZone,
+    bookings: await viewsOf(owner, rows),
+    attentionCount: (attention ?? rows).length,
+    setup: { hasService: serviceRows.length > 0, hasHours: Object.values(weekly).some((day) => day.length > 0) },
+    message: await bookingMessage(owner, url),
+  };
+}
+
+/** The confirmation shown at the top of the page after an action (post, redirect, get). */
+async function bookingMessage(owner: Owner, url: URL) {
+  const done = url.searchParams.get("done");
+  const id = parseDbId(url.searchParams.get("booking"));
+  if (!done || !id || !["confirmed", "cancelled", "moved"].includes(done)) return null;
+  const found = await findBusinessBooking(owner.services.db, owner.business.id, id);
+  if (!found) return null;
+  const name = isolate(found.booking.customerName);
+  const text = owner.t(`owner.bookings.done.${done as "confirmed"}`, { name });
+  const mailed = found.booking.customerEmail ? owner.t("owner.bookings.done.emailed") : owner.t("owner.bookings.done.noEmail");
+  return `${text} ${mailed}`;
+}
+
+/** One booking with its reschedule choices: the dates with free times, and one date's times. */
+export async function loadBookingPage(owner: Owner, bookingId: number | null, url: URL) {
+  const found = bookingId ? await findBusinessBooking(owner.services.db, owner.business.id, bookingId) : null;
+  if (!found) throw data(null, { status: 404 });
+  const [view] = await viewsOf(owner, [found]);
+  let reschedule: null | { dates: { date: string; label: string }[]; date: string | null; times: { value: string; label: string }[] } =
+    null;
+  if (view!.canReschedule) {
+    const availability = await ownerAvailability(owner.services, owner.business, found.booking);
+    const dates = availability.datesWithFreeTimes();
+    const asked = url.searchParams.get("date");
+    const date = asked && dates.includes(asked) ? asked : null;
+    reschedule = {
+      dates: dates.map((d) => ({ date: d, label: formatLocalDate(d, owner.locale) })),
+      date,
+      times: date
+        ? availability.freeOn(date).map((start) => ({
+            value: timeValue(start, owner.business.timeZone),
+            label: formatWhen(start, owner.business.timeZone, owner.locale, "time"),
+          }))
+        : [],
+    };
+  }
+  return { booking: view!, reschedule, message: await bookingMessage(owner, url) };
+}
+
+/** The form's value for a start: its wall time in the business's zone, "HH:MM". */
+function timeValue(start: number, timeZone: string) {
+  return formatTimeOfDay(utcToZoned(start, timeZone).minuteOfDay);
+}
+
+/**
+ * Where the owner can move a booking: the slot engine with the business's opening hours, days off
+ * and other bookings (this one left out), for the booking's own length, over the booking window.
+ * The owner is not held to the minimum notice customers are.
+ */
+async function ownerAvailability(services: AppServices, business: Business, booking: Booking, now = Date.now()) {
+  const [weekly, closures, busy] = await Promise.all([
+    getWeeklySchedule(services.db, business.id),
+    listDaysOff(services.db, business.id),
+    listBusyIntervals(
+      services.db,
+      business.id,
+      new Date(now - 86_400_000),
+      new Date(now + (BOOKING_WINDOW_DAYS + 1) * 86_400_000),
+      booking.id,
+    ),
+  ]);
+  const rules: SlotRules = {
+    timeZone: business.timeZone,
+    weekly,
+    daysOff: new Set(closures.map((d) => d.date)),
+    serviceMinutes: Math.round((booking.endsAt.getTime() - booking.startsAt.getTime()) / 60_000),
+    minimumNoticeMinutes: 0,
+    windowDays: BOOKING_WINDOW_DAYS,
+  };
+  const free = computeSlots(rules, busy, now);
+  return {
+    isFree: (start: number) => free.includes(start),
+    datesWithFreeTimes: () => windowLocalDates(rules, now).filter((d) => slotsForLocalDate(rules, busy, now, d).some((s) => s.available)),
+    freeOn: (date: string) =>
+      slotsForLocalDate(rules, busy, now, date)
+        .filter((s) => s.available)
+        .map((s) => s.start),
+  };
+}
+
+export type BookingActionResult =
+  | { ok: true; bookingId: number; done: "confirmed" | "cancelled" | "moved" }
+  | { ok: false; intent: string; formError?: string; errors?: Record<string, string[]> };
+
+export const bookingIntents = ["confirm-booking", "cancel-booking", "reschedule-booking"] as const;
+
+/**
+ * Confirm, cancel or move one booking by hand. Only a booking of the owner's own business is
+ * found (any other id is 404). Each is idempotent: doing it again changes nothing and sends no
+ * second e-mail. Each change e-mails the customer in the language they booked in, and a call the
+ * booking no longer needs is taken off the queue before it dials.
+ */
+export async function handleBookingAction(owner: Owner, form: FormData): Promise<BookingActionResult> {
+  const { services, business, t } = owner;
+  const intent = String(form.get("intent") ?? "");
+  const bookingId = parseDbId(form.get("bookingId"));
+  const found = bookingId ? await findBusinessBooking(services.db, business.id, bookingId) : null;
+  if (!found) throw data(null, { status: 404 });
+  const { booking, serviceName } = found;
+  if (intent === "confirm-booking") {
+    const confirmed = await confirmBusinessBooking(services.db, business.id, booking.id);
+    if (confirmed) {
+      await settleCalls(services, booking.id);
+      await tellCustomer(services, business, confirmed, serviceName, "confirmed");
+    } else if (booking.status !== "confirmed") {
+      return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
+    }
+    return { ok: true, bookingId: booking.id, done: "confirmed" };
+  }
+  if (intent === "cancel-booking") {
+    const cancelled = await cancelBusinessBooking(services.db, business.id, booking.id);
+    if (cancelled) {
+      await settleCalls(services, booking.id);
+      await tellCustomer(services, business, cancelled, serviceName, "cancelled");
+    } else if (booking.status !== "cancelled") {
+      return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
+    }
+    return { ok: true, bookingId: booking.id, done: "cancelled" };
+  }
+  if (intent === "reschedule-booking") return reschedule(owner, booking, serviceName, form);
+  return { ok: false, intent, formError: t("common.genericError") };
+}
+
+async function reschedule(owner: Owner, booking: Booking, serviceName: string, form: FormData): Promise<BookingActionResult> {
+  const { services, business, t } = owner;
+  const intent = "reschedule-booking";
+  const date = String(form.get("date") ?? "");
+  const minute = parseTimeOfDay(String(form.get("time") ?? ""));
+  if (!isCalendarDate(date)) return { ok: false, intent, errors: { date: [t("owner.reschedule.dateInvalid")] } };
+  if (minute === null || minute >= 1440) return { ok: false, intent, errors: { time: [t("owner.reschedule.timeRequired")] } };
+  const start = zonedTimeToUtc(date, minute, business.timeZone);
+  // Sent twice, the same move is done once.
+  if (booking.startsAt.getTime() === start && booking.status !== "cancelled") return { ok: true, bookingId: booking.id, done: "moved" };
+  const availability = await ownerAvailability(services, business, booking);
+  if (!availability.isFree(start)) return { ok: false, intent, errors: { time: [t("owner.reschedule.taken")] } };
+  const length = booking.endsAt.getTime() - booking.startsAt.getTime();
+  const moved = await moveBusinessBooking(services.db, business.id, booking.id, new Date(start), new Date(start + length));
+  if (moved.kind === "taken") return { ok: false, intent, errors: { time: [t("owner.reschedule.taken")] } };
+  if (moved.kind === "gone") return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
+  // The call for the old time is dropped; the new time gets its own confirmation call.
+  await cancelQueuedBookingCalls(services.db, booking.id);
+  await services.jobs.enqueue(
+    bookingConfirmationCallJob,
+    { bookingId: booking.id, origin: services.publicOrigin() },
+    { singletonKey: `confirm-${booking.id}-${start}` },
+  );
+  await tellCustomer(services, business, moved.booking, serviceName, "moved", booking.startsAt);
+  return { ok: true, bookingId: booking.id, done: "moved" };
+}
+
+/** The owner settled the booking: no confirmation call is needed any more. */
+async function settleCalls(services: AppServices, bookingId: number) {
+  await cancelQueuedBookingCalls(services.db, bookingId);
+  await setBookingCallStateIf(services.db, bookingId, "by_owner", CALL_STATES_IN_PROGRESS);
+}
+
+async function tellCustomer(
+  services: AppServices,
+  business: Business,
+  booking: Booking,
+  serviceName: string,
+  change: BookingChange,
+  previousStart?: Date,
+) {
+  if (!booking.customerEmail) return;
+  const t = await translatorFor(booking.language);
+  await services.jobs.enqueue(
+    sendEmailJob,
+    bookingChangeEmail(t, booking.language, booking.customerEmail, change, {
+      bookingId: booking.id,
+      businessName: business.name,
+      businessPhone: formatPhone(business.phone),
+      businessEmail: business.email,
+      businessAddress: business.address,
+      serviceName,
+      customerName: booking.customerName,
+      when: emailWhen(booking.startsAt, business.timeZone, booking.language),
+      ...(previousStart ? { previousWhen: emailWhen(previousStart, business.timeZone, booking.language) } : {}),
+      start: booking.startsAt,
+      end: booking.endsAt,
+    }),
+  );
+}

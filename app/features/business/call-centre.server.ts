@@ -1,0 +1,68 @@
+import { data, type RouterContextProvider } from "react-router";
+import type { TFunction } from "i18next";
+import type { Account } from "#models/accounts";
+import { findBusinessById } from "#models/businesses";
+import { listRecentCalls } from "#models/calls";
+import { formatWhen } from "~/features/business/when";
+import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
+import { requestCall } from "~/features/calls/engine.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { formatPhone } from "~/lib/phone";
+import { getLocale } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import type { AppServices } from "~/platform/services.server";
+
+/**
+ * The control centre's content, shared by /telephony and the owner's calls page: the active
+ * provider and the account's recent calls (an admin's: every call), each text ready to print.
+ */
+export async function loadCallCentre(services: AppServices, t: TFunction, locale: string, account: Account, timeZone = "UTC") {
+  const scope = account.role === "admin" ? {} : { businessId: account.businessId ?? -1 };
+  const calls = await listRecentCalls(services.db, { ...scope, limit: 25 });
+  const seconds = new Intl.NumberFormat(locale, { style: "unit", unit: "second", unitDisplay: "short" });
+  return {
+    provider: services.telephony.configured ? "Twilio" : null,
+    timeZone,
+    calls: calls.map((c) => ({
+      id: c.id,
+      when: formatWhen(c.createdAt, timeZone, locale),
+      purpose: t(`owner.callPurpose.${c.purpose}`),
+      to: c.toNumber ? formatPhone(c.toNumber) : null,
+      status: t(`owner.callStatus.${c.status}`),
+      outcome: c.outcome,
+      duration: c.durationSeconds !== null ? seconds.format(c.durationSeconds) : null,
+    })),
+  };
+}
+
+export type CallCentreData = Awaited<ReturnType<typeof loadCallCentre>>;
+
+/**
+ * The owner's (or admin's) test call, through the same dialling policy as every other call and
+ * at most ten an hour per account. Returns an error to show, or null once the call is queued.
+ */
+export async function placeTestCall(
+  services: AppServices,
+  t: TFunction,
+  context: Readonly<RouterContextProvider>,
+  account: Account,
+  typed: string,
+): Promise<ReturnType<typeof data<{ error: string }>> | null> {
+  if (!services.telephony.configured) return data({ error: t("demo.notConfigured") }, { status: 503 });
+  const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
+  const phone = await screenNumber(services, typed, { path: "test", business, ip: clientIp(context) });
+  if (!phone.ok) return data({ error: refusalMessage(t, phone.reason) }, { status: 400 });
+  const exceeded = await firstExceededRule(context, [
+    { name: "test-call:account", subject: String(account.id), limit: 10, windowSeconds: 3600 },
+  ]);
+  if (exceeded) return data({ error: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, { status: 429 });
+  await requestCall(services, {
+    purpose: "test",
+    to: phone.e164,
+    language: getLocale(context),
+    voice: "shimmer",
+    businessId: account.businessId,
+    origin: appOrigin(services),
+  });
+  return null;
+}

@@ -1,0 +1,22 @@
+import { Link } from "react-router";
+import { useTranslation } from "react-i18next";
+import { buttonClass } from "~/ui/button";
+
+/** What a page of the owner's app shows to anyone who is not signed in as an owner. */
+export function NotSignedIn({ redirectTo }: { redirectTo: string }) {
+  const { t } = useTranslation();
+  return (
+    <div className="mx-auto max-w-lg px-4 py-16 text-center">
+      <h1 className="text-2xl font-semibold text-slate-900">{t("dashboard.invalidTitle")}</h1>
+      <p className="mt-3 text-slate-700">{t("dashboard.invalidBody")}</p>
+      <div className="mt-6 flex flex-wrap justify-center gap-3">
+        <Link to={`/login?redirectTo=${encodeURIComponent(redirectTo)}`} className={buttonClass()}>
+          {t("nav.login")}
+        </Link>
+        <Link to="/" className={buttonClass("secondary")}>
+          {t("common.backToHome")}
+        </Link>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+import { data, redirect, type RouterContextProvider } from "react-router";
+import type { TFunction } from "i18next";
+import { findBusinessById, type Business } from "#models/businesses";
+import type { Account } from "#models/accounts";
+import { getAccount } from "~/features/auth/auth.server";
+import { appOrigin } from "~/features/business/onboarding.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import type { AppServices } from "~/platform/services.server";
+import type { OwnerShellData } from "~/ui/owner-shell";
+
+export interface Owner {
+  services: AppServices;
+  t: TFunction;
+  locale: string;
+  account: Account;
+  business: Business;
+  shell: OwnerShellData;
+}
+
+/** What an owner's page shows to anyone who is not a signed-in owner: the page to sign in. */
+export type NotAnOwner = { kind: "invalid"; title: string };
+
+/**
+ * The signed-in owner and their business, for a page of the owner's app. An owner still on the
+ * e-mailed temporary password is sent to choose one first; anyone else gets the "sign in" page
+ * (401 without a session, 404 for an account without a business).
+ */
+export async function ownerForPage(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+): Promise<{ owner: Owner } | { refused: ReturnType<typeof data<NotAnOwner>> }> {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const url = new URL(request.url);
+  const account = await getAccount(context, request);
+  if (account?.mustChangePassword) throw redirect(`/change-password?redirectTo=${encodeURIComponent(url.pathname)}`);
+  const business = account?.businessId && !url.searchParams.has("userId") ? await findBusinessById(services.db, account.businessId) : null;
+  if (!account || !business) {
+    return {
+      refused: data({ kind: "invalid" as const, title: `${t("dashboard.invalidTitle")} · Sakina` }, { status: account ? 404 : 401 }),
+    };
+  }
+  return { owner: ownerOf(services, t, getLocale(context), account, business) };
+}
+
+/** The signed-in owner for a form post; anyone else is refused with 403. */
+export async function ownerForAction(context: Readonly<RouterContextProvider>, request: Request): Promise<Owner> {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const account = await getAccount(context, request);
+  if (!account?.businessId || account.mustChangePassword) throw data(null, { status: 403 });
+  const business = await findBusinessById(services.db, account.businessId);
+  if (!business) throw data(null, { status: 403 });
+  return ownerOf(services, t, getLocale(context), account, business);
+}
+
+function ownerOf(services: AppServices, t: TFunction, locale: string, account: Account, business: Business): Owner {
+  return {
+    services,
+    t,
+    locale,
+    account,
+    business,
+    shell: { businessName: business.name, bookingUrl: `${appOrigin(services)}/book/${business.bookingLink}` },
+  };
+}
+
+/** A page title of the owner's app: the page, then the business. */
+export function ownerTitle(owner: Owner, page: string) {
+  return `${page} · ${owner.business.name}`;
+}

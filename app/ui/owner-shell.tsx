@@ -1,0 +1,116 @@
+import type { ReactNode } from "react";
+import { Form, Link } from "react-router";
+import { useTranslation } from "react-i18next";
+import { AuthenticityTokenInput } from "~/ui/csrf";
+import { LanguageSwitcher } from "~/ui/language-switcher";
+import { useRootData } from "~/ui/root-data";
+
+export type OwnerSection = "bookings" | "services" | "hours" | "calls" | "settings";
+
+export interface OwnerShellData {
+  businessName: string;
+  bookingUrl: string;
+}
+
+const sections: { id: OwnerSection; to: string }[] = [
+  { id: "bookings", to: "/dashboard" },
+  { id: "services", to: "/dashboard/services" },
+  { id: "hours", to: "/dashboard/hours" },
+  { id: "calls", to: "/dashboard/calls" },
+  { id: "settings", to: "/dashboard/settings" },
+];
+
+/**
+ * The frame of the business owner's app (routes with `handle = { shell: "owner" }`): the
+ * business's name, its own navigation and no marketing chrome. On a phone the sections are a row
+ * of tabs that scrolls sideways, so it needs no JavaScript and no menu to open.
+ */
+export function OwnerShell({
+  shell,
+  current,
+  here = true,
+  children,
+}: {
+  shell: OwnerShellData;
+  /** The section this page belongs to; its tab is marked as the current page when `here` is set. */
+  current: OwnerSection;
+  /** False on a page inside a section (a booking's own page): the tab is marked but not "this page". */
+  here?: boolean;
+  children: ReactNode;
+}) {
+  const { t } = useTranslation();
+  const locale = useRootData()?.locale ?? "en";
+  return (
+    <div className="min-h-full">
+      <header className="border-b border-slate-200 bg-white">
+        <div className="mx-auto max-w-5xl px-4 pt-3">
+          <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
+            <p className="min-w-0 text-lg font-semibold text-slate-900">
+              <bdi>{shell.businessName}</bdi>
+              <span className="ms-2 text-sm font-normal text-slate-600">{t("owner.shell.app")}</span>
+            </p>
+            <div className="flex flex-wrap items-center gap-2">
+              <a
+                href={shell.bookingUrl}
+                className="rounded-md px-2 py-1.5 text-sm font-medium text-teal-800 underline underline-offset-2 hover:bg-teal-50"
+              >
+                {t("owner.shell.bookingPage")}
+              </a>
+              <LanguageSwitcher current={locale} />
+              <Form method="post" action="/logout">
+                <AuthenticityTokenInput />
+                <button
+                  type="submit"
+                  className="rounded-md border border-slate-400 bg-white px-2.5 py-1.5 text-sm font-medium text-slate-900 hover:bg-slate-100"
+                >
+                  {t("auth.logout")}
+                </button>
+              </Form>
+            </div>
+          </div>
+          <nav aria-label={t("owner.shell.nav")} className="mt-2">
+            <ul className="-mx-4 flex gap-1 overflow-x-auto px-4 pb-px">
+              {sections.map((section) => {
+                const active = section.id === current;
+                return (
+                  <li key={section.id} className="shrink-0">
+                    <Link
+                      to={section.to}
+                      aria-current={active ? (here ? "page" : "true") : undefined}
+                      className={`block border-b-2 px-3 py-2.5 text-sm font-medium whitespace-nowrap hover:text-teal-900 ${
+                        active ? "border-teal-700 text-teal-900" : "border-transparent text-slate-700"
+                      }`}
+                    >
+                      {t(`owner.nav.${section.id}`)}
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </nav>
+        </div>
+      </header>
+      <div className="mx-auto max-w-5xl px-4 py-6 sm:py-8">{children}</div>
+    </div>
+  );
+}
+
+/**
+ * Where a page of the owner's app confirms what was just done: present from the first render (so
+ * a screen reader announces the text when it arrives) and at the top of the content, never over it.
+ */
+export function OwnerStatus({ message, tone = "success" }: { message: string | null; tone?: "success" | "error" }) {
+  return (
+    <div role={tone === "error" ? "alert" : "status"} className="empty:hidden">
+      {message ? (
+        <p
+          className={`mb-4 rounded-lg border p-3 text-sm font-medium ${
+            tone === "error" ? "border-rose-300 bg-rose-50 text-rose-900" : "border-emerald-300 bg-emerald-50 text-emerald-950"
+          }`}
+        >
+          {message}
+        </p>
+      ) : null}
+    </div>
+  );
+}

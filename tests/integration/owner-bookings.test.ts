@@ -1,0 +1,197 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerBusiness } from "#models/businesses";
+import { accounts, bookings, businesses, calls } from "#models/schema";
+import { hashPassword } from "~/features/auth/passwords.server";
+import { startAppInProcess } from "../support/app-in-process";
+import { httpClient } from "../support/http-client";
+import { readOutbox, waitForMail } from "../support/outbox";
+
+let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let owner: ReturnType<typeof httpClient>;
+let stranger: ReturnType<typeof httpClient>;
+let haircut: { id: number; name: string };
+
+beforeAll(async () => {
+  app = await startAppInProcess({});
+  const db = app.services.db;
+  const [demo] = await db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
+  const registered = await registerBusiness(db, {
+    name: "Other Studio",
+    ownerName: "Other Owner",
+    email: "other-studio@example.com",
+    phone: "+442079460958",
+    industry: "beauty",
+  });
+  const other = "created" in registered ? registered.created : registered.existing;
+  const passwordHash = await hashPassword("owner bookings password");
+  await db.insert(accounts).values([
+    { businessId: demo!.id, name: "Salon Owner", email: "salon-owner@example.com", passwordHash, mustChangePassword: false },
+    { businessId: other.id, name: "Other Owner", email: "other-owner@example.com", passwordHash, mustChangePassword: false },
+  ]);
+  owner = await signIn("salon-owner@example.com");
+  stranger = await signIn("other-owner@example.com");
+  const services = await (await fetch(`${app.url}/api/booking/services/demo-salon`)).json();
+  haircut = services.find((s: { name: string }) => s.name === "Haircut");
+});
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+async function signIn(email: string) {
+  const client = httpClient(app.url);
+  const response = await client.postJson("/api/auth/login", { email, password: "owner bookings password" });
+  expect(response.status).toBe(200);
+  return client;
+}
+
+/** A day in the window with at least `count` free Haircut times, and those times. */
+async function freeDay(count: number, after = 0) {
+  for (let day = after + 1; day < 30; day++) {
+    const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+    const slots = await (await fetch(`${app.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json();
+    const free = Array.isArray(slots) ? slots.filter((s: { available: boolean }) => s.available).map((s: { time: string }) => s.time) : [];
+    if (free.length >= count) return { date, day, times: free as string[] };
+  }
+  throw new Error("no free day");
+}
+
+let visitors = 0;
+/** A customer books on the public API, in their language; returns the booking's id. */
+async function customerBooks(date: string, time: string, customer: { name: string; email?: string; notes?: string }, lng = "en") {
+  visitors += 1;
+  const guest = httpClient(app.url, { localAddress: `127.0.1.${visitors}` });
+  const response = await guest.postJson(`/api/booking/create?lng=${lng}`, {
+    businessLink: "demo-salon",
+    serviceId: haircut.id,
+    appointmentDate: `${date}T${time}`,
+    customerInfo: { phone: `+1212555${String(2000 + visitors)}`, ...customer },
+    requestCall: true,
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()).booking.id as number;
+}
+
+const bookingRow = async (id: number) => (await app.services.db.select().from(bookings).where(eq(bookings.id, id)))[0]!;
+const mailsTo = async (to: string, subject: RegExp) =>
+  (await readOutbox(app.dataDir)).filter((m) => m.to.includes(to) && subject.test(m.subject));
+
+describe("an owner manages bookings by hand", () => {
+  it("confirms, moves and cancels a booking; the customer is e-mailed in their language each time", async () => {
+    const { date, times } = await freeDay(3);
+    const customer = "layla@example.com";
+    const id = await customerBooks(date, times[0]!, { name: "ليلى أحمد", email: customer, notes: "أفضل المصففة نفسها" }, "ar");
+    const otherId = await customerBooks(date, times[1]!, { name: "Tom Becker" });
+
+    // The list shows what the owner needs: the customer's notes (their own direction), the phone isolated.
+    const list = await (await owner.get("/dashboard")).text();
+    expect(list).toContain('<span dir="auto" class="whitespace-pre-line">أفضل المصففة نفسها</span>');
+    expect(list).toMatch(/<a href="tel:\+12125552\d+" dir="ltr"/);
+    expect(list).toContain(customer);
+
+    // Confirm, twice: one change, one e-mail.
+    const confirmed = await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: String(id) });
+    expect(confirmed.status).toBe(302);
+    expect(confirmed.headers.get("location")).toBe(`/dashboard?done=confirmed&booking=${id}`);
+    expect((await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: String(id) })).status).toBe(302);
+    expect((await bookingRow(id)).status).toBe("confirmed");
+    await waitForMail(app.dataDir, customer, /^تم تأكيد حجزك لدى/);
+    expect(await (await owner.get(`/dashboard?done=confirmed&booking=${id}`)).text()).toContain("confirmed. We e-mailed the customer.");
+
+    // A call still queued for the booking is taken off the queue when the owner moves it.
+    const [queued] = await app.services.db
+      .insert(calls)
+      .values({
+        purpose: "booking_confirmation",
+        language: "ar",
+        voice: "alloy",
+        toNumber: (await bookingRow(id)).customerPhone,
+        businessId: (await bookingRow(id)).businessId,
+        bookingId: id,
+        timeLimitSeconds: 300,
+      })
+      .returning();
+
+    // Moving onto another booking's time is a field error, and nothing changes.
+    const page = `/dashboard/bookings/${id}?date=${date}`;
+    const before = await bookingRow(id);
+    const taken = await owner.postForm(page, { intent: "reschedule-booking", bookingId: String(id), date, time: times[1]! });
+    expect(taken.status).toBe(400);
+    expect(await taken.text()).toContain("This time is not free. Choose one of the free times.");
+    expect((await bookingRow(id)).startsAt.getTime()).toBe(before.startsAt.getTime());
+
+    const moved = await owner.postForm(page, { intent: "reschedule-booking", bookingId: String(id), date, time: times[2]! });
+    expect(moved.status).toBe(302);
+    expect(moved.headers.get("location")).toBe(`/dashboard/bookings/${id}?done=moved&booking=${id}`);
+    const after = await bookingRow(id);
+    expect(after.id).toBe(id);
+    expect(after.startsAt.getTime()).not.toBe(before.startsAt.getTime());
+    expect(after.status).toBe("pending");
+    const movedMail = await waitForMail(app.dataDir, customer, /^لحجزك لدى .* موعد جديد$/);
+    expect(movedMail.text).toContain("الموعد السابق");
+    expect(movedMail.raw).toContain("filename=booking.ics");
+    const [call] = await app.services.db.select().from(calls).where(eq(calls.id, queued!.id));
+    expect(call!.status).toBe("canceled");
+    // The same move sent again changes nothing and sends nothing.
+    expect((await owner.postForm(page, { intent: "reschedule-booking", bookingId: String(id), date, time: times[2]! })).status).toBe(302);
+
+    // Cancel: the time is free again for customers.
+    const cancelled = await owner.postForm("/dashboard?filter=attention", { intent: "cancel-booking", bookingId: String(id) });
+    expect(cancelled.status).toBe(302);
+    expect(cancelled.headers.get("location")).toBe(`/dashboard?filter=attention&done=cancelled&booking=${id}`);
+    expect((await bookingRow(id)).status).toBe("cancelled");
+    await waitForMail(app.dataDir, customer, /^تم إلغاء حجزك لدى/);
+    const slots = await (await fetch(`${app.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json();
+    expect(slots.find((s: { time: string }) => s.time === times[2])).toMatchObject({ available: true });
+    // A cancelled booking offers no more actions and cannot be confirmed.
+    const refused = await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: String(id) });
+    expect(refused.status).toBe(409);
+    expect((await bookingRow(id)).status).toBe("cancelled");
+
+    // One e-mail per change, whatever was sent twice.
+    expect(await mailsTo(customer, /^تم تأكيد حجزك/)).toHaveLength(1);
+    expect(await mailsTo(customer, /موعد جديد$/)).toHaveLength(1);
+    expect(await mailsTo(customer, /^تم إلغاء حجزك/)).toHaveLength(1);
+    expect((await bookingRow(otherId)).status).toBe("pending");
+  });
+
+  it("refuses another business's owner, and anyone signed out", async () => {
+    const { date, times } = await freeDay(1, 10);
+    const id = await customerBooks(date, times[0]!, { name: "Private Person", email: "private@example.com", notes: "secret note" });
+    for (const intent of ["confirm-booking", "cancel-booking"]) {
+      const response = await stranger.postForm("/dashboard", { intent, bookingId: String(id) });
+      expect(response.status).toBe(404);
+    }
+    const move = await stranger.postForm("/dashboard", { intent: "reschedule-booking", bookingId: String(id), date, time: times[0]! });
+    expect(move.status).toBe(404);
+    const page = await stranger.get(`/dashboard/bookings/${id}`);
+    expect(page.status).toBe(404);
+    expect(await page.text()).not.toContain("secret note");
+    expect(await (await stranger.get("/dashboard")).text()).not.toContain("Private Person");
+    expect((await bookingRow(id)).status).toBe("pending");
+
+    const anonymous = httpClient(app.url);
+    expect((await anonymous.get("/dashboard")).status).toBe(401);
+    expect((await anonymous.get(`/dashboard/bookings/${id}`)).status).toBe(401);
+    const post = await anonymous.postForm("/dashboard", { intent: "cancel-booking", bookingId: String(id) }, { tokenFrom: "/contact" });
+    expect(post.status).toBe(403);
+    expect((await bookingRow(id)).status).toBe("pending");
+  });
+
+  it("answers bad reschedule input with field errors, never a server error", async () => {
+    const { date, times } = await freeDay(1, 20);
+    const id = await customerBooks(date, times[0]!, { name: "Input Tester" });
+    const page = `/dashboard/bookings/${id}`;
+    for (const [fields, message] of [
+      [{ date: "2026-02-30", time: "10:00" }, "Choose a day from the list."],
+      [{ date, time: "" }, "Choose one of the free times."],
+      [{ date, time: "03:17" }, "This time is not free. Choose one of the free times."],
+    ] as const) {
+      const response = await owner.postForm(page, { intent: "reschedule-booking", bookingId: String(id), ...fields });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain(message);
+    }
+    expect((await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: "2147483648" })).status).toBe(404);
+  });
+});
