@@ -366,6 +366,7 @@ const categories: Category[] = [
 export default function FaqPage() {
   return (
     <StaticPage
+      empathy
       title="Frequently Asked Questions"
       intro={<p>Quick answers about calls, pricing, privacy and safety. Select a question to show its answer.</p>}
     >
