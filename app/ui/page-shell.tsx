@@ -53,7 +53,7 @@ export function PageHeader({
   return (
     <header className="mb-12 grid items-center gap-8 lg:grid-cols-[3fr_2fr] lg:gap-12">
       {text}
-      <div className="mx-auto w-full max-w-sm lg:max-w-none">{illustration}</div>
+      <div className="mx-auto w-full max-w-64 sm:max-w-sm lg:max-w-none">{illustration}</div>
     </header>
   );
 }

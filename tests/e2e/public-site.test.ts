@@ -26,7 +26,7 @@ const pages = [
   { path: "/cookies", title: /Cookie Policy/, heading: "Cookie Policy" },
   { path: "/how-it-works", title: /How/, heading: "How AI emotional support works" },
   { path: "/languages", title: /Languages/, heading: "Supported Languages" },
-  { path: "/faq", title: /Frequently Asked Questions/, heading: "Frequently Asked Questions" },
+  { path: "/faq", title: /Frequently asked questions/, heading: "Frequently asked questions" },
   { path: "/safety", title: /Safety/, heading: "Safety" },
   { path: "/contact", title: /Contact/, heading: "Contact" },
   { path: "/accessibility", title: /Accessibility/, heading: "Accessibility" },

@@ -6,7 +6,7 @@ import { StaticPage, Section } from "~/ui/static-page";
 import { buttonClass, linkClass } from "~/ui/button";
 
 export const meta: Route.MetaFunction = () => [
-  { title: "Frequently Asked Questions · Sakina" },
+  { title: "Frequently asked questions · Sakina" },
   {
     name: "description",
     content: "Answers about Sakina's AI support calls, languages, pricing, privacy, safety, business bookings and accessibility.",
@@ -367,7 +367,7 @@ export default function FaqPage() {
   return (
     <StaticPage
       empathy
-      title="Frequently Asked Questions"
+      title="Frequently asked questions"
       intro={<p>Quick answers about calls, pricing, privacy and safety. Select a question to show its answer.</p>}
     >
       <div className="space-y-8 text-slate-800">

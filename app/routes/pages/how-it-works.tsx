@@ -145,7 +145,7 @@ export default function HowItWorksPage() {
           <p>
             Subscriptions are opening soon; until then, read the{" "}
             <Link className={linkClass} to="/faq">
-              Frequently Asked Questions
+              frequently asked questions
             </Link>
             .
           </p>
