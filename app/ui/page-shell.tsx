@@ -40,8 +40,9 @@ export function PageHeader({
   /** Above the title, such as a "Back to Home" link. */
   before?: ReactNode;
 }) {
+  // As wide as a prose page's column, so English content in an Arabic page lines up with it.
   const text = (
-    <div className="max-w-2xl">
+    <div className="w-full max-w-3xl">
       {before ? <div className="mb-6">{before}</div> : null}
       {eyebrow ? <p className="text-sm font-semibold text-teal-800">{eyebrow}</p> : null}
       <h1 className={`${eyebrow ? "mt-2" : ""} text-3xl font-semibold tracking-tight text-ink sm:text-4xl lg:text-5xl`}>{title}</h1>
