@@ -55,5 +55,6 @@ export default [
   route("twilio/voice/:callId", "routes/twilio/voice.ts"),
   route("twilio/stream-ended/:callId", "routes/twilio/stream-ended.ts"),
   route("dev/outbox", "routes/dev.outbox.tsx"),
+  route("styleguide", "routes/styleguide.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -16,6 +16,8 @@ const pages = [
   { name: "get-started", path: "/get-started" },
   { name: "login", path: "/login" },
   { name: "faq", path: "/faq" },
+  { name: "how-it-works", path: "/how-it-works" },
+  { name: "privacy", path: "/privacy" },
   { name: "providers", path: "/providers" },
   { name: "not-found", path: "/no-such-page" },
 ];

@@ -263,10 +263,6 @@ const de = {
     title: "Jede Buchung bestätigt – durch einen freundlichen KI-Anruf",
     intro:
       "Legen Sie Ihre Leistungen und Öffnungszeiten an, teilen Sie Ihre Buchungsseite – und der KI-Assistent von Sakina ruft jeden Kunden nach der Buchung an, um den Termin zu bestätigen, abzusagen oder zu verschieben: in seiner Sprache.",
-    statsTitle: "Was Unternehmen berichten",
-    statCost: "Kostensenkung",
-    statSales: "Umsatzsteigerung",
-    statSatisfaction: "Zufriedenheit",
     pricingTitle: "Einfache Preise",
     pricingStarter: "für Ihr 7-tägiges Startangebot",
     pricingUnlimited: "Unbegrenzte Termine",
@@ -869,6 +865,49 @@ const de = {
       movedCall: "Ein KI-Assistent ruft Sie an, um die neue Zeit zu bestätigen. Die aktualisierte Kalenderdatei ist angehängt.",
       previously: "Vorher",
       contact: "Fragen? Rufen Sie {{business}} unter {{phone}} an oder antworten Sie auf diese E-Mail.",
+    },
+  },
+  // The design system and the public site's frame (issue 14).
+  look: {
+    header: {
+      menu: "Menü",
+    },
+    business: {
+      tryDemo: "Kostenlosen Demo-Anruf testen",
+      glanceLabel: "Auf einen Blick",
+      glancePrice: "$1 für die ersten 7 Tage",
+      glanceLanguages: "6 Sprachen",
+      glanceNoApp: "Keine App für Ihre Kunden",
+      factsTitle: "Was Sakina für Ihr Unternehmen tut",
+      factPriceTitle: "$1 zum Start, danach $99 im Monat",
+      factPriceBody:
+        "Das 7-tägige Startangebot enthält 20 Bestätigungsanrufe. Danach deckt $99 im Monat 100 Anrufe ab, jeder weitere Anruf kostet $1.",
+      factTimingTitle: "Ein Anruf wenige Minuten nach jeder Buchung",
+      factTimingBody:
+        "Der KI-Assistent ruft die Kundin oder den Kunden wenige Minuten nach der Buchung an, und nur zwischen 08:00 und 21:00 Uhr in deren Zeitzone.",
+      factOutcomesTitle: "Bestätigen, absagen oder verschieben",
+      factOutcomesBody:
+        "Im Anruf bestätigt der Kunde, sagt ab oder bittet um einen anderen Termin. Ihr Dashboard zeigt das Ergebnis jedes Anrufs.",
+      factLanguagesTitle: "Sechs Sprachen",
+      factLanguagesBody: "Englisch, Arabisch, Spanisch, Französisch, Deutsch und Italienisch, auf Ihrer Buchungsseite und in den Anrufen.",
+      factHonestTitle: "Ehrlich zu Ihren Kunden",
+      factHonestBody:
+        "Kunden erfahren vor der Buchung, dass ein KI-Assistent anrufen wird. Er stellt sich als Ihr KI-Assistent vor, und wer nicht mehr angerufen werden möchte, wird nicht mehr angerufen.",
+      factNoAppTitle: "Nichts zu installieren",
+      factNoAppBody:
+        "Ihre Buchungsseite funktioniert in jedem Browser, auf jedem Telefon. Kunden brauchen weder App noch Konto; Sie verwalten alles in Ihrem Dashboard.",
+      haveAccount: "Schon registriert?",
+    },
+    providers: {
+      intro: "Sakina führt seine Anrufe über diese Dienste. Diese Seite zeigt, ob jeder davon auf diesem Server bereit ist.",
+      plainWorking: "Eingerichtet, und er hat auf unsere letzte Prüfung geantwortet.",
+      plainError: "Eingerichtet, aber er hat auf unsere letzte Prüfung nicht geantwortet.",
+      plainNotConfigured: "Auf diesem Server nicht eingerichtet.",
+      summary_ready: "Anrufe können jetzt geführt werden.",
+      summary_trouble: "Anrufe sind eingerichtet, funktionieren aber gerade nicht.",
+      summary_notSetUp: "Anrufe sind auf diesem Server noch nicht eingerichtet.",
+      lastCheck: "Letzte Prüfung",
+      ownersHint: "Betreiben Sie diesen Server? Melden Sie sich als Inhaber oder Admin an, um die Einrichtung jedes Dienstes zu sehen.",
     },
   },
 } satisfies typeof en;

@@ -257,10 +257,6 @@ const en = {
     title: "Every booking confirmed by a friendly AI phone call",
     intro:
       "Set up your services and opening hours, share your booking page, and Sakina's AI assistant phones every customer who books to confirm, cancel or reschedule: in their language.",
-    statsTitle: "What businesses report",
-    statCost: "cost reduction",
-    statSales: "sales increase",
-    statSatisfaction: "satisfaction",
     pricingTitle: "Simple pricing",
     pricingStarter: "for your 7-day starter",
     pricingUnlimited: "Unlimited appointments",
@@ -853,6 +849,48 @@ const en = {
       movedCall: "An AI assistant will phone you to confirm the new time. The updated calendar file is attached.",
       previously: "Before",
       contact: "Questions? Call {{business}} at {{phone}}, or reply to this e-mail.",
+    },
+  },
+  // The design system and the public site's frame (issue 14).
+  look: {
+    header: {
+      menu: "Menu",
+    },
+    business: {
+      tryDemo: "Try a free demo call",
+      glanceLabel: "At a glance",
+      glancePrice: "$1 for the first 7 days",
+      glanceLanguages: "6 languages",
+      glanceNoApp: "No app for your customers",
+      factsTitle: "What Sakina does for your business",
+      factPriceTitle: "$1 to start, then $99 a month",
+      factPriceBody: "The 7-day starter includes 20 confirmation calls. After it, $99 a month covers 100 calls, and each extra call is $1.",
+      factTimingTitle: "A call minutes after each booking",
+      factTimingBody:
+        "The AI assistant phones the customer within minutes of the booking, and only between 08:00 and 21:00 in the customer's time zone.",
+      factOutcomesTitle: "Confirm, cancel or reschedule",
+      factOutcomesBody:
+        "On the call the customer confirms, cancels or asks for another time. Your dashboard shows the outcome of every call.",
+      factLanguagesTitle: "Six languages",
+      factLanguagesBody: "English, Arabic, Spanish, French, German and Italian, on your booking page and on the calls.",
+      factHonestTitle: "Honest with your customers",
+      factHonestBody:
+        "Customers are told before they book that an AI assistant will call. It introduces itself as your AI assistant, and anyone who asks not to be called again is not called again.",
+      factNoAppTitle: "Nothing to install",
+      factNoAppBody:
+        "Your booking page works in any browser, on any phone. Customers need no app and no account; you manage everything from your dashboard.",
+      haveAccount: "Already registered?",
+    },
+    providers: {
+      intro: "Sakina places its phone calls through these services. This page shows whether each one is ready on this server.",
+      plainWorking: "Set up, and it answered our last check.",
+      plainError: "Set up, but it did not answer our last check.",
+      plainNotConfigured: "Not set up on this server.",
+      summary_ready: "Phone calls can be placed now.",
+      summary_trouble: "Phone calls are set up but not working right now.",
+      summary_notSetUp: "Phone calls are not set up on this server yet.",
+      lastCheck: "Last check",
+      ownersHint: "Do you run this server? Log in as an owner or admin to see how each service is configured.",
     },
   },
 };

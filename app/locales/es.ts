@@ -259,10 +259,6 @@ const es = {
     title: "Cada reserva, confirmada con una amable llamada de IA",
     intro:
       "Configura tus servicios y tu horario, comparte tu página de reservas y el asistente de IA de Sakina llamará a cada cliente que reserve para confirmar, cancelar o cambiar su cita: en su idioma.",
-    statsTitle: "Lo que cuentan los negocios",
-    statCost: "reducción de costes",
-    statSales: "aumento de ventas",
-    statSatisfaction: "satisfacción",
     pricingTitle: "Precios sencillos",
     pricingStarter: "por tu plan de inicio de 7 días",
     pricingUnlimited: "Citas ilimitadas",
@@ -864,6 +860,48 @@ const es = {
       movedCall: "Un asistente de IA te llamará para confirmar la nueva hora. Adjuntamos el archivo de calendario actualizado.",
       previously: "Antes",
       contact: "¿Preguntas? Llama a {{business}} al {{phone}} o responde a este correo.",
+    },
+  },
+  // The design system and the public site's frame (issue 14).
+  look: {
+    header: {
+      menu: "Menú",
+    },
+    business: {
+      tryDemo: "Prueba una llamada de demostración gratis",
+      glanceLabel: "De un vistazo",
+      glancePrice: "$1 los primeros 7 días",
+      glanceLanguages: "6 idiomas",
+      glanceNoApp: "Tus clientes no necesitan ninguna app",
+      factsTitle: "Lo que Sakina hace por tu negocio",
+      factPriceTitle: "$1 para empezar, después $99 al mes",
+      factPriceBody:
+        "El periodo inicial de 7 días incluye 20 llamadas de confirmación. Después, $99 al mes cubren 100 llamadas y cada llamada adicional cuesta $1.",
+      factTimingTitle: "Una llamada minutos después de cada reserva",
+      factTimingBody:
+        "El asistente de IA llama al cliente pocos minutos después de la reserva, y solo entre las 08:00 y las 21:00 en la zona horaria del cliente.",
+      factOutcomesTitle: "Confirmar, cancelar o cambiar la cita",
+      factOutcomesBody: "En la llamada el cliente confirma, cancela o pide otra hora. Tu panel muestra el resultado de cada llamada.",
+      factLanguagesTitle: "Seis idiomas",
+      factLanguagesBody: "Inglés, árabe, español, francés, alemán e italiano, en tu página de reservas y en las llamadas.",
+      factHonestTitle: "Honesto con tus clientes",
+      factHonestBody:
+        "Antes de reservar, los clientes saben que les llamará un asistente de IA. Se presenta como tu asistente de IA, y a quien pide que no le vuelvan a llamar no se le vuelve a llamar.",
+      factNoAppTitle: "Nada que instalar",
+      factNoAppBody:
+        "Tu página de reservas funciona en cualquier navegador y en cualquier teléfono. Los clientes no necesitan app ni cuenta; tú lo gestionas todo desde tu panel.",
+      haveAccount: "¿Ya estás registrado?",
+    },
+    providers: {
+      intro: "Sakina realiza sus llamadas a través de estos servicios. Esta página muestra si cada uno está listo en este servidor.",
+      plainWorking: "Configurado, y respondió a nuestra última comprobación.",
+      plainError: "Configurado, pero no respondió a nuestra última comprobación.",
+      plainNotConfigured: "No está configurado en este servidor.",
+      summary_ready: "Ya se pueden realizar llamadas.",
+      summary_trouble: "Las llamadas están configuradas, pero ahora mismo no funcionan.",
+      summary_notSetUp: "Las llamadas aún no están configuradas en este servidor.",
+      lastCheck: "Última comprobación",
+      ownersHint: "¿Administras este servidor? Inicia sesión como propietario o administrador para ver la configuración de cada servicio.",
     },
   },
 } satisfies typeof en;

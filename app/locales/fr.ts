@@ -261,10 +261,6 @@ const fr = {
     title: "Chaque réservation confirmée par un appel aimable de notre IA",
     intro:
       "Configurez vos prestations et vos horaires d’ouverture, partagez votre page de réservation : l’assistant IA de Sakina appelle chaque client qui réserve pour confirmer, annuler ou reporter son rendez-vous, dans sa langue.",
-    statsTitle: "Ce que constatent les entreprises",
-    statCost: "réduction des coûts",
-    statSales: "hausse des ventes",
-    statSatisfaction: "satisfaction",
     pricingTitle: "Des tarifs simples",
     pricingStarter: "pour votre offre de démarrage de 7 jours",
     pricingUnlimited: "Rendez-vous illimités",
@@ -871,6 +867,50 @@ const fr = {
       movedCall: "Un assistant IA vous appellera pour confirmer le nouvel horaire. Le fichier de calendrier mis à jour est joint.",
       previously: "Avant",
       contact: "Une question ? Appelez {{business}} au {{phone}}, ou répondez à cet e-mail.",
+    },
+  },
+  // The design system and the public site's frame (issue 14).
+  look: {
+    header: {
+      menu: "Menu",
+    },
+    business: {
+      tryDemo: "Essayer un appel de démonstration gratuit",
+      glanceLabel: "En bref",
+      glancePrice: "$1 pour les 7 premiers jours",
+      glanceLanguages: "6 langues",
+      glanceNoApp: "Aucune application pour vos clients",
+      factsTitle: "Ce que Sakina fait pour votre entreprise",
+      factPriceTitle: "$1 pour commencer, puis $99 par mois",
+      factPriceBody:
+        "L'offre de départ de 7 jours comprend 20 appels de confirmation. Ensuite, $99 par mois couvrent 100 appels, et chaque appel supplémentaire coûte $1.",
+      factTimingTitle: "Un appel quelques minutes après chaque réservation",
+      factTimingBody:
+        "L'assistant IA appelle le client quelques minutes après la réservation, et uniquement entre 08:00 et 21:00 dans le fuseau horaire du client.",
+      factOutcomesTitle: "Confirmer, annuler ou déplacer",
+      factOutcomesBody:
+        "Pendant l'appel, le client confirme, annule ou demande un autre horaire. Votre tableau de bord affiche le résultat de chaque appel.",
+      factLanguagesTitle: "Six langues",
+      factLanguagesBody: "Anglais, arabe, espagnol, français, allemand et italien, sur votre page de réservation et pendant les appels.",
+      factHonestTitle: "Honnête avec vos clients",
+      factHonestBody:
+        "Avant de réserver, les clients sont informés qu'un assistant IA les appellera. Il se présente comme votre assistant IA, et quiconque demande à ne plus être appelé ne l'est plus.",
+      factNoAppTitle: "Rien à installer",
+      factNoAppBody:
+        "Votre page de réservation fonctionne dans tout navigateur, sur tout téléphone. Vos clients n'ont besoin ni d'application ni de compte ; vous gérez tout depuis votre tableau de bord.",
+      haveAccount: "Déjà inscrit ?",
+    },
+    providers: {
+      intro: "Sakina passe ses appels par ces services. Cette page indique si chacun est prêt sur ce serveur.",
+      plainWorking: "Configuré, et il a répondu à notre dernière vérification.",
+      plainError: "Configuré, mais il n'a pas répondu à notre dernière vérification.",
+      plainNotConfigured: "Non configuré sur ce serveur.",
+      summary_ready: "Les appels peuvent être passés dès maintenant.",
+      summary_trouble: "Les appels sont configurés mais ne fonctionnent pas pour le moment.",
+      summary_notSetUp: "Les appels ne sont pas encore configurés sur ce serveur.",
+      lastCheck: "Dernière vérification",
+      ownersHint:
+        "Vous gérez ce serveur ? Connectez-vous en tant que propriétaire ou administrateur pour voir la configuration de chaque service.",
     },
   },
 } satisfies typeof en;

@@ -260,10 +260,6 @@ const it = {
     title: "Ogni prenotazione confermata da una cordiale telefonata dell’IA",
     intro:
       "Imposta i tuoi servizi e gli orari di apertura, condividi la tua pagina di prenotazione e l’assistente IA di Sakina chiamerà ogni cliente che prenota per confermare, disdire o spostare l’appuntamento: nella sua lingua.",
-    statsTitle: "Cosa riportano le aziende",
-    statCost: "riduzione dei costi",
-    statSales: "aumento delle vendite",
-    statSatisfaction: "soddisfazione",
     pricingTitle: "Prezzi semplici",
     pricingStarter: "per il tuo piano iniziale di 7 giorni",
     pricingUnlimited: "Appuntamenti illimitati",
@@ -865,6 +861,49 @@ const it = {
       movedCall: "Un assistente IA ti chiamerà per confermare il nuovo orario. In allegato il file del calendario aggiornato.",
       previously: "Prima",
       contact: "Domande? Chiama {{business}} al {{phone}} o rispondi a questa e-mail.",
+    },
+  },
+  // The design system and the public site's frame (issue 14).
+  look: {
+    header: {
+      menu: "Menu",
+    },
+    business: {
+      tryDemo: "Prova una chiamata dimostrativa gratuita",
+      glanceLabel: "In breve",
+      glancePrice: "$1 per i primi 7 giorni",
+      glanceLanguages: "6 lingue",
+      glanceNoApp: "Nessuna app per i tuoi clienti",
+      factsTitle: "Cosa fa Sakina per la tua attività",
+      factPriceTitle: "$1 per iniziare, poi $99 al mese",
+      factPriceBody:
+        "Il periodo iniziale di 7 giorni include 20 chiamate di conferma. Dopo, $99 al mese coprono 100 chiamate e ogni chiamata in più costa $1.",
+      factTimingTitle: "Una chiamata pochi minuti dopo ogni prenotazione",
+      factTimingBody:
+        "L'assistente IA chiama il cliente pochi minuti dopo la prenotazione, e solo tra le 08:00 e le 21:00 nel fuso orario del cliente.",
+      factOutcomesTitle: "Confermare, annullare o spostare",
+      factOutcomesBody:
+        "Durante la chiamata il cliente conferma, annulla o chiede un altro orario. La tua dashboard mostra l'esito di ogni chiamata.",
+      factLanguagesTitle: "Sei lingue",
+      factLanguagesBody: "Inglese, arabo, spagnolo, francese, tedesco e italiano, sulla tua pagina di prenotazione e nelle chiamate.",
+      factHonestTitle: "Onesto con i tuoi clienti",
+      factHonestBody:
+        "Prima di prenotare, i clienti sanno che li chiamerà un assistente IA. Si presenta come il tuo assistente IA, e chi chiede di non essere più chiamato non viene più chiamato.",
+      factNoAppTitle: "Niente da installare",
+      factNoAppBody:
+        "La tua pagina di prenotazione funziona in qualsiasi browser, su qualsiasi telefono. I clienti non hanno bisogno né di app né di account; tu gestisci tutto dalla dashboard.",
+      haveAccount: "Già registrato?",
+    },
+    providers: {
+      intro: "Sakina effettua le sue chiamate tramite questi servizi. Questa pagina mostra se ciascuno è pronto su questo server.",
+      plainWorking: "Configurato, e ha risposto al nostro ultimo controllo.",
+      plainError: "Configurato, ma non ha risposto al nostro ultimo controllo.",
+      plainNotConfigured: "Non configurato su questo server.",
+      summary_ready: "Le chiamate si possono effettuare adesso.",
+      summary_trouble: "Le chiamate sono configurate ma al momento non funzionano.",
+      summary_notSetUp: "Le chiamate non sono ancora configurate su questo server.",
+      lastCheck: "Ultimo controllo",
+      ownersHint: "Gestisci questo server? Accedi come titolare o amministratore per vedere la configurazione di ogni servizio.",
     },
   },
 } satisfies typeof en;

@@ -2,7 +2,12 @@ import { data, Form, Link, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/business";
 import { AuthenticityTokenInput } from "~/ui/csrf";
-import { Button, buttonClass } from "~/ui/button";
+import { Badge } from "~/ui/badge";
+import { Button, buttonClass, linkClass } from "~/ui/button";
+import { Card } from "~/ui/card";
+import { Icon } from "~/ui/icons";
+import { BookingCallIllustration } from "~/ui/illustrations";
+import { PageHeader, PageShell } from "~/ui/page-shell";
 import { Field } from "~/ui/field";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
@@ -38,39 +43,59 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const navigation = useNavigation();
   const calling = navigation.state === "submitting" && navigation.formAction?.startsWith("/business");
-  const stats = [
-    ["95%", t("business.statCost")],
-    ["83%", t("business.statSales")],
-    ["98%", t("business.statSatisfaction")],
-  ] as const;
   const steps = [
     [t("business.stepOneTitle"), t("business.stepOneBody")],
     [t("business.stepTwoTitle"), t("business.stepTwoBody")],
     [t("business.stepThreeTitle"), t("business.stepThreeBody")],
   ] as const;
+  // What the product does and costs, each a fact it can stand behind (no marketing figures).
+  const facts = [
+    ["tag", t("look.business.factPriceTitle"), t("look.business.factPriceBody")],
+    ["clock", t("look.business.factTimingTitle"), t("look.business.factTimingBody")],
+    ["calendar", t("look.business.factOutcomesTitle"), t("look.business.factOutcomesBody")],
+    ["globe", t("look.business.factLanguagesTitle"), t("look.business.factLanguagesBody")],
+    ["phone", t("look.business.factHonestTitle"), t("look.business.factHonestBody")],
+    ["shield", t("look.business.factNoAppTitle"), t("look.business.factNoAppBody")],
+  ] as const;
+  const pricing = [
+    t("business.starterCalls"),
+    t("business.pricingUnlimited"),
+    t("business.pricingLink"),
+    t("business.pricingVoice"),
+    t("business.pricingAnalytics"),
+    t("business.pricingSupport"),
+  ];
   return (
-    <div className="mx-auto max-w-6xl px-4">
-      <section className="flex flex-col gap-6 py-12 sm:py-16 lg:flex-row lg:items-center lg:justify-between">
-        <div className="max-w-2xl">
-          <p className="text-sm font-semibold uppercase tracking-wide text-teal-800">{t("business.eyebrow")}</p>
-          <h1 className="mt-2 text-4xl font-semibold tracking-tight text-slate-900 sm:text-5xl">{t("business.title")}</h1>
-          <p className="mt-5 text-lg text-slate-700">{t("business.intro")}</p>
-          <div className="mt-8 flex flex-wrap gap-3">
+    <PageShell>
+      <PageHeader
+        eyebrow={t("business.eyebrow")}
+        title={t("business.title")}
+        intro={<p>{t("business.intro")}</p>}
+        actions={
+          <>
             <Link to="/get-started" className={buttonClass()}>
               {t("nav.getStarted")}
             </Link>
-            <Link to="/login" className={buttonClass("secondary")}>
-              {t("nav.login")}
-            </Link>
-          </div>
-        </div>
-      </section>
+            <a href="#demo" className={buttonClass("secondary")}>
+              {t("look.business.tryDemo")}
+            </a>
+          </>
+        }
+        illustration={<BookingCallIllustration />}
+      />
+      <ul aria-label={t("look.business.glanceLabel")} className="-mt-4 mb-12 flex flex-wrap gap-2">
+        {[t("look.business.glancePrice"), t("look.business.glanceLanguages"), t("look.business.glanceNoApp")].map((fact) => (
+          <li key={fact}>
+            <Badge tone="info">{fact}</Badge>
+          </li>
+        ))}
+      </ul>
 
-      <section id="demo" aria-labelledby="demo-title" className="mb-8 rounded-2xl border border-teal-200 bg-teal-50 p-6">
-        <h2 id="demo-title" className="text-2xl font-semibold text-slate-900">
+      <Card as="section" id="demo" tone="brand" aria-labelledby="demo-title" className="scroll-mt-6">
+        <h2 id="demo-title" className="text-2xl font-semibold text-ink">
           {t("demo.title")}
         </h2>
-        <p className="mt-1 text-slate-700">{t("demo.intro")}</p>
+        <p className="mt-1 text-ink-soft">{t("demo.intro")}</p>
         <Form method="post" className="mt-4 flex flex-wrap items-end gap-3">
           <AuthenticityTokenInput />
           {actionData?.error ? (
@@ -93,66 +118,75 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
             {calling ? t("demo.calling") : t("demo.submit")}
           </Button>
         </Form>
-      </section>
+      </Card>
 
-      <section aria-labelledby="stats-title" className="py-4">
-        <h2 id="stats-title" className="sr-only">
-          {t("business.statsTitle")}
+      <section aria-labelledby="facts-title" className="py-14">
+        <h2 id="facts-title" className="text-2xl font-semibold text-ink sm:text-3xl">
+          {t("look.business.factsTitle")}
         </h2>
-        <ul className="grid gap-4 sm:grid-cols-3">
-          {stats.map(([figure, label]) => (
-            <li key={label} className="rounded-2xl border border-slate-200 bg-white p-5 text-center shadow-sm">
-              <p className="text-3xl font-semibold text-teal-800">{figure}</p>
-              <p className="mt-1 text-slate-700">{label}</p>
-            </li>
+        <ul className="mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          {facts.map(([icon, title, body]) => (
+            <Card as="li" key={title}>
+              <span className="flex size-10 items-center justify-center rounded-xl bg-teal-50 text-teal-800">
+                <Icon name={icon} />
+              </span>
+              <h3 className="mt-4 font-semibold text-ink">{title}</h3>
+              <p className="mt-1 text-ink-soft">{body}</p>
+            </Card>
           ))}
         </ul>
       </section>
 
-      <div className="grid gap-6 py-10 lg:grid-cols-2">
-        <section aria-labelledby="pricing-title" className="rounded-2xl border border-teal-200 bg-white p-6 shadow-sm">
-          <h2 id="pricing-title" className="text-2xl font-semibold text-slate-900">
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card as="section" aria-labelledby="pricing-title">
+          <h2 id="pricing-title" className="text-2xl font-semibold text-ink">
             {t("business.pricingTitle")}
           </h2>
-          <p className="mt-4 text-4xl font-semibold text-slate-900">
-            $1 <span className="text-base font-normal text-slate-600">{t("business.pricingStarter")}</span>
+          <p className="mt-4 text-4xl font-semibold text-ink">
+            <bdi dir="ltr">$1</bdi> <span className="text-base font-normal text-ink-muted">{t("business.pricingStarter")}</span>
           </p>
-          <ul className="mt-4 space-y-2 text-slate-700">
-            <li>✓ {t("business.starterCalls")}</li>
-            <li>✓ {t("business.pricingUnlimited")}</li>
-            <li>✓ {t("business.pricingLink")}</li>
-            <li>✓ {t("business.pricingVoice")}</li>
-            <li>✓ {t("business.pricingAnalytics")}</li>
-            <li>✓ {t("business.pricingSupport")}</li>
+          <ul className="mt-4 space-y-2 text-ink-soft">
+            {pricing.map((item) => (
+              <li key={item} className="flex gap-2">
+                <Icon name="check" className="mt-0.5 size-5 text-teal-700" />
+                {item}
+              </li>
+            ))}
           </ul>
-          <p className="mt-4 rounded-lg bg-slate-50 p-3 text-sm text-slate-700">{t("business.starterThen")}</p>
+          <p className="mt-4 rounded-lg bg-sand-50 p-3 text-sm text-ink-soft">{t("business.starterThen")}</p>
           <Link to="/get-started" className={`${buttonClass()} mt-6 w-full`}>
             {t("business.startFor")}
           </Link>
-        </section>
+        </Card>
 
-        <section aria-labelledby="business-how-title" className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
-          <h2 id="business-how-title" className="text-2xl font-semibold text-slate-900">
+        <Card as="section" aria-labelledby="business-how-title">
+          <h2 id="business-how-title" className="text-2xl font-semibold text-ink">
             {t("home.howTitle")}
           </h2>
-          <ol className="mt-4 space-y-4">
+          <ol className="mt-4 space-y-5">
             {steps.map(([title, body], index) => (
               <li key={title} className="flex gap-3">
                 <span
                   aria-hidden="true"
-                  className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-teal-700 font-semibold text-white"
+                  className="flex size-8 shrink-0 items-center justify-center rounded-full bg-teal-700 font-semibold text-white"
                 >
                   {index + 1}
                 </span>
                 <div>
-                  <h3 className="font-semibold text-slate-900">{title}</h3>
-                  <p className="text-slate-700">{body}</p>
+                  <h3 className="font-semibold text-ink">{title}</h3>
+                  <p className="text-ink-soft">{body}</p>
                 </div>
               </li>
             ))}
           </ol>
-        </section>
+          <p className="mt-6 text-sm text-ink-muted">
+            {t("look.business.haveAccount")}{" "}
+            <Link to="/login" className={linkClass}>
+              {t("nav.login")}
+            </Link>
+          </p>
+        </Card>
       </div>
-    </div>
+    </PageShell>
   );
 }

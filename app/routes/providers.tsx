@@ -1,87 +1,16 @@
-import { Form } from "react-router";
+import { Form, Link } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/providers";
+import { Badge, type BadgeTone } from "~/ui/badge";
 import { Button, linkClass } from "~/ui/button";
+import { Card } from "~/ui/card";
+import { PageHeader, PageShell } from "~/ui/page-shell";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { providerStatuses } from "~/providers/status.server";
 import { getAccount } from "~/features/auth/auth.server";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const { t } = getI18n(context);
-  // A refresh calls the providers' APIs live: only for a signed-in owner or admin; others see the cached status.
-  const asked = new URL(request.url).searchParams.has("refresh");
-  const account = asked ? await getAccount(context, request) : null;
-  const refresh = asked && (account?.role === "owner" || account?.role === "admin");
-  return { title: `${t("providers.title")} · Sakina`, ...(await providerStatuses(context.get(servicesContext), { refresh })) };
-}
-
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
-
-export default function Providers({ loaderData }: Route.ComponentProps) {
-  const { t } = useTranslation();
-  const badge = (p: { configured: boolean; working: boolean }) =>
-    !p.configured
-      ? { label: t("providers.notConfigured"), tone: "bg-slate-200 text-slate-800" }
-      : p.working
-        ? { label: t("providers.working"), tone: "bg-emerald-100 text-emerald-900" }
-        : { label: t("providers.error"), tone: "bg-rose-100 text-rose-900" };
-  return (
-    <div className="mx-auto max-w-5xl space-y-6 px-4 py-10">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("providers.title")}</h1>
-        <Form method="get">
-          <input type="hidden" name="refresh" value="1" />
-          <Button type="submit" variant="secondary">
-            {t("providers.refresh")}
-          </Button>
-        </Form>
-      </div>
-      <section aria-labelledby="current-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
-        <h2 id="current-title" className="text-sm font-medium text-slate-600">
-          {t("providers.current")}
-        </h2>
-        <p className="mt-1 text-xl font-semibold text-slate-900">{loaderData.activeProvider ?? t("providers.none")}</p>
-        <p className="mt-1 text-slate-700" lang="en" dir="ltr">
-          {loaderData.recommendation}
-        </p>
-      </section>
-      <ul className="grid gap-4 md:grid-cols-2">
-        {loaderData.providers.map((provider) => {
-          const b = badge(provider);
-          return (
-            <li key={provider.id} className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
-              <div className="flex items-center justify-between gap-2">
-                <h2 className="text-lg font-semibold text-slate-900">{provider.name}</h2>
-                <span className={`rounded-full px-2.5 py-0.5 text-sm font-medium ${b.tone}`}>{b.label}</span>
-              </div>
-              <div lang="en" dir="ltr" className="mt-2 space-y-2 text-sm text-slate-700">
-                <p>{provider.message}</p>
-                <p>{provider.description}</p>
-                <ul className="list-disc ps-5">
-                  {provider.features.map((feature) => (
-                    <li key={feature}>{feature}</li>
-                  ))}
-                </ul>
-                <p>{provider.pricing}</p>
-                <p>
-                  {t("providers.credentials")}: <code className="break-all">{provider.credentials.join(", ")}</code>
-                </p>
-                <a href={provider.signupUrl} className={linkClass} rel="noreferrer">
-                  {t("providers.getCredentials")}
-                  <span className="sr-only">: {provider.name}</span>
-                </a>
-              </div>
-            </li>
-          );
-        })}
-      </ul>
-      <section aria-labelledby="guide-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
-        <h2 id="guide-title" className="text-lg font-semibold text-slate-900">
-          {t("providers.guide")}
-        </h2>
-        <pre className="mt-3 overflow-x-auto rounded-lg bg-slate-900 p-4 text-sm text-slate-100" dir="ltr">
-          {`# Twilio (telephony)
+const SETUP_GUIDE = `# Twilio (telephony)
 TWILIO_ACCOUNT_SID=AC...
 TWILIO_AUTH_TOKEN=...
 TWILIO_FROM_NUMBER=+15551234567
@@ -93,9 +22,155 @@ OPENAI_API_KEY=sk-...
 # Vonage (not supported yet)
 VONAGE_API_KEY=... VONAGE_API_SECRET=...
 # Public address Twilio calls back (https)
-APP_URL=https://your-domain.example`}
-        </pre>
-      </section>
-    </div>
+APP_URL=https://your-domain.example`;
+
+/**
+ * Everyone sees whether each provider is ready, in plain words. How it is configured (variable
+ * names, the check's own message, the setup guide) is for the people who run the server: a
+ * signed-in owner or admin. The public's loader data never holds those details, since loader
+ * data is written into the page for hydration.
+ */
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { t } = getI18n(context);
+  const account = await getAccount(context, request);
+  const insider = account?.role === "owner" || account?.role === "admin";
+  // A refresh calls the providers' APIs live: only for insiders; others see the cached status.
+  const refresh = insider && new URL(request.url).searchParams.has("refresh");
+  const status = await providerStatuses(context.get(servicesContext), { refresh });
+  const providers = status.providers.map((provider) => ({
+    id: provider.id,
+    name: provider.name,
+    kind: provider.kind,
+    configured: provider.configured,
+    working: provider.working,
+    description: provider.description,
+    features: provider.features,
+    pricing: provider.pricing,
+    details: insider ? { message: provider.message, credentials: provider.credentials, signupUrl: provider.signupUrl } : null,
+  }));
+  const telephony = status.providers.find((provider) => provider.kind === "telephony" && provider.configured);
+  const voice = status.providers.find((provider) => provider.kind === "voice-ai");
+  const summary = telephony?.working && voice?.working ? "ready" : telephony ? "trouble" : "notSetUp";
+  return {
+    title: `${t("providers.title")} · Sakina`,
+    activeProvider: status.activeProvider,
+    summary,
+    providers,
+    insider: insider ? { recommendation: status.recommendation, guide: SETUP_GUIDE } : null,
+  } as const;
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
+
+type ProviderView = Route.ComponentProps["loaderData"]["providers"][number];
+
+export default function Providers({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation();
+  const status = (p: ProviderView): { label: string; tone: BadgeTone; plain: string } =>
+    !p.configured
+      ? { label: t("providers.notConfigured"), tone: "neutral", plain: t("look.providers.plainNotConfigured") }
+      : p.working
+        ? { label: t("providers.working"), tone: "success", plain: t("look.providers.plainWorking") }
+        : { label: t("providers.error"), tone: "danger", plain: t("look.providers.plainError") };
+  const { insider } = loaderData;
+  return (
+    <PageShell width="wide" className="max-w-5xl">
+      <PageHeader
+        title={t("providers.title")}
+        intro={<p>{t("look.providers.intro")}</p>}
+        actions={
+          insider ? (
+            <Form method="get">
+              <input type="hidden" name="refresh" value="1" />
+              <Button type="submit" variant="secondary">
+                {t("providers.refresh")}
+              </Button>
+            </Form>
+          ) : null
+        }
+      />
+      <div className="space-y-6">
+        <Card as="section" aria-labelledby="current-title">
+          <h2 id="current-title" className="text-sm font-medium text-ink-muted">
+            {t("providers.current")}
+          </h2>
+          <p className="mt-1 text-xl font-semibold text-ink">
+            {loaderData.activeProvider ? <bdi>{loaderData.activeProvider}</bdi> : t("providers.none")}
+          </p>
+          <p className="mt-1 text-ink-soft">{t(`look.providers.summary_${loaderData.summary}`)}</p>
+          {insider ? (
+            <p className="mt-2 text-sm text-ink-soft" lang="en" dir="ltr">
+              {insider.recommendation}
+            </p>
+          ) : null}
+        </Card>
+
+        <ul className="grid gap-4 md:grid-cols-2">
+          {loaderData.providers.map((provider) => {
+            const s = status(provider);
+            return (
+              <Card as="li" key={provider.id} className="flex flex-col gap-3">
+                <div className="flex flex-wrap items-center justify-between gap-2">
+                  <h2 className="text-lg font-semibold text-ink">
+                    <bdi>{provider.name}</bdi>
+                  </h2>
+                  <Badge tone={s.tone}>{s.label}</Badge>
+                </div>
+                <p className="text-ink-soft">{s.plain}</p>
+                <div lang="en" dir="ltr" className="space-y-2 text-sm text-ink-soft">
+                  <p>{provider.description}</p>
+                  <ul className="list-disc ps-5">
+                    {provider.features.map((feature) => (
+                      <li key={feature}>{feature}</li>
+                    ))}
+                  </ul>
+                  <p>{provider.pricing}</p>
+                </div>
+                {provider.details ? (
+                  <div className="mt-auto space-y-2 border-t border-sand-200 pt-3 text-sm text-ink-soft">
+                    <p>
+                      <span className="font-medium text-ink">{t("look.providers.lastCheck")}: </span>
+                      <span lang="en" dir="ltr">
+                        {provider.details.message}
+                      </span>
+                    </p>
+                    <p className="font-medium text-ink">{t("providers.credentials")}:</p>
+                    <ul className="flex flex-wrap gap-1.5" dir="ltr">
+                      {provider.details.credentials.map((name) => (
+                        <li key={name}>
+                          <code className="rounded bg-sand-100 px-1.5 py-0.5 text-xs whitespace-nowrap text-ink">{name}</code>
+                        </li>
+                      ))}
+                    </ul>
+                    <a href={provider.details.signupUrl} className={linkClass} rel="noreferrer">
+                      {t("providers.getCredentials")}
+                      <span className="sr-only">: {provider.name}</span>
+                    </a>
+                  </div>
+                ) : null}
+              </Card>
+            );
+          })}
+        </ul>
+
+        {insider ? (
+          <Card as="section" aria-labelledby="guide-title">
+            <h2 id="guide-title" className="text-lg font-semibold text-ink">
+              {t("providers.guide")}
+            </h2>
+            <pre className="mt-3 overflow-x-auto rounded-lg bg-slate-900 p-4 text-sm text-slate-100" dir="ltr">
+              {insider.guide}
+            </pre>
+          </Card>
+        ) : (
+          <p className="text-sm text-ink-muted">
+            {t("look.providers.ownersHint")}{" "}
+            <Link to="/login?redirectTo=%2Fproviders" className={linkClass}>
+              {t("nav.login")}
+            </Link>
+          </p>
+        )}
+      </div>
+    </PageShell>
   );
 }

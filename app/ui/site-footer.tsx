@@ -1,6 +1,12 @@
 import { Link } from "react-router";
 import { useTranslation } from "react-i18next";
+import { LogoMark } from "~/ui/logo";
 
+/**
+ * The public site's footer: where to go next, the legal pages, and the small print. The
+ * "not medical advice" disclaimer is not here: it belongs to the emotional-support pages, which
+ * show it themselves (see `Disclaimer`).
+ */
 export function SiteFooter() {
   const { t } = useTranslation();
   const groups = [
@@ -10,6 +16,7 @@ export function SiteFooter() {
         ["/how-it-works", t("footer.howItWorks")],
         ["/languages", t("footer.languages")],
         ["/faq", t("footer.faq")],
+        ["/business", t("footer.business")],
       ],
     },
     {
@@ -30,26 +37,34 @@ export function SiteFooter() {
     },
   ] as const;
   return (
-    <footer className="mt-16 border-t border-slate-200 bg-white">
-      <nav aria-label={t("footer.navigation")} className="mx-auto grid max-w-6xl gap-8 px-4 py-10 sm:grid-cols-3">
-        {groups.map((group) => (
-          <div key={group.title}>
-            <h2 className="text-sm font-semibold text-slate-900">{group.title}</h2>
-            <ul className="mt-3 space-y-2">
-              {group.links.map(([to, label]) => (
-                <li key={to}>
-                  <Link to={to} className="text-sm text-slate-700 hover:text-teal-900 hover:underline">
-                    {label}
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          </div>
-        ))}
-      </nav>
-      <div className="mx-auto max-w-6xl space-y-2 border-t border-slate-200 px-4 py-6 text-sm text-slate-600">
-        <p>{t("footer.notMedical")}</p>
-        <p className="flex flex-wrap justify-between gap-2">
+    <footer className="mt-16 border-t border-sand-200 bg-white">
+      <div className="mx-auto grid max-w-6xl gap-10 px-4 py-12 sm:px-6 lg:grid-cols-[2fr_3fr]">
+        <div className="max-w-xs">
+          <p className="flex items-center gap-2 text-lg font-semibold text-ink">
+            <LogoMark className="size-7" />
+            {t("meta.appName")}
+          </p>
+          <p className="mt-3 text-sm text-ink-muted">{t("meta.tagline")}</p>
+        </div>
+        <nav aria-label={t("footer.navigation")} className="grid grid-cols-2 gap-8 sm:grid-cols-3">
+          {groups.map((group) => (
+            <div key={group.title}>
+              <h2 className="text-sm font-semibold text-ink">{group.title}</h2>
+              <ul className="mt-3 space-y-1">
+                {group.links.map(([to, label]) => (
+                  <li key={to}>
+                    <Link to={to} className="inline-block py-1 text-sm text-ink-soft hover:text-teal-900 hover:underline">
+                      {label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </nav>
+      </div>
+      <div className="border-t border-sand-200">
+        <p className="mx-auto flex max-w-6xl flex-wrap justify-between gap-2 px-4 py-5 text-xs text-ink-muted sm:px-6">
           <span>{t("footer.rights", { year: new Date().getUTCFullYear() })}</span>
           <span lang="en" dir="ltr">
             {t("meta.version")}

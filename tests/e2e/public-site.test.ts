@@ -26,7 +26,7 @@ const pages = [
   { path: "/cookies", title: /Cookie Policy/, heading: "Cookie Policy" },
   { path: "/how-it-works", title: /How/, heading: "How AI emotional support works" },
   { path: "/languages", title: /Languages/, heading: "Supported Languages" },
-  { path: "/faq", title: /Frequently Asked Questions/, heading: "Frequently Asked Questions" },
+  { path: "/faq", title: /Frequently asked questions/, heading: "Frequently asked questions" },
   { path: "/safety", title: /Safety/, heading: "Safety" },
   { path: "/contact", title: /Contact/, heading: "Contact" },
   { path: "/accessibility", title: /Accessibility/, heading: "Accessibility" },
@@ -83,6 +83,44 @@ describe.each(variants)("every public page, JavaScript $javaScript, language $lo
       expect(describeViolations(violations), spec.path).toBe("");
     },
   );
+});
+
+describe.each(["en", "ar"] as const)("the phone menu, language %s", (locale) => {
+  const texts = locale === "ar" ? ar : en;
+  it.each([true, false])("opens and navigates with JavaScript %s, and the header does not wrap at 390 px", async (javaScript) => {
+    const context = await browser.newContext({
+      javaScriptEnabled: javaScript,
+      locale,
+      extraHTTPHeaders: { "Accept-Language": locale },
+      viewport: { width: 390, height: 800 },
+    });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/faq`);
+    const header = page.locator("header").first();
+    // One row: the logo and the menu button, nothing wrapped under them.
+    expect((await header.boundingBox())!.height).toBeLessThan(80);
+    // A <summary>: screen readers announce it as a collapsed or expanded button; Playwright has no role for it.
+    const menu = header.locator("summary", { hasText: texts.look.header.menu });
+    const business = header.getByRole("link", { name: texts.nav.forBusiness, exact: true }).last();
+    await expect(business.isVisible()).resolves.toBe(false);
+    await menu.click();
+    await business.waitFor({ state: "visible" });
+    await business.click();
+    await page.waitForURL(`${server.url}/business`);
+    await page.locator("h1", { hasText: texts.business.title }).waitFor();
+    // With JavaScript the page changed without a reload: the menu must have closed by itself.
+    await expect(
+      page.locator("header").first().getByRole("link", { name: texts.nav.howItWorks, exact: true }).last().isVisible(),
+    ).resolves.toBe(false);
+    await context.close();
+  });
+});
+
+describe("the style guide", () => {
+  it("does not exist in production", async () => {
+    const response = await fetch(`${server.url}/styleguide`);
+    expect(response.status).toBe(404);
+  });
 });
 
 describe("redirects, health and errors", () => {

@@ -6,7 +6,7 @@ import { StaticPage, Section } from "~/ui/static-page";
 import { buttonClass, linkClass } from "~/ui/button";
 
 export const meta: Route.MetaFunction = () => [
-  { title: "Frequently Asked Questions · Sakina" },
+  { title: "Frequently asked questions · Sakina" },
   {
     name: "description",
     content: "Answers about Sakina's AI support calls, languages, pricing, privacy, safety, business bookings and accessibility.",
@@ -366,7 +366,8 @@ const categories: Category[] = [
 export default function FaqPage() {
   return (
     <StaticPage
-      title="Frequently Asked Questions"
+      empathy
+      title="Frequently asked questions"
       intro={<p>Quick answers about calls, pricing, privacy and safety. Select a question to show its answer.</p>}
     >
       <div className="space-y-8 text-slate-800">

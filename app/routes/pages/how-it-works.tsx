@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/how-it-works";
 import { CrisisNotice } from "~/ui/crisis-notice";
+import { ListeningIllustration } from "~/ui/illustrations";
 import { StaticPage, Section } from "~/ui/static-page";
 import { buttonClass, linkClass } from "~/ui/button";
 
@@ -58,6 +59,8 @@ const steps = [
 export default function HowItWorksPage() {
   return (
     <StaticPage
+      empathy
+      illustration={<ListeningIllustration />}
       title="How AI emotional support works"
       intro={
         <p>
@@ -142,7 +145,7 @@ export default function HowItWorksPage() {
           <p>
             Subscriptions are opening soon; until then, read the{" "}
             <Link className={linkClass} to="/faq">
-              Frequently Asked Questions
+              frequently asked questions
             </Link>
             .
           </p>

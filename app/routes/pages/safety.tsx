@@ -19,6 +19,7 @@ const subheadingClass = "text-lg font-semibold text-slate-900";
 export default function SafetyPage() {
   return (
     <StaticPage
+      empathy
       title="Safety"
       intro={
         <p>
