@@ -10,12 +10,23 @@ type BookingStatus = Booking["status"];
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** Live bookings that overlap [from, to): what blocks new slots. */
+/** No booking lasts a day (services take at most 12 hours): a start earlier than this before `from` cannot reach it. */
+const LONGEST_BOOKING_MS = 24 * 3_600_000;
+
 export async function listBusyIntervals(db: Db, businessId: number, from: Date, to: Date) {
+  // The lower bound on starts_at lets the (business_id, starts_at) index read the window only,
+  // not every past booking of the business.
   const rows = await db
     .select({ start: bookings.startsAt, end: bookings.endsAt })
     .from(bookings)
     .where(
-      and(eq(bookings.businessId, businessId), ne(bookings.status, "cancelled"), gt(bookings.endsAt, from), lt(bookings.startsAt, to)),
+      and(
+        eq(bookings.businessId, businessId),
+        ne(bookings.status, "cancelled"),
+        gt(bookings.startsAt, new Date(from.getTime() - LONGEST_BOOKING_MS)),
+        lt(bookings.startsAt, to),
+        gt(bookings.endsAt, from),
+      ),
     );
   return rows.map((row) => ({ start: row.start.getTime(), end: row.end.getTime() }));
 }
