@@ -46,7 +46,7 @@ try {
 const port = Number(process.env.PORT ?? 3000);
 // Unset, Node listens on every interface (as hosting platforms expect); HOST=127.0.0.1 keeps it local.
 const host = process.env.HOST || undefined;
-const server = http.createServer(appServer.app);
+const server = http.createServer(appServer.handler);
 server.on("upgrade", (request, socket, head) => appServer.upgrade(request, socket, head));
 server.on("error", async (error) => {
   console.error(

@@ -9,11 +9,16 @@ type BookingStatus = Booking["status"];
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
+/** No booking lasts a day (services take at most 12 hours): a start earlier than this before `from` cannot reach it. */
+const LONGEST_BOOKING_MS = 24 * 3_600_000;
+
 /**
  * Live bookings that overlap [from, to): what blocks new slots. `exceptBookingId` leaves one
  * booking out, so a booking being moved does not block the times around its own.
  */
 export async function listBusyIntervals(db: Db, businessId: number, from: Date, to: Date, exceptBookingId?: number) {
+  // The lower bound on starts_at lets the (business_id, starts_at) index read the window only,
+  // not every past booking of the business.
   const rows = await db
     .select({ start: bookings.startsAt, end: bookings.endsAt })
     .from(bookings)
@@ -21,8 +26,9 @@ export async function listBusyIntervals(db: Db, businessId: number, from: Date, 
       and(
         eq(bookings.businessId, businessId),
         ne(bookings.status, "cancelled"),
-        gt(bookings.endsAt, from),
+        gt(bookings.startsAt, new Date(from.getTime() - LONGEST_BOOKING_MS)),
         lt(bookings.startsAt, to),
+        gt(bookings.endsAt, from),
         exceptBookingId ? ne(bookings.id, exceptBookingId) : undefined,
       ),
     );

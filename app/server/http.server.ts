@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, RequestListener } from "node:http";
 import type { Duplex } from "node:stream";
 import { readdirSync } from "node:fs";
 import path from "node:path";
@@ -26,6 +26,8 @@ const { RouterContextProvider } = createRequire(import.meta.url)("react-router")
 
 export interface AppServer {
   app: express.Express;
+  /** What the HTTP server calls for every request: /healthz answered in front, everything else to `app`. */
+  handler: RequestListener;
   /** WebSocket upgrades (the call audio bridge plugs in here); anything unknown is refused. */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   services: Awaited<ReturnType<typeof createServices>>;
@@ -64,8 +66,6 @@ export async function createAppServer(options: {
   app.disable("x-powered-by");
   // false, a hop count or proxy addresses (never "everything"): req.ip is the right-most untrusted hop.
   app.set("trust proxy", env.TRUST_PROXY);
-  // First: a health check needs none of what pages need (headers, compression, sessions).
-  app.use(healthCheck(services));
   // Pages, CSS and scripts go out compressed (brotli when the browser takes it, else gzip); the
   // call audio does not come through here (WebSocket upgrades bypass Express).
   app.use(compression());
@@ -112,8 +112,13 @@ export async function createAppServer(options: {
   );
 
   const mediaStreams = mediaStreamEndpoint(services);
+  // A health check needs none of what pages need (router, headers, compression, sessions).
+  const answerHealth = healthCheck(services);
   return {
     app,
+    handler: (req, res) => {
+      if (!answerHealth(req, res)) app(req, res);
+    },
     services,
     describe(bound) {
       // Without APP_URL, links and callbacks point at the address the server really listens on.

@@ -30,13 +30,13 @@ export async function startAppInProcess(env: Record<string, string>) {
   const mod = await import("../../build/server/index.js");
   const app = await mod.createProductionServer();
   process.env = saved;
-  server.on("request", app.app);
+  server.on("request", app.handler);
   server.on("upgrade", (request, socket, head) => app.upgrade(request, socket, head));
   return {
     url,
     dataDir,
     /** The app's request handler, to serve it on another address too. */
-    handler: app.app as http.RequestListener,
+    handler: app.handler,
     services: app.services as AppServices,
     async stop() {
       server.closeAllConnections();

@@ -36,12 +36,21 @@ export async function bookableServices(services: AppServices, business: Business
   return listServices(services.db, business.id, { activeOnly: true });
 }
 
-/** Everything slot computation needs for one business and service, read once. */
-export async function availabilityFor(services: AppServices, business: Business, service: BusinessService, now = Date.now()) {
+/**
+ * Everything slot computation needs for one business and service, read once. `busyWithin` narrows
+ * the bookings read to what can touch one day (the whole window by default).
+ */
+export async function availabilityFor(
+  services: AppServices,
+  business: Business,
+  service: BusinessService,
+  now = Date.now(),
+  busyWithin: { from: number; to: number } = { from: now - 86_400_000, to: now + (BOOKING_WINDOW_DAYS + 1) * 86_400_000 },
+) {
   const [weekly, closures, busy] = await Promise.all([
     getWeeklySchedule(services.db, business.id),
     listDaysOff(services.db, business.id),
-    listBusyIntervals(services.db, business.id, new Date(now - 86_400_000), new Date(now + (BOOKING_WINDOW_DAYS + 1) * 86_400_000)),
+    listBusyIntervals(services.db, business.id, new Date(busyWithin.from), new Date(busyWithin.to)),
   ]);
   const rules: SlotRules = {
     timeZone: business.timeZone,
@@ -79,7 +88,12 @@ export async function slotsForDay(services: AppServices, business: Business, ser
   }
   const service = Number.isInteger(serviceId) ? await findService(services.db, business.id, serviceId) : null;
   if (!service || !service.active) return { error: "unknown_service" as const };
-  const availability = await availabilityFor(services, business, service);
+  // Only the bookings that can reach into that local day (a day either side covers any offset).
+  const dayStart = zonedTimeToUtc(localDate, 0, business.timeZone);
+  const availability = await availabilityFor(services, business, service, Date.now(), {
+    from: dayStart - 86_400_000,
+    to: dayStart + 2 * 86_400_000,
+  });
   if (!availability.windowDates().includes(localDate)) return { error: "outside_window" as const };
   return { service, slots: availability.day(localDate) };
 }
