@@ -22,7 +22,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
   const page = await loadBookingsPage(owner, new URL(request.url));
-  const title = ownerTitle(owner, owner.t(`owner.bookings.filter.${page.filter}`));
+  const title = ownerTitle(owner, `${owner.t("bookings.title")}: ${owner.t(`owner.bookings.filter.${page.filter}`)}`);
   return { kind: "owner" as const, title, shell: owner.shell, ...page };
 }
 

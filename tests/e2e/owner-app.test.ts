@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import ar from "~/locales/ar";
+import en from "~/locales/en";
+import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { httpClient } from "../support/http-client";
+import { waitForMail } from "../support/outbox";
+import { startServer, type RunningServer } from "../support/server";
+
+vi.setConfig({ testTimeout: 180_000 });
+
+let server: RunningServer;
+let browser: Browser;
+let password: string;
+/** One booking waiting for confirmation per run below, each with its customer's e-mail. */
+const customers: string[] = [];
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "loopback" }), launchBrowser()]);
+  password = readFileSync(path.join(server.dataDir, "demo-owner-password"), "utf8").trim();
+  const services = await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json();
+  const haircut = services.find((s: { name: string }) => s.name === "Haircut");
+  for (let day = 1; day < 30 && customers.length < 4; day++) {
+    const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+    const slots = await (await fetch(`${server.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json();
+    const slot = Array.isArray(slots) ? slots.find((s: { available: boolean }) => s.available) : null;
+    if (!slot) continue;
+    const n = customers.length + 1;
+    const guest = httpClient(server.url, { forwardedFor: `198.51.100.${n}` });
+    const response = await guest.postJson("/api/booking/create", {
+      businessLink: "demo-salon",
+      serviceId: haircut.id,
+      appointmentDate: `${date}T${slot.time}`,
+      customerInfo: { name: `Customer ${n}`, phone: `+1212555${3000 + n}`, email: `customer${n}@example.com`, notes: `Note ${n}` },
+      requestCall: true,
+    });
+    expect(response.status).toBe(201);
+    customers.push(`customer${n}@example.com`);
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const texts = { en, ar };
+
+/** Presses Tab until the focused element matches, as a keyboard user would; fails after `limit` presses. */
+async function tabTo(page: Page, matches: (element: { tag: string; name: string; inNav: boolean }) => boolean, limit = 60) {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement as HTMLElement | null;
+      return {
+        tag: element?.tagName.toLowerCase() ?? "",
+        name: (element?.innerText ?? "").trim(),
+        inNav: Boolean(element?.closest("nav")),
+      };
+    });
+    if (matches(focused)) return;
+  }
+  throw new Error("the control was not reached by Tab");
+}
+
+describe.each([
+  ["en", false],
+  ["en", true],
+  ["ar", false],
+  ["ar", true],
+] as const)("the owner's app in %s, JavaScript %s", (lng, javaScript) => {
+  it("goes through every section by keyboard, each page accessible, and confirms a booking by hand", async () => {
+    const t = texts[lng];
+    const context = await newVisitor(browser, { javaScript });
+    expect((await context.request.post(`${server.url}/api/auth/login`, { data: { email: "demo@sakina.app", password } })).status()).toBe(
+      200,
+    );
+    const page = await context.newPage();
+    await page.goto(`${server.url}/dashboard?lng=${lng}`);
+    expect(await page.locator("html").getAttribute("dir")).toBe(lng === "ar" ? "rtl" : "ltr");
+
+    const sections = [
+      { nav: t.owner.nav.services, heading: t.services.title, path: "/dashboard/services" },
+      { nav: t.owner.nav.hours, heading: t.hours.title, path: "/dashboard/hours" },
+      { nav: t.owner.nav.calls, heading: t.owner.calls.title, path: "/dashboard/calls" },
+      { nav: t.owner.nav.settings, heading: t.settings.title, path: "/dashboard/settings" },
+      { nav: t.owner.nav.bookings, heading: t.bookings.title, path: "/dashboard" },
+    ];
+    for (const section of sections) {
+      await tabTo(page, (f) => f.tag === "a" && f.inNav && f.name === section.nav);
+      await page.keyboard.press("Enter");
+      await page.waitForURL((url) => url.pathname === section.path);
+      await page.getByRole("heading", { level: 1, name: section.heading }).waitFor();
+      expect(await page.title()).toMatch(new RegExp(`^${section.heading}`));
+      await expect(page.locator('nav a[aria-current="page"]').innerText()).resolves.toBe(section.nav);
+      // No site header or footer: the owner's app has its own frame.
+      expect(await page.locator("footer").count()).toBe(0);
+      const violations = await axeViolations(page, { javaScript });
+      expect(describeViolations(violations), page.url()).toBe("");
+    }
+
+    // On the bookings page: the first booking still waiting is confirmed from the keyboard.
+    const waiting = page.getByRole("button", { name: new RegExp(`^${t.owner.bookings.confirm}`) });
+    const before = await waiting.count();
+    expect(before).toBeGreaterThan(0);
+    const customer = customers[customers.length - before]!;
+    await tabTo(page, (f) => f.tag === "button" && f.name.startsWith(t.owner.bookings.confirm));
+    await page.keyboard.press("Enter");
+    // Post, redirect, get: the page after the redirect (fully loaded) says what was done.
+    await page.waitForURL(/[?&]done=confirmed/);
+    await page.getByRole("status").filter({ hasText: t.owner.bookings.done.emailed }).waitFor();
+    expect(await waiting.count()).toBe(before - 1);
+    await waitForMail(server.dataDir, customer, /is confirmed$/);
+    const violations = await axeViolations(page, { javaScript });
+    expect(describeViolations(violations), page.url()).toBe("");
+    await context.close();
+  });
+});
