@@ -1,16 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { sql } from "drizzle-orm";
 import { mediaStreamUrl, type BridgeServices } from "~/features/voice/bridge.server";
 import { openDatabase } from "~/platform/db.server";
+import { healthCheck } from "~/platform/health.server";
 import { EnvError, parseEnv } from "~/platform/env.server";
 import { createTelephony } from "~/providers/telephony.server";
 import { createVoiceModel } from "~/providers/voice-model.server";
 import { mediaStreamEndpoint } from "./bridge-streams.server";
 import { listeningOrigin } from "./startup.server";
-
-/** How long one database probe answers /healthz for. */
-const PROBE_TTL_MS = 1000;
 
 /**
  * The call-audio bridge on a process of its own (`npm run start:bridge`, bridge.js): the
@@ -39,25 +36,10 @@ export async function startBridgeServer() {
   };
   const mediaStreams = mediaStreamEndpoint(services);
 
-  let probe: { at: number; ok: Promise<boolean> } | null = null;
+  const answerHealth = healthCheck({ db: database.db, database });
   const server = http.createServer((request, response) => {
-    if (request.url !== "/healthz" || (request.method !== "GET" && request.method !== "HEAD")) {
-      response.writeHead(404, { "Content-Type": "text/plain" }).end("Not found: this process serves the call audio only.\n");
-      return;
-    }
-    if (!probe || Date.now() - probe.at > PROBE_TTL_MS) {
-      probe = {
-        at: Date.now(),
-        ok: database.db.execute(sql`select 1`).then(
-          () => true,
-          () => false,
-        ),
-      };
-    }
-    void probe.ok.then((ok) => {
-      response.writeHead(ok ? 200 : 503, { "Content-Type": "application/json", "Cache-Control": "no-store" });
-      response.end(JSON.stringify({ status: ok ? "ok" : "error" }));
-    });
+    if (answerHealth(request, response)) return;
+    response.writeHead(404, { "Content-Type": "text/plain" }).end("Not found: this process serves the call audio only.\n");
   });
   server.on("upgrade", mediaStreams.upgrade);
   await new Promise<void>((resolve, reject) => {
