@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, lte, ne, notInArray, or, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
 import { bookings, businessServices } from "./schema";
@@ -266,22 +266,20 @@ export const CALL_STATES_IN_PROGRESS = ["queued", "scheduled", "calling", "retry
 export type OwnerBookingFilter = "upcoming" | "attention" | "past";
 
 /**
- * The owner's list. Upcoming: not yet over, soonest first. Needs attention: not yet over, not
- * cancelled, and waiting for the owner: the customer asked for another time, could not be
- * reached, was not called (the dialling policy refused the number), or is still unconfirmed with
- * no call planned or under way. Past: over, latest first.
+ * The owner's list. Upcoming: not yet over, soonest first. Needs attention: not yet over and
+ * waiting for the owner: the customer asked for another time or could not be reached, or the
+ * booking is still unconfirmed with no call planned or under way (not called because the dialling
+ * policy refused the number, calls not configured, a call that ended without an answer to the
+ * question). Past: over, latest first.
  */
 export async function listOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date(), limit = 100) {
   const when = filter === "past" ? lte(bookings.endsAt, now) : gt(bookings.endsAt, now);
   const attention =
     filter === "attention"
-      ? and(
-          ne(bookings.status, "cancelled"),
-          or(
-            inArray(bookings.status, ["reschedule_requested", "unreachable"]),
-            isNotNull(bookings.notCalledReason),
-            and(eq(bookings.status, "pending"), notInArray(bookings.callState, CALL_STATES_IN_PROGRESS)),
-          ),
+      ? or(
+          inArray(bookings.status, ["reschedule_requested", "unreachable"]),
+          // Includes "not called": the dialling policy refused the number.
+          and(eq(bookings.status, "pending"), notInArray(bookings.callState, CALL_STATES_IN_PROGRESS)),
         )
       : undefined;
   return db

@@ -1,6 +1,7 @@
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/dashboard.settings";
 import { loadSettingsPage } from "~/features/business/dashboard.server";
+import { BookingLink } from "~/features/business/dashboard/booking-link";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { SettingsSection } from "~/features/business/dashboard/settings";
 import { ownerAction } from "~/features/business/owner-action.server";
@@ -31,6 +32,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
       <OwnerStatus message={loaderData.message} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("settings.title")}</h1>
       <p className="mt-1 text-sm text-slate-700">{t("settings.intro")}</p>
+      <BookingLink url={loaderData.shell.bookingUrl} />
       <SettingsSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
     </OwnerShell>
   );

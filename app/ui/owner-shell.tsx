@@ -47,7 +47,7 @@ export function OwnerShell({
           <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
             <p className="min-w-0 text-lg font-semibold text-slate-900">
               <bdi>{shell.businessName}</bdi>
-              <span className="ms-2 text-sm font-normal text-slate-600">{t("owner.shell.app")}</span>
+              <span className="ms-2 hidden text-sm font-normal text-slate-600 sm:inline">{t("owner.shell.app")}</span>
             </p>
             <div className="flex flex-wrap items-center gap-2">
               <a
@@ -56,7 +56,6 @@ export function OwnerShell({
               >
                 {t("owner.shell.bookingPage")}
               </a>
-              <LanguageSwitcher current={locale} />
               <Form method="post" action="/logout">
                 <AuthenticityTokenInput />
                 <button
@@ -91,6 +90,10 @@ export function OwnerShell({
         </div>
       </header>
       <div className="mx-auto max-w-5xl px-4 py-6 sm:py-8">{children}</div>
+      <div className="mx-auto flex max-w-5xl flex-wrap items-center justify-between gap-3 border-t border-slate-200 px-4 py-4 text-sm text-slate-600">
+        <span>{t("owner.shell.app")}</span>
+        <LanguageSwitcher current={locale} />
+      </div>
     </div>
   );
 }

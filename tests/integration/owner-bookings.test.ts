@@ -6,6 +6,7 @@ import { hashPassword } from "~/features/auth/passwords.server";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
 import { readOutbox, waitForMail } from "../support/outbox";
+import { waitFor } from "../support/wait";
 
 let app: Awaited<ReturnType<typeof startAppInProcess>>;
 let owner: ReturnType<typeof httpClient>;
@@ -90,6 +91,11 @@ describe("an owner manages bookings by hand", () => {
     expect(list).toMatch(/<a href="tel:\+12125552\d+" dir="ltr"/);
     expect(list).toContain(customer);
 
+    // Nobody can phone them (no telephony here): the booking waits for the owner.
+    await waitFor(async () => (await (await owner.get("/dashboard?filter=attention")).text()).includes("ليلى أحمد") || null, {
+      what: "the booking under Needs attention",
+    });
+
     // Confirm, twice: one change, one e-mail.
     const confirmed = await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: String(id) });
     expect(confirmed.status).toBe(302);
@@ -98,6 +104,7 @@ describe("an owner manages bookings by hand", () => {
     expect((await bookingRow(id)).status).toBe("confirmed");
     await waitForMail(app.dataDir, customer, /^تم تأكيد حجزك لدى/);
     expect(await (await owner.get(`/dashboard?done=confirmed&booking=${id}`)).text()).toContain("confirmed. We e-mailed the customer.");
+    expect(await (await owner.get("/dashboard?filter=attention")).text()).not.toContain("ليلى أحمد");
 
     // A call still queued for the booking is taken off the queue when the owner moves it.
     const [queued] = await app.services.db

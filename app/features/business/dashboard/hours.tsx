@@ -40,8 +40,8 @@ export function HoursSection({
           return (
             <fieldset key={day} className="rounded-xl border border-slate-200 p-3">
               <legend className="px-1 font-medium text-slate-900">{weekdayName(day)}</legend>
-              <div className="flex flex-wrap items-end gap-3">
-                <label className="flex items-center gap-2 pb-2 text-sm text-slate-800">
+              <div className="grid grid-cols-2 items-end gap-3 sm:flex sm:flex-wrap">
+                <label className="col-span-2 flex items-center gap-2 pb-2 text-sm text-slate-800">
                   <input type="checkbox" name={`d${day}_open`} defaultChecked={intervals.length > 0} className="h-4 w-4 accent-teal-700" />
                   {t("hours.open")}
                 </label>
@@ -52,7 +52,7 @@ export function HoursSection({
                   type="time"
                   defaultValue={first ? formatTimeOfDay(first.startMinute) : "09:00"}
                   errors={err(`d${day}_start1`)}
-                  className="w-36"
+                  className="sm:w-36"
                 />
                 <Field
                   id={`d${day}_end1`}
@@ -61,7 +61,7 @@ export function HoursSection({
                   type="time"
                   defaultValue={first ? formatTimeOfDay(first.endMinute) : "17:00"}
                   errors={err(`d${day}_end1`)}
-                  className="w-36"
+                  className="sm:w-36"
                 />
                 <Field
                   id={`d${day}_start2`}
@@ -70,7 +70,7 @@ export function HoursSection({
                   type="time"
                   defaultValue={second ? formatTimeOfDay(second.startMinute) : ""}
                   errors={err(`d${day}_start2`)}
-                  className="w-36"
+                  className="sm:w-36"
                 />
                 <Field
                   id={`d${day}_end2`}
@@ -79,7 +79,7 @@ export function HoursSection({
                   type="time"
                   defaultValue={second ? formatTimeOfDay(second.endMinute) : ""}
                   errors={err(`d${day}_end2`)}
-                  className="w-36"
+                  className="sm:w-36"
                 />
               </div>
             </fieldset>

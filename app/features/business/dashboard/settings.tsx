@@ -23,6 +23,7 @@ export function SettingsSection({ business, actionData }: { business: BusinessSe
           label={t("register.phone")}
           name="phone"
           type="tel"
+          dir="ltr"
           required
           defaultValue={val("phone", business.phone)}
           errors={err("phone")}
