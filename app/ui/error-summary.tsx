@@ -7,6 +7,22 @@ export interface FieldProblem {
   message: string;
 }
 
+/**
+ * Submits seen in this page (capture phase: before the form's own handlers validate it). Conform
+ * also submits, with a hidden "__intent__" button, to revalidate as someone types: not counted.
+ */
+let submits = 0;
+if (typeof document !== "undefined") {
+  document.addEventListener(
+    "submit",
+    (event) => {
+      const submitter = (event as SubmitEvent).submitter as HTMLButtonElement | null;
+      if (!/^__intent__$/i.test(submitter?.name ?? "")) submits++;
+    },
+    true,
+  );
+}
+
 /** The invalid fields of a conform form, in the order given (the form's order). */
 export function problemsOf(fields: { id: string; errors?: string[] | null }[]): FieldProblem[] {
   return fields.flatMap((field) => (field.errors?.length ? [{ id: field.id, message: field.errors[0]! }] : []));
@@ -21,11 +37,15 @@ export function problemsOf(fields: { id: string; errors?: string[] | null }[]): 
 export function ErrorSummary({ problems, formErrors = [] }: { problems: FieldProblem[]; formErrors?: (string | null | undefined)[] }) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDivElement>(null);
+  const handledSubmit = useRef<number | null>(null);
   const general = formErrors.filter((message): message is string => Boolean(message));
   const signature = JSON.stringify([problems, general]);
   const visible = problems.length > 0 || general.length > 0;
   useEffect(() => {
-    if (visible) ref.current?.focus();
+    if (!visible) return;
+    // When it appears, and after each failed submit; not while someone fixes a field and the list shrinks.
+    if (handledSubmit.current === null || handledSubmit.current !== submits) ref.current?.focus();
+    handledSubmit.current = submits;
   }, [visible, signature]);
   if (!visible) return null;
   return (
