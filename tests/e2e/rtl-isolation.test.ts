@@ -48,9 +48,16 @@ describe("the check itself", () => {
     const page = await browser.newPage();
     await page.setContent(`<html dir="rtl" lang="ar"><body>
       <p>اتصل بـ 116 123</p><p>اتصل بـ 988 الآن</p><p>ادفع $5</p><p>الهاتف +966 55 123 4567</p>
+      <div dir="ltr"><aside dir="rtl"><p>اتصل بـ 000</p></aside></div>
       <p>اتصل بـ <bdi dir="ltr">116 123</bdi></p><p><span dir="ltr">+966 55 123 4567</span></p><p>مدة 10 دقائق، عام 2026</p>
     </body></html>`);
-    expect(await unisolatedNumbers(page)).toEqual(["اتصل بـ 116 123", "اتصل بـ 988 الآن", "ادفع $5", "الهاتف +966 55 123 4567"]);
+    expect(await unisolatedNumbers(page)).toEqual([
+      "اتصل بـ 116 123",
+      "اتصل بـ 988 الآن",
+      "ادفع $5",
+      "الهاتف +966 55 123 4567",
+      "اتصل بـ 000",
+    ]);
     await page.close();
   });
 });

@@ -15,8 +15,8 @@ const SOURCES = [
 
 /**
  * The texts of the page's body that hold such a number outside an isolate: a `<bdi>`, an element
- * with `dir="ltr"` or `dir="auto"` (content pages written in English are `dir="ltr"` as a whole),
- * or a form control.
+ * with `dir="ltr"` or `dir="auto"` (content pages written in English are `dir="ltr"` as a whole,
+ * but an Arabic block inside one, `dir="rtl"`, is checked again), or a form control.
  */
 export async function unisolatedNumbers(page: Page): Promise<string[]> {
   return page.evaluate((sources) => {
@@ -28,8 +28,20 @@ export async function unisolatedNumbers(page: Page): Promise<string[]> {
       const text = node.textContent ?? "";
       if (!parent || parent.closest("script, style, template, noscript")) continue;
       if (!patterns.some((pattern) => pattern.test(text))) continue;
-      if (parent.closest('bdi, [dir="ltr"], [dir="auto"], input, textarea, select')) continue;
-      found.push(text.trim());
+      // The nearest isolate or direction decides: an rtl block inside an ltr page is rtl again.
+      let isolated = false;
+      for (let element: Element | null = parent; element && element !== document.body; element = element.parentElement) {
+        if (["BDI", "INPUT", "TEXTAREA", "SELECT"].includes(element.tagName)) {
+          isolated = true;
+          break;
+        }
+        const dir = element.getAttribute("dir");
+        if (dir) {
+          isolated = dir === "ltr" || dir === "auto";
+          break;
+        }
+      }
+      if (!isolated) found.push(text.trim());
     }
     return found;
   }, SOURCES);
