@@ -36,6 +36,7 @@ export default [
   route("api/auth/login", "routes/api/auth.login.ts"),
   route("api/auth/forgot-password", "routes/api/auth.forgot-password.ts"),
   route("book/:bookingLink", "routes/book.tsx"),
+  route("book/:bookingLink/calendar.ics", "routes/book.calendar.ts"),
   route("booking/:token", "routes/booking.manage.tsx"),
   route("api/booking/business/:bookingLink", "routes/api/booking/business.ts"),
   route("api/booking/services/:bookingLink", "routes/api/booking/services.ts"),

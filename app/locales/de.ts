@@ -910,6 +910,22 @@ const de = {
       ownersHint: "Betreiben Sie diesen Server? Melden Sie sich als Inhaber oder Admin an, um die Einrichtung jedes Dienstes zu sehen.",
     },
   },
+  flows: {
+    errorSummaryTitle: "Es gibt ein Problem",
+    errorTitle: "Fehler: {{title}}",
+    businessPhone: "Telefon:",
+    businessAddress: "Adresse:",
+    poweredBy: "Bereitgestellt von Sakina",
+    calendarDescription: "Ihre Buchung bei {{business}}.",
+    doneNothingTitle: "Keine Buchung zum Anzeigen",
+    doneNothingBody:
+      "Diese Seite zeigt eine Buchung nur in dem Browser, in dem sie gemacht wurde, und nur eine Stunde lang. Wenn Sie gebucht haben, ruft das Unternehmen Sie zur Bestätigung an; haben Sie eine E-Mail-Adresse angegeben, finden Sie dort die Details und einen Link zum Ändern oder Stornieren.",
+    doneEmailed: "Wir haben Ihnen die Details, eine Kalenderdatei und einen Link zum Ändern oder Stornieren per E-Mail geschickt.",
+    addToCalendar: "Zum Kalender hinzufügen",
+    manageBooking: "Ändern oder stornieren",
+    emailExists:
+      "Mit dieser E-Mail-Adresse ist bereits ein Unternehmen registriert. Melden Sie sich an oder setzen Sie Ihr Passwort zurück, wenn Sie es vergessen haben.",
+  },
 } satisfies typeof en;
 
 export default de;

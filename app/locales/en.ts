@@ -893,6 +893,21 @@ const en = {
       ownersHint: "Do you run this server? Log in as an owner or admin to see how each service is configured.",
     },
   },
+  flows: {
+    errorSummaryTitle: "There is a problem",
+    errorTitle: "Error: {{title}}",
+    businessPhone: "Phone:",
+    businessAddress: "Address:",
+    poweredBy: "Powered by Sakina",
+    calendarDescription: "Your booking with {{business}}.",
+    doneNothingTitle: "No booking to show here",
+    doneNothingBody:
+      "This page shows a booking only in the browser that made it, for an hour after booking. If you booked, the business will phone you to confirm, and if you gave an e-mail address the details and a link to change or cancel are in your inbox.",
+    doneEmailed: "We have e-mailed you the details, a calendar file and a link to change or cancel.",
+    addToCalendar: "Add to calendar",
+    manageBooking: "Change or cancel",
+    emailExists: "A business is already registered with this e-mail address. Log in, or reset your password if you have forgotten it.",
+  },
 };
 
 export default en;

@@ -904,6 +904,21 @@ const es = {
       ownersHint: "¿Administras este servidor? Inicia sesión como propietario o administrador para ver la configuración de cada servicio.",
     },
   },
+  flows: {
+    errorSummaryTitle: "Hay un problema",
+    errorTitle: "Error: {{title}}",
+    businessPhone: "Teléfono:",
+    businessAddress: "Dirección:",
+    poweredBy: "Con la tecnología de Sakina",
+    calendarDescription: "Tu reserva con {{business}}.",
+    doneNothingTitle: "No hay ninguna reserva que mostrar",
+    doneNothingBody:
+      "Esta página muestra una reserva solo en el navegador desde el que se hizo, durante una hora. Si has reservado, el negocio te llamará para confirmarla y, si diste un correo electrónico, en tu bandeja tienes los detalles y un enlace para cambiarla o cancelarla.",
+    doneEmailed: "Te hemos enviado por correo los detalles, un archivo de calendario y un enlace para cambiarla o cancelarla.",
+    addToCalendar: "Añadir al calendario",
+    manageBooking: "Cambiar o cancelar",
+    emailExists: "Ya hay un negocio registrado con este correo electrónico. Inicia sesión o restablece tu contraseña si la has olvidado.",
+  },
 } satisfies typeof en;
 
 export default es;

@@ -913,6 +913,22 @@ const fr = {
         "Vous gérez ce serveur ? Connectez-vous en tant que propriétaire ou administrateur pour voir la configuration de chaque service.",
     },
   },
+  flows: {
+    errorSummaryTitle: "Il y a un problème",
+    errorTitle: "Erreur : {{title}}",
+    businessPhone: "Téléphone :",
+    businessAddress: "Adresse :",
+    poweredBy: "Propulsé par Sakina",
+    calendarDescription: "Votre réservation chez {{business}}.",
+    doneNothingTitle: "Aucune réservation à afficher",
+    doneNothingBody:
+      "Cette page n'affiche une réservation que dans le navigateur qui l'a faite, pendant une heure. Si vous avez réservé, l'établissement vous appellera pour confirmer et, si vous avez donné une adresse e-mail, les détails et un lien pour modifier ou annuler sont dans votre boîte de réception.",
+    doneEmailed: "Nous vous avons envoyé par e-mail les détails, un fichier de calendrier et un lien pour modifier ou annuler.",
+    addToCalendar: "Ajouter au calendrier",
+    manageBooking: "Modifier ou annuler",
+    emailExists:
+      "Un établissement est déjà inscrit avec cette adresse e-mail. Connectez-vous, ou réinitialisez votre mot de passe si vous l'avez oublié.",
+  },
 } satisfies typeof en;
 
 export default fr;

@@ -906,6 +906,22 @@ const it = {
       ownersHint: "Gestisci questo server? Accedi come titolare o amministratore per vedere la configurazione di ogni servizio.",
     },
   },
+  flows: {
+    errorSummaryTitle: "C'è un problema",
+    errorTitle: "Errore: {{title}}",
+    businessPhone: "Telefono:",
+    businessAddress: "Indirizzo:",
+    poweredBy: "Realizzato con Sakina",
+    calendarDescription: "La tua prenotazione presso {{business}}.",
+    doneNothingTitle: "Nessuna prenotazione da mostrare",
+    doneNothingBody:
+      "Questa pagina mostra una prenotazione solo nel browser da cui è stata fatta, per un'ora. Se hai prenotato, l'attività ti chiamerà per confermare e, se hai indicato un indirizzo e-mail, nella tua casella trovi i dettagli e un link per modificarla o annullarla.",
+    doneEmailed: "Ti abbiamo inviato via e-mail i dettagli, un file di calendario e un link per modificare o annullare.",
+    addToCalendar: "Aggiungi al calendario",
+    manageBooking: "Modifica o annulla",
+    emailExists:
+      "Esiste già un'attività registrata con questo indirizzo e-mail. Accedi, oppure reimposta la password se l'hai dimenticata.",
+  },
 } satisfies typeof en;
 
 export default it;

@@ -20,22 +20,11 @@ import { localeCookie } from "~/platform/cookies.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
-import type { AppServices } from "~/platform/services.server";
+import { draftCookie, placedBooking, placedCookie, readDraft, type BookingDraft } from "~/features/booking/booking-cookie.server";
+import { isolatedText } from "~/ui/bidi";
+import type { ShellHandle } from "~/ui/shell";
 import { isLanguage } from "~/i18n";
 import { parseDbId } from "~/lib/validation";
-
-interface Draft {
-  link: string;
-  name: string;
-  phone: string;
-  email: string;
-  notes: string;
-}
-
-async function readDraft(services: AppServices, request: Request, link: string): Promise<Draft | null> {
-  const value = await services.cookies.bookingDraft.parse(request.headers.get("Cookie"));
-  return value && value.link === link ? (value as Draft) : null;
-}
 
 function stepUrl(link: string, params: Record<string, string | number | undefined>) {
   const search = new URLSearchParams();
@@ -47,7 +36,8 @@ function stepUrl(link: string, params: Record<string, string | number | undefine
 /**
  * /book/{bookingLink}: service → date and time → contact → confirm → done. Every choice lives in
  * the URL (contact details in a signed cookie, not the URL), so each step works without
- * JavaScript and Back and reload are safe.
+ * JavaScript and Back and reload are safe. The done page shows the booking only to the browser
+ * that made it (the cookie names it); its address alone shows nothing private.
  */
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
@@ -55,7 +45,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const business = await bookableBusiness(services, params.bookingLink);
   if (!business) {
-    return data({ kind: "invalid" as const, title: `${t("book.invalidTitle")} · Sakina` }, { status: 404 });
+    return data({ kind: "invalid" as const, title: `${t("book.invalidTitle")} · Sakina`, locale: getLocale(context) }, { status: 404 });
   }
   // The business's language is the page's default, until the visitor chooses one.
   const chosen = url.searchParams.get("lng") ?? (await localeCookie.parse(request.headers.get("Cookie")));
@@ -67,6 +57,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const serviceList = await bookableServices(services, business);
   const header = {
     name: business.name,
+    industry: business.industry,
     phone: formatPhone(business.phone),
     address: business.address,
     description: business.description,
@@ -75,7 +66,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   };
   const base = {
     kind: "page" as const,
-    title: `${business.name} · ${t("book.title")}`,
+    locale: getLocale(context),
+    title: `${isolatedText(business.name)} · ${t("book.title")}`,
     business: header,
     services: serviceList.map((s) => ({
       id: s.id,
@@ -88,19 +80,24 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     taken: url.searchParams.get("taken") === "1",
   };
 
+  if (url.searchParams.get("step") === "done") {
+    const placed = await placedBooking(services, request, business);
+    const booking = placed
+      ? {
+          serviceName: placed.service.name,
+          start: placed.booking.startsAt.toISOString(),
+          customerName: placed.booking.customerName,
+          manageUrl: placed.manageToken ? `/booking/${placed.manageToken}` : null,
+          calendarUrl: `/book/${business.bookingLink}/calendar.ics`,
+          emailed: Boolean(placed.booking.customerEmail),
+        }
+      : null;
+    return { ...base, step: "done" as const, booking };
+  }
+
   const serviceId = Number(url.searchParams.get("service"));
   const service = serviceList.find((s) => s.id === serviceId);
   if (!service) return { ...base, step: "service" as const };
-
-  if (url.searchParams.get("step") === "done") {
-    return {
-      ...base,
-      step: "done" as const,
-      serviceId: service.id,
-      date: url.searchParams.get("date") ?? "",
-      time: url.searchParams.get("time") ?? "",
-    };
-  }
 
   const availability = await availabilityFor(services, business, service);
   const date = url.searchParams.get("date") ?? "";
@@ -145,7 +142,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   };
 }
 
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
+export const handle = { shell: "booking" } satisfies ShellHandle;
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -168,7 +165,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     if (submission.status !== "success") return data({ reply: submission.reply() }, { status: 400 });
     const phone = normalizeCustomerPhone(submission.value.phone, business);
     if (!phone.ok) return data({ reply: submission.reply({ fieldErrors: { phone: [t("book.phoneInvalid")] } }) }, { status: 400 });
-    const draft: Draft = {
+    const draft: BookingDraft = {
       link,
       name: submission.value.name,
       phone: phone.e164,
@@ -176,7 +173,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       notes: submission.value.notes ?? "",
     };
     return redirect(stepUrl(link, { service: service.id, date, time, step: "confirm" }), {
-      headers: { "Set-Cookie": await services.cookies.bookingDraft.serialize(draft) },
+      headers: { "Set-Cookie": await draftCookie(services, draft) },
     });
   }
 
@@ -204,8 +201,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     // Lost the race (or the time no longer exists): the time step again, with fresh slots.
     return redirect(stepUrl(link, { service: service.id, date, taken: "1" }));
   }
-  return redirect(stepUrl(link, { service: service.id, date, time, step: "done" }), {
-    headers: { "Set-Cookie": await services.cookies.bookingDraft.serialize("", { maxAge: 0 }) },
+  // The done page's address names no booking: the cookie tells this browser (and only it) which one.
+  return redirect(stepUrl(link, { step: "done" }), {
+    headers: { "Set-Cookie": await placedCookie(services, link, result.booking.id, result.manageToken) },
   });
 }
 

@@ -12,7 +12,13 @@ import { parseTimeOfDay } from "~/lib/time";
 import { availabilityFor, bookingConfirmationCallJob, formatWhen } from "~/features/booking/booking.server";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { formatPhone } from "~/lib/phone";
+import { BookingShell } from "~/ui/booking-shell";
+import { isolatedText } from "~/ui/bidi";
+import { FocusHeading } from "~/ui/focus";
+import { PageTitle } from "~/ui/error-summary";
+import type { ShellHandle } from "~/ui/shell";
 import { redirectWithToast } from "~/platform/toast.server";
 import type { AppServices } from "~/platform/services.server";
 
@@ -47,7 +53,15 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     };
   }
   return {
-    title: `${t("manage.title")} · ${business.name}`,
+    title: `${t("manage.title")} · ${isolatedText(business.name)}`,
+    locale: getLocale(context),
+    business: {
+      name: business.name,
+      industry: business.industry,
+      phone: formatPhone(business.phone),
+      address: business.address,
+      description: null,
+    },
     businessName: business.name,
     serviceName: service.name,
     when: formatWhen(booking.startsAt, business.timeZone, language),
@@ -58,7 +72,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   };
 }
 
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
+export const handle = { shell: "booking" } satisfies ShellHandle;
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -92,90 +106,99 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation();
   const data = loaderData;
   return (
-    <div className="mx-auto max-w-2xl px-4 py-10 sm:py-14">
-      <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("manage.title")}</h1>
-      <div className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
-        <dl className="grid grid-cols-1 gap-x-4 gap-y-2 sm:grid-cols-[auto_1fr]">
-          <dt className="font-medium text-slate-600">{t("manage.business")}</dt>
-          <dd className="text-slate-900">{data.businessName}</dd>
-          <dt className="font-medium text-slate-600">{t("book.summaryService")}</dt>
-          <dd className="text-slate-900">{data.serviceName}</dd>
-          <dt className="font-medium text-slate-600">{t("book.summaryWhen")}</dt>
-          <dd className="text-slate-900">{data.when}</dd>
-          <dt className="font-medium text-slate-600">{t("manage.status")}</dt>
-          <dd className="text-slate-900">{t(`bookingStatus.${data.status}`)}</dd>
-        </dl>
-        {data.live ? (
-          <div className="mt-6 flex flex-wrap gap-3">
-            <Form method="post">
-              <AuthenticityTokenInput />
-              <input type="hidden" name="intent" value="cancel" />
-              <Button type="submit" variant="secondary">
-                {t("manage.cancel")}
-              </Button>
-            </Form>
-            {data.reschedule ? null : (
-              <Link to="?reschedule=1" className={`${linkClass} self-center`}>
-                {t("manage.reschedule")}
-              </Link>
+    <BookingShell business={data.business} locale={data.locale}>
+      <PageTitle title={data.title} />
+      <div className="mx-auto max-w-2xl px-4 py-8 sm:py-10">
+        <FocusHeading className="text-2xl font-semibold tracking-tight text-slate-900">{t("manage.title")}</FocusHeading>
+        <div className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
+          <dl className="grid grid-cols-1 gap-x-4 gap-y-2 sm:grid-cols-[auto_1fr]">
+            <dt className="font-medium text-slate-600">{t("manage.business")}</dt>
+            <dd className="text-slate-900">
+              <bdi>{data.businessName}</bdi>
+            </dd>
+            <dt className="font-medium text-slate-600">{t("book.summaryService")}</dt>
+            <dd className="text-slate-900">
+              <bdi>{data.serviceName}</bdi>
+            </dd>
+            <dt className="font-medium text-slate-600">{t("book.summaryWhen")}</dt>
+            <dd className="text-slate-900">
+              <bdi>{data.when}</bdi>
+            </dd>
+            <dt className="font-medium text-slate-600">{t("manage.status")}</dt>
+            <dd className="text-slate-900">{t(`bookingStatus.${data.status}`)}</dd>
+          </dl>
+          {data.live ? (
+            <div className="mt-6 flex flex-wrap gap-3">
+              <Form method="post">
+                <AuthenticityTokenInput />
+                <input type="hidden" name="intent" value="cancel" />
+                <Button type="submit" variant="secondary">
+                  {t("manage.cancel")}
+                </Button>
+              </Form>
+              {data.reschedule ? null : (
+                <Link to="?reschedule=1" className={`${linkClass} self-center`}>
+                  {t("manage.reschedule")}
+                </Link>
+              )}
+            </div>
+          ) : null}
+        </div>
+        {data.reschedule ? (
+          <section aria-labelledby="reschedule-title" className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
+            <h2 id="reschedule-title" className="text-xl font-semibold text-slate-900">
+              {t("manage.reschedule")}
+            </h2>
+            {data.taken ? (
+              <p role="alert" className="mt-3 rounded-lg bg-amber-50 p-3 font-medium text-amber-900">
+                {t("book.justTaken")}
+              </p>
+            ) : null}
+            {data.reschedule.date ? (
+              <Form method="post" className="mt-4">
+                <AuthenticityTokenInput />
+                <input type="hidden" name="intent" value="reschedule" />
+                <input type="hidden" name="date" value={data.reschedule.date} />
+                <fieldset>
+                  <legend className="font-semibold text-slate-900">
+                    {t("book.timesOn", {
+                      day: new Date(`${data.reschedule.date}T12:00:00Z`).toLocaleDateString(i18n.language, {
+                        weekday: "long",
+                        day: "numeric",
+                        month: "long",
+                        timeZone: "UTC",
+                      }),
+                    })}
+                  </legend>
+                  <div className="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-5">
+                    {data.reschedule.slots.map((slot) => (
+                      <label
+                        key={slot.time}
+                        className={`flex items-center justify-center gap-2 rounded-lg border px-2 py-2 text-sm ${slot.available ? "border-slate-300" : "border-slate-200 text-slate-500 line-through"}`}
+                      >
+                        <input type="radio" name="time" value={slot.time} disabled={!slot.available} required className="accent-teal-700" />
+                        <bdi dir="ltr">{slot.time}</bdi>
+                        {slot.available ? null : <span className="sr-only">{t("book.unavailable")}</span>}
+                      </label>
+                    ))}
+                  </div>
+                </fieldset>
+                <div className="mt-4 flex flex-wrap items-center gap-4">
+                  <Button type="submit">{t("manage.moveHere")}</Button>
+                  <Link to="?reschedule=1" className={linkClass}>
+                    {t("book.otherDate")}
+                  </Link>
+                </div>
+              </Form>
+            ) : (
+              <Form method="get" className="mt-4">
+                <input type="hidden" name="reschedule" value="1" />
+                <MonthTables days={data.reschedule.days} />
+              </Form>
             )}
-          </div>
+          </section>
         ) : null}
       </div>
-      {data.reschedule ? (
-        <section aria-labelledby="reschedule-title" className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
-          <h2 id="reschedule-title" className="text-xl font-semibold text-slate-900">
-            {t("manage.reschedule")}
-          </h2>
-          {data.taken ? (
-            <p role="alert" className="mt-3 rounded-lg bg-amber-50 p-3 font-medium text-amber-900">
-              {t("book.justTaken")}
-            </p>
-          ) : null}
-          {data.reschedule.date ? (
-            <Form method="post" className="mt-4">
-              <AuthenticityTokenInput />
-              <input type="hidden" name="intent" value="reschedule" />
-              <input type="hidden" name="date" value={data.reschedule.date} />
-              <fieldset>
-                <legend className="font-semibold text-slate-900">
-                  {t("book.timesOn", {
-                    day: new Date(`${data.reschedule.date}T12:00:00Z`).toLocaleDateString(i18n.language, {
-                      weekday: "long",
-                      day: "numeric",
-                      month: "long",
-                      timeZone: "UTC",
-                    }),
-                  })}
-                </legend>
-                <div className="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-5">
-                  {data.reschedule.slots.map((slot) => (
-                    <label
-                      key={slot.time}
-                      className={`flex items-center justify-center gap-2 rounded-lg border px-2 py-2 text-sm ${slot.available ? "border-slate-300" : "border-slate-200 text-slate-500 line-through"}`}
-                    >
-                      <input type="radio" name="time" value={slot.time} disabled={!slot.available} required className="accent-teal-700" />
-                      <span dir="ltr">{slot.time}</span>
-                      {slot.available ? null : <span className="sr-only">{t("book.unavailable")}</span>}
-                    </label>
-                  ))}
-                </div>
-              </fieldset>
-              <div className="mt-4 flex flex-wrap items-center gap-4">
-                <Button type="submit">{t("manage.moveHere")}</Button>
-                <Link to="?reschedule=1" className={linkClass}>
-                  {t("book.otherDate")}
-                </Link>
-              </div>
-            </Form>
-          ) : (
-            <Form method="get" className="mt-4">
-              <input type="hidden" name="reschedule" value="1" />
-              <MonthTables days={data.reschedule.days} />
-            </Form>
-          )}
-        </section>
-      ) : null}
-    </div>
+    </BookingShell>
   );
 }

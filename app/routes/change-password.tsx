@@ -8,6 +8,8 @@ import type { Route } from "./+types/change-password";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";
 import { Field } from "~/ui/field";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
+import { FocusHeading } from "~/ui/focus";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 import { requireAccount, setPasswordAndSignIn } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
@@ -38,8 +40,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     title: `${t("password.changeTitle")} · Sakina`,
   };
 }
-
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -77,13 +77,18 @@ export default function ChangePassword({ loaderData, actionData }: Route.Compone
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: schema(t, !loaderData.forced) }),
   });
+  const problems = problemsOf(loaderData.forced ? [fields.password, fields.confirm] : [fields.current, fields.password, fields.confirm]);
   return (
     <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
-      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("password.changeTitle")}</h1>
+      <PageTitle title={loaderData.title} error={problems.length > 0 || Boolean(form.errors?.length)} />
+      <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
+        {t("password.changeTitle")}
+      </FocusHeading>
       <p className="mt-2 text-slate-700">{loaderData.forced ? t("password.forcedIntro") : t("password.changeIntro")}</p>
       <Form method="post" {...getFormProps(form)} className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
         <AuthenticityTokenInput />
         <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
+        <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
         {loaderData.forced ? null : (
           <Field
             label={t("password.current")}

@@ -12,6 +12,7 @@ import { Localized } from "~/ui/localized";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { StaticPage, Section } from "~/ui/static-page";
 import { Button } from "~/ui/button";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
 import { Field, SelectField, TextareaField } from "~/ui/field";
 import { servicesContext } from "~/platform/context";
 import { sendEmailJob } from "~/platform/email-jobs.server";
@@ -44,7 +45,6 @@ function contactSchema(t: TFunction) {
 }
 
 export const meta: Route.MetaFunction = () => [
-  { title: "Contact · Sakina" },
   { name: "description", content: "Contact Sakina support: we answer every message by e-mail." },
 ];
 
@@ -113,8 +113,10 @@ export default function ContactPage({ actionData }: Route.ComponentProps) {
     onValidate: ({ formData }) => parseWithZod(formData, { schema: contactSchema(t) }),
   });
 
+  const problems = problemsOf([fields.email, fields.subject, fields.message, fields.urgency]);
   return (
     <StaticPage title="Contact" intro={<p>Questions about a call, a payment, your data or Sakina for business? Write to us.</p>}>
+      <PageTitle title="Contact · Sakina" error={problems.length > 0 || Boolean(form.errors?.length)} />
       <CrisisNotice />
       <section aria-labelledby="contact-form-title" className="rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-8">
         <Localized>
@@ -124,11 +126,7 @@ export default function ContactPage({ actionData }: Route.ComponentProps) {
           <p className="mt-1 text-slate-700">{t("contact.intro")}</p>
           <Form method="post" {...getFormProps(form)} className="mt-6 space-y-5">
             <AuthenticityTokenInput />
-            {form.errors?.length ? (
-              <p id={form.errorId} role="alert" className="rounded-lg bg-rose-50 p-3 text-sm font-medium text-rose-800">
-                {form.errors[0]}
-              </p>
-            ) : null}
+            <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
             <Field
               label={t("contact.email")}
               id={fields.email.id}

@@ -25,6 +25,7 @@ import { dialDeadline } from "~/features/calls/engine.server";
 import { requirePayments } from "~/providers/payments.server";
 import { firstExceededRule } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { FocusHeading } from "~/ui/focus";
 
 /** The country code and the last four digits: enough to recognise one's own number, no more. */
 function maskPhone(e164: string | null) {
@@ -195,7 +196,9 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
 
   return (
     <div className="mx-auto max-w-2xl px-4 py-10 sm:py-14">
-      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("empathy.statusTitle")}</h1>
+      <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
+        {t("empathy.statusTitle")}
+      </FocusHeading>
 
       <div className="mt-6" aria-live="polite">
         {loaderData.status === "awaiting_payment" ? (
@@ -287,7 +290,9 @@ export function ErrorBoundary() {
   const { t } = useTranslation();
   return (
     <div className="mx-auto max-w-xl px-4 py-16">
-      <h1 className="text-2xl font-semibold text-slate-900">{t("empathy.statusNotFoundTitle")}</h1>
+      <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
+        {t("empathy.statusNotFoundTitle")}
+      </FocusHeading>
       <p className="mt-3 text-slate-700">{t("empathy.statusNotFound")}</p>
       <Link to="/" className={`${buttonClass()} mt-6`}>
         {t("errors.goHome")}

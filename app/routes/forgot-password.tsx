@@ -5,6 +5,9 @@ import type { Route } from "./+types/forgot-password";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/button";
 import { Field } from "~/ui/field";
+import { ErrorSummary, PageTitle } from "~/ui/error-summary";
+import { FocusHeading } from "~/ui/focus";
+import { tIsolated } from "~/ui/bidi";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -14,8 +17,6 @@ export function loader({ context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   return { title: `${t("forgot.title")} · Sakina` };
 }
-
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -29,16 +30,19 @@ export async function action({ request, context }: Route.ActionArgs) {
   return { sent: true as const, email, error: null };
 }
 
-export default function ForgotPassword({ actionData }: Route.ComponentProps) {
+export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const navigation = useNavigation();
   if (actionData?.sent) {
     return (
       <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
-        <div role="status" className="rounded-2xl border border-emerald-200 bg-emerald-50 p-6 text-emerald-950">
-          <h1 className="text-2xl font-semibold">{t("forgot.sentTitle")}</h1>
+        <PageTitle title={`${t("forgot.sentTitle")} · Sakina`} />
+        <div className="rounded-2xl border border-emerald-200 bg-emerald-50 p-6 text-emerald-950">
+          <FocusHeading key="sent" level={1} className="text-2xl font-semibold">
+            {t("forgot.sentTitle")}
+          </FocusHeading>
           <p className="mt-2">{t("forgot.sentBody")}</p>
-          <p className="mt-2 text-sm">{t("forgot.sentTo", { email: actionData.email })}</p>
+          <p className="mt-2 text-sm">{tIsolated(t, "forgot.sentTo", { email: actionData.email })}</p>
         </div>
         <div className="mt-6 flex flex-wrap gap-3">
           <Link to="/forgot-password" reloadDocument className={buttonClass("secondary")}>
@@ -58,15 +62,20 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
   }
   return (
     <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
+      <PageTitle title={loaderData.title} error={Boolean(actionData?.error)} />
       <Link to="/login" className={`${linkClass} text-sm`}>
         {t("forgot.backToLogin")}
       </Link>
-      <h1 className="mt-4 text-3xl font-semibold tracking-tight text-slate-900">{t("forgot.title")}</h1>
+      <FocusHeading key="form" level={1} className="mt-4 text-3xl font-semibold tracking-tight text-slate-900">
+        {t("forgot.title")}
+      </FocusHeading>
       <p className="mt-2 text-slate-700">{t("forgot.intro")}</p>
       <Form method="post" className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
         <AuthenticityTokenInput />
+        <ErrorSummary problems={actionData?.error ? [{ id: "forgot-email", message: actionData.error }] : []} />
         <Field
           label={t("auth.email")}
+          id="forgot-email"
           name="email"
           type="email"
           autoComplete="email"

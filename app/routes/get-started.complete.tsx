@@ -7,6 +7,7 @@ import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { requirePayments } from "~/providers/payments.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { FocusHeading } from "~/ui/focus";
 
 /** Where Stripe Checkout returns (the no-JavaScript payment path): activate, then show the result. */
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -45,9 +46,9 @@ export default function CheckoutReturn({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   return (
     <div className="mx-auto max-w-xl px-4 py-16">
-      <h1 className="text-2xl font-semibold text-slate-900">
+      <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
         {loaderData.status ? t("payment.processingTitle") : t("activation.failedTitle")}
-      </h1>
+      </FocusHeading>
       <p className="mt-3 text-slate-700">
         {loaderData.status ? t("payment.processing", { status: loaderData.status }) : t("activation.failedBody")}
       </p>

@@ -9,6 +9,9 @@ import { Steps } from "~/ui/steps";
 import { StripePayment } from "~/ui/stripe-payment";
 import { Button, linkClass } from "~/ui/button";
 import { Field, SelectField } from "~/ui/field";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
+import { FocusHeading } from "~/ui/focus";
+import { isolateNumbers, tIsolated } from "~/ui/bidi";
 import { industries } from "~/features/business/industries";
 import { postJson } from "~/lib/stripe-js";
 import { appOrigin, sendVerificationEmail, starterCheckoutUrl } from "~/features/business/onboarding.server";
@@ -35,8 +38,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     business: { id: business.id, name: business.name, email: business.email },
   };
 }
-
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -83,20 +84,24 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 
   const submission = parseWithZod(formData, { schema: registrationSchema(t) });
-  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  if (submission.status !== "success") return data({ reply: submission.reply(), emailExists: false }, { status: 400 });
   const exceeded = await firstExceededRule(context, [{ name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 }]);
   if (exceeded) {
-    return data(submission.reply({ formErrors: [t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes })] }), { status: 429 });
+    return data(
+      {
+        reply: submission.reply({ formErrors: [t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes })] }),
+        emailExists: false,
+      },
+      { status: 429 },
+    );
   }
   const result = await registerWithVerification(services, t, getLocale(context), submission.value, origin);
+  if (result.kind === "login") {
+    // The owner of an active business logs in (or resets the password); what was typed stays in the form.
+    return data({ reply: submission.reply({ fieldErrors: { email: [t("flows.emailExists")] } }), emailExists: true }, { status: 409 });
+  }
   const remember = await rememberRegistration(services, result.business.id);
   switch (result.kind) {
-    case "login":
-      return redirectWithToast(services, "/login", {
-        type: "info",
-        title: t("register.existsTitle"),
-        description: t("register.existsBody"),
-      });
     case "continue_payment":
     case "verification_resent": {
       const headers = new Headers({ "Set-Cookie": remember });
@@ -122,13 +127,16 @@ export default function GetStarted({ loaderData, actionData }: Route.ComponentPr
   const current = { register: 0, verify: 1, payment: 2, active: 3 }[loaderData.step];
   return (
     <div className="mx-auto max-w-2xl px-4 py-10 sm:py-14">
-      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("register.title")}</h1>
+      {loaderData.step === "register" ? null : <PageTitle title={loaderData.title} />}
+      <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
+        {t("register.title")}
+      </FocusHeading>
       <p className="mt-2 text-slate-700">{t("register.intro")}</p>
       <div className="mt-6">
         <Steps steps={steps} current={current} />
       </div>
       <div className="mt-8 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-8">
-        {loaderData.step === "register" ? <RegisterForm lastResult={actionData} /> : null}
+        {loaderData.step === "register" ? <RegisterForm title={loaderData.title} actionData={actionData} /> : null}
         {loaderData.step === "verify" && loaderData.business ? <CheckInbox email={loaderData.business.email} /> : null}
         {loaderData.step === "payment" && loaderData.business ? (
           <Payment business={loaderData.business} configured={loaderData.paymentsConfigured} />
@@ -152,28 +160,30 @@ export default function GetStarted({ loaderData, actionData }: Route.ComponentPr
   );
 }
 
-function RegisterForm({ lastResult }: { lastResult: Route.ComponentProps["actionData"] }) {
+function RegisterForm({ title, actionData }: { title: string; actionData: Route.ComponentProps["actionData"] }) {
   const { t } = useTranslation();
   const navigation = useNavigation();
   const [form, fields] = useForm({
     id: "register",
-    lastResult: navigation.state === "idle" ? lastResult : null,
+    lastResult: navigation.state === "idle" ? actionData?.reply : null,
     defaultValue: { industry: "service" },
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: registrationSchema(t) }),
   });
   const busy = navigation.state === "submitting";
+  const problems = problemsOf([fields.name, fields.ownerName, fields.email, fields.phone, fields.industry]);
+  // Shown while the e-mail field still holds the error the server gave it.
+  const emailExists = Boolean(actionData?.emailExists && fields.email.errors?.length);
   return (
     <Form method="post" {...getFormProps(form)} className="space-y-5">
+      <PageTitle title={title} error={problems.length > 0 || Boolean(form.errors?.length)} />
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="register" />
-      <h2 className="text-xl font-semibold text-slate-900">{t("register.stepBusiness")}</h2>
-      {form.errors?.length ? (
-        <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm font-medium text-rose-800">
-          {form.errors[0]}
-        </p>
-      ) : null}
+      <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
+      <FocusHeading key="register" className="text-xl font-semibold text-slate-900">
+        {t("register.stepBusiness")}
+      </FocusHeading>
       <Field
         label={t("register.name")}
         id={fields.name.id}
@@ -202,6 +212,18 @@ function RegisterForm({ lastResult }: { lastResult: Route.ComponentProps["action
         defaultValue={fields.email.initialValue}
         errors={fields.email.errors}
         hint={t("register.emailHint")}
+        errorAction={
+          emailExists ? (
+            <span className="flex flex-wrap gap-x-4 gap-y-1">
+              <Link to="/login" className={linkClass}>
+                {t("nav.login")}
+              </Link>
+              <Link to="/forgot-password" className={linkClass}>
+                {t("auth.forgot")}
+              </Link>
+            </span>
+          ) : null
+        }
       />
       <Field
         label={t("register.phone")}
@@ -212,7 +234,7 @@ function RegisterForm({ lastResult }: { lastResult: Route.ComponentProps["action
         autoComplete="tel"
         defaultValue={fields.phone.initialValue}
         errors={fields.phone.errors}
-        hint={t("register.phoneHint")}
+        hint={isolateNumbers(t("register.phoneHint"))}
       />
       <SelectField
         label={t("register.industry")}
@@ -238,8 +260,10 @@ function CheckInbox({ email }: { email: string }) {
   const { t } = useTranslation();
   return (
     <div className="space-y-4">
-      <h2 className="text-xl font-semibold text-slate-900">{t("register.checkInboxTitle")}</h2>
-      <p className="text-slate-700">{t("register.checkInboxBody", { email })}</p>
+      <FocusHeading key="verify" className="text-xl font-semibold text-slate-900">
+        {t("register.checkInboxTitle")}
+      </FocusHeading>
+      <p className="text-slate-700">{tIsolated(t, "register.checkInboxBody", { email })}</p>
       <div className="flex flex-wrap gap-3">
         <Form method="post">
           <AuthenticityTokenInput />
@@ -269,28 +293,26 @@ function Payment({ business, configured }: { business: { id: number; name: strin
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="checkout" />
       <Button type="submit" className="w-full">
-        {t("register.payCheckout")}
+        {isolateNumbers(t("register.payCheckout"))}
       </Button>
     </Form>
   );
   return (
     <div className="space-y-6">
       <div>
-        <h2 className="text-xl font-semibold text-slate-900">{t("register.paymentTitle")}</h2>
-        <p className="mt-1 text-slate-700">{t("register.paymentFor", { business: business.name })}</p>
+        <FocusHeading key="payment" className="text-xl font-semibold text-slate-900">
+          {isolateNumbers(t("register.paymentTitle"))}
+        </FocusHeading>
+        <p className="mt-1 text-slate-700">{tIsolated(t, "register.paymentFor", { business: business.name })}</p>
       </div>
       <StarterOffer />
       {!configured ? (
         <p role="alert" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
           {t("payment.notConfigured")}
         </p>
-      ) : done ? (
-        <p role="status" className="rounded-lg bg-emerald-50 p-4 font-medium text-emerald-900">
-          {t("payment.successTitle")} {t("register.redirecting")}
-        </p>
-      ) : (
+      ) : done ? null : (
         <StripePayment
-          payLabel={t("register.pay")}
+          payLabel={isolateNumbers(t("register.pay"))}
           fallback={checkoutForm}
           createIntent={() => postJson<{ clientSecret: string }>("/api/create-subscription", { businessId: business.id })}
           onPaid={async (paymentIntentId) => {
@@ -310,6 +332,14 @@ function Payment({ business, configured }: { business: { id: number; name: strin
           }}
         />
       )}
+      {/* On the page before the payment succeeds, so its message is announced when it arrives. */}
+      <div role="status" aria-live="polite">
+        {done ? (
+          <p className="rounded-lg bg-emerald-50 p-4 font-medium text-emerald-900">
+            {t("payment.successTitle")} {t("register.redirecting")}
+          </p>
+        ) : null}
+      </div>
       <Form method="post">
         <AuthenticityTokenInput />
         <input type="hidden" name="intent" value="restart" />
@@ -325,12 +355,12 @@ export function StarterOffer() {
   const { t } = useTranslation();
   return (
     <div className="rounded-xl bg-teal-50 p-4 text-teal-950">
-      <p className="text-lg font-semibold">{t("business.starterHeadline")}</p>
+      <p className="text-lg font-semibold">{isolateNumbers(t("business.starterHeadline"))}</p>
       <ul className="mt-2 list-disc space-y-1 ps-5 text-sm">
-        <li>{t("business.starterCalls")}</li>
-        <li>{t("business.starterActivation")}</li>
-        <li>{t("business.starterDashboard")}</li>
-        <li>{t("business.starterThen")}</li>
+        <li>{isolateNumbers(t("business.starterCalls"))}</li>
+        <li>{isolateNumbers(t("business.starterActivation"))}</li>
+        <li>{isolateNumbers(t("business.starterDashboard"))}</li>
+        <li>{isolateNumbers(t("business.starterThen"))}</li>
       </ul>
     </div>
   );

@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { useRef, useState } from "react";
+import { useRef, useState, type ReactNode } from "react";
 import { data, Form, Link, redirect, useNavigate, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/home";
@@ -11,6 +11,9 @@ import { Steps } from "~/ui/steps";
 import { StripePayment } from "~/ui/stripe-payment";
 import { Button, buttonClass, linkClass } from "~/ui/button";
 import { Field, SelectField } from "~/ui/field";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
+import { FocusHeading } from "~/ui/focus";
+import { isolateNumbers } from "~/ui/bidi";
 import { empathyDetailsSchema, voiceGenders } from "~/features/empathy/schemas";
 import { callLanguages } from "~/lib/languages";
 import { formatPhone } from "~/lib/phone";
@@ -53,10 +56,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export const meta: Route.MetaFunction = ({ loaderData: data }) => [
-  { title: data?.title ?? "Sakina" },
-  { name: "description", content: data?.description ?? "" },
-];
+export const meta: Route.MetaFunction = ({ loaderData: data }) => [{ name: "description", content: data?.description ?? "" }];
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -117,11 +117,11 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
       <section className="grid gap-8 py-10 sm:py-14 lg:grid-cols-5 lg:gap-12">
         <div className="lg:col-span-2">
           <h1 className="text-4xl font-semibold tracking-tight text-slate-900 sm:text-5xl">{t("home.title")}</h1>
-          <p className="mt-5 text-lg text-slate-700">{t("home.intro")}</p>
+          <p className="mt-5 text-lg text-slate-700">{isolateNumbers(t("home.intro"))}</p>
           <ul className="mt-6 flex flex-wrap gap-2" aria-label={t("home.factsLabel")}>
             {facts.map((fact) => (
               <li key={fact} className="rounded-full bg-teal-50 px-3 py-1 text-sm font-medium text-teal-900">
-                {fact}
+                {isolateNumbers(fact)}
               </li>
             ))}
           </ul>
@@ -147,12 +147,13 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
             ) : null}
             {loaderData.step === "payment" && loaderData.draft ? (
               <PaymentStep
+                title={loaderData.title}
                 draft={loaderData.draft}
                 paymentsConfigured={loaderData.paymentsConfigured}
                 callsConfigured={loaderData.callsConfigured}
               />
             ) : (
-              <DetailsStep lastResult={actionData} draft={loaderData.draft} recorded={loaderData.recordCalls} />
+              <DetailsStep title={loaderData.title} lastResult={actionData} draft={loaderData.draft} recorded={loaderData.recordCalls} />
             )}
           </div>
         </div>
@@ -171,8 +172,8 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
               >
                 {index + 1}
               </span>
-              <h3 className="mt-3 font-semibold text-slate-900">{title}</h3>
-              <p className="mt-1 text-slate-700">{body}</p>
+              <h3 className="mt-3 font-semibold text-slate-900">{isolateNumbers(title)}</h3>
+              <p className="mt-1 text-slate-700">{isolateNumbers(body)}</p>
             </li>
           ))}
         </ol>
@@ -191,10 +192,12 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
 }
 
 function DetailsStep({
+  title,
   lastResult,
   draft,
   recorded,
 }: {
+  title: string;
   lastResult: Route.ComponentProps["actionData"];
   draft: EmpathyDetails | null;
   recorded: boolean;
@@ -218,9 +221,15 @@ function DetailsStep({
   });
   const busy = navigation.state === "submitting";
   const voiceErrorId = `${fields.voice.id}-error`;
+  const problems = problemsOf([fields.phone, fields.language, fields.voice, fields.email, fields.adult, fields.recording]);
   return (
     <Form method="post" {...getFormProps(form)} className="space-y-5">
+      <PageTitle title={title} error={problems.length > 0 || Boolean(form.errors?.length)} />
       <AuthenticityTokenInput />
+      <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
+      <FocusHeading key="details" level={3} className="text-lg font-semibold text-slate-900">
+        {t("empathy.stepDetails")}
+      </FocusHeading>
       <Field
         label={t("empathy.phone")}
         id={fields.phone.id}
@@ -231,7 +240,7 @@ function DetailsStep({
         inputMode="tel"
         defaultValue={fields.phone.initialValue}
         errors={fields.phone.errors}
-        hint={t("empathy.phoneHint")}
+        hint={isolateNumbers(t("empathy.phoneHint"))}
       />
       <SelectField
         label={t("empathy.language")}
@@ -249,13 +258,15 @@ function DetailsStep({
       <fieldset aria-describedby={fields.voice.errors?.length ? voiceErrorId : undefined}>
         <legend className="block text-sm font-medium text-slate-800">{t("empathy.voice")}</legend>
         <div className="mt-2 grid grid-cols-2 gap-3">
-          {voiceGenders.map((gender) => (
+          {voiceGenders.map((gender, index) => (
             <label
               key={gender}
               className="flex cursor-pointer items-center gap-3 rounded-lg border border-slate-300 p-3 has-[:checked]:border-teal-700 has-[:checked]:bg-teal-50"
             >
               <input
                 type="radio"
+                // The error summary links to the group's first choice.
+                id={index === 0 ? fields.voice.id : undefined}
                 name={fields.voice.name}
                 value={gender}
                 defaultChecked={(fields.voice.initialValue ?? "female") === gender}
@@ -283,9 +294,9 @@ function DetailsStep({
       />
       <div className="rounded-xl bg-slate-50 p-4 text-sm text-slate-800">
         <h3 className="font-semibold text-slate-900">{t(recorded ? "empathy.recordingTitle" : "empathy.transcriptTitle")}</h3>
-        <p className="mt-1">{t(recorded ? "empathy.recordingNotice" : "empathy.transcriptNotice")}</p>
+        <p className="mt-1">{isolateNumbers(t(recorded ? "empathy.recordingNotice" : "empathy.transcriptNotice"))}</p>
       </div>
-      <Checkbox id={fields.adult.id} name={fields.adult.name} label={t("empathy.adult")} errors={fields.adult.errors} />
+      <Checkbox id={fields.adult.id} name={fields.adult.name} label={isolateNumbers(t("empathy.adult"))} errors={fields.adult.errors} />
       <Checkbox
         id={fields.recording.id}
         name={fields.recording.name}
@@ -293,13 +304,13 @@ function DetailsStep({
         errors={fields.recording.errors}
       />
       <Button type="submit" disabled={busy} className="w-full">
-        {busy ? t("common.sending") : t("empathy.continue")}
+        {busy ? t("common.sending") : isolateNumbers(t("empathy.continue"))}
       </Button>
     </Form>
   );
 }
 
-function Checkbox({ id, name, label, errors }: { id: string; name: string; label: string; errors?: string[] }) {
+function Checkbox({ id, name, label, errors }: { id: string; name: string; label: ReactNode; errors?: string[] }) {
   const errorId = `${id}-error`;
   return (
     <div>
@@ -329,10 +340,12 @@ function Checkbox({ id, name, label, errors }: { id: string; name: string; label
 type Phase = { kind: "paying" } | { kind: "placing" } | { kind: "call-error"; message: string; statusUrl: string | null };
 
 function PaymentStep({
+  title,
   draft,
   paymentsConfigured,
   callsConfigured,
 }: {
+  title: string;
   draft: EmpathyDetails;
   paymentsConfigured: boolean;
   callsConfigured: boolean;
@@ -383,25 +396,33 @@ function PaymentStep({
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="checkout" />
       <Button type="submit" className="w-full">
-        {t("empathy.payCheckout")}
+        {isolateNumbers(t("empathy.payCheckout"))}
       </Button>
     </Form>
   );
 
+  const unavailable = !paymentsConfigured ? t("payment.notConfigured") : !callsConfigured ? t("empathy.callsNotConfigured") : null;
   return (
     <div className="space-y-6">
+      <PageTitle title={title} />
       <section aria-labelledby="summary-title">
-        <h3 id="summary-title" className="text-lg font-semibold text-slate-900">
+        <FocusHeading key="payment" level={3} id="summary-title" className="text-lg font-semibold text-slate-900">
           {t("empathy.summaryTitle")}
-        </h3>
+        </FocusHeading>
         <CallSummary className="mt-3" phone={formatPhone(draft.phone)} language={language.nativeName} voice={draft.voice} />
       </section>
 
-      {!paymentsConfigured ? (
-        <p role="alert" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
-          {t("payment.notConfigured")}
-        </p>
-      ) : !callsConfigured ? null /* the notice above the steps says calls are not configured */ : phase.kind === "placing" ? (
+      {unavailable ? (
+        // The button is there, disabled, with the reason beside it: nobody can pay for a call that cannot be placed.
+        <div className="space-y-3">
+          <p id="pay-unavailable" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
+            {unavailable}
+          </p>
+          <Button type="button" disabled aria-describedby="pay-unavailable" className="w-full">
+            {isolateNumbers(t("empathy.pay"))}
+          </Button>
+        </div>
+      ) : phase.kind === "placing" ? (
         <div role="status" className="rounded-xl bg-emerald-50 p-5 text-emerald-950">
           <p className="font-semibold">{t("payment.successTitle")}</p>
           <p className="mt-1 flex items-center gap-2">
@@ -413,7 +434,7 @@ function PaymentStep({
         <div role="alert" className="rounded-xl bg-rose-50 p-5 text-rose-950">
           <p className="font-semibold">{t("empathy.callErrorTitle")}</p>
           <p className="mt-1">{phase.message}</p>
-          <p className="mt-1">{t("empathy.paymentKept")}</p>
+          <p className="mt-1">{isolateNumbers(t("empathy.paymentKept"))}</p>
           {phase.statusUrl ? (
             <Link to={phase.statusUrl} className={`${buttonClass()} mt-4`}>
               {t("empathy.openStatus")}
@@ -426,7 +447,7 @@ function PaymentStep({
             {t("empathy.payTitle")}
           </h3>
           <StripePayment
-            payLabel={t("empathy.pay")}
+            payLabel={isolateNumbers(t("empathy.pay"))}
             fallback={checkoutForm}
             showExpressCheckout
             deferred={{ amount: 500, currency: "usd" }}

@@ -4,6 +4,8 @@ import type { Route } from "./+types/login";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button, linkClass } from "~/ui/button";
 import { Field } from "~/ui/field";
+import { ErrorSummary, PageTitle } from "~/ui/error-summary";
+import { FocusHeading } from "~/ui/focus";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 import { authenticate, commitLogin, getAccount } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
@@ -22,8 +24,6 @@ export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
   const retryAfter = actionHeaders.get("Retry-After");
   return retryAfter ? { "Retry-After": retryAfter } : new Headers();
 };
-
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -52,22 +52,30 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
   const busy = navigation.state === "submitting";
   return (
     <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
+      <PageTitle title={loaderData.title} error={Boolean(actionData)} />
       <Link to="/" className={`${linkClass} text-sm`}>
         {t("common.backToHome")}
       </Link>
-      <h1 className="mt-4 text-3xl font-semibold tracking-tight text-slate-900">{t("auth.loginTitle")}</h1>
+      <FocusHeading level={1} className="mt-4 text-3xl font-semibold tracking-tight text-slate-900">
+        {t("auth.loginTitle")}
+      </FocusHeading>
       <p className="mt-2 text-slate-700">{t("auth.loginIntro")}</p>
       <Form method="post" className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
         <AuthenticityTokenInput />
         <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
-        {actionData ? (
-          <div role="alert" className="rounded-lg bg-rose-50 p-3 text-sm text-rose-800">
-            <p className="font-semibold">{actionData.title}</p>
-            <p>{actionData.message}</p>
-          </div>
-        ) : null}
-        <Field label={t("auth.email")} name="email" type="email" autoComplete="email" required defaultValue={actionData?.email} />
-        <Field label={t("auth.password")} name="password" type="password" autoComplete="current-password" required />
+        {/* Which of the two was wrong is not said; the summary leads back to the first field. */}
+        <ErrorSummary problems={actionData ? [{ id: "login-email", message: `${actionData.title}: ${actionData.message}` }] : []} />
+        <Field
+          label={t("auth.email")}
+          id="login-email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={actionData?.email}
+          aria-invalid={actionData ? true : undefined}
+        />
+        <Field label={t("auth.password")} id="login-password" name="password" type="password" autoComplete="current-password" required />
         <Button type="submit" disabled={busy} className="w-full">
           {busy ? t("auth.signingIn") : t("auth.signIn")}
         </Button>

@@ -8,6 +8,8 @@ import { consumeEmailToken, peekEmailToken } from "#models/email-tokens";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button, buttonClass } from "~/ui/button";
 import { Field } from "~/ui/field";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
+import { FocusHeading } from "~/ui/focus";
 import { setPasswordAndSignIn } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -24,8 +26,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const valid = Boolean(token && email && (await peekEmailToken(services.db, "reset_password", token, email)));
   return { token, email, valid, title: `${t("reset.title")} · Sakina` };
 }
-
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -61,10 +61,14 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: newPasswordSchema(t) }),
   });
+  const problems = problemsOf([fields.password, fields.confirm]);
   if (!loaderData.valid) {
     return (
       <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
-        <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("reset.title")}</h1>
+        <PageTitle title={loaderData.title} />
+        <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
+          {t("reset.title")}
+        </FocusHeading>
         <p role="alert" className="mt-4 text-slate-700">
           {t("reset.invalid")}
         </p>
@@ -76,17 +80,16 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
   }
   return (
     <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
-      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("reset.title")}</h1>
+      <PageTitle title={loaderData.title} error={problems.length > 0 || Boolean(form.errors?.length)} />
+      <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
+        {t("reset.title")}
+      </FocusHeading>
       <p className="mt-2 text-slate-700">{t("reset.intro")}</p>
       <Form method="post" {...getFormProps(form)} className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
         <AuthenticityTokenInput />
         <input type="hidden" name="token" value={loaderData.token} />
         <input type="hidden" name="email" value={loaderData.email} />
-        {form.errors?.length ? (
-          <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm font-medium text-rose-800">
-            {form.errors[0]}
-          </p>
-        ) : null}
+        <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
         <Field
           label={t("password.new")}
           id={fields.password.id}

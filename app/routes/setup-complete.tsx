@@ -6,6 +6,7 @@ import { CopyButton } from "~/ui/copy-button";
 import { buttonClass } from "~/ui/button";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
+import { FocusHeading } from "~/ui/focus";
 
 export function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
@@ -26,7 +27,9 @@ export default function SetupComplete({ loaderData }: Route.ComponentProps) {
   return (
     <div className="mx-auto max-w-xl px-4 py-12 sm:py-16">
       <div className="rounded-2xl border border-emerald-200 bg-emerald-50 p-5 text-emerald-950">
-        <h1 className="text-2xl font-semibold">{t("setup.title")}</h1>
+        <FocusHeading level={1} className="text-2xl font-semibold">
+          {t("setup.title")}
+        </FocusHeading>
         <p className="mt-1">{t("setup.banner", { business: loaderData.businessName })}</p>
       </div>
       <div className="mt-6 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">

@@ -11,6 +11,7 @@ import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { rememberRegistration } from "~/features/business/registration-cookie.server";
 import { toastHeader } from "~/platform/toast.server";
+import { FocusHeading } from "~/ui/focus";
 
 export function loader({ request, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
@@ -66,7 +67,9 @@ export default function VerifyEmail({ loaderData, actionData }: Route.ComponentP
       <div className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm sm:p-8">
         {failed ? (
           <div className="space-y-4">
-            <h1 className="text-2xl font-semibold text-slate-900">{t("verify.errorTitle")}</h1>
+            <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
+              {t("verify.errorTitle")}
+            </FocusHeading>
             <p role="alert" className="text-slate-700">
               {loaderData.linkComplete ? t("verify.errorBody") : t("verify.incompleteBody")}
             </p>
@@ -81,7 +84,9 @@ export default function VerifyEmail({ loaderData, actionData }: Route.ComponentP
           </div>
         ) : actionData?.ok ? (
           <div className="space-y-5">
-            <h1 className="text-2xl font-semibold text-slate-900">{t("verify.successTitle")}</h1>
+            <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
+              {t("verify.successTitle")}
+            </FocusHeading>
             <dl className="grid grid-cols-1 gap-3 text-sm sm:grid-cols-[auto_1fr] sm:gap-x-4">
               <dt className="font-medium text-slate-600">{t("verify.businessName")}</dt>
               <dd className="text-slate-900">{actionData.businessName}</dd>
@@ -105,7 +110,9 @@ export default function VerifyEmail({ loaderData, actionData }: Route.ComponentP
           </div>
         ) : (
           <div className="space-y-4 text-center">
-            <h1 className="text-2xl font-semibold text-slate-900">{t("verify.pendingTitle")}</h1>
+            <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
+              {t("verify.pendingTitle")}
+            </FocusHeading>
             <p className="text-slate-700">{t("verify.pendingBody")}</p>
             <Form method="post" ref={formRef}>
               <AuthenticityTokenInput />

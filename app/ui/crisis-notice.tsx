@@ -1,5 +1,6 @@
 import { useTranslation } from "react-i18next";
 import { textDirection } from "~/i18n";
+import { isolateNumbers } from "~/ui/bidi";
 
 /** The fixed crisis contacts the spec asks for wherever a caller might be in distress. */
 export function CrisisNotice({ headingLevel = 2 }: { headingLevel?: 2 | 3 }) {
@@ -15,12 +16,12 @@ export function CrisisNotice({ headingLevel = 2 }: { headingLevel?: 2 | 3 }) {
       <Heading id="crisis-notice-title" className="text-base font-semibold">
         {t("crisis.title")}
       </Heading>
-      <p className="mt-1 text-sm">{t("crisis.body")}</p>
+      <p className="mt-1 text-sm">{isolateNumbers(t("crisis.body"))}</p>
       <ul className="mt-2 space-y-1 text-sm">
-        <li>{t("crisis.us")}</li>
-        <li>{t("crisis.uk")}</li>
-        <li>{t("crisis.ca")}</li>
-        <li>{t("crisis.au")}</li>
+        <li>{isolateNumbers(t("crisis.us"))}</li>
+        <li>{isolateNumbers(t("crisis.uk"))}</li>
+        <li>{isolateNumbers(t("crisis.ca"))}</li>
+        <li>{isolateNumbers(t("crisis.au"))}</li>
       </ul>
     </aside>
   );

@@ -8,6 +8,8 @@ interface FieldFrame {
   /** The first message is shown under the control and announced with it. */
   errors?: string[] | null;
   hint?: ReactNode;
+  /** Shown under the error, e.g. links that resolve it ("Log in", "Reset your password"). */
+  errorAction?: ReactNode;
   required?: boolean;
   className?: string;
 }
@@ -23,6 +25,7 @@ function Frame({
   label,
   errors,
   hint,
+  errorAction,
   required,
   className,
   ids,
@@ -50,6 +53,7 @@ function Frame({
           {error}
         </p>
       ) : null}
+      {error && errorAction ? <div className="mt-1 text-sm">{errorAction}</div> : null}
     </div>
   );
 }
@@ -61,10 +65,10 @@ function describedBy(ids: ReturnType<typeof useFieldIds>, hint: unknown, errors?
 /** Numbers, addresses and codes read left to right in any page; what people type follows its own script. */
 const LEFT_TO_RIGHT_TYPES = new Set(["email", "tel", "url", "password", "number"]);
 
-export function Field({ label, errors, hint, className, ...input }: FieldFrame & InputHTMLAttributes<HTMLInputElement>) {
+export function Field({ label, errors, hint, errorAction, className, ...input }: FieldFrame & InputHTMLAttributes<HTMLInputElement>) {
   const ids = useFieldIds(input.id);
   return (
-    <Frame {...{ label, errors, hint, className, ids }} required={input.required}>
+    <Frame {...{ label, errors, hint, errorAction, className, ids }} required={input.required}>
       <input
         dir={LEFT_TO_RIGHT_TYPES.has(input.type ?? "text") ? "ltr" : "auto"}
         {...input}

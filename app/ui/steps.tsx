@@ -1,4 +1,5 @@
 import { useTranslation } from "react-i18next";
+import { isolateNumbers } from "~/ui/bidi";
 
 /** A step indicator: earlier steps show a tick, the current one is announced as such. */
 export function Steps({ steps, current }: { steps: string[]; current: number }) {
@@ -23,7 +24,7 @@ export function Steps({ steps, current }: { steps: string[]; current: number }) 
               {done ? "✓" : index + 1}
             </span>
             <span className={active ? "font-semibold text-slate-900" : "text-slate-700"}>
-              {label}
+              {isolateNumbers(label)}
               {done ? <span className="sr-only"> ({t("steps.done")})</span> : null}
             </span>
           </li>

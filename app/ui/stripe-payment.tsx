@@ -23,7 +23,7 @@ export function StripePayment({
   /** Called once at mount, or (deferred) when the customer pays, before confirming. */
   createIntent: () => Promise<{ clientSecret: string }>;
   onPaid: (paymentIntentId: string) => Promise<void> | void;
-  payLabel: string;
+  payLabel: ReactNode;
   /** The no-JavaScript path, shown when Stripe.js is unavailable. */
   fallback: ReactNode;
   showExpressCheckout?: boolean;

@@ -3,27 +3,23 @@ import { useTranslation } from "react-i18next";
 import type { Toast } from "~/platform/toast.server";
 import { useHydrated } from "~/ui/use-hydrated";
 
-const DURATION_MS = 5000;
-
 /**
  * The one toast of the page, rendered on the server from the flash cookie, so it shows without
- * JavaScript. With JavaScript, success toasts hide after five seconds; errors stay until dismissed.
+ * JavaScript. It is a banner in the flow of the page, drawn first (above the header), so it never
+ * lies over a control, on a phone either. It stays until it is dismissed or the visitor moves
+ * on: nothing vanishes while someone is still reading it. The live region is on the page from
+ * the start, so a toast that arrives after a client-side navigation is announced.
  */
 export function ToastViewport({ toast }: { toast: Toast | null }) {
   const { t } = useTranslation();
-  const [visible, setVisible] = useState<Toast | null>(toast);
   const hydrated = useHydrated();
+  const [visible, setVisible] = useState<Toast | null>(toast);
   // A new toast from the next navigation replaces the shown one (state adjusted during render).
   const [shown, setShown] = useState(toast);
   if (toast !== shown) {
     setShown(toast);
     setVisible(toast);
   }
-  useEffect(() => {
-    if (!visible || visible.type === "error") return;
-    const timer = setTimeout(() => setVisible(null), DURATION_MS);
-    return () => clearTimeout(timer);
-  }, [visible]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.key === "F8") document.getElementById("toast-viewport")?.focus();
@@ -32,31 +28,27 @@ export function ToastViewport({ toast }: { toast: Toast | null }) {
     return () => window.removeEventListener("keydown", onKey);
   }, []);
 
-  const tone = visible?.type === "error" ? "border-rose-300 bg-rose-50 text-rose-950" : "border-emerald-300 bg-emerald-50 text-emerald-950";
+  const error = visible?.type === "error";
+  const tone = error ? "border-rose-300 bg-rose-50 text-rose-950" : "border-emerald-300 bg-emerald-50 text-emerald-950";
   return (
-    <div
-      id="toast-viewport"
-      tabIndex={-1}
-      role={visible?.type === "error" ? "alert" : "status"}
-      aria-live={visible?.type === "error" ? "assertive" : "polite"}
-      className="pointer-events-none fixed inset-x-4 bottom-4 z-50 flex justify-end sm:start-auto sm:end-4 sm:w-96"
-    >
+    <div id="toast-viewport" tabIndex={-1} role="status" aria-live="polite" className="order-first focus:outline-none">
       {visible ? (
-        <div className={`pointer-events-auto flex w-full items-start gap-3 rounded-xl border p-4 shadow-lg ${tone}`}>
-          <div className="flex-1">
-            <p className="font-semibold">{visible.title}</p>
-            {visible.description ? <p className="mt-1 text-sm">{visible.description}</p> : null}
+        <div className={`border-b ${tone}`}>
+          <div role={error ? "alert" : undefined} className="mx-auto flex max-w-6xl items-start gap-3 px-4 py-3">
+            <div className="flex-1">
+              <p className="font-semibold">{visible.title}</p>
+              {visible.description ? <p className="mt-1 text-sm">{visible.description}</p> : null}
+            </div>
+            {hydrated ? (
+              <button
+                type="button"
+                onClick={() => setVisible(null)}
+                className="-my-1 rounded-md px-3 py-1 text-sm font-medium underline underline-offset-2 hover:bg-white/60 focus-visible:outline-2 focus-visible:outline-teal-700"
+              >
+                {t("common.dismiss")}
+              </button>
+            ) : null}
           </div>
-          {hydrated ? (
-            <button
-              type="button"
-              onClick={() => setVisible(null)}
-              className="rounded-md px-2 text-lg leading-none"
-              aria-label={t("common.dismiss")}
-            >
-              ×
-            </button>
-          ) : null}
         </div>
       ) : null}
     </div>

@@ -51,7 +51,7 @@ describe.each(variants)("booking an appointment, JavaScript $javaScript, languag
     expect(await day.getAttribute("aria-label")).toMatch(/\d/);
     await day.click();
 
-    await page.locator("fieldset legend").first().waitFor();
+    await page.locator("fieldset input[type=radio]").first().waitFor();
     await expectAccessible(page, javaScript, "time");
     await page.getByRole("link", { name: text.book.otherDate }).waitFor();
     await page.locator("input[type=radio]:not([disabled])").first().check();
@@ -61,7 +61,7 @@ describe.each(variants)("booking an appointment, JavaScript $javaScript, languag
     await expectAccessible(page, javaScript, "contact");
     // Submitting empty shows the field errors first.
     await page.getByRole("button", { name: text.book.review }).click();
-    await page.getByText(text.book.nameRequired).waitFor();
+    await page.getByText(text.book.nameRequired).first().waitFor();
     await page.getByLabel(text.book.name).fill("Layla Hassan");
     await page.getByLabel(text.book.phone).fill("(212) 555-0188");
     const email = `customer-${locale}-${javaScript}@example.com`;

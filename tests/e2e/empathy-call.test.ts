@@ -121,7 +121,8 @@ describe("the $5 empathy call, end to end", () => {
       await page.getByLabel("I confirm that I am 18 or older.").check();
       await page.getByLabel("I have read the transcript notice and agree to it.").check();
       await page.getByRole("button", { name: "Continue to Payment $5" }).click();
-      await page.getByText("This is not a valid phone number.").waitFor();
+      // The message is under the field and, as a link to it, in the error summary.
+      await page.getByText("This is not a valid phone number.").first().waitFor();
       await expectAccessible(page, javaScript);
 
       await page.getByLabel(/^Phone number/).fill(phone.replace("+1", "+1 ").replace(/(\d{3})(\d{3})(\d{4})$/, "$1 $2 $3"));
@@ -181,8 +182,8 @@ describe("the $5 empathy call, end to end", () => {
     const page = await context.newPage();
     await page.goto(server.url);
     await page.getByRole("button", { name: "Continue to Payment $5" }).click();
-    await page.getByText("Phone Number Required - Please enter your phone number to receive the call").waitFor();
-    await page.getByText("Please confirm that you are 18 or older.").waitFor();
+    await page.getByText("Phone Number Required - Please enter your phone number to receive the call").first().waitFor();
+    await page.getByText("Please confirm that you are 18 or older.").first().waitFor();
     await context.close();
   });
 });

@@ -171,9 +171,9 @@ describe.each([true, false])("the contact form with JavaScript %s", (javaScript)
     await page.goto(`${server.url}/contact`);
     await page.getByLabel("Your e-mail").fill("not-an-email");
     await page.getByRole("button", { name: "Send Message" }).click();
-    await page.getByText("Enter an e-mail address like name@example.com.").waitFor();
-    await page.getByText("Enter a subject.").waitFor();
-    await page.getByText("Enter your message.").waitFor();
+    await page.getByText("Enter an e-mail address like name@example.com.").first().waitFor();
+    await page.getByText("Enter a subject.").first().waitFor();
+    await page.getByText("Enter your message.").first().waitFor();
     await expect(page.getByLabel("Your e-mail").getAttribute("aria-invalid")).resolves.toBe("true");
     expect(await axeViolations(page, { javaScript })).toEqual([]);
     await context.close();

@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { httpClient } from "../support/http-client";
 import { linkIn, readOutbox, waitForMail } from "../support/outbox";
 import { startServer, type RunningServer } from "../support/server";
+import { demoOwnerPassword } from "../support/demo-owner";
 
 const WEBHOOK_SECRET = "whsec_test_security";
 let fake: FakeStripe;
@@ -208,7 +207,7 @@ describe("passwords", () => {
 
 describe("the dashboard belongs to its owner", () => {
   it("does not let one owner see or change another business's services", async () => {
-    const demoPassword = readFileSync(path.join(server.dataDir, "demo-owner-password"), "utf8").trim();
+    const demoPassword = await demoOwnerPassword(server.url, server.dataDir);
     const demo = httpClient(server.url);
     expect((await demo.postJson("/api/auth/login", { email: "demo@sakina.app", password: demoPassword })).status).toBe(200);
     expect(await (await demo.get("/dashboard/services")).text()).toContain("Haircut");

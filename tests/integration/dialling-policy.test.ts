@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
 import { businesses, callRefusals } from "#models/schema";
@@ -10,6 +8,7 @@ import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
+import { demoOwnerPassword } from "../support/demo-owner";
 
 // One dialling policy on every path that phones a number: bookings, demo calls, the owner's test
 // call and the paid call. Every client here comes from one address (127.0.0.1, no proxy trusted).
@@ -148,7 +147,7 @@ describe("the dialling policy", () => {
 
     // The owner's test call from /telephony.
     const owner = httpClient(app.url);
-    const password = readFileSync(path.join(app.dataDir, "demo-owner-password"), "utf8").trim();
+    const password = await demoOwnerPassword(app.url, app.dataDir);
     expect((await owner.postJson("/api/auth/login", { email: "demo@sakina.app", password })).status).toBe(200);
     for (const [to, reason] of [
       [premium, t("dialling.premium")],
@@ -181,7 +180,7 @@ describe("the dialling policy", () => {
 
   it("lets the business narrow the countries its confirmation calls go to, from its settings", async () => {
     const owner = httpClient(app.url, { localAddress: "127.0.0.7" });
-    const password = readFileSync(path.join(app.dataDir, "demo-owner-password"), "utf8").trim();
+    const password = await demoOwnerPassword(app.url, app.dataDir);
     expect((await owner.postJson("/api/auth/login", { email: "demo@sakina.app", password })).status).toBe(200);
     const [business] = await app.services.db.select().from(businesses);
     const settings = {

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,13 +8,14 @@ import { hashPassword } from "~/features/auth/passwords.server";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
 import { linkIn, waitForMail } from "../support/outbox";
+import { demoOwnerPassword } from "../support/demo-owner";
 
 let app: Awaited<ReturnType<typeof startAppInProcess>>;
 let demoPassword: string;
 
 beforeAll(async () => {
   app = await startAppInProcess({});
-  demoPassword = readFileSync(path.join(app.dataDir, "demo-owner-password"), "utf8").trim();
+  demoPassword = await demoOwnerPassword(app.url, app.dataDir);
 });
 
 afterAll(async () => {

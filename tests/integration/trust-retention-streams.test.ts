@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
@@ -18,6 +16,7 @@ import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
 import { expectLog } from "../support/console";
 import { connectMediaStream } from "../fakes/media-stream";
+import { demoOwnerPassword } from "../support/demo-owner";
 
 let services: Awaited<ReturnType<typeof createTestServices>>;
 beforeAll(async () => {
@@ -155,7 +154,7 @@ describe("GET /api/voice/providers?refresh", () => {
       expect((await refused.json()).error).toMatch(/owner or admin/);
 
       const owner = httpClient(app.url);
-      const password = readFileSync(path.join(app.dataDir, "demo-owner-password"), "utf8").trim();
+      const password = await demoOwnerPassword(app.url, app.dataDir);
       expect((await owner.postJson("/api/auth/login", { email: "demo@sakina.app", password })).status).toBe(200);
       expect((await owner.get("/api/voice/providers?refresh")).status).toBe(200);
     } finally {

@@ -134,7 +134,9 @@ export interface BookingRequest {
   ip?: string | null;
 }
 
-export type PlaceBookingResult = { kind: "booked"; booking: Booking; duplicate: boolean } | { kind: "taken" } | { kind: "not_a_slot" };
+export type PlaceBookingResult =
+  /** `manageToken`: the secret of the customer's own page, known only when the booking was made now. */
+  { kind: "booked"; booking: Booking; duplicate: boolean; manageToken: string | null } | { kind: "taken" } | { kind: "not_a_slot" };
 
 /**
  * Books a free slot: the time must be one the slot list offers (opening hours, notice, window);
@@ -162,9 +164,9 @@ export async function placeBooking(services: AppServices, request: BookingReques
     idempotencyKey: request.idempotencyKey,
   });
   if (result.kind === "taken") return { kind: "taken" };
-  if (result.kind === "duplicate") return { kind: "booked", booking: result.booking, duplicate: true };
+  if (result.kind === "duplicate") return { kind: "booked", booking: result.booking, duplicate: true, manageToken: null };
   await announceBooking(services, request, result.booking, `${request.origin}/booking/${result.manageToken}`);
-  return { kind: "booked", booking: result.booking, duplicate: false };
+  return { kind: "booked", booking: result.booking, duplicate: false, manageToken: result.manageToken };
 }
 
 export function formatWhen(start: Date, timeZone: string, language: string) {

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { accounts, businesses, businessServices } from "#models/schema";
 import { replaceWeeklySchedule } from "#models/opening-hours";
 import type { Db } from "~/platform/db.server";
-import { hashPassword } from "~/features/auth/passwords.server";
+import { hashPassword, verifyPassword } from "~/features/auth/passwords.server";
 
 export const DEMO_EMAIL = "demo@sakina.app";
 export const DEMO_BOOKING_LINK = "demo-salon";
@@ -13,12 +13,21 @@ export const DEMO_BOOKING_LINK = "demo-salon";
 /**
  * The demo business a new user can try at once: active, with services and opening hours, and an
  * owner login whose password is random per installation (kept in the data folder to print again).
+ * Like every owner's first password it is temporary: the first login asks for a new one. Once
+ * that is set the start-up lines no longer print the old one (`password` is null).
  */
 export async function seedDemoData(db: Db, dataDir: string) {
   const passwordFile = path.join(dataDir, "demo-owner-password");
   const [existing] = await db.select().from(businesses).where(eq(businesses.email, DEMO_EMAIL));
   if (existing) {
-    return { bookingLink: existing.bookingLink, email: DEMO_EMAIL, password: readPassword(passwordFile) };
+    const [account] = await db.select().from(accounts).where(eq(accounts.email, DEMO_EMAIL));
+    const password = readPassword(passwordFile);
+    if (!account || !password || !(await verifyPassword(password, account.passwordHash))) {
+      return { bookingLink: existing.bookingLink, email: DEMO_EMAIL, password: null };
+    }
+    // Installations seeded before the rule: the printed password still works, so it becomes temporary too.
+    if (!account.mustChangePassword) await db.update(accounts).set({ mustChangePassword: true }).where(eq(accounts.id, account.id));
+    return { bookingLink: existing.bookingLink, email: DEMO_EMAIL, password };
   }
   const password = `demo-${randomBytes(6).toString("base64url")}`;
   await db.transaction(async (tx) => {
@@ -74,7 +83,7 @@ export async function seedDemoData(db: Db, dataDir: string) {
       name: "Demo Owner",
       email: DEMO_EMAIL,
       passwordHash: await hashPassword(password),
-      mustChangePassword: false,
+      mustChangePassword: true,
     });
     await replaceWeeklySchedule(tx as unknown as Db, business!.id, {
       0: [],
