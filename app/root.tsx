@@ -69,12 +69,13 @@ export function Layout({ children }: { children: React.ReactNode }) {
         >
           {t("nav.skipToContent")}
         </a>
+        {/* The message of the last action comes first, in the flow of the page: it covers nothing, and its dismiss button is reached before the header. */}
+        <ToastViewport toast={rootData?.toast ?? null} />
         {shell === "public" ? <SiteHeader locale={locale} /> : null}
         <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
           {children}
         </main>
         {shell === "public" ? <SiteFooter /> : null}
-        <ToastViewport toast={rootData?.toast ?? null} />
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
       </body>

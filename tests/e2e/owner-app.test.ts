@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import ar from "~/locales/ar";
 import en from "~/locales/en";
 import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 import { waitForMail } from "../support/outbox";
 import { startServer, type RunningServer } from "../support/server";
@@ -19,7 +18,7 @@ const customers: string[] = [];
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "loopback" }), launchBrowser()]);
-  password = readFileSync(path.join(server.dataDir, "demo-owner-password"), "utf8").trim();
+  password = await demoOwnerPassword(server.url, server.dataDir);
   const services = await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json();
   const haircut = services.find((s: { name: string }) => s.name === "Haircut");
   for (let day = 1; day < 30 && customers.length < 4; day++) {
