@@ -14,6 +14,7 @@ import { servicesContext } from "~/platform/context";
 import { placeDemoCall } from "~/features/calls/demo-calls.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { isolateNumbers } from "~/ui/bidi";
 
 export function loader({ context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
@@ -86,7 +87,7 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
       <ul aria-label={t("look.business.glanceLabel")} className="-mt-4 mb-12 flex flex-wrap gap-2">
         {[t("look.business.glancePrice"), t("look.business.glanceLanguages"), t("look.business.glanceNoApp")].map((fact) => (
           <li key={fact}>
-            <Badge tone="info">{fact}</Badge>
+            <Badge tone="info">{isolateNumbers(fact)}</Badge>
           </li>
         ))}
       </ul>
@@ -111,7 +112,7 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
             autoComplete="tel"
             required
             defaultValue={actionData?.phone}
-            hint={t("demo.phoneHint")}
+            hint={isolateNumbers(t("demo.phoneHint"))}
             className="min-w-64 flex-1"
           />
           <Button type="submit" disabled={calling}>
@@ -130,8 +131,8 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
               <span className="flex size-10 items-center justify-center rounded-xl bg-teal-50 text-teal-800">
                 <Icon name={icon} />
               </span>
-              <h3 className="mt-4 font-semibold text-ink">{title}</h3>
-              <p className="mt-1 text-ink-soft">{body}</p>
+              <h3 className="mt-4 font-semibold text-ink">{isolateNumbers(title)}</h3>
+              <p className="mt-1 text-ink-soft">{isolateNumbers(body)}</p>
             </Card>
           ))}
         </ul>
@@ -143,19 +144,20 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
             {t("business.pricingTitle")}
           </h2>
           <p className="mt-4 text-4xl font-semibold text-ink">
-            <bdi dir="ltr">$1</bdi> <span className="text-base font-normal text-ink-muted">{t("business.pricingStarter")}</span>
+            <bdi dir="ltr">$1</bdi>{" "}
+            <span className="text-base font-normal text-ink-muted">{isolateNumbers(t("business.pricingStarter"))}</span>
           </p>
           <ul className="mt-4 space-y-2 text-ink-soft">
             {pricing.map((item) => (
               <li key={item} className="flex gap-2">
                 <Icon name="check" className="mt-0.5 size-5 text-teal-700" />
-                {item}
+                {isolateNumbers(item)}
               </li>
             ))}
           </ul>
-          <p className="mt-4 rounded-lg bg-sand-50 p-3 text-sm text-ink-soft">{t("business.starterThen")}</p>
+          <p className="mt-4 rounded-lg bg-sand-50 p-3 text-sm text-ink-soft">{isolateNumbers(t("business.starterThen"))}</p>
           <Link to="/get-started" className={`${buttonClass()} mt-6 w-full`}>
-            {t("business.startFor")}
+            {isolateNumbers(t("business.startFor"))}
           </Link>
         </Card>
 
