@@ -223,7 +223,7 @@ try {
         `-> ${target.label.padEnd(6)} calls sustained (p99 <= ${sweep.P99_LIMIT} ms, loss < 1%): ${o.sustainedGrid} on the grid, ` +
           `${o.sustained} refined (first failing ${o.firstFailing ?? "none"}); at N=${commonN}: ` +
           `${common?.bridge_cpu_us_per_frame ?? "-"} us/frame, p99 ${common?.rtt_ms.p99 ?? "-"} ms, RSS ${common?.bridge_rss_mb ?? "-"} MB, ` +
-          `marks ${common ? Math.round((common.marks_received / Math.max(1, common.frames_returned)) * 100) : "-"} per 100 frames`,
+          `${common?.marks_received ?? "-"} Twilio marks in the whole run (warm-up included)`,
       );
     }
     const [b, s] = [outcomes.get(bare)!, outcomes.get(sakina)!];
