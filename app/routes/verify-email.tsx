@@ -57,8 +57,7 @@ export default function VerifyEmail({ loaderData, actionData }: Route.ComponentP
   const pending = navigation.state === "submitting";
   useEffect(() => {
     if (loaderData.linkComplete && !actionData && formRef.current) submit(formRef.current);
-    // Only once, on arrival.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- submitted once, on arrival, not again when the form data changes
   }, []);
 
   const failed = !loaderData.linkComplete || actionData?.ok === false;

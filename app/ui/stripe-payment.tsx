@@ -76,8 +76,7 @@ export function StripePayment({
     return () => {
       cancelled = true;
     };
-    // The intent is created once per mount; a new one would be a new charge attempt.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the intent is created once per mount; a new one would be a new charge attempt
   }, []);
 
   async function pay() {

@@ -22,7 +22,7 @@ export function CallCentre({ data, error }: { data: CallCentreData; error?: stri
     source.addEventListener("calls", () => revalidator.revalidate());
     source.addEventListener("error", () => setLive(false));
     return () => source.close();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- one event stream per page; the revalidator changes identity on every render
   }, []);
   return (
     <>
