@@ -72,7 +72,6 @@ describe("every public page in Arabic", () => {
     await context.close();
   });
 
-
   it("the booking page and each of its steps, including a failed submit and the done page", async () => {
     const context = await newVisitor(browser, { javaScript: true, locale: "ar" });
     const page = await context.newPage();
