@@ -1,5 +1,5 @@
 import type { TFunction } from "i18next";
-import { bookingIcs } from "~/lib/ics";
+import { bookingEventUid, bookingIcs } from "~/lib/ics";
 import type { EmailMessage } from "~/providers/email.server";
 import { emailLayout, escapeHtml, paragraphs } from "./layout";
 
@@ -67,7 +67,7 @@ export function customerBookingEmail(t: TFunction, lang: string, to: string, inp
         filename: "booking.ics",
         contentType: "text/calendar; charset=utf-8; method=PUBLISH",
         content: bookingIcs({
-          uid: `booking-${input.bookingId}@sakina.app`,
+          uid: bookingEventUid(input.bookingId),
           start: input.start,
           end: input.end,
           summary: `${input.serviceName}: ${input.businessName}`,

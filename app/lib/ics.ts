@@ -1,4 +1,12 @@
 /** A one-event iCalendar file (RFC 5545) for the booking e-mail. */
+/**
+ * The calendar event's UID of a booking: the same in every file Sakina sends for it (the e-mails,
+ * the done page's "Add to calendar", a move), so calendars update the one event they have.
+ */
+export function bookingEventUid(bookingId: number) {
+  return `booking-${bookingId}@sakina.app`;
+}
+
 export function bookingIcs(input: {
   uid: string;
   start: Date;

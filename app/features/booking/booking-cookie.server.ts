@@ -1,7 +1,7 @@
 import { findBooking } from "#models/bookings";
 import { findService } from "#models/business-services";
 import type { Business } from "#models/businesses";
-import { bookingIcs } from "~/lib/ics";
+import { bookingEventUid, bookingIcs } from "~/lib/ics";
 import type { AppServices } from "~/platform/services.server";
 
 /** The customer's details while a booking is in progress. */
@@ -63,7 +63,7 @@ export function placedBookingIcs(
 ) {
   const { booking, service, manageToken } = found;
   return bookingIcs({
-    uid: `booking-${booking.id}@sakina`,
+    uid: bookingEventUid(booking.id),
     start: booking.startsAt,
     end: booking.endsAt,
     summary: `${service.name} · ${business.name}`,
