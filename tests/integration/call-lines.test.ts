@@ -1,8 +1,8 @@
 // The global limit on simultaneous calls: a database semaphore with a lease, not a retry loop.
 // Waiting calls keep their place and are placed in order as lines free; calls whose end was never
 // reported are swept; a job whose worker died mid-dial is picked up within a minute.
-import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq, inArray, sql } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { advanceCallStatus, createCall, findCall, queuePosition } from "#models/calls";
 import { calls as callsTable } from "#models/schema";
 import { callSweeperJob, placeCallJob, requestCall } from "~/features/calls/engine.server";
@@ -37,6 +37,19 @@ afterAll(async () => {
   await app?.stop();
   await twilio?.close();
   await realtime?.close();
+});
+
+// One test's failure must not hold the only line for the next: whatever is still live or waiting
+// is hung up and ended.
+afterEach(async () => {
+  for (const [sid, call] of twilio.calls) {
+    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
+  }
+  await twilio.flush();
+  await app.services.db
+    .update(callsTable)
+    .set({ status: "canceled", waitingSince: null })
+    .where(inArray(callsTable.status, ["queued", "initiated", "ringing", "in-progress"]));
 });
 
 const test = (to: string) => requestCall(app.services, { purpose: "test", to, language: "en", voice: "alloy", origin: app.url });
@@ -107,15 +120,17 @@ describe("the sweeper", () => {
       timeLimitSeconds: 60,
     });
     await advanceCallStatus(app.services.db, stale.id, "in-progress");
-    await app.services.db
-      .update(callsTable)
-      .set({ answeredAt: new Date(Date.now() - 10 * 60_000) })
-      .where(eq(callsTable.id, stale.id));
-    // The lost call holds the only line: a new call waits.
+    // The live call holds the only line: a new call waits.
     const waiting = await test("+12125557412");
     await waitFor(async () => ((await findCall(app.services.db, waiting.id))?.waitingSince ? true : null), {
       what: "the new call waiting",
     });
+    // Only now is it overdue: the app's own minute sweeper must not free the line before the new
+    // call has had to wait for it.
+    await app.services.db
+      .update(callsTable)
+      .set({ answeredAt: new Date(Date.now() - 10 * 60_000) })
+      .where(eq(callsTable.id, stale.id));
 
     await callSweeperJob.handle({}, app.services);
     const swept = (await findCall(app.services.db, stale.id))!;
