@@ -3,6 +3,8 @@ import { createRequire } from "node:module";
 import type { createRequestHandler as CreateReactRouterHandler, RouterContextProvider, ServerBuild } from "react-router";
 import { writeReadableStreamToWritable } from "@react-router/node";
 import { bufferedBody } from "~/platform/request-limits.server";
+import { csrfTokenContext } from "~/platform/context";
+import type { PageCache } from "~/platform/page-cache.server";
 
 // The same react-router module (loaded with require) whose RouterContextProvider http.server.ts
 // builds the context from: under some loaders (vitest) a static import would be another copy.
@@ -19,16 +21,51 @@ export function createRequestHandler(options: {
   build: ServerBuild | (() => Promise<ServerBuild>);
   mode: string;
   getLoadContext(req: express.Request, res: express.Response): RouterContextProvider;
+  /** Where first-visit renders of public pages are kept (see page-cache.server.ts). */
+  pageCache?: { cache: PageCache; csrfCookieName: string };
+  /** Called before any request that may write (not GET or HEAD): cached reads are dropped. */
+  onWrite?: () => void;
 }): express.RequestHandler {
   const handle = createReactRouterHandler(options.build, options.mode);
   return async (req, res, next) => {
     try {
-      const response = await handle(toRequest(req, res), options.getLoadContext(req, res));
+      // A write may change what a page or a cached read shows: they go.
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        options.pageCache?.cache.clear();
+        options.onWrite?.();
+      }
+      const request = toRequest(req, res);
+      const context = options.getLoadContext(req, res);
+      let response = await handle(request, context);
+      if (options.pageCache?.cache.cacheable(request)) response = await keep(options.pageCache, request, response, context, res);
       await send(res, response);
     } catch (error) {
       next(error);
     }
   };
+}
+
+/** Hands a first-visit render to the page cache when it holds nothing personal; answers the same bytes. */
+async function keep(
+  pageCache: { cache: PageCache; csrfCookieName: string },
+  request: Request,
+  response: Response,
+  context: RouterContextProvider,
+  res: express.Response,
+) {
+  const cookies = response.headers.getSetCookie();
+  const onlyCsrf = cookies.length === 1 && cookies[0]!.startsWith(`${pageCache.csrfCookieName}=`);
+  if (response.status !== 200 || !onlyCsrf || !/^text\/html/.test(response.headers.get("Content-Type") ?? "")) return response;
+  const html = await response.text();
+  const headers = [...response.headers.entries()].filter(([name]) => !["set-cookie", "content-length", "content-encoding"].includes(name));
+  pageCache.cache.store(request, {
+    status: response.status,
+    headers,
+    html,
+    nonce: String(res.locals.nonce ?? ""),
+    csrfToken: context.get(csrfTokenContext) ?? "",
+  });
+  return new Response(html, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 function toRequest(req: express.Request, res: express.Response) {

@@ -7,6 +7,7 @@ import type { AppCookies } from "./cookies.server";
 import type { DatabaseHandle, Db } from "./db.server";
 import type { Env } from "./env.server";
 import type { JobDefinition, Jobs } from "./jobs.server";
+import type { ReadCache } from "./read-cache.server";
 
 /**
  * What a feature that asked for a call does when the call engine reports on it. The engine knows
@@ -34,6 +35,8 @@ export interface AppServices {
   telephony: Telephony;
   voiceModel: VoiceModel;
   callLifecycle: Partial<Record<Call["purpose"], CallLifecycle>>;
+  /** Short-lived answers to frequent reads, emptied by every request that may write (see read-cache.server.ts). */
+  readCache: ReadCache;
   /** Signs cookies and capability links (HMAC); never leaves the server. */
   signingSecret: string;
   /** Lines `npm start` prints after "listening" ({url} is replaced by the server's address). */

@@ -11,7 +11,8 @@ import { clientIpContext, nonceContext, servicesContext, socketPeerContext } fro
 import { parseEnv } from "~/platform/env.server";
 import { createServices } from "./services.server";
 import { listeningOrigin, startupSummary } from "./startup.server";
-import { securityHeaders } from "~/platform/security-headers.server";
+import { securityHeaderValues, securityHeaders } from "~/platform/security-headers.server";
+import { createPageCache } from "~/platform/page-cache.server";
 import { boundedBodies } from "~/platform/request-limits.server";
 import { healthCheck } from "~/platform/health.server";
 import { createRequestHandler } from "~/platform/request-handler.server";
@@ -23,6 +24,16 @@ import { mediaStreamEndpoint } from "./bridge-streams.server";
 const { RouterContextProvider } = createRequire(import.meta.url)("react-router") as {
   RouterContextProvider: new () => RouterContextProviderType;
 };
+
+/** The pages a first-time visitor sees the same as any other (see page-cache.server.ts). */
+const PUBLIC_PAGES = [
+  /^\/$/,
+  /^\/business$/,
+  /^\/book\/[a-z0-9-]{1,80}$/,
+  /^\/(privacy|terms|cookies|how-it-works|languages|faq|safety|accessibility)$/,
+];
+/** How long another process's change may take to show on this one's cached pages. */
+const PAGE_CACHE_TTL_MS = 5_000;
 
 export interface AppServer {
   app: express.Express;
@@ -69,14 +80,23 @@ export async function createAppServer(options: {
   // Pages, CSS and scripts go out compressed (brotli when the browser takes it, else gzip); the
   // call audio does not come through here (WebSocket upgrades bypass Express).
   app.use(compression());
-  app.use(
-    securityHeaders({
-      stripeJsUrl: env.STRIPE_JS_URL,
-      stripeApiUrl: env.STRIPE_API_URL,
-      dev: Boolean(options.devMiddleware),
-      hsts: env.APP_URL?.startsWith("https://") ?? false,
-    }),
-  );
+  const security = {
+    stripeJsUrl: env.STRIPE_JS_URL,
+    stripeApiUrl: env.STRIPE_API_URL,
+    dev: Boolean(options.devMiddleware),
+    hsts: env.APP_URL?.startsWith("https://") ?? false,
+  };
+  app.use(securityHeaders(security));
+  // First visits to the public pages, answered from their last render (not in development, where
+  // the code changes under it).
+  const pageCache = options.devMiddleware
+    ? undefined
+    : createPageCache({
+        paths: PUBLIC_PAGES,
+        ttlMs: PAGE_CACHE_TTL_MS,
+        securityHeaders: securityHeaderValues(security),
+        csrfCookie: (token) => services.cookies.csrf.serialize(token),
+      });
 
   if (options.devMiddleware) {
     app.use(options.devMiddleware);
@@ -100,6 +120,8 @@ export async function createAppServer(options: {
     createRequestHandler({
       build: options.build,
       mode: options.devMiddleware ? "development" : "production",
+      ...(pageCache ? { pageCache: { cache: pageCache, csrfCookieName: services.cookies.csrf.name } } : {}),
+      onWrite: () => services.readCache.clear(),
       getLoadContext(req, res) {
         const context = new RouterContextProvider();
         context.set(servicesContext, services);
@@ -117,7 +139,7 @@ export async function createAppServer(options: {
   return {
     app,
     handler: (req, res) => {
-      if (!answerHealth(req, res)) app(req, res);
+      if (!answerHealth(req, res) && !pageCache?.serve(req, res)) app(req, res);
     },
     services,
     describe(bound) {

@@ -5,6 +5,7 @@ import { startJobQueue } from "~/platform/jobs.server";
 import { createMailer } from "~/providers/email.server";
 import { createAppCookies } from "~/platform/cookies.server";
 import { loadSessionSecret } from "~/platform/secret.server";
+import { createReadCache } from "~/platform/read-cache.server";
 import { allJobs } from "./all-jobs.server";
 import { empathyCallLifecycle, empathyErasureJob } from "~/features/empathy/empathy.server";
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
@@ -21,6 +22,9 @@ const callLifecycle: AppServices["callLifecycle"] = {
   booking_confirmation: confirmationCallLifecycle,
   empathy: empathyCallLifecycle,
 };
+
+/** How long another process's write may take to show in this one's cached reads. */
+const READ_CACHE_TTL_MS = 2_000;
 
 export async function createServices(env: Env, options: { runWorkers?: boolean } = {}): Promise<AppServices & { close(): Promise<void> }> {
   const dataDir = path.resolve(env.DATA_DIR);
@@ -49,6 +53,7 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     telephony: createTelephony(env),
     voiceModel: createVoiceModel(env),
     signingSecret: secret,
+    readCache: createReadCache({ ttlMs: READ_CACHE_TTL_MS }),
     startupNotes: [],
     publicOrigin: () => configuredOrigin ?? listeningOrigin,
     setListeningOrigin(origin) {

@@ -99,6 +99,26 @@ export async function slotsForDay(services: AppServices, business: Business, ser
 }
 
 /**
+ * The availability API's answer for a booking link, service and local day: read from the cache
+ * of frequent reads (a few seconds, emptied by any write here), since a busy booking page asks
+ * for the same day many times while its bookings change rarely.
+ */
+export function dayAvailability(
+  services: AppServices,
+  bookingLink: string,
+  serviceId: number,
+  localDate: string,
+): Promise<{ error: AvailabilityError | "not_found" } | { slots: { time: string; available: boolean }[] }> {
+  return services.readCache.get(`availability\n${bookingLink}\n${serviceId}\n${localDate}`, async () => {
+    const business = await bookableBusiness(services, bookingLink);
+    if (!business) return { error: "not_found" as const };
+    const result = await slotsForDay(services, business, serviceId, localDate);
+    if (!result.slots) return { error: result.error! };
+    return { slots: result.slots.map(({ time, available }) => ({ time, available })) };
+  });
+}
+
+/**
  * The API's appointmentDate: without an offset it is the business's local wall time (what the
  * slot list shows); with Z or an offset it is that instant.
  */
