@@ -5,7 +5,7 @@ import type { Route } from "./+types/book";
 import { findService } from "#models/business-services";
 import { BookingPage } from "~/features/booking/booking-page";
 import { contactSchema } from "~/features/booking/schemas";
-import { formatPhone } from "~/lib/phone";
+import { formatPhone } from "~/platform/phone.server";
 import { zonedTimeToUtc } from "~/features/booking/slots";
 import { parseTimeOfDay } from "~/lib/time";
 import { appOrigin } from "~/features/business/onboarding.server";

@@ -13,7 +13,7 @@ import { availabilityFor, bookingConfirmationCallJob, formatWhen } from "~/featu
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { formatPhone } from "~/lib/phone";
+import { formatPhone } from "~/platform/phone.server";
 import { BookingShell } from "~/ui/booking-shell";
 import { isolatedText } from "~/ui/bidi";
 import { FocusHeading } from "~/ui/focus";

@@ -16,6 +16,7 @@ import { industries } from "~/features/business/industries";
 import { postJson } from "~/lib/stripe-js";
 import { appOrigin, sendVerificationEmail, starterCheckoutUrl } from "~/features/business/onboarding.server";
 import { registrationSchema } from "~/features/business/schemas";
+import { serverRegistrationSchema } from "~/features/business/schemas.server";
 import { registerWithVerification } from "~/features/business/registration.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -83,7 +84,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return redirect(await starterCheckoutUrl(services, business, origin), 303);
   }
 
-  const submission = parseWithZod(formData, { schema: registrationSchema(t) });
+  const submission = parseWithZod(formData, { schema: serverRegistrationSchema(t) });
   if (submission.status !== "success") return data({ reply: submission.reply(), emailExists: false }, { status: 400 });
   const exceeded = await firstExceededRule(context, [{ name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 }]);
   if (exceeded) {

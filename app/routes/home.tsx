@@ -16,7 +16,7 @@ import { FocusHeading } from "~/ui/focus";
 import { isolateNumbers } from "~/ui/bidi";
 import { empathyDetailsSchema, voiceGenders } from "~/features/empathy/schemas";
 import { callLanguages } from "~/lib/languages";
-import { formatPhone } from "~/lib/phone";
+import { formatPhone } from "~/platform/phone.server";
 import { postJson } from "~/lib/stripe-js";
 import { recordFunnelEvent } from "#models/empathy";
 import { appOrigin } from "~/features/business/onboarding.server";
@@ -42,7 +42,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const stored = await services.cookies.empathyDraft.parse(request.headers.get("Cookie"));
-  const draft = isDraft(stored) ? stored : null;
+  // The phone number shown back is formatted here: the formatting rules stay out of the browser.
+  const draft = isDraft(stored) ? { ...stored, shownPhone: formatPhone(stored.phone) } : null;
   const wantsPayment = new URL(request.url).searchParams.get("step") === "payment";
   return {
     title: `${t("meta.appName")} · ${t("home.title")}`,
@@ -102,6 +103,9 @@ export async function action({ request, context }: Route.ActionArgs) {
     headers: { "Set-Cookie": await services.cookies.empathyDraft.serialize(checked.details) },
   });
 }
+
+/** What the visitor entered at step one, as the cookie keeps it, with the number formatted for people. */
+type Draft = NonNullable<Route.ComponentProps["loaderData"]["draft"]>;
 
 export default function Home({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
@@ -199,7 +203,7 @@ function DetailsStep({
 }: {
   title: string;
   lastResult: Route.ComponentProps["actionData"];
-  draft: EmpathyDetails | null;
+  draft: Draft | null;
   recorded: boolean;
 }) {
   const { t, i18n } = useTranslation();
@@ -210,7 +214,7 @@ function DetailsStep({
     id: "empathy-details",
     lastResult: navigation.state === "idle" ? lastResult : null,
     defaultValue: {
-      phone: draft ? formatPhone(draft.phone) : "",
+      phone: draft?.shownPhone ?? "",
       language: defaultLanguage,
       voice: draft?.voice ?? "female",
       email: draft?.email ?? "",
@@ -346,7 +350,7 @@ function PaymentStep({
   callsConfigured,
 }: {
   title: string;
-  draft: EmpathyDetails;
+  draft: Draft;
   paymentsConfigured: boolean;
   callsConfigured: boolean;
 }) {
@@ -409,7 +413,7 @@ function PaymentStep({
         <FocusHeading key="payment" level={3} id="summary-title" className="text-lg font-semibold text-slate-900">
           {t("empathy.summaryTitle")}
         </FocusHeading>
-        <CallSummary className="mt-3" phone={formatPhone(draft.phone)} language={language.nativeName} voice={draft.voice} />
+        <CallSummary className="mt-3" phone={draft.shownPhone} language={language.nativeName} voice={draft.voice} />
       </section>
 
       {unavailable ? (

@@ -52,8 +52,14 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
     await page.getByLabel("Business name").fill(javaScript ? "Bright Smile Dental" : "Café Nour");
     await page.getByLabel("Your name").fill("Amira Haddad");
     await page.getByLabel("E-mail").fill(email);
-    await page.getByLabel("Business phone").fill("+1 212 555 0142");
     await page.getByLabel("Type of business").selectOption("healthcare");
+    // Whether a number is real is the server's check (the metadata stays out of the browser).
+    await page.getByLabel("Business phone").fill("12");
+    await page.getByRole("button", { name: "Create my business account" }).click();
+    await page.locator("[data-error-summary]").getByText("Enter a valid phone number with its country code").waitFor();
+    expect(await page.getByLabel("Business phone").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.getByLabel("E-mail").inputValue()).toBe(email);
+    await page.getByLabel("Business phone").fill("+1 212 555 0142");
     await page.getByRole("button", { name: "Create my business account" }).click();
     await page.getByRole("heading", { name: "Check your e-mail" }).waitFor();
     await expectAccessible(page, javaScript);

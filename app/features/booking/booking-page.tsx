@@ -1,10 +1,8 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
 import type { ReactNode } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "../../routes/+types/book";
-import { contactSchema } from "~/features/booking/schemas";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Steps } from "~/ui/steps";
 import { Button, buttonClass, linkClass } from "~/ui/button";
@@ -225,13 +223,13 @@ function ContactStep({ data, actionData }: { data: StepData<"contact">; actionDa
   const { t } = useTranslation();
   const navigation = useNavigation();
   const when = useWhen(data.date, data.time);
+  // Checked by the action only, with and without JavaScript: the rules (zod, and the phone
+  // numbers' metadata) stay out of a public page's JavaScript. The errors come back as its reply.
   const [form, fields] = useForm({
     id: "booking-contact",
     lastResult: navigation.state === "idle" && actionData && "reply" in actionData ? (actionData.reply as never) : null,
     defaultValue: data.draft ?? undefined,
     shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: contactSchema(t) }),
   });
   const problems = problemsOf([fields.name, fields.phone, fields.email, fields.notes]);
   const formError = actionData && "formError" in actionData ? actionData.formError : null;

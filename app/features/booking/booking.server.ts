@@ -13,7 +13,7 @@ import { findService, listServices, type BusinessService } from "#models/busines
 import { findBusinessByBookingLink, findBusinessById, type Business } from "#models/businesses";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { findBooking } from "#models/bookings";
-import { normalizePhone } from "~/lib/phone";
+import { normalizePhone } from "~/platform/phone.server";
 import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTimeToUtc, type SlotRules } from "~/features/booking/slots";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "~/platform/email-jobs.server";

@@ -22,7 +22,7 @@ import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTim
 import { formatLocalDate, formatWhen } from "~/features/business/when";
 import type { Owner } from "~/features/business/owner.server";
 import { isolate } from "~/features/business/bidi";
-import { formatPhone } from "~/lib/phone";
+import { formatPhone } from "~/platform/phone.server";
 import { formatTimeOfDay, isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { parseDbId } from "~/lib/validation";
 import { sendEmailJob } from "~/platform/email-jobs.server";

@@ -7,7 +7,7 @@ import { formatWhen } from "~/features/business/when";
 import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
 import { requestCall } from "~/features/calls/engine.server";
 import { appOrigin } from "~/features/business/onboarding.server";
-import { formatPhone } from "~/lib/phone";
+import { formatPhone } from "~/platform/phone.server";
 import { getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";

@@ -8,11 +8,11 @@ import { addDayOff, getWeeklySchedule, listDaysOff, removeDayOff, replaceWeeklyS
 import { supportedLanguages } from "~/i18n";
 import { confirmationVoices, timeZones } from "~/features/business/industries";
 import { currencies, formatMoney, parseAmountToCents } from "~/lib/money";
-import { formatPhone } from "~/lib/phone";
+import { formatPhone } from "~/platform/phone.server";
 import type { Owner } from "~/features/business/owner.server";
 import { formatLocalDate, formatWhen } from "~/features/business/when";
 import { utcToZoned } from "~/features/booking/slots";
-import { businessPhoneField } from "~/features/business/schemas";
+import { businessPhoneField } from "~/features/business/schemas.server";
 import type { WeeklySchedule } from "~/features/booking/slots";
 import { parseTimeOfDay } from "~/lib/time";
 import type { AppServices } from "~/platform/services.server";

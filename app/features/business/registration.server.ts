@@ -1,6 +1,6 @@
 import type { TFunction } from "i18next";
 import { registerBusiness, type Business } from "#models/businesses";
-import type { Registration } from "~/features/business/schemas";
+import type { Registration } from "~/features/business/schemas.server";
 import { sendVerificationEmail } from "~/features/business/onboarding.server";
 import type { AppServices } from "~/platform/services.server";
 

@@ -1,9 +1,11 @@
 import type { TFunction } from "i18next";
 import { z } from "zod";
 import { industries } from "~/features/business/industries";
-import { normalizePhone } from "~/lib/phone";
 
-/** The registration form's rules, run in the browser and again on the server. */
+/**
+ * The registration form's rules that the browser can check too. The server adds whether the phone
+ * number is a real one (serverRegistrationSchema), which needs metadata too big to ship.
+ */
 export function registrationSchema(t: TFunction) {
   const required = (message: string, max: number) => z.string(message).trim().min(1, message).max(max, t("form.tooLong", { max }));
   return z.object({
@@ -15,25 +17,12 @@ export function registrationSchema(t: TFunction) {
       .min(1, t("register.emailRequired"))
       .max(254, t("form.tooLong", { max: 254 }))
       .pipe(z.email(t("register.emailInvalid"))),
-    phone: businessPhoneField(t),
+    phone: businessPhoneText(t),
     industry: z.enum(industries, t("register.industryInvalid")).default("service"),
   });
 }
-export type Registration = z.output<ReturnType<typeof registrationSchema>>;
 
-/** A business phone number as typed, stored in E.164. */
-export function businessPhoneField(t: TFunction) {
-  return z
-    .string(t("register.phoneRequired"))
-    .trim()
-    .min(1, t("register.phoneRequired"))
-    .max(32, t("register.phoneInvalid"))
-    .transform((value, ctx) => {
-      const phone = normalizePhone(value);
-      if (!phone.ok) {
-        ctx.addIssue({ code: "custom", message: t("register.phoneInvalid") });
-        return z.NEVER;
-      }
-      return phone.e164;
-    });
+/** A business phone number as typed: there, and not absurdly long. */
+export function businessPhoneText(t: TFunction) {
+  return z.string(t("register.phoneRequired")).trim().min(1, t("register.phoneRequired")).max(32, t("register.phoneInvalid"));
 }

@@ -4,7 +4,7 @@ import { recordCallRefusal } from "#models/call-refusals";
 import { isOptedOut } from "#models/calls";
 import { hitRateLimit } from "#models/rate-limits";
 import type { TFunction } from "i18next";
-import { normalizePhone } from "~/lib/phone";
+import { normalizePhone } from "~/platform/phone.server";
 import type { AppServices } from "~/platform/services.server";
 import { rateLimitKey } from "~/platform/rate-limit.server";
 

@@ -1,6 +1,6 @@
 import type { Route } from "./+types/business.register";
 import { appOrigin } from "~/features/business/onboarding.server";
-import { registrationSchema } from "~/features/business/schemas";
+import { serverRegistrationSchema } from "~/features/business/schemas.server";
 import { registerWithVerification } from "~/features/business/registration.server";
 import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
@@ -12,7 +12,7 @@ import { rememberRegistration } from "~/features/business/registration-cookie.se
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const parsed = registrationSchema(t).safeParse(await readJsonBody(request));
+  const parsed = serverRegistrationSchema(t).safeParse(await readJsonBody(request));
   if (!parsed.success) {
     return apiError(400, t("register.failedBody"), { fields: fieldErrors(parsed.error) });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizePhone } from "./phone";
+import { normalizePhone } from "./phone.server";
 
 describe("normalizePhone", () => {
   it.each([

@@ -1,3 +1,6 @@
+// Server only (the .server name makes the build refuse it in a browser bundle): the full metadata
+// that tells a real number from a plausible one is about 50 kB gzipped, more than a booking page's
+// whole budget for JavaScript. Forms check numbers in their actions; loaders send formatted strings.
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 
 export type PhoneResult =
