@@ -1,4 +1,15 @@
-import { data, isRouteErrorResponse, Link, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "react-router";
+import {
+  data,
+  isRouteErrorResponse,
+  Link,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useRouteError,
+  useRouteLoaderData,
+} from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
@@ -10,6 +21,7 @@ import { SiteFooter } from "~/ui/site-footer";
 import { SiteHeader } from "~/ui/site-header";
 import { ToastViewport } from "~/ui/toast";
 import { usePageShell } from "~/ui/shell";
+import { OWNER_CONTENT_ID } from "~/ui/owner-shell";
 import { buttonClass } from "~/ui/button";
 import { csrfTokenContext, servicesContext } from "~/platform/context";
 import { noStoreMiddleware } from "~/platform/cache-control.server";
@@ -50,6 +62,9 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const nonce = useNonce();
   const { t, i18n } = useTranslation();
   const shell = usePageShell();
+  const error = useRouteError();
+  // The owner's app draws its tabs inside <main>: skipping lands after them. An error page has no tabs.
+  const skipTarget = shell === "owner" && !error ? OWNER_CONTENT_ID : "main";
   // After a change of language without a page load, fetch that language's texts, then switch.
   useEffect(() => {
     if (isLanguage(locale)) void showLanguage(i18n, locale);
@@ -64,7 +79,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
       </head>
       <body className="flex min-h-screen flex-col">
         <a
-          href="#main"
+          href={`#${skipTarget}`}
           className="sr-only z-50 rounded-md bg-white px-4 py-2 font-medium text-teal-900 focus:not-sr-only focus:absolute focus:start-4 focus:top-4"
         >
           {t("nav.skipToContent")}

@@ -26,6 +26,7 @@ import { requirePayments } from "~/providers/payments.server";
 import { firstExceededRule } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { FocusHeading } from "~/ui/focus";
+import { isolateNumbers, tIsolated } from "~/ui/bidi";
 
 /** The country code and the last four digits: enough to recognise one's own number, no more. */
 function maskPhone(e164: string | null) {
@@ -204,13 +205,13 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
         {loaderData.status === "awaiting_payment" ? (
           <div className="rounded-2xl border border-amber-200 bg-amber-50 p-5 text-amber-950">
             <h2 className="text-xl font-semibold">{t("payment.processingTitle")}</h2>
-            <p className="mt-1">{t("empathy.awaitingPayment")}</p>
+            <p className="mt-1">{isolateNumbers(t("empathy.awaitingPayment"))}</p>
           </div>
         ) : loaderData.networkDownUntil && (loaderData.status === "calling" || loaderData.status === "retrying") ? (
           <div className="rounded-2xl border border-amber-200 bg-amber-50 p-5 text-amber-950">
             <h2 className="text-xl font-semibold">{t("empathy.networkDownTitle")}</h2>
-            <p className="mt-2">{t("empathy.networkDownBody", { time: formatTime(loaderData.networkDownUntil) })}</p>
-            <p className="mt-1 text-sm">{t("empathy.paymentKept")}</p>
+            <p className="mt-2">{tIsolated(t, "empathy.networkDownBody", { time: formatTime(loaderData.networkDownUntil) ?? "" })}</p>
+            <p className="mt-1 text-sm">{isolateNumbers(t("empathy.paymentKept"))}</p>
           </div>
         ) : loaderData.status === "calling" || loaderData.status === "completed" ? (
           <div className="rounded-2xl border border-emerald-200 bg-emerald-50 p-5 text-emerald-950">
@@ -222,27 +223,29 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
             </h2>
             {loaderData.status === "calling" ? (
               <p className="mt-2">
-                {loaderData.queuePosition ? t("empathy.linesBusy", { position: loaderData.queuePosition }) : t("empathy.expectation")}
+                {loaderData.queuePosition
+                  ? tIsolated(t, "empathy.linesBusy", { position: loaderData.queuePosition })
+                  : isolateNumbers(t("empathy.expectation"))}
               </p>
             ) : null}
             {loaderData.callStatus && progress[loaderData.callStatus] ? (
-              <p className="mt-2 font-medium">{progress[loaderData.callStatus]}</p>
+              <p className="mt-2 font-medium">{isolateNumbers(progress[loaderData.callStatus] ?? "")}</p>
             ) : null}
           </div>
         ) : loaderData.status === "retrying" ? (
           <div className="rounded-2xl border border-amber-200 bg-amber-50 p-5 text-amber-950">
             <h2 className="text-xl font-semibold">{t("empathy.missedTitle")}</h2>
-            {missedReason ? <p className="mt-2">{missedReason}</p> : null}
+            {missedReason ? <p className="mt-2">{isolateNumbers(missedReason)}</p> : null}
             <p className="mt-2">
               {loaderData.callStatus === "queued"
-                ? t(missedReason ? "empathy.missedAgain" : "empathy.missedBody", {
+                ? tIsolated(t, missedReason ? "empathy.missedAgain" : "empathy.missedBody", {
                     attempt: loaderData.attempt - 1,
                     attempts: loaderData.attempts,
-                    time,
+                    time: time ?? "",
                   })
-                : (progress[loaderData.callStatus ?? ""] ?? t("empathy.progressQueued"))}
+                : isolateNumbers(progress[loaderData.callStatus ?? ""] ?? t("empathy.progressQueued"))}
             </p>
-            <p className="mt-1 text-sm">{t("empathy.paymentKept")}</p>
+            <p className="mt-1 text-sm">{isolateNumbers(t("empathy.paymentKept"))}</p>
             {loaderData.callStatus === "queued" ? (
               <Form method="post" className="mt-4">
                 <AuthenticityTokenInput />
@@ -254,11 +257,11 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
           </div>
         ) : (
           <div className="rounded-2xl border border-slate-200 bg-slate-50 p-5 text-slate-900">
-            <h2 className="text-xl font-semibold">{t("empathy.refundedTitle")}</h2>
+            <h2 className="text-xl font-semibold">{isolateNumbers(t("empathy.refundedTitle"))}</h2>
             <p className="mt-2">
               {loaderData.status === "refunded"
-                ? t(networkDown ? "empathy.refundedNetworkBody" : "empathy.refundedBody", { attempts: loaderData.attempts })
-                : t(networkDown ? "empathy.refundingNetworkBody" : "empathy.refundingBody", { attempts: loaderData.attempts })}
+                ? tIsolated(t, networkDown ? "empathy.refundedNetworkBody" : "empathy.refundedBody", { attempts: loaderData.attempts })
+                : tIsolated(t, networkDown ? "empathy.refundingNetworkBody" : "empathy.refundingBody", { attempts: loaderData.attempts })}
             </p>
           </div>
         )}
@@ -268,13 +271,13 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
 
       {live ? (
         <p className="mt-4 text-sm text-slate-700">
-          {t("empathy.refreshHint")}{" "}
+          {isolateNumbers(t("empathy.refreshHint"))}{" "}
           <Link to="." reloadDocument className={linkClass}>
             {t("empathy.refresh")}
           </Link>
         </p>
       ) : null}
-      <p className="mt-2 text-sm text-slate-600">{t("empathy.privacyNote")}</p>
+      <p className="mt-2 text-sm text-slate-600">{isolateNumbers(t("empathy.privacyNote"))}</p>
 
       <div className="mt-8">
         <CrisisNotice />

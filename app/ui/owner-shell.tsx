@@ -12,6 +12,12 @@ export interface OwnerShellData {
   bookingUrl: string;
 }
 
+/**
+ * Where "Skip to content" lands in the owner's app: after the business's header and its tabs,
+ * which sit inside `<main>` (root.tsx draws it) and would otherwise be tabbed through again.
+ */
+export const OWNER_CONTENT_ID = "owner-content";
+
 const sections: { id: OwnerSection; to: string }[] = [
   { id: "bookings", to: "/dashboard" },
   { id: "services", to: "/dashboard/services" },
@@ -89,7 +95,9 @@ export function OwnerShell({
           </nav>
         </div>
       </header>
-      <div className="mx-auto max-w-5xl px-4 py-6 sm:py-8">{children}</div>
+      <div id={OWNER_CONTENT_ID} tabIndex={-1} className="mx-auto max-w-5xl px-4 py-6 focus:outline-none sm:py-8">
+        {children}
+      </div>
       <div className="mx-auto flex max-w-5xl flex-wrap items-center justify-between gap-3 border-t border-slate-200 px-4 py-4 text-sm text-slate-600">
         <span>{t("owner.shell.app")}</span>
         <LanguageSwitcher current={locale} />

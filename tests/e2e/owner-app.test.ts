@@ -117,3 +117,41 @@ describe.each([
     await context.close();
   });
 });
+
+describe.each([false, true])("the skip link in the owner's app, JavaScript %s", (javaScript) => {
+  it("lands after the owner's tabs: the next Tab reaches the page's first control, not a tab", async () => {
+    const context = await newVisitor(browser, { javaScript });
+    expect((await context.request.post(`${server.url}/api/auth/login`, { data: { email: "demo@sakina.app", password } })).status()).toBe(
+      200,
+    );
+    const page = await context.newPage();
+    for (const path of ["/dashboard", "/dashboard/services", "/dashboard/hours", "/dashboard/calls", "/dashboard/settings"]) {
+      await page.goto(`${server.url}${path}?lng=en`);
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.textContent), path).toBe(en.nav.skipToContent);
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Tab");
+      const focused = await page.evaluate((label) => {
+        const content = document.getElementById("owner-content");
+        const first = content?.querySelector<HTMLElement>("a[href], button:not([disabled]), input:not([type=hidden]), select, textarea");
+        const element = document.activeElement;
+        return {
+          inOwnerTabs: Boolean(element?.closest(`nav[aria-label="${label}"]`)),
+          inContent: Boolean(content?.contains(element)),
+          isFirst: Boolean(first) && element === first,
+        };
+      }, en.owner.shell.nav);
+      expect(focused, path).toEqual({ inOwnerTabs: false, inContent: true, isFirst: true });
+    }
+    // A page of the owner's app without its frame (an error, or nobody signed in) still has the link's target.
+    const skipTarget = () => page.evaluate(() => Boolean(document.querySelector(document.querySelector("a")!.hash)));
+    await page.goto(`${server.url}/dashboard/bookings/999999?lng=en`);
+    await page.getByRole("heading", { level: 1, name: en.errors.notFoundTitle }).waitFor();
+    expect(await skipTarget()).toBe(true);
+    await context.clearCookies();
+    await page.goto(`${server.url}/dashboard/services?lng=en`);
+    await page.getByRole("heading", { level: 1, name: en.dashboard.invalidTitle }).waitFor();
+    expect(await skipTarget()).toBe(true);
+    await context.close();
+  });
+});

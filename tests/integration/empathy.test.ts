@@ -270,8 +270,8 @@ describe("a call that does not reach the caller", () => {
     expect(mails[0]!.text).toContain(statusUrl);
 
     const page = await (await visitorClient.get(statusUrl)).text();
-    expect(page).toContain("Your $5 has been refunded");
-    expect(page).toContain("We couldn&#x27;t reach you after 3 attempts");
+    expect(page).toContain('Your <bdi dir="ltr">$5</bdi> has been refunded');
+    expect(page).toContain("We couldn&#x27;t reach you after <bdi>3</bdi> attempts");
 
     // The refund job running again (a retried job) refunds nothing more.
     const { empathyRefundJob } = await import("~/features/empathy/empathy.server");

@@ -1,15 +1,21 @@
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerBusiness } from "#models/businesses";
+import { bookings, businessServices } from "#models/schema";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import routeConfig from "~/routes";
+import en from "~/locales/en";
 import { startAppInProcess } from "../support/app-in-process";
+import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 
 /**
- * Every route and method of the route table, sent what a careless client or an attacker sends.
- * The rule: never a 5xx, never a stack trace, and the server keeps answering /healthz in under a
- * second while it happens.
+ * Every route and method of the route table, sent what a careless client or an attacker sends,
+ * first anonymously, then the owner's app again with a signed-in owner's session and CSRF token.
+ * The rule: never a 5xx, never a stack trace, the server keeps answering /healthz in under a
+ * second while it happens, and an owner never reaches another business's bookings or services.
  */
 
 interface RouteEntry {
@@ -80,6 +86,7 @@ const fieldNames = [
   "industry",
   "service",
   "serviceId",
+  "bookingId",
   "businessId",
   "dayOffId",
   "date",
@@ -104,6 +111,9 @@ const fieldNames = [
   "recording",
 ];
 const intents = [
+  "confirm-booking",
+  "cancel-booking",
+  "reschedule-booking",
   "add-service",
   "edit-service",
   "toggle-service",
@@ -119,6 +129,20 @@ const intents = [
 
 /** Pages whose forms carry several actions, told apart by a hidden `intent` field. */
 const INTENT_ROUTES = ["/dashboard", "/booking/:token"];
+
+/**
+ * The owner's app, fuzzed again with a signed-in owner: each page with the intents of its own
+ * forms (they all post to one action, which the probes of every intent on every page reach too).
+ */
+const OWNER_INTENTS: Record<string, string[]> = {
+  "/dashboard": ["confirm-booking", "cancel-booking", "reschedule-booking", "bogus"],
+  "/dashboard/bookings/:bookingId": ["confirm-booking", "cancel-booking", "reschedule-booking", "bogus"],
+  "/dashboard/services": ["add-service", "edit-service", "toggle-service", "bogus"],
+  "/dashboard/hours": ["save-hours", "add-day-off", "remove-day-off", "bogus"],
+  "/dashboard/calls": ["bogus"],
+  "/dashboard/settings": ["save-settings", "bogus"],
+};
+const OWNER_ROUTES = Object.keys(OWNER_INTENTS);
 
 function fill(pattern: string, value: string) {
   return pattern
@@ -137,10 +161,17 @@ interface Probe {
   what: string;
 }
 
-function probesFor(pattern: string, csrf: string): Probe[] {
+function probesFor(
+  pattern: string,
+  csrf: string,
+  {
+    pageIntents = INTENT_ROUTES.includes(pattern) ? intents : [],
+    extraPathValues = [],
+  }: { pageIntents?: string[]; extraPathValues?: string[] } = {},
+): Probe[] {
   const path = fill(pattern, pattern.includes("bookingLink") ? "demo-salon" : "1");
   const probes: Probe[] = [];
-  for (const value of pattern.includes(":") ? pathValues : ["1"])
+  for (const value of pattern.includes(":") ? [...pathValues, ...extraPathValues] : ["1"])
     probes.push({ method: "GET", path: fill(pattern, value), what: `path param ${value.slice(0, 12)}` });
   if (pattern.includes(":")) {
     for (const value of ["2147483648", "-1", "%00"]) {
@@ -166,7 +197,7 @@ function probesFor(pattern: string, csrf: string): Probe[] {
   probes.push({ ...json({}), what: "empty JSON" });
   for (const value of hostile) {
     probes.push({ ...form(fieldNames.map((n) => [n, value])), what: `form ${JSON.stringify(value.slice(0, 12))}` });
-    for (const intent of INTENT_ROUTES.includes(pattern) ? intents : []) {
+    for (const intent of pageIntents) {
       probes.push({ ...form([["intent", intent], ...fieldNames.map((n): [string, string] => [n, value])]), what: `form ${intent}` });
     }
     probes.push({ ...json(Object.fromEntries(fieldNames.map((n) => [n, value]))), what: `JSON ${JSON.stringify(value.slice(0, 12))}` });
@@ -210,6 +241,36 @@ const OVERSIZED_JSON = JSON.stringify({ a: "x".repeat(2 * 1024 * 1024) });
 
 const STACK = /\n\s+at \S|\(\/work\/|\/app\/(routes|features|platform)\/|node_modules\//;
 
+/** Sends the probes, three at a time; returns what failed the rule, and each request's time. */
+async function send(queue: Probe[], cookie: string) {
+  const failures: string[] = [];
+  const timings: [number, string][] = [];
+  let sent = 0;
+  const worker = async () => {
+    for (let probe = queue.shift(); probe; probe = queue.shift()) {
+      sent += 1;
+      const probeStarted = performance.now();
+      const response = await fetch(app.url + probe.path, {
+        method: probe.method,
+        redirect: "manual",
+        headers: { Cookie: cookie, ...probe.headers },
+        body: probe.body,
+      }).catch((error: Error) => error);
+      if (response instanceof Error) {
+        failures.push(`${probe.method} ${probe.path.slice(0, 80)} (${probe.what}): ${response.message}`);
+        continue;
+      }
+      const text = await response.text();
+      timings.push([performance.now() - probeStarted, `${probe.method} ${probe.path.slice(0, 60)} (${probe.what}) → ${response.status}`]);
+      if (response.status >= 500 || STACK.test(text) || (response.status === 429 && !response.headers.get("Retry-After"))) {
+        failures.push(`${probe.method} ${probe.path.slice(0, 80)} (${probe.what}) → ${response.status} ${text.slice(0, 200)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 3 }, worker));
+  return { failures, timings, sent };
+}
+
 describe("the route fuzz", () => {
   it("answers every route and method without a 5xx or a stack trace, and stays responsive", { timeout: 240_000 }, async () => {
     const client = httpClient(app.url);
@@ -232,32 +293,8 @@ describe("the route fuzz", () => {
       }
     })();
 
-    const failures: string[] = [];
-    const timings: [number, string][] = [];
-    let sent = 0;
     const started = performance.now();
-    const worker = async () => {
-      for (let probe = queue.shift(); probe; probe = queue.shift()) {
-        sent += 1;
-        const probeStarted = performance.now();
-        const response = await fetch(app.url + probe.path, {
-          method: probe.method,
-          redirect: "manual",
-          headers: { Cookie: cookie, ...probe.headers },
-          body: probe.body,
-        }).catch((error: Error) => error);
-        if (response instanceof Error) {
-          failures.push(`${probe.method} ${probe.path.slice(0, 80)} (${probe.what}): ${response.message}`);
-          continue;
-        }
-        const text = await response.text();
-        timings.push([performance.now() - probeStarted, `${probe.method} ${probe.path.slice(0, 60)} (${probe.what}) → ${response.status}`]);
-        if (response.status >= 500 || STACK.test(text) || (response.status === 429 && !response.headers.get("Retry-After"))) {
-          failures.push(`${probe.method} ${probe.path.slice(0, 80)} (${probe.what}) → ${response.status} ${text.slice(0, 200)}`);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 3 }, worker));
+    const { failures, timings, sent } = await send(queue, cookie);
     running = false;
     await monitor;
     console.log(
@@ -273,6 +310,114 @@ describe("the route fuzz", () => {
     expect(healthChecks).toBeGreaterThan(0);
     expect(slowestHealth).toBeLessThan(1000);
   });
+});
+
+describe("the owner's app, fuzzed with a signed-in owner", () => {
+  it(
+    "answers every hostile form and path without a 5xx or a stack trace, and leaves another business's rows alone",
+    { timeout: 120_000 },
+    async () => {
+      // A new page of the owner's app is fuzzed too, once it is listed with its intents.
+      expect(paths.filter((path) => path.startsWith("/dashboard")).sort()).toEqual([...OWNER_ROUTES].sort());
+      // Another business, with a service and a booking the demo owner must never reach.
+      const db = app.services.db;
+      const registered = await registerBusiness(db, {
+        name: "Fuzz Other Studio",
+        ownerName: "Other Owner",
+        email: "fuzz-other@example.com",
+        phone: "+442079460958",
+        industry: "beauty",
+      });
+      const other = "created" in registered ? registered.created : registered.existing;
+      const [service] = await db
+        .insert(businessServices)
+        .values({ businessId: other.id, name: "Other cut", priceCents: 2500, durationMinutes: 30 })
+        .returning();
+      const startsAt = new Date(Date.now() + 3 * 86_400_000);
+      const [booking] = await db
+        .insert(bookings)
+        .values({
+          businessId: other.id,
+          serviceId: service!.id,
+          startsAt,
+          endsAt: new Date(startsAt.getTime() + 30 * 60_000),
+          customerName: "Not Yours",
+          customerPhone: "+442079460959",
+          manageTokenHash: "fuzz-foreign-booking",
+        })
+        .returning();
+      const foreign = { booking: booking!, service: service! };
+
+      // The demo owner, signed in from an address of its own (the anonymous fuzz spent 127.0.0.1's login attempts).
+      const password = await demoOwnerPassword(app.url, app.dataDir);
+      const owner = httpClient(app.url, { localAddress: "127.0.0.251" });
+      expect((await owner.postJson("/api/auth/login", { email: "demo@sakina.app", password })).status).toBe(200);
+      const signedIn = async () => (await (await owner.get("/dashboard")).text()).includes(`aria-label="${en.owner.shell.nav}"`);
+      expect(await signedIn()).toBe(true);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await (await owner.get("/dashboard")).text())![1]!;
+      const cookie = [...owner.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+      const foreignForm = (path: string, intent: string): Probe => ({
+        method: "POST",
+        path,
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          csrf,
+          intent,
+          bookingId: String(foreign.booking.id),
+          serviceId: String(foreign.service.id),
+          businessId: String(other.id),
+          date: startsAt.toISOString().slice(0, 10),
+          time: "10:00",
+          name: "Taken over",
+          price: "1",
+          durationMinutes: "30",
+          active: "false",
+        }).toString(),
+        what: `${intent} on another business's rows`,
+      });
+
+      // Another business's booking is not found, by its address or by any of the booking actions.
+      const foreignPage = `/dashboard/bookings/${foreign.booking.id}`;
+      expect((await owner.get(foreignPage)).status).toBe(404);
+      for (const path of ["/dashboard", foreignPage]) {
+        for (const intent of ["confirm-booking", "cancel-booking", "reschedule-booking"]) {
+          const probe = foreignForm(path, intent);
+          const response = await fetch(app.url + path, {
+            method: "POST",
+            redirect: "manual",
+            headers: { Cookie: cookie, ...probe.headers },
+            body: probe.body,
+          });
+          expect(`${intent} on ${path}: ${response.status}`).toBe(`${intent} on ${path}: 404`);
+        }
+      }
+
+      // The hostile inputs of the anonymous pass, now with the owner's session and CSRF token, and
+      // every intent of every page pointed at the other business's booking and service.
+      const queue = OWNER_ROUTES.flatMap((pattern) => [
+        ...probesFor(pattern, csrf, { pageIntents: OWNER_INTENTS[pattern], extraPathValues: [String(foreign.booking.id)] }),
+        ...intents.map((intent) => foreignForm(fill(pattern, String(foreign.booking.id)), intent)),
+      ]);
+      const started = performance.now();
+      const { failures, timings, sent } = await send(queue, cookie);
+      const statuses = new Map<string, number>();
+      for (const [, what] of timings) {
+        const status = what.slice(what.lastIndexOf("→ ") + 2);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+      console.log(
+        `owner fuzz: ${sent} requests on ${OWNER_ROUTES.length} routes in ${Math.round(performance.now() - started)} ms; ` +
+          `statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
+      expect(failures).toEqual([]);
+      // The probes ran as the owner: the session outlived them.
+      expect(await signedIn()).toBe(true);
+      const [bookingAfter] = await db.select().from(bookings).where(eq(bookings.id, foreign.booking.id));
+      const [serviceAfter] = await db.select().from(businessServices).where(eq(businessServices.id, foreign.service.id));
+      expect(bookingAfter).toEqual(foreign.booking);
+      expect(serviceAfter).toEqual(foreign.service);
+    },
+  );
 });
 
 describe("bounded work per request", () => {

@@ -2,12 +2,12 @@ import type { Page } from "playwright-core";
 
 /**
  * What reads wrong when a right-to-left paragraph reorders it: an international number (+966 …),
- * grouped digits (116 123, 212 555 0100), a three-digit line (911, 988, 000) or a number of
+ * grouped digits or a range (116 123, 212 555 0100, 30–60), a three-digit line (911, 988, 000) or a number of
  * five digits or more (741741, 8001234), and a price ($5, 35.00 US$, 12,00 €).
  */
 const SOURCES = [
   String.raw`\+\s?\d`,
-  String.raw`\d{2,}(?:[ \u00a0\u202f-]\d{2,})+`,
+  String.raw`\d{2,}(?:[ \u00a0\u202f\-–]\d{2,})+`,
   String.raw`(?<!\d)(?:\d{3}|\d{5,})(?!\d)`,
   String.raw`[$€£]\s?\d`,
   String.raw`\d[\u00a0\u202f ]?(?:US\$|\$|€|£)`,

@@ -1,5 +1,6 @@
 import { useTranslation } from "react-i18next";
 import { EMPATHY_PRICE } from "~/features/empathy/schemas";
+import { isolateNumbers, Ltr } from "~/ui/bidi";
 
 /** What the $5 buys, before payment (step two) and after it (the confirmation page). */
 export function CallSummary({
@@ -15,11 +16,11 @@ export function CallSummary({
 }) {
   const { t } = useTranslation();
   const rows = [
-    [t("empathy.phone"), phone ? <span dir="ltr">{phone}</span> : t("empathy.phoneErased")],
+    [t("empathy.phone"), phone ? <Ltr>{phone}</Ltr> : t("empathy.phoneErased")],
     [t("empathy.language"), language],
     [t("empathy.voice"), t(`empathy.voice_${voice}`)],
-    [t("empathy.duration"), t("empathy.durationValue")],
-    [t("empathy.total"), EMPATHY_PRICE],
+    [t("empathy.duration"), isolateNumbers(t("empathy.durationValue"))],
+    [t("empathy.total"), <Ltr>{EMPATHY_PRICE}</Ltr>],
   ] as const;
   return (
     <dl className={`divide-y divide-slate-200 rounded-xl border border-slate-200 bg-white text-sm ${className}`}>

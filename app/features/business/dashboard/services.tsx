@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { currencies, centsToInput } from "~/lib/money";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";
+import { isolateNumbers } from "~/ui/bidi";
 import { Field, SelectField, TextareaField } from "~/ui/field";
 import { errorsFor, submittedValue, type DashboardActionData, type ServiceRow } from "~/features/business/dashboard/types";
 
@@ -28,7 +29,7 @@ export function ServicesSection({ services, actionData }: { services: Service[];
                       </span>
                     ) : null}
                   </h2>
-                  <p className="text-sm text-slate-700">{service.summary}</p>
+                  <p className="text-sm text-slate-700">{isolateNumbers(service.summary)}</p>
                   {service.description ? (
                     <p dir="auto" className="mt-1 text-sm text-slate-600">
                       {service.description}
@@ -120,7 +121,7 @@ function ServiceForm({
         required
         defaultValue={value("price", service ? centsToInput(service.priceCents) : "")}
         errors={errors("price")}
-        hint={t("services.priceHint")}
+        hint={isolateNumbers(t("services.priceHint"))}
       />
       <SelectField
         id={`${idPrefix}-currency`}
@@ -147,7 +148,7 @@ function ServiceForm({
         required
         defaultValue={value("durationMinutes", String(service?.durationMinutes ?? 30))}
         errors={errors("durationMinutes")}
-        hint={t("services.durationHint")}
+        hint={isolateNumbers(t("services.durationHint"))}
       />
       <div className="flex items-end">
         <Button type="submit">{intent === "add-service" ? t("services.addButton") : t("services.save")}</Button>
