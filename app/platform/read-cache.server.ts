@@ -9,26 +9,58 @@
  */
 export interface ReadCache {
   get<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /** The answer for `key` if one is ready and still within its time; never computes. */
+  peek<T>(key: string): T | undefined;
   clear(): void;
 }
 
+type Entry = { expires: number; value: Promise<unknown>; refreshing: boolean; settled?: { value: unknown } };
+
 export function createReadCache(options: { ttlMs: number; maxEntries?: number; now?: () => number }): ReadCache {
-  const entries = new Map<string, { expires: number; value: Promise<unknown> }>();
+  const entries = new Map<string, Entry>();
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 1000;
+
+  /** Computes and stores at once, so a clear while it runs drops it: an answer older than a write is never kept. */
+  function fill<T>(key: string, compute: () => Promise<T>) {
+    if (entries.size >= maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value!);
+    const value = compute();
+    const entry: Entry = { expires: now() + options.ttlMs, value, refreshing: false };
+    entries.set(key, entry);
+    value.then(
+      (result) => (entry.settled = { value: result }),
+      // A failure is not kept: the next read tries again.
+      () => {
+        if (entries.get(key) === entry) entries.delete(key);
+      },
+    );
+    return entry;
+  }
+
   return {
     get<T>(key: string, compute: () => Promise<T>) {
       const found = entries.get(key);
-      if (found && found.expires > now()) return found.value as Promise<T>;
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-      // Stored at once, so a clear while it runs drops it: an answer older than a write is never kept.
-      const value = compute();
-      entries.set(key, { expires: now() + options.ttlMs, value });
-      // A failure is not kept: the next read tries again.
-      value.catch(() => {
-        if (entries.get(key)?.value === value) entries.delete(key);
-      });
-      return value;
+      if (!found) return fill(key, compute).value as Promise<T>;
+      if (found.expires > now() || found.refreshing) return found.value as Promise<T>;
+      // Past its time: readers keep the last answer while one fresh computation runs, so an
+      // expiry is never a stall for everyone asking at that moment.
+      found.refreshing = true;
+      const fresh = compute();
+      fresh.then(
+        (result) => {
+          if (entries.get(key) === found) {
+            entries.set(key, { expires: now() + options.ttlMs, value: fresh, refreshing: false, settled: { value: result } });
+          }
+        },
+        () => {
+          if (entries.get(key) === found) entries.delete(key);
+        },
+      );
+      return found.value as Promise<T>;
+    },
+    peek<T>(key: string) {
+      const found = entries.get(key);
+      return found?.settled && found.expires > now() ? (found.settled.value as T) : undefined;
     },
     clear() {
       entries.clear();

@@ -17,6 +17,7 @@ import { boundedBodies } from "~/platform/request-limits.server";
 import { healthCheck } from "~/platform/health.server";
 import { createRequestHandler } from "~/platform/request-handler.server";
 import { mediaStreamEndpoint } from "./bridge-streams.server";
+import { availabilityFastPath } from "~/features/booking/availability-fast-path.server";
 
 // The context must be an instance of the RouterContextProvider the Express adapter checks
 // against: the react-router module the adapter itself loads (with require), which under some
@@ -136,10 +137,13 @@ export async function createAppServer(options: {
   const mediaStreams = mediaStreamEndpoint(services);
   // A health check needs none of what pages need (router, headers, compression, sessions).
   const answerHealth = healthCheck(services);
+  // Nor does a booking page's repeated question for a day whose slots are already known.
+  const answerAvailability = availabilityFastPath(services, securityHeaderValues(security));
   return {
     app,
     handler: (req, res) => {
-      if (!answerHealth(req, res) && !pageCache?.serve(req, res)) app(req, res);
+      if (answerHealth(req, res) || answerAvailability(req, res) || pageCache?.serve(req, res)) return;
+      app(req, res);
     },
     services,
     describe(bound) {

@@ -24,7 +24,7 @@ const callLifecycle: AppServices["callLifecycle"] = {
 };
 
 /** How long another process's write may take to show in this one's cached reads. */
-const READ_CACHE_TTL_MS = 2_000;
+const READ_CACHE_TTL_MS = 5_000;
 
 export async function createServices(env: Env, options: { runWorkers?: boolean } = {}): Promise<AppServices & { close(): Promise<void> }> {
   const dataDir = path.resolve(env.DATA_DIR);

@@ -128,3 +128,39 @@ describe("first visits to public pages", () => {
     expect(missing.fromCache).toBe(false);
   });
 });
+
+describe("a day's availability asked again", () => {
+  it("is the route's own answer, and shows a slot taken as soon as it is booked", async () => {
+    const [service] = (await (await fetch(`${app.url}/api/booking/services/demo-salon`)).json()) as { id: number }[];
+    const dayPath = (date: string) => `/api/booking/availability/demo-salon/${date}/${service!.id}`;
+    type Slot = { time: string; available: boolean };
+    let date = "";
+    let free: Slot | undefined;
+    for (let i = 2; i < 14 && !free; i++) {
+      date = new Date(Date.now() + i * 86_400_000).toISOString().slice(0, 10);
+      const response = await fetch(`${app.url}${dayPath(date)}`);
+      if (response.status === 200) free = ((await response.json()) as Slot[]).find((slot) => slot.available);
+    }
+    expect(free).toBeDefined();
+    const computed = await fetch(`${app.url}${dayPath(date)}`);
+    const again = await fetch(`${app.url}${dayPath(date)}`);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("server-timing")).toContain("read-cache");
+    expect(again.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(again.headers.get("cache-control")).toBe("no-store");
+    expect(again.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const slots = (await again.json()) as Slot[];
+    expect(slots).toEqual(await computed.json());
+
+    const booked = await httpClient(app.url).postJson("/api/booking/create", {
+      businessLink: "demo-salon",
+      serviceId: service!.id,
+      appointmentDate: `${date}T${free!.time}`,
+      customerInfo: { name: "Cache Tester", phone: "+12125550177" },
+      requestCall: false,
+    });
+    expect(booked.status).toBe(201);
+    const after = (await (await fetch(`${app.url}${dayPath(date)}`)).json()) as Slot[];
+    expect(after.find((slot) => slot.time === free!.time)?.available).toBe(false);
+  });
+});

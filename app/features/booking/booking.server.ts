@@ -98,6 +98,11 @@ export async function slotsForDay(services: AppServices, business: Business, ser
   return { service, slots: availability.day(localDate) };
 }
 
+export type DayAvailability = { error: AvailabilityError | "not_found" } | { slots: { time: string; available: boolean }[] };
+
+export const availabilityKey = (bookingLink: string, serviceId: number, localDate: string) =>
+  `availability\n${bookingLink}\n${serviceId}\n${localDate}`;
+
 /**
  * The availability API's answer for a booking link, service and local day: read from the cache
  * of frequent reads (a few seconds, emptied by any write here), since a busy booking page asks
@@ -108,8 +113,8 @@ export function dayAvailability(
   bookingLink: string,
   serviceId: number,
   localDate: string,
-): Promise<{ error: AvailabilityError | "not_found" } | { slots: { time: string; available: boolean }[] }> {
-  return services.readCache.get(`availability\n${bookingLink}\n${serviceId}\n${localDate}`, async () => {
+): Promise<DayAvailability> {
+  return services.readCache.get(availabilityKey(bookingLink, serviceId, localDate), async () => {
     const business = await bookableBusiness(services, bookingLink);
     if (!business) return { error: "not_found" as const };
     const result = await slotsForDay(services, business, serviceId, localDate);
