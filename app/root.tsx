@@ -31,6 +31,7 @@ import type { RootData } from "~/ui/root-data";
 import { getLocale, i18nextMiddleware, persistLanguageMiddleware } from "~/platform/i18n.server";
 import { toastContext, toastMiddleware } from "~/platform/toast.server";
 import { retryAfterMiddleware } from "~/platform/rate-limit.server";
+import { usePreloadedFont } from "~/ui/fonts";
 
 export const middleware: Route.MiddlewareFunction[] = [
   noStoreMiddleware,
@@ -42,7 +43,9 @@ export const middleware: Route.MiddlewareFunction[] = [
 ];
 
 export const links: Route.LinksFunction = () => [
-  { rel: "stylesheet", href: stylesheet },
+  // With a precedence React writes the stylesheet before the scripts' modulepreloads: on a slow
+  // phone connection the page's only render-blocking file no longer waits behind 160 kB of scripts.
+  { rel: "stylesheet", href: stylesheet, precedence: "default" } as Route.LinkDescriptors[number],
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
@@ -62,6 +65,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const nonce = useNonce();
   const { t, i18n } = useTranslation();
   const shell = usePageShell();
+  // Every frame (site, owner's app, booking page) shows Latin text first.
+  usePreloadedFont();
   const error = useRouteError();
   // The owner's app draws its tabs inside <main>: skipping lands after them. An error page has no tabs.
   const skipTarget = shell === "owner" && !error ? OWNER_CONTENT_ID : "main";

@@ -144,6 +144,12 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 
 export const handle = { shell: "booking" } satisfies ShellHandle;
 
+/** Search engines and link previews read the business's own words, else the page's title. */
+export const meta: Route.MetaFunction = ({ loaderData: data }) => {
+  if (!data || data.kind !== "page") return [];
+  return [{ name: "description", content: data.business.description || data.title }];
+};
+
 export async function action({ request, params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);

@@ -1,7 +1,6 @@
 import { useEffect, useRef } from "react";
 import { Link, NavLink, useLocation } from "react-router";
 import { useTranslation } from "react-i18next";
-import { usePreloadedFont } from "~/ui/fonts";
 import { Icon } from "~/ui/icons";
 import { LanguageSwitcher } from "~/ui/language-switcher";
 import { LogoMark } from "~/ui/logo";
@@ -13,7 +12,6 @@ import { LogoMark } from "~/ui/logo";
  */
 export function SiteHeader({ locale }: { locale: string }) {
   const { t } = useTranslation();
-  usePreloadedFont();
   const menu = useRef<HTMLDetailsElement>(null);
   const location = useLocation();
   useEffect(() => {
