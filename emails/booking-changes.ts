@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import { bookingEventUid, bookingIcs } from "~/lib/ics";
 import type { EmailMessage } from "~/providers/email.server";
-import { emailLayout, paragraphs } from "./layout";
+import { emailLayout, escapeHtml, paragraphs } from "./layout";
 
 /** What the business did to a booking by hand; the customer hears of each, in their language. */
 export type BookingChange = "confirmed" | "cancelled" | "moved";
@@ -21,6 +21,8 @@ export interface BookingChangeInput {
   previousWhen?: string;
   start: Date;
   end: Date;
+  /** The customer's own page of the booking (not for a cancellation: nothing is left to change). */
+  manageUrl?: string;
 }
 
 export function bookingChangeEmail(t: TFunction, lang: string, to: string, change: BookingChange, input: BookingChangeInput): EmailMessage {
@@ -37,12 +39,16 @@ export function bookingChangeEmail(t: TFunction, lang: string, to: string, chang
     ...(change === "moved" ? [t("owner.email.movedCall")] : []),
     t("owner.email.contact", { business: input.businessName, phone: input.businessPhone }),
   ];
+  const manage = input.manageUrl
+    ? `<p style="margin:24px 0"><a href="${escapeHtml(input.manageUrl)}" style="display:inline-block;background:#0f766e;color:#ffffff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(t("bookingEmail.manageButton"))}</a></p>`
+    : "";
+  const textLines = input.manageUrl ? [...lines, `${t("bookingEmail.manage")}: ${input.manageUrl}`] : lines;
   return {
     to,
     replyTo: input.businessEmail,
     subject,
-    text: `${lines.join("\n\n")}\n`,
-    html: emailLayout({ lang, title: subject, bodyHtml: lines.map(paragraphs).join("") }),
+    text: `${textLines.join("\n\n")}\n`,
+    html: emailLayout({ lang, title: subject, bodyHtml: lines.map(paragraphs).join("") + manage }),
     // A move carries the calendar entry again: the same UID, so calendars update the one they have.
     ...(change === "moved"
       ? {

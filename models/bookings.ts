@@ -134,6 +134,20 @@ async function findByIdempotencyKey(db: Db, businessId: number, key: string) {
   return row ?? null;
 }
 
+/**
+ * A new secret for the customer's own page of a booking: only its hash is stored, so a message
+ * that must carry the link (the business changed the booking) gets a new one, and the old link
+ * stops working.
+ */
+export async function renewManageToken(db: Db, bookingId: number) {
+  const manageToken = randomBytes(24).toString("base64url");
+  await db
+    .update(bookings)
+    .set({ manageTokenHash: hashToken(manageToken) })
+    .where(eq(bookings.id, bookingId));
+  return manageToken;
+}
+
 export async function findBookingByManageToken(db: Db, token: string) {
   const [row] = await db
     .select()

@@ -5,7 +5,7 @@ import { accounts, bookings, businesses, calls } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
-import { readOutbox, waitForMail } from "../support/outbox";
+import { linkIn, readOutbox, waitForMail } from "../support/outbox";
 import { waitFor } from "../support/wait";
 
 let app: Awaited<ReturnType<typeof startAppInProcess>>;
@@ -138,6 +138,10 @@ describe("an owner manages bookings by hand", () => {
     const movedMail = await waitForMail(app.dataDir, customer, /^لحجزك لدى .* موعد جديد$/);
     expect(movedMail.text).toContain("الموعد السابق");
     expect(movedMail.raw).toContain("filename=booking.ics");
+    // The e-mail carries the customer's own page of the booking, at its new time.
+    const managePage = await fetch(linkIn(movedMail, "/booking/"));
+    expect(managePage.status).toBe(200);
+    expect((await fetch(`${app.url}/booking/not-a-real-token-at-all-0000`)).status).toBe(404);
     const [call] = await app.services.db.select().from(calls).where(eq(calls.id, queued!.id));
     expect(call!.status).toBe("canceled");
     // The same move sent again changes nothing and sends nothing.

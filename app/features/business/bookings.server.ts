@@ -12,6 +12,7 @@ import {
   setBookingCallStateIf,
   type Booking,
   type OwnerBookingFilter,
+  renewManageToken,
 } from "#models/bookings";
 import { listServices } from "#models/business-services";
 import type { Business } from "#models/businesses";
@@ -298,6 +299,8 @@ async function tellCustomer(
 ) {
   if (!booking.customerEmail) return;
   const t = await translatorFor(booking.language);
+  // The customer's page of the booking goes with every change that leaves something to change.
+  const manageUrl = change === "cancelled" ? null : `${services.publicOrigin()}/booking/${await renewManageToken(services.db, booking.id)}`;
   await services.jobs.enqueue(
     sendEmailJob,
     bookingChangeEmail(t, booking.language, booking.customerEmail, change, {
@@ -312,6 +315,7 @@ async function tellCustomer(
       ...(previousStart ? { previousWhen: emailWhen(previousStart, business.timeZone, booking.language) } : {}),
       start: booking.startsAt,
       end: booking.endsAt,
+      ...(manageUrl ? { manageUrl } : {}),
     }),
   );
 }
