@@ -14,7 +14,8 @@ import { Field, SelectField } from "~/ui/field";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
 import { FocusHeading } from "~/ui/focus";
 import { isolateNumbers } from "~/ui/bidi";
-import { empathyDetailsSchema, voiceGenders } from "~/features/empathy/schemas";
+import { empathyDetailsSchema, type EmpathyDetailsInput } from "~/features/empathy/schemas";
+import { voiceGenders } from "~/features/empathy/offer";
 import { callLanguages } from "~/lib/languages";
 import { formatPhone } from "~/platform/phone.server";
 import { postJson } from "~/lib/stripe-js";
@@ -210,7 +211,7 @@ function DetailsStep({
   // Someone reading the site in Arabic most likely wants to talk in Arabic.
   const defaultLanguage = draft?.language ?? callLanguages.find((language) => language.code === i18n.language)?.id ?? "english";
   const navigation = useNavigation();
-  const [form, fields] = useForm({
+  const [form, fields] = useForm<EmpathyDetailsInput>({
     id: "empathy-details",
     lastResult: navigation.state === "idle" ? lastResult : null,
     defaultValue: {
@@ -219,9 +220,9 @@ function DetailsStep({
       voice: draft?.voice ?? "female",
       email: draft?.email ?? "",
     },
+    // Checked by the action only, with and without JavaScript: the rules (zod) stay out of the
+    // home page's JavaScript; the errors come back as its reply.
     shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: empathyDetailsSchema(t, recorded) }),
   });
   const busy = navigation.state === "submitting";
   const voiceErrorId = `${fields.voice.id}-error`;

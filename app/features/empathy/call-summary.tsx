@@ -1,5 +1,5 @@
 import { useTranslation } from "react-i18next";
-import { EMPATHY_PRICE } from "~/features/empathy/schemas";
+import { EMPATHY_PRICE } from "~/features/empathy/offer";
 import { isolateNumbers, Ltr } from "~/ui/bidi";
 
 /** What the $5 buys, before payment (step two) and after it (the confirmation page). */

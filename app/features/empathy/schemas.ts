@@ -2,9 +2,10 @@ import type { TFunction } from "i18next";
 import { z } from "zod";
 import { callLanguages } from "~/lib/languages";
 
-export const EMPATHY_PRICE = "$5.00";
+import { voiceGenders } from "~/features/empathy/offer";
+
+export { EMPATHY_PRICE, voiceGenders } from "~/features/empathy/offer";
 export const languageIds = callLanguages.map((language) => language.id) as [string, ...string[]];
-export const voiceGenders = ["female", "male"] as const;
 
 /**
  * Step one of the empathy call: where to call, in which language and voice, and the two
