@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import { bookingEventUid, bookingIcs } from "~/lib/ics";
 import type { EmailMessage } from "~/providers/email.server";
-import { emailLayout, escapeHtml, paragraphs } from "./layout";
+import { button, emailLayout, paragraphs } from "./layout";
 
 /** What the business did to a booking by hand; the customer hears of each, in their language. */
 export type BookingChange = "confirmed" | "cancelled" | "moved";
@@ -39,9 +39,7 @@ export function bookingChangeEmail(t: TFunction, lang: string, to: string, chang
     ...(change === "moved" ? [t("owner.email.movedCall")] : []),
     t("owner.email.contact", { business: input.businessName, phone: input.businessPhone }),
   ];
-  const manage = input.manageUrl
-    ? `<p style="margin:24px 0"><a href="${escapeHtml(input.manageUrl)}" style="display:inline-block;background:#0f766e;color:#ffffff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(t("bookingEmail.manageButton"))}</a></p>`
-    : "";
+  const manage = input.manageUrl ? button(input.manageUrl, t("bookingEmail.manageButton")) : "";
   const textLines = input.manageUrl ? [...lines, `${t("bookingEmail.manage")}: ${input.manageUrl}`] : lines;
   return {
     to,

@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import { bookingEventUid, bookingIcs } from "~/lib/ics";
 import type { EmailMessage } from "~/providers/email.server";
-import { emailLayout, escapeHtml, paragraphs } from "./layout";
+import { button, emailLayout, paragraphs } from "./layout";
 
 export interface BookingEmailInput {
   bookingId: number;
@@ -60,7 +60,7 @@ export function customerBookingEmail(t: TFunction, lang: string, to: string, inp
     html: emailLayout({
       lang,
       title: subject,
-      bodyHtml: `${lines.slice(0, 3).map(paragraphs).join("")}<p style="margin:24px 0"><a href="${escapeHtml(input.manageUrl)}" style="display:inline-block;background:#0f766e;color:#ffffff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(t("bookingEmail.manageButton"))}</a></p>`,
+      bodyHtml: `${lines.slice(0, 3).map(paragraphs).join("")}${button(input.manageUrl, t("bookingEmail.manageButton"))}`,
     }),
     attachments: [
       {

@@ -73,6 +73,12 @@ export function createPageCache(options: PageCacheOptions): PageCache {
     return `${url}\n${language}`;
   }
 
+  /** The same key for a router Request as `serve` computes for the raw request. */
+  function requestKey(request: Request) {
+    const url = new URL(request.url);
+    return keyOf(request.method, `${url.pathname}${url.search}`, request.headers.get("Accept-Language"), request.headers.has("Cookie"));
+  }
+
   return {
     serve(req, res) {
       const hasBody = req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined;
@@ -102,21 +108,11 @@ export function createPageCache(options: PageCacheOptions): PageCache {
     },
 
     cacheable(request) {
-      const url = new URL(request.url);
-      return (
-        keyOf(request.method, `${url.pathname}${url.search}`, request.headers.get("Accept-Language"), request.headers.has("Cookie")) !==
-        null
-      );
+      return requestKey(request) !== null;
     },
 
     store(request, page) {
-      const url = new URL(request.url);
-      const key = keyOf(
-        request.method,
-        `${url.pathname}${url.search}`,
-        request.headers.get("Accept-Language"),
-        request.headers.has("Cookie"),
-      );
+      const key = requestKey(request);
       if (!key || page.status !== 200 || page.nonce.length < 16 || page.csrfToken.length < 32) return;
       const parts = cut(page.html, page.nonce, page.csrfToken);
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
