@@ -10,7 +10,7 @@ const hash = (token: string) => createHash("sha256").update(token).digest("hex")
 /** Creates a single-use token; only its hash is stored, so a database leak reveals no links. */
 export async function createEmailToken(
   db: Db,
-  input: { purpose: Purpose; email: string; businessId?: number; accountId?: number; ttlMinutes: number },
+  input: { purpose: Purpose; email: string; businessId?: number; accountId?: number; subscriberId?: number; ttlMinutes: number },
 ) {
   const token = randomBytes(32).toString("base64url");
   await db.insert(emailTokens).values({
@@ -19,6 +19,7 @@ export async function createEmailToken(
     tokenHash: hash(token),
     businessId: input.businessId,
     accountId: input.accountId,
+    subscriberId: input.subscriberId,
     expiresAt: new Date(Date.now() + input.ttlMinutes * 60_000),
   });
   return token;

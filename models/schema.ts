@@ -92,7 +92,7 @@ export const accounts = pgTable("accounts", {
     .default(sql`now()`),
 });
 
-export const emailTokenPurpose = pgEnum("email_token_purpose", ["verify_email", "reset_password"]);
+export const emailTokenPurpose = pgEnum("email_token_purpose", ["verify_email", "reset_password", "sign_in"]);
 
 /** Single-use links sent by e-mail; only a hash of the token is stored. */
 export const emailTokens = pgTable("email_tokens", {
@@ -102,6 +102,7 @@ export const emailTokens = pgTable("email_tokens", {
   tokenHash: text("token_hash").notNull().unique(),
   businessId: integer("business_id").references(() => businesses.id, { onDelete: "cascade" }),
   accountId: integer("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+  subscriberId: integer("subscriber_id").references(() => subscribers.id, { onDelete: "cascade" }),
   expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   usedAt: timestamp("used_at", { withTimezone: true }),
   createdAt: timestamp("created_at", { withTimezone: true })
@@ -110,6 +111,97 @@ export const emailTokens = pgTable("email_tokens", {
 });
 
 export const paymentPurpose = pgEnum("payment_purpose", ["business_starter", "empathy_call", "subscription"]);
+
+export const subscriptionStatus = pgEnum("subscription_status", ["incomplete", "trialing", "active", "past_due", "canceled"]);
+
+/**
+ * Consumers with a subscription (spec: User). One row per person: the phone and the e-mail are
+ * unique, and `trial_claims` remembers them after an account is deleted, so one person gets one
+ * trial. Billing facts (status, trial end, period) are copied from Stripe's subscription events.
+ */
+export const subscribers = pgTable(
+  "subscribers",
+  {
+    id: serial("id").primaryKey(),
+    fullName: text("full_name").notNull(),
+    /** Lower-cased; the magic link goes here. */
+    email: text("email").notNull().unique(),
+    /** E.164; the scheduled and requested calls ring it. */
+    phone: text("phone").notNull().unique(),
+    /** weekly, twice_weekly or every_two_days: the plan chosen at signup. */
+    callFrequency: text("call_frequency").notNull(),
+    status: subscriptionStatus("status").notNull().default("incomplete"),
+    stripeCustomerId: text("stripe_customer_id").unique(),
+    stripeSubscriptionId: text("stripe_subscription_id").unique(),
+    /** The card is on file (the SetupIntent or Checkout succeeded). */
+    cardOnFile: boolean("card_on_file").notNull().default(false),
+    trialEndsAt: timestamp("trial_ends_at", { withTimezone: true }),
+    /** The current billing period (the trial while trialing): the allowance resets when it moves. */
+    periodStart: timestamp("period_start", { withTimezone: true }),
+    periodEnd: timestamp("period_end", { withTimezone: true }),
+    cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
+    /** The Stripe event time of the last billing fact applied, so an older event never undoes a newer one. */
+    billingUpdatedAt: timestamp("billing_updated_at", { withTimezone: true }),
+    trialReminderSentAt: timestamp("trial_reminder_sent_at", { withTimezone: true }),
+    // Preferences (spec: User profile).
+    preferredLanguage: text("preferred_language").notNull().default("en"),
+    voiceGender: text("voice_gender").notNull().default("female"),
+    callScheduleType: text("call_schedule_type").notNull().default("every_two_days"),
+    preferredCallTime: text("preferred_call_time").notNull().default("14:00"),
+    timeZone: text("time_zone").notNull().default("UTC"),
+    callReminders: boolean("call_reminders").notNull().default(true),
+    /** Where the schedule's calendar starts: signup, or the last change of the schedule. */
+    scheduleAnchor: timestamp("schedule_anchor", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    /** The next scheduled call; the minute job places every call that has come due. */
+    nextCallAt: timestamp("next_call_at", { withTimezone: true }),
+    /** The scheduled call the reminder e-mail was sent for. */
+    remindedFor: timestamp("reminded_for", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [index("subscribers_next_call").on(table.nextCallAt)],
+);
+
+/** Keyed hashes of every phone and e-mail that has started a trial, kept after the account is deleted. */
+export const trialClaims = pgTable("trial_claims", {
+  keyHash: text("key_hash").primaryKey(),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
+});
+
+export const supportCallStatus = pgEnum("support_call_status", ["queued", "calling", "completed", "not_delivered", "cancelled"]);
+
+/** A subscriber's support call (spec: support call record): requested from the dashboard or scheduled. */
+export const supportCalls = pgTable(
+  "support_calls",
+  {
+    id: serial("id").primaryKey(),
+    subscriberId: integer("subscriber_id")
+      .notNull()
+      .references(() => subscribers.id, { onDelete: "cascade" }),
+    /** How the subscriber felt when asking (requested calls); null for scheduled ones. */
+    feeling: text("feeling"),
+    urgency: text("urgency").notNull().default("normal"),
+    source: text("source").notNull().default("requested"),
+    status: supportCallStatus("status").notNull().default("queued"),
+    /** The billing period it belongs to: the allowance counts delivered calls per period. */
+    periodStart: timestamp("period_start", { withTimezone: true }).notNull(),
+    /** For a scheduled call, the instant it was due: one call per due instant. */
+    scheduledFor: timestamp("scheduled_for", { withTimezone: true }),
+    summary: text("summary"),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [
+    index("support_calls_subscriber").on(table.subscriberId, table.createdAt),
+    unique("support_calls_scheduled_once").on(table.subscriberId, table.scheduledFor),
+  ],
+);
 
 /** Money that moved, one row per provider payment; the unique id makes every handler idempotent. */
 export const payments = pgTable("payments", {
@@ -282,7 +374,7 @@ export const funnelEvents = pgTable("funnel_events", {
     .default(sql`now()`),
 });
 
-export const callPurpose = pgEnum("call_purpose", ["empathy", "booking_confirmation", "demo", "customer_service", "test"]);
+export const callPurpose = pgEnum("call_purpose", ["empathy", "booking_confirmation", "demo", "customer_service", "test", "support"]);
 export const callStatus = pgEnum("call_status", [
   "queued",
   "initiated",
@@ -313,6 +405,8 @@ export const calls = pgTable(
     bookingId: integer("booking_id").references(() => bookings.id, { onDelete: "set null" }),
     /** The paid empathy request this call is an attempt of; one call per (request, attempt). */
     empathyRequestId: integer("empathy_request_id").references(() => empathyRequests.id, { onDelete: "set null" }),
+    /** The subscriber's support call this call places. */
+    supportCallId: integer("support_call_id").references(() => supportCalls.id, { onDelete: "set null" }),
     /** Set while a worker is dialling, so a duplicate job for the same call never dials twice. */
     dialClaimedAt: timestamp("dial_claimed_at", { withTimezone: true }),
     /** What the call ended with, in the agent's words: confirmed, cancelled, voicemail, … */
@@ -390,9 +484,10 @@ export const sessions = pgTable(
   "sessions",
   {
     idHash: text("id_hash").primaryKey(),
-    accountId: integer("account_id")
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** A business owner's or admin's session… */
+    accountId: integer("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    /** …or a subscriber's (signed in at signup or with a magic link); exactly one is set. */
+    subscriberId: integer("subscriber_id").references(() => subscribers.id, { onDelete: "cascade" }),
     createdAt: timestamp("created_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),
@@ -401,7 +496,11 @@ export const sessions = pgTable(
       .default(sql`now()`),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },
-  (table) => [index("sessions_account").on(table.accountId)],
+  (table) => [
+    index("sessions_account").on(table.accountId),
+    index("sessions_subscriber").on(table.subscriberId),
+    check("sessions_one_owner", sql`(${table.accountId} is null) <> (${table.subscriberId} is null)`),
+  ],
 );
 
 /**

@@ -1,13 +1,27 @@
-import { and, eq, gt, lt, ne } from "drizzle-orm";
+import { and, eq, gt, isNotNull, lt, ne } from "drizzle-orm";
 import type { Db } from "./db";
 import { accounts, sessions } from "./schema";
 
 export type Session = typeof sessions.$inferSelect;
 
 /** Opens a session; the account's sessions that have already expired are dropped on the way. */
-export async function createSession(db: Db, input: { idHash: string; accountId: number; expiresAt: Date }, now = new Date()) {
-  await db.delete(sessions).where(and(eq(sessions.accountId, input.accountId), lt(sessions.expiresAt, now)));
+export async function createSession(
+  db: Db,
+  input: { idHash: string; expiresAt: Date } & ({ accountId: number } | { subscriberId: number }),
+  now = new Date(),
+) {
+  const owner = "accountId" in input ? eq(sessions.accountId, input.accountId) : eq(sessions.subscriberId, input.subscriberId);
+  await db.delete(sessions).where(and(owner, lt(sessions.expiresAt, now)));
   await db.insert(sessions).values({ ...input, createdAt: now, lastSeenAt: now });
+}
+
+/** The live session with this id hash when it belongs to a subscriber: its subscriber's id. */
+export async function findSubscriberSession(db: Db, idHash: string, now = new Date()) {
+  const [row] = await db
+    .select({ subscriberId: sessions.subscriberId, lastSeenAt: sessions.lastSeenAt })
+    .from(sessions)
+    .where(and(eq(sessions.idHash, idHash), gt(sessions.expiresAt, now), isNotNull(sessions.subscriberId)));
+  return row?.subscriberId ? { subscriberId: row.subscriberId, lastSeenAt: row.lastSeenAt } : null;
 }
 
 /** The live session with this id hash and its account, or null when it is unknown or expired. */

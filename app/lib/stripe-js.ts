@@ -11,6 +11,12 @@ export interface StripeJs {
     redirect: "if_required";
     confirmParams?: { return_url?: string };
   }): Promise<{ paymentIntent?: { id: string; status: string }; error?: { type: string; code?: string; message?: string } }>;
+  confirmSetup(options: {
+    elements: StripeElements;
+    clientSecret?: string;
+    redirect: "if_required";
+    confirmParams?: { return_url?: string };
+  }): Promise<{ setupIntent?: { id: string; status: string }; error?: { type: string; code?: string; message?: string } }>;
 }
 export interface StripeElements {
   create(type: "payment" | "expressCheckout", options?: object): StripeElement;

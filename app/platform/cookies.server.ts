@@ -19,6 +19,8 @@ export function createAppCookies(secret: string, secure: boolean) {
     csrf: tokenCookie("csrf", secret, secure),
     /** Who is signed in: a random session id whose hash is a row in `sessions` (30 days at most). */
     session: signedCookie("session", 60 * 60 * 24 * 30),
+    /** A subscriber's session, apart from an owner's so one browser can hold both. */
+    memberSession: signedCookie("member", 60 * 60 * 24 * 30),
     /** The business being registered in this browser, once its e-mail is verified. */
     registration: signedCookie("registration", 60 * 60 * 24 * 7),
     /** The contact details of a booking in progress, kept out of URLs and server logs. */

@@ -30,6 +30,46 @@ export interface Payments {
     input: { customerId: string; priceIds: string[]; trialEnd: Date; paymentMethodId: string | null; metadata: Record<string, string> },
     idempotencyKey: string,
   ): Promise<string>;
+  /** A monthly price found by its lookup key, created (with its product) the first time. */
+  ensureMonthlyPrice(price: MonthlyPrice): Promise<string>;
+  /**
+   * Subscribes a customer with a trial, the card collected now in the page: the subscription waits
+   * for the card (a SetupIntent whose client secret the Payment Element confirms).
+   */
+  startTrial(
+    input: { customerId: string; priceId: string; trialDays: number; metadata: Record<string, string> },
+    idempotencyKey: string,
+  ): Promise<{ subscriptionId: string; clientSecret: string | null }>;
+  /** The same on Stripe's hosted page, for browsers without JavaScript. */
+  createTrialCheckout(input: {
+    customerId: string;
+    priceId: string;
+    trialDays: number;
+    metadata: Record<string, string>;
+    successUrl: string;
+    cancelUrl: string;
+  }): Promise<{ id: string; url: string }>;
+  /** A hosted page that saves a new card for the customer (setup mode). */
+  createCardCheckout(input: {
+    customerId: string;
+    currency: string;
+    metadata: Record<string, string>;
+    successUrl: string;
+    cancelUrl: string;
+  }): Promise<{ id: string; url: string }>;
+  /** The subscription as the provider knows it now; null when there is no such subscription. */
+  findSubscription(id: string): Promise<SubscriptionState | null>;
+  /** Ends the trial now: billing starts at once. */
+  endTrialNow(subscriptionId: string): Promise<SubscriptionState>;
+  /** Cancels at the end of the period (true) or takes that back (false). */
+  setCancelAtPeriodEnd(subscriptionId: string, cancel: boolean): Promise<SubscriptionState>;
+  /** Cancels at once (the account is being deleted). */
+  cancelNow(subscriptionId: string): Promise<void>;
+  /**
+   * Makes the card of a succeeded SetupIntent the subscription's card, and pays the open invoice
+   * with it when a payment had failed. Returns the new state.
+   */
+  useCardFromSetup(subscriptionId: string, setupIntentId: string): Promise<SubscriptionState>;
   /** Reports usage to a meter; the identifier makes a retried report count once. */
   reportUsage(input: { meterEventName: string; customerId: string; identifier: string; value: number }): Promise<void>;
   /** Checks a webhook's signature (and its age) and reads the event; null when it does not verify. */
@@ -69,7 +109,13 @@ export interface Payment {
 
 export interface Checkout {
   id: string;
+  mode: "payment" | "setup" | "subscription";
+  /** "complete" once the customer finished on the page. */
+  status: string | null;
   paymentId: string | null;
+  subscriptionId: string | null;
+  setupIntentId: string | null;
+  customerId: string | null;
   metadata: Record<string, string>;
 }
 
@@ -82,11 +128,44 @@ export interface MeteredPlan {
   version: number;
 }
 
+export interface MonthlyPrice {
+  lookupKey: string;
+  productName: string;
+  amountCents: number;
+  currency: string;
+}
+
+export interface SubscriptionState {
+  id: string;
+  customerId: string;
+  /** trialing, active, past_due, canceled, incomplete, incomplete_expired, unpaid, paused. */
+  status: string;
+  trialEnd: Date | null;
+  periodStart: Date;
+  periodEnd: Date;
+  cancelAtPeriodEnd: boolean;
+  hasCard: boolean;
+  metadata: Record<string, string>;
+}
+
 export type PaymentEvent =
   | { id: string; kind: "payment_succeeded"; payment: Payment }
   | { id: string; kind: "checkout_completed"; checkout: Checkout }
-  | { id: string; kind: "subscription_changed"; subscriptionId: string; status: string }
+  | { id: string; kind: "subscription_changed"; subscriptionId: string; status: string; metadata: Record<string, string> }
+  | { id: string; kind: "invoice_paid" | "invoice_failed"; invoice: InvoiceFacts }
+  | { id: string; kind: "setup_succeeded"; setupIntentId: string; customerId: string | null; metadata: Record<string, string> }
   | { id: string; kind: "other"; type: string };
+
+export interface InvoiceFacts {
+  id: string;
+  subscriptionId: string | null;
+  customerId: string | null;
+  amountCents: number;
+  currency: string;
+  /** Stripe's page for the invoice (a receipt once paid). */
+  url: string | null;
+  billingReason: string | null;
+}
 
 export class PaymentsNotConfiguredError extends Error {
   constructor() {
@@ -317,6 +396,138 @@ class StripePayments implements Payments {
     return subscription.id;
   }
 
+  async ensureMonthlyPrice(price: MonthlyPrice) {
+    return stripeRequest(async () => {
+      const found = await this.stripe.prices.list({ lookup_keys: [price.lookupKey], active: true });
+      const existing = found.data.find((p) => p.lookup_key === price.lookupKey);
+      if (existing) return existing.id;
+      const product = await this.stripe.products.create({ name: price.productName }, { idempotencyKey: `${price.lookupKey}-product` });
+      const created = await this.stripe.prices.create(
+        {
+          product: product.id,
+          currency: price.currency,
+          unit_amount: price.amountCents,
+          recurring: { interval: "month" },
+          lookup_key: price.lookupKey,
+          nickname: price.productName,
+        },
+        { idempotencyKey: `${price.lookupKey}-price` },
+      );
+      return created.id;
+    });
+  }
+
+  async startTrial(input: { customerId: string; priceId: string; trialDays: number; metadata: Record<string, string> }, idempotencyKey: string) {
+    const subscription = await stripeRequest(() =>
+      this.stripe.subscriptions.create(
+        {
+          customer: input.customerId,
+          items: [{ price: input.priceId }],
+          trial_period_days: input.trialDays,
+          payment_behavior: "default_incomplete",
+          payment_settings: { save_default_payment_method: "on_subscription" },
+          trial_settings: { end_behavior: { missing_payment_method: "cancel" } },
+          metadata: input.metadata,
+          expand: ["pending_setup_intent"],
+        },
+        { idempotencyKey },
+      ),
+    );
+    const setup = subscription.pending_setup_intent;
+    return { subscriptionId: subscription.id, clientSecret: setup && typeof setup !== "string" ? setup.client_secret : null };
+  }
+
+  async createTrialCheckout(input: {
+    customerId: string;
+    priceId: string;
+    trialDays: number;
+    metadata: Record<string, string>;
+    successUrl: string;
+    cancelUrl: string;
+  }) {
+    const session = await stripeRequest(() =>
+      this.stripe.checkout.sessions.create({
+        mode: "subscription",
+        customer: input.customerId,
+        line_items: [{ price: input.priceId, quantity: 1 }],
+        payment_method_collection: "always",
+        subscription_data: { trial_period_days: input.trialDays, metadata: input.metadata },
+        metadata: input.metadata,
+        success_url: input.successUrl.replace("{CHECKOUT_ID}", "{CHECKOUT_SESSION_ID}"),
+        cancel_url: input.cancelUrl,
+      }),
+    );
+    if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+    return { id: session.id, url: session.url };
+  }
+
+  async createCardCheckout(input: { customerId: string; currency: string; metadata: Record<string, string>; successUrl: string; cancelUrl: string }) {
+    const session = await stripeRequest(() =>
+      this.stripe.checkout.sessions.create({
+        mode: "setup",
+        customer: input.customerId,
+        currency: input.currency,
+        setup_intent_data: { metadata: input.metadata },
+        metadata: input.metadata,
+        success_url: input.successUrl.replace("{CHECKOUT_ID}", "{CHECKOUT_SESSION_ID}"),
+        cancel_url: input.cancelUrl,
+      }),
+    );
+    if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+    return { id: session.id, url: session.url };
+  }
+
+  async findSubscription(id: string) {
+    try {
+      return toSubscriptionState(await this.stripe.subscriptions.retrieve(id));
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw toPaymentsError(error);
+    }
+  }
+
+  async endTrialNow(subscriptionId: string) {
+    return toSubscriptionState(await stripeRequest(() => this.stripe.subscriptions.update(subscriptionId, { trial_end: "now" })));
+  }
+
+  async setCancelAtPeriodEnd(subscriptionId: string, cancel: boolean) {
+    return toSubscriptionState(
+      await stripeRequest(() => this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: cancel })),
+    );
+  }
+
+  async cancelNow(subscriptionId: string) {
+    try {
+      await this.stripe.subscriptions.cancel(subscriptionId);
+    } catch (error) {
+      // Already cancelled, or never made it: nothing left to stop.
+      if (isMissing(error)) return;
+      throw toPaymentsError(error);
+    }
+  }
+
+  async useCardFromSetup(subscriptionId: string, setupIntentId: string) {
+    return stripeRequest(async () => {
+      const setup = await this.stripe.setupIntents.retrieve(setupIntentId);
+      const paymentMethod = typeof setup.payment_method === "string" ? setup.payment_method : setup.payment_method?.id;
+      if (setup.status !== "succeeded" || !paymentMethod) throw new PaymentsError("The card was not saved.", false);
+      let subscription = await this.stripe.subscriptions.update(subscriptionId, { default_payment_method: paymentMethod });
+      const invoiceId = typeof subscription.latest_invoice === "string" ? subscription.latest_invoice : subscription.latest_invoice?.id;
+      if (subscription.status === "past_due" && invoiceId) {
+        const invoice = await this.stripe.invoices.retrieve(invoiceId);
+        if (invoice.status === "open") {
+          try {
+            await this.stripe.invoices.pay(invoiceId, { payment_method: paymentMethod });
+          } catch (error) {
+            if (!(error instanceof Stripe.errors.StripeCardError)) throw error;
+          }
+          subscription = await this.stripe.subscriptions.retrieve(subscriptionId);
+        }
+      }
+      return toSubscriptionState(subscription);
+    });
+  }
+
   async reportUsage(input: { meterEventName: string; customerId: string; identifier: string; value: number }) {
     try {
       await this.stripe.billing.meterEvents.create({
@@ -352,7 +563,21 @@ class StripePayments implements Payments {
           kind: "subscription_changed",
           subscriptionId: event.data.object.id,
           status: event.type === "customer.subscription.deleted" ? "canceled" : event.data.object.status,
+          metadata: event.data.object.metadata ?? {},
         };
+      case "invoice.paid":
+      case "invoice.payment_failed":
+        return { id: event.id, kind: event.type === "invoice.paid" ? "invoice_paid" : "invoice_failed", invoice: toInvoiceFacts(event.data.object) };
+      case "setup_intent.succeeded": {
+        const setup = event.data.object;
+        return {
+          id: event.id,
+          kind: "setup_succeeded",
+          setupIntentId: setup.id,
+          customerId: typeof setup.customer === "string" ? setup.customer : (setup.customer?.id ?? null),
+          metadata: setup.metadata ?? {},
+        };
+      }
       default:
         return { id: event.id, kind: "other", type: event.type };
     }
@@ -371,11 +596,47 @@ function toPayment(intent: Stripe.PaymentIntent): Payment {
   };
 }
 
+const idOf = (value: string | { id: string } | null | undefined) => (typeof value === "string" ? value : (value?.id ?? null));
+
 function toCheckout(session: Stripe.Checkout.Session): Checkout {
   return {
     id: session.id,
-    paymentId: typeof session.payment_intent === "string" ? session.payment_intent : (session.payment_intent?.id ?? null),
+    mode: session.mode as Checkout["mode"],
+    status: session.status,
+    paymentId: idOf(session.payment_intent),
+    subscriptionId: idOf(session.subscription),
+    setupIntentId: idOf(session.setup_intent),
+    customerId: idOf(session.customer),
     metadata: session.metadata ?? {},
+  };
+}
+
+function toSubscriptionState(subscription: Stripe.Subscription): SubscriptionState {
+  // Since API version 2025-03-31 the period lives on each item; a subscription has one here.
+  const items = subscription.items.data;
+  const seconds = (s: number) => new Date(s * 1000);
+  return {
+    id: subscription.id,
+    customerId: idOf(subscription.customer)!,
+    status: subscription.status,
+    trialEnd: subscription.trial_end ? seconds(subscription.trial_end) : null,
+    periodStart: seconds(Math.min(...items.map((i) => i.current_period_start))),
+    periodEnd: seconds(Math.min(...items.map((i) => i.current_period_end))),
+    cancelAtPeriodEnd: subscription.cancel_at_period_end,
+    hasCard: Boolean(subscription.default_payment_method),
+    metadata: subscription.metadata ?? {},
+  };
+}
+
+function toInvoiceFacts(invoice: Stripe.Invoice): InvoiceFacts {
+  return {
+    id: invoice.id ?? "",
+    subscriptionId: idOf(invoice.parent?.subscription_details?.subscription),
+    customerId: idOf(invoice.customer),
+    amountCents: invoice.amount_paid || invoice.amount_due,
+    currency: invoice.currency,
+    url: invoice.hosted_invoice_url ?? null,
+    billingReason: invoice.billing_reason ?? null,
   };
 }
 

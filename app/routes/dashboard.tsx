@@ -7,10 +7,15 @@ import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerAction } from "~/features/business/owner-action.server";
 import { ownerForPage, ownerTitle } from "~/features/business/owner.server";
 import { linkClass } from "~/ui/button";
+import { consumerDashboard, consumerDashboardAction } from "~/features/subscriptions/dashboard.server";
+import { ConsumerDashboard, ConsumerRefused } from "~/features/subscriptions/dashboard-page";
 import { OwnerShell, OwnerStatus } from "~/ui/owner-shell";
 import type { ShellHandle } from "~/ui/shell";
 
-export const handle: ShellHandle = { shell: "owner" };
+/** The owner's app frame; a consumer's dashboard (`?userId=`) is a page of the public site. */
+export const handle: ShellHandle = {
+  shell: (loaderData) => ((loaderData as { kind?: string } | undefined)?.kind?.startsWith("consumer") ? "public" : "owner"),
+};
 
 /**
  * /dashboard: the owner's bookings, one list at a time (upcoming, needing attention, past), each
@@ -18,6 +23,7 @@ export const handle: ShellHandle = { shell: "owner" };
  * that user may see (none yet: the sign-in page).
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
+  if (new URL(request.url).searchParams.has("userId")) return consumerDashboard(context, request);
   const gate = await ownerForPage(context, request);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
@@ -28,11 +34,23 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
-export const action = (args: Route.ActionArgs) => ownerAction(args);
+export const action = (args: Route.ActionArgs) =>
+  new URL(args.request.url).searchParams.has("userId") ? consumerDashboardAction(args.context, args.request) : ownerAction(args);
 
 export default function Bookings({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
   if (loaderData.kind === "invalid") return <NotSignedIn redirectTo="/dashboard" />;
+  if (loaderData.kind === "consumer-refused") return <ConsumerRefused title={loaderData.title} invalid={loaderData.invalid} />;
+  if (loaderData.kind === "consumer") {
+    return (
+      <ConsumerDashboard
+        title={loaderData.title}
+        dashboard={loaderData.dashboard}
+        price={loaderData.price}
+        actionData={actionData && "values" in actionData ? (actionData as never) : null}
+      />
+    );
+  }
   const page = loaderData;
   const returnTo = page.filter === "upcoming" ? "/dashboard" : `/dashboard?filter=${page.filter}`;
   const formError = actionData && "formError" in actionData ? (actionData.formError ?? null) : null;

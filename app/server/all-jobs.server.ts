@@ -5,6 +5,7 @@ import { callSweeperJob, placeCallJob } from "~/features/calls/engine.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { empathyErasureJob, empathyRefundJob } from "~/features/empathy/empathy.server";
 import { retentionJob } from "~/features/retention/retention.server";
+import { scheduledCallsJob } from "~/features/subscriptions/subscriptions.server";
 
 /** Every kind of background work the workers run. */
 export const allJobs: AppJob<object>[] = [
@@ -19,4 +20,5 @@ export const allJobs: AppJob<object>[] = [
   // No longer scheduled (the retention job does its work); kept so a job already queued still runs.
   empathyErasureJob,
   retentionJob,
+  scheduledCallsJob,
 ];

@@ -11,6 +11,7 @@ import { empathyCallLifecycle, empathyErasureJob } from "~/features/empathy/empa
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
 import { CALL_SWEEPER_CRON, callSweeperJob } from "~/features/calls/engine.server";
 import { confirmationCallLifecycle } from "~/features/booking/booking.server";
+import { SCHEDULED_CALLS_CRON, scheduledCallsJob, supportCallLifecycle } from "~/features/subscriptions/subscriptions.server";
 import { seedDemoData } from "~/features/business/demo-seed.server";
 import { createPayments } from "~/providers/payments.server";
 import { createTelephony } from "~/providers/telephony.server";
@@ -21,6 +22,7 @@ import type { AppServices } from "~/platform/services.server";
 const callLifecycle: AppServices["callLifecycle"] = {
   booking_confirmation: confirmationCallLifecycle,
   empathy: empathyCallLifecycle,
+  support: supportCallLifecycle,
 };
 
 /** How long another process's write may take to show in this one's cached reads. */
@@ -77,6 +79,8 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     await jobs.schedule(retentionJob, RETENTION_CRON);
     // Calls whose end was never reported are ended, and waiting calls get the lines they free.
     await jobs.schedule(callSweeperJob, CALL_SWEEPER_CRON);
+    // Subscribers' scheduled calls, their reminders and the trial-ending e-mails.
+    await jobs.schedule(scheduledCallsJob, SCHEDULED_CALLS_CRON);
   }
   return {
     ...services,

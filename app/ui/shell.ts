@@ -10,14 +10,17 @@ import { useMatches } from "react-router";
  */
 export type PageShell = "public" | "owner" | "booking";
 export interface ShellHandle {
-  shell?: PageShell;
+  /** A frame, or a choice by the route's loader data (one URL can serve two audiences). */
+  shell?: PageShell | ((loaderData: unknown) => PageShell);
 }
 
 /** The shell of the deepest matched route that names one; "public" otherwise. */
 export function usePageShell(): PageShell {
   const matches = useMatches();
   for (let i = matches.length - 1; i >= 0; i--) {
-    const shell = (matches[i]?.handle as ShellHandle | undefined)?.shell;
+    const match = matches[i]!;
+    const shell = (match.handle as ShellHandle | undefined)?.shell;
+    if (typeof shell === "function") return shell(match.loaderData);
     if (shell) return shell;
   }
   return "public";

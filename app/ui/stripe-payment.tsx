@@ -19,6 +19,7 @@ export function StripePayment({
   fallback,
   showExpressCheckout = false,
   deferred,
+  setup = false,
 }: {
   /** Called once at mount, or (deferred) when the customer pays, before confirming. */
   createIntent: () => Promise<{ clientSecret: string }>;
@@ -32,6 +33,8 @@ export function StripePayment({
    * start, and the PaymentIntent is created only when the customer pays.
    */
   deferred?: { amount: number; currency: string };
+  /** The intent is a SetupIntent: the card is saved for later charges (a trial), nothing is paid now. */
+  setup?: boolean;
 }) {
   const { t, i18n } = useTranslation();
   const rootData = useRootData();
@@ -100,23 +103,21 @@ export function StripePayment({
         return;
       }
     }
-    const result = await current.stripe.confirmPayment({
-      elements: current.elements,
-      ...(clientSecret ? { clientSecret } : {}),
-      redirect: "if_required",
-    });
+    const confirm = { elements: current.elements, ...(clientSecret ? { clientSecret } : {}), redirect: "if_required" as const };
+    const result = setup ? await current.stripe.confirmSetup(confirm) : await current.stripe.confirmPayment(confirm);
     if (result.error) {
       setError(result.error.message ?? t("payment.failedBody"));
       setStatus("ready");
       return;
     }
-    if (result.paymentIntent?.status !== "succeeded") {
-      setError(t("payment.processing", { status: result.paymentIntent?.status ?? "unknown" }), t("payment.processingTitle"));
+    const intent = "setupIntent" in result ? result.setupIntent : "paymentIntent" in result ? result.paymentIntent : undefined;
+    if (intent?.status !== "succeeded") {
+      setError(t("payment.processing", { status: intent?.status ?? "unknown" }), t("payment.processingTitle"));
       setStatus("ready");
       return;
     }
     try {
-      await onPaid(result.paymentIntent.id);
+      await onPaid(intent.id);
     } catch (cause) {
       setError((cause as Error).message);
       setStatus("ready");

@@ -3,7 +3,7 @@ import { redirect, type RouterContextProvider } from "react-router";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { findAccountByEmail, recordLogin, setAccountPassword, type Account } from "#models/accounts";
-import { createSession, deleteAccountSessions, deleteSession, findLiveSession, touchSession } from "#models/sessions";
+import { createSession, deleteAccountSessions, deleteSession, findLiveSession, findSubscriberSession, touchSession } from "#models/sessions";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -89,8 +89,8 @@ const TOUCH_AFTER_MS = 5 * 60 * 1000;
 /** The cookie holds a random 256-bit id; the database only its SHA-256. */
 const hashSessionId = (id: string) => createHash("sha256").update(id).digest("hex");
 
-async function sessionIdOf(services: AppServices, request: Request) {
-  const value: unknown = await services.cookies.session.parse(request.headers.get("Cookie"));
+async function sessionIdOf(services: AppServices, request: Request, cookie: "session" | "memberSession" = "session") {
+  const value: unknown = await services.cookies[cookie].parse(request.headers.get("Cookie"));
   return typeof value === "string" && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
 }
 
@@ -108,6 +108,36 @@ export async function commitLogin(services: AppServices, account: Account, reque
     expiresAt: new Date(Date.now() + SESSION_SECONDS * 1000),
   });
   return services.cookies.session.serialize(id);
+}
+
+/**
+ * Opens a subscriber's session (at signup, or from a magic link) and returns its Set-Cookie; the
+ * subscriber session this browser had before ends.
+ */
+export async function commitSubscriberLogin(services: AppServices, subscriberId: number, request?: Request) {
+  const previous = request ? await sessionIdOf(services, request, "memberSession") : null;
+  if (previous) await deleteSession(services.db, hashSessionId(previous));
+  const id = randomBytes(32).toString("base64url");
+  await createSession(services.db, { idHash: hashSessionId(id), subscriberId, expiresAt: new Date(Date.now() + SESSION_SECONDS * 1000) });
+  return services.cookies.memberSession.serialize(id);
+}
+
+/** The subscriber this browser is signed in as, or null. */
+export async function getSubscriberId(services: AppServices, request: Request) {
+  const id = await sessionIdOf(services, request, "memberSession");
+  if (!id) return null;
+  const idHash = hashSessionId(id);
+  const found = await findSubscriberSession(services.db, idHash);
+  if (!found) return null;
+  if (Date.now() - found.lastSeenAt.getTime() > TOUCH_AFTER_MS) await touchSession(services.db, idHash);
+  return found.subscriberId;
+}
+
+/** Ends the subscriber's session in this browser and clears its cookie. */
+export async function commitSubscriberLogout(services: AppServices, request: Request) {
+  const id = await sessionIdOf(services, request, "memberSession");
+  if (id) await deleteSession(services.db, hashSessionId(id));
+  return services.cookies.memberSession.serialize("", { maxAge: 0 });
 }
 
 /** Ends this browser's session on the server and clears its cookie. */

@@ -34,6 +34,7 @@ import type { AppServices } from "~/platform/services.server";
 
 export const TIME_LIMITS: Record<Call["purpose"], number> = {
   empathy: 600,
+  support: 600,
   booking_confirmation: 300,
   demo: 180,
   customer_service: 600,
@@ -66,7 +67,11 @@ export async function requestCall(services: AppServices, request: CallRequest) {
  * The same, optionally inside a transaction `tx` (the call and its job exist together, or neither
  * does), and for attempt N of a paid empathy request: null when that attempt already exists.
  */
-export async function queueCall(services: AppServices, request: CallRequest & { empathyRequestId?: number }, tx?: Db) {
+export async function queueCall(
+  services: AppServices,
+  request: CallRequest & { empathyRequestId?: number; supportCallId?: number },
+  tx?: Db,
+) {
   if (!services.telephony.configured) throw new TelephonyNotConfiguredError();
   const call = await createCallOnce(tx ?? services.db, {
     purpose: request.purpose,
@@ -76,6 +81,7 @@ export async function queueCall(services: AppServices, request: CallRequest & { 
     businessId: request.businessId ?? null,
     bookingId: request.bookingId ?? null,
     empathyRequestId: request.empathyRequestId ?? null,
+    supportCallId: request.supportCallId ?? null,
     attempt: request.attempt ?? 1,
     timeLimitSeconds: TIME_LIMITS[request.purpose],
   });

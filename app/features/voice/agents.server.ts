@@ -36,6 +36,7 @@ const endCallTool: AgentTool = {
 export async function agentFor(services: AppServices, call: Call): Promise<Agent> {
   switch (call.purpose) {
     case "empathy":
+    case "support":
       return empathyAgent(call, services.env.RECORD_CALLS);
     case "booking_confirmation":
     case "demo":

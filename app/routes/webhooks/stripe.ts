@@ -7,6 +7,7 @@ import { servicesContext } from "~/platform/context";
 import type { PaymentEvent } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 import { planFromSubscriptionStatus } from "#models/businesses";
+import { cardSaved, invoiceEvent, syncSubscription } from "~/features/subscriptions/subscriptions.server";
 
 /**
  * POST /webhooks/stripe. The signature (and its timestamp, so an old capture cannot be replayed)
@@ -41,10 +42,22 @@ async function handleEvent(services: AppServices, event: PaymentEvent, origin: s
         await activateWithPayment(services, Number(metadata.businessId), paymentId, origin);
       }
       if (metadata.purpose === "empathy_call" && paymentId) await startEmpathyCall(services, paymentId, origin);
+      if (metadata.purpose === "consumer_subscription" && event.checkout.subscriptionId) {
+        await syncSubscription(services, event.checkout.subscriptionId, { subscriberId: Number(metadata.subscriberId) });
+      }
+      if (metadata.purpose === "subscription_card" && event.checkout.setupIntentId) {
+        await cardSaved(services, { subscriberId: Number(metadata.subscriberId), setupIntentId: event.checkout.setupIntentId });
+      }
       return;
     }
     case "subscription_changed":
-      await planFromSubscriptionStatus(services.db, event.subscriptionId, event.status);
+      // A consumer's plan is read again from Stripe, so a late or replayed event applies what is true now.
+      if (event.metadata.purpose === "consumer_subscription") await syncSubscription(services, event.subscriptionId);
+      else await planFromSubscriptionStatus(services.db, event.subscriptionId, event.status);
+      return;
+    case "invoice_paid":
+    case "invoice_failed":
+      await invoiceEvent(services, event.kind, event.invoice);
       return;
     default:
       return;

@@ -1,0 +1,120 @@
+import type { TFunction } from "i18next";
+import { findSubscriber, type Subscriber } from "#models/subscribers";
+import { getSubscriberId } from "~/features/auth/auth.server";
+import { screenNumber, refusalMessage } from "~/features/calls/dialling-policy.server";
+import { callLanguages } from "~/lib/languages";
+import type { AppServices } from "~/platform/services.server";
+import { callFrequencies, timeZoneOptions, urgencies, type CallFrequency, type Urgency } from "./plans";
+import { isCallTimeAllowed, isTimeZone, SCHEDULE_TYPES } from "./schedule";
+import type { SignupDetails } from "./subscriptions.server";
+
+/**
+ * `userId` in a URL is only an address: the subscriber is shown to the session that owns it.
+ * "invalid": not a positive integer. "not_found": no session, another user's id, or no such user;
+ * all three look the same from outside, so nobody learns which ids exist.
+ */
+export type SubscriberAccess = { ok: true; subscriber: Subscriber } | { ok: false; reason: "invalid" | "not_found" };
+
+export function parseUserId(value: string | null | undefined): number | null {
+  if (!value || !/^[1-9][0-9]{0,9}$/.test(value)) return null;
+  const id = Number(value);
+  return id <= 2_147_483_647 ? id : null;
+}
+
+export async function subscriberFor(services: AppServices, request: Request, userId: string | null | undefined): Promise<SubscriberAccess> {
+  const id = parseUserId(userId);
+  if (id === null) return { ok: false, reason: "invalid" };
+  const signedIn = await getSubscriberId(services, request);
+  if (signedIn !== id) return { ok: false, reason: "not_found" };
+  const subscriber = await findSubscriber(services.db, id);
+  return subscriber ? { ok: true, subscriber } : { ok: false, reason: "not_found" };
+}
+
+export type FormCheck<T> = { ok: true; value: T } | { ok: false; message: string; fields: Record<string, string[]> };
+
+const text = (value: unknown) => (typeof value === "string" ? value.trim() : "");
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The signup form (page or API): every field required, the number through the dialling policy. */
+export async function checkSignup(
+  services: AppServices,
+  t: TFunction,
+  input: Record<string, unknown>,
+  options: { language: string; ip: string | null },
+): Promise<FormCheck<SignupDetails>> {
+  const fullName = text(input.fullName);
+  const email = text(input.email).toLowerCase();
+  const phone = text(input.phone);
+  const callFrequency = text(input.callFrequency);
+  const fields: Record<string, string[]> = {};
+  const required = t("subscribe.required");
+  if (!fullName) fields.fullName = [required];
+  else if (fullName.length > 100) fields.fullName = [t("subscribe.nameTooLong")];
+  if (!email) fields.email = [required];
+  else if (email.length > 254 || !EMAIL.test(email)) fields.email = [t("subscribe.emailInvalid")];
+  if (!phone) fields.phone = [required];
+  if (!callFrequency) fields.callFrequency = [required];
+  else if (!callFrequencies.includes(callFrequency as CallFrequency)) fields.callFrequency = [t("subscribe.frequencyInvalid")];
+  if (!fullName || !email || !phone || !callFrequency) {
+    return { ok: false, message: t("subscribe.incompleteBody"), fields };
+  }
+  if (Object.keys(fields).length > 0) return { ok: false, message: Object.values(fields)[0]![0]!, fields };
+  const screened = await screenNumber(services, phone.slice(0, 40), { path: "support", ip: options.ip });
+  if (!screened.ok) {
+    const message = refusalMessage(t, screened.reason);
+    return { ok: false, message, fields: { phone: [message] } };
+  }
+  return {
+    ok: true,
+    value: { fullName, email, phone: screened.e164, callFrequency: callFrequency as CallFrequency, language: options.language },
+  };
+}
+
+export interface PreferencesInput {
+  preferredLanguage: string;
+  voiceGender: string;
+  callScheduleType: string;
+  preferredCallTime: string;
+  timeZone: string;
+  callReminders: boolean;
+}
+
+const truthy = (value: unknown) => value === true || value === "on" || value === "true";
+
+/** The preferences form (page or API). Calls ring only between 08:00 and 21:00 local time. */
+export function checkPreferences(t: TFunction, input: Record<string, unknown>): FormCheck<PreferencesInput> {
+  const value: PreferencesInput = {
+    preferredLanguage: text(input.preferredLanguage) || "en",
+    voiceGender: text(input.voiceGender) || "female",
+    callScheduleType: text(input.callScheduleType),
+    preferredCallTime: text(input.preferredCallTime),
+    timeZone: text(input.timeZone),
+    callReminders: truthy(input.callReminders),
+  };
+  // The spec's language ids ("english") are accepted as well as codes ("en").
+  const language = callLanguages.find((l) => l.code === value.preferredLanguage || l.id === value.preferredLanguage);
+  const fields: Record<string, string[]> = {};
+  if (!language) fields.preferredLanguage = [t("subscribe.prefs.languageInvalid")];
+  else value.preferredLanguage = language.code;
+  if (value.voiceGender !== "female" && value.voiceGender !== "male") fields.voiceGender = [t("subscribe.prefs.voiceInvalid")];
+  if (!(SCHEDULE_TYPES as readonly string[]).includes(value.callScheduleType))
+    fields.callScheduleType = [t("subscribe.prefs.scheduleInvalid")];
+  if (!isCallTimeAllowed(value.preferredCallTime)) fields.preferredCallTime = [t("subscribe.prefs.timeInvalid")];
+  if (!isTimeZone(value.timeZone) || value.timeZone.length > 64) fields.timeZone = [t("subscribe.prefs.zoneInvalid")];
+  if (Object.keys(fields).length > 0) return { ok: false, message: Object.values(fields)[0]![0]!, fields };
+  return { ok: true, value };
+}
+
+/** How the subscriber feels and how urgent it is, for "Request Support Call". */
+export function checkCallRequest(t: TFunction, input: Record<string, unknown>): FormCheck<{ feeling: string; urgency: Urgency }> {
+  const feeling = text(input.feeling);
+  const urgency = text(input.urgency) || "normal";
+  const fields: Record<string, string[]> = {};
+  if (!feeling) fields.feeling = [t("subscribe.dash.feelingRequired")];
+  else if (feeling.length > 200) fields.feeling = [t("subscribe.dash.feelingTooLong")];
+  if (!urgencies.includes(urgency as Urgency)) fields.urgency = [t("subscribe.dash.urgencyInvalid")];
+  if (Object.keys(fields).length > 0) return { ok: false, message: Object.values(fields)[0]![0]!, fields };
+  return { ok: true, value: { feeling, urgency: urgency as Urgency } };
+}
+
+export { timeZoneOptions };

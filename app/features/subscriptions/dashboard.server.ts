@@ -1,0 +1,124 @@
+import { data, redirect, type RouterContextProvider } from "react-router";
+import { setSupportCallSummary } from "#models/subscribers";
+import { commitSubscriberLogout } from "~/features/auth/auth.server";
+import { formatMoney } from "~/lib/money";
+import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { firstExceededRule } from "~/platform/rate-limit.server";
+import { redirectWithToast } from "~/platform/toast.server";
+import { PaymentsError } from "~/providers/payments.server";
+import { checkCallRequest, subscriberFor } from "./access.server";
+import { PLAN_CURRENCY, PLAN_PRICE_CENTS, type CallFrequency } from "./plans";
+import { cancelAtPeriodEnd, dashboardData, requestSupportCall, upgradeNow } from "./subscriptions.server";
+
+/**
+ * The consumer's dashboard (/dashboard?userId=N), for the session that owns user N. Anyone else,
+ * and any id that does not exist, sees the same "sign in" page; a malformed id is "Invalid user ID".
+ */
+export async function consumerDashboard(context: Readonly<RouterContextProvider>, request: Request) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const access = await subscriberFor(services, request, new URL(request.url).searchParams.get("userId"));
+  if (!access.ok) {
+    const invalid = access.reason === "invalid";
+    return data(
+      {
+        kind: "consumer-refused" as const,
+        invalid,
+        title: `${invalid ? t("subscribe.invalidTitle") : t("subscribe.signInTitle")} · Sakina`,
+      },
+      { status: invalid ? 400 : 404, headers: { "Cache-Control": "private, no-store" } },
+    );
+  }
+  const dashboard = await dashboardData(services, access.subscriber);
+  return data(
+    {
+      kind: "consumer" as const,
+      title: `${t("subscribe.dash.welcome", { name: access.subscriber.fullName })} · Sakina`,
+      dashboard,
+      price: formatMoney(
+        PLAN_PRICE_CENTS[access.subscriber.callFrequency as CallFrequency],
+        PLAN_CURRENCY,
+        access.subscriber.preferredLanguage,
+      ),
+    },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
+}
+
+export type ConsumerDashboardData = Extract<Awaited<ReturnType<typeof consumerDashboard>>["data"], { kind: "consumer" }>;
+
+/** The dashboard's forms: request a call, upgrade, cancel or keep, delete a summary, sign out. */
+export async function consumerDashboardAction(context: Readonly<RouterContextProvider>, request: Request) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const url = new URL(request.url);
+  const access = await subscriberFor(services, request, url.searchParams.get("userId"));
+  if (!access.ok) throw data(null, { status: 403 });
+  const { subscriber } = access;
+  const here = `/dashboard?userId=${subscriber.id}`;
+  const form = Object.fromEntries(await request.formData());
+  const fail = (title: string, description: string) => redirectWithToast(services, here, { type: "error", title, description });
+  try {
+    switch (form.intent) {
+      case "request_call": {
+        const checked = checkCallRequest(t, form);
+        if (!checked.ok)
+          return data(
+            { fields: checked.fields, values: { feeling: String(form.feeling ?? "").slice(0, 300), urgency: String(form.urgency ?? "") } },
+            { status: 400 },
+          );
+        const exceeded = await firstExceededRule(context, [
+          { name: "support-call:subscriber", subject: String(subscriber.id), limit: 10, windowSeconds: 3600 },
+        ]);
+        if (exceeded) return fail(t("subscribe.dash.callRefused"), t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
+        const result = await requestSupportCall(services, subscriber.id, checked.value);
+        if (!result.ok) return fail(t("subscribe.dash.callRefused"), t(`subscribe.limit.${result.reason}`, { date: "" }));
+        return redirectWithToast(services, here, {
+          type: "success",
+          title: t("subscribe.dash.callRequested"),
+          description: t("subscribe.dash.callRequestedBody", { phone: subscriber.phone }),
+        });
+      }
+      case "upgrade": {
+        const updated = await upgradeNow(services, subscriber);
+        if (!updated) return fail(t("subscribe.dash.upgradeFailed"), t("subscribe.dash.upgradeFailedBody"));
+        return redirectWithToast(services, here, {
+          type: "success",
+          title: t("subscribe.dash.upgraded"),
+          description: t("subscribe.dash.upgradedBody"),
+        });
+      }
+      case "cancel":
+      case "resume": {
+        const updated = await cancelAtPeriodEnd(services, subscriber, form.intent === "cancel");
+        if (!updated) return fail(t("subscribe.dash.cancelFailed"), t("subscribe.dash.cancelFailedBody"));
+        return form.intent === "cancel"
+          ? redirectWithToast(services, here, {
+              type: "success",
+              title: t("subscribe.dash.cancelled"),
+              description: t("subscribe.dash.cancelledBody"),
+            })
+          : redirectWithToast(services, here, { type: "success", title: t("subscribe.dash.resumed") });
+      }
+      case "delete_summary": {
+        const id = Number(form.supportCallId);
+        if (Number.isInteger(id) && id > 0) await setSupportCallSummary(services.db, subscriber.id, id, null);
+        return redirectWithToast(services, here, { type: "success", title: t("subscribe.dash.summaryDeleted") });
+      }
+      case "sign_out": {
+        const cookie = await commitSubscriberLogout(services, request);
+        return redirect("/", { headers: { "Set-Cookie": cookie } });
+      }
+      default:
+        throw data(null, { status: 400 });
+    }
+  } catch (error) {
+    if (error instanceof PaymentsError) {
+      return form.intent === "upgrade"
+        ? fail(t("subscribe.dash.upgradeFailed"), t("subscribe.dash.upgradeFailedBody"))
+        : fail(t("subscribe.dash.cancelFailed"), t("subscribe.dash.cancelFailedBody"));
+    }
+    throw error;
+  }
+}

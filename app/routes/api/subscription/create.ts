@@ -1,0 +1,47 @@
+import type { Route } from "./+types/create";
+import { commitSubscriberLogin } from "~/features/auth/auth.server";
+import { checkSignup } from "~/features/subscriptions/access.server";
+import { beginSignup, startTrialInPage } from "~/features/subscriptions/subscriptions.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { PaymentsError } from "~/providers/payments.server";
+
+/**
+ * POST /api/subscription/create { phone, email, fullName, callFrequency } → { clientSecret, userId }:
+ * the subscriber, a Stripe customer and a subscription trialing for 7 days that waits for the
+ * card (the client secret is the SetupIntent's, for the Payment Element). Signs the browser in.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const body = await readJsonBody(request);
+  const ip = clientIp(context);
+  const checked = await checkSignup(services, t, body, { language: getLocale(context), ip });
+  if (!checked.ok) {
+    const title = checked.message === t("subscribe.incompleteBody") ? t("subscribe.incompleteTitle") : undefined;
+    return apiError(400, checked.message, { fields: checked.fields, ...(title ? { title } : {}) });
+  }
+  if (!services.payments) return apiError(503, t("payment.notConfigured"));
+  const exceeded = await firstExceededRule(context, [
+    { name: "subscribe:ip", subject: ip ?? "unknown", limit: 20, windowSeconds: 3600 },
+    { name: "subscribe:phone", subject: checked.value.phone, limit: 10, windowSeconds: 86_400 },
+  ]);
+  if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
+  const begun = await beginSignup(services, checked.value);
+  if (!begun.ok) {
+    const message = begun.reason === "trial_used" ? t("subscribe.trialUsed") : t("subscribe.exists");
+    return apiError(409, message, { action: "sign_in" });
+  }
+  try {
+    const { clientSecret } = await startTrialInPage(services, begun.subscriber);
+    const cookie = await commitSubscriberLogin(services, begun.subscriber.id, request);
+    return Response.json({ clientSecret, userId: begun.subscriber.id }, { headers: { "Set-Cookie": cookie } });
+  } catch (error) {
+    if (error instanceof PaymentsError) return apiError(502, t("subscribe.initFailed"));
+    throw error;
+  }
+}
+
+export const loader = methodNotAllowed;
