@@ -196,6 +196,22 @@ describe("daylight saving transitions", () => {
     expect(() => localTimeToInstant(LA, { year: 2026, month: 2, day: 29 }, "10:00")).toThrow(RangeError);
   });
 
+  it("gets the minutes at the edges of the gap and the overlap right", () => {
+    const instant = (month: number, day: number, time: string) => localTimeToInstant(LA, { year: 2026, month, day }, time).toISOString();
+    // 8 March: 01:59 PST is the last minute before the gap, 02:00 does not exist (→ 03:00 PDT), 03:00 PDT is the first after.
+    expect([instant(3, 8, "01:59"), instant(3, 8, "02:00"), instant(3, 8, "03:00")]).toEqual([
+      "2026-03-08T09:59:00.000Z",
+      "2026-03-08T10:00:00.000Z",
+      "2026-03-08T10:00:00.000Z",
+    ]);
+    // 1 November: 00:59 is unique, 01:00 happens twice (the PDT one), 02:00 exists once (PST).
+    expect([instant(11, 1, "00:59"), instant(11, 1, "01:00"), instant(11, 1, "02:00")]).toEqual([
+      "2026-11-01T07:59:00.000Z",
+      "2026-11-01T08:00:00.000Z",
+      "2026-11-01T10:00:00.000Z",
+    ]);
+  });
+
   it("Europe/London: a Monday 09:00 call is 09:00Z before 29 March 2026 and 08:00Z after, 09:00Z again after 25 October", () => {
     const s: CallSchedule = { type: "weekly", time: "09:00", timeZone: LONDON, anchor: at("2026-03-16T08:00:00Z") };
     expect(calls(s, 3)).toEqual(["2026-03-16T09:00:00.000Z", "2026-03-23T09:00:00.000Z", "2026-03-30T08:00:00.000Z"]);
