@@ -32,7 +32,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return { kind: "owner" as const, title, shell: owner.shell, ...page };
 }
 
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
+// A consumer's dashboard writes its own <title> (PageTitle: "Error: …" after a failed form).
+export const meta: Route.MetaFunction = ({ loaderData }) => (loaderData?.kind.startsWith("consumer") ? [] : [{ title: loaderData?.title ?? "Sakina" }]);
 
 export const action = (args: Route.ActionArgs) =>
   new URL(args.request.url).searchParams.has("userId") ? consumerDashboardAction(args.context, args.request) : ownerAction(args);

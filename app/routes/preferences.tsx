@@ -3,7 +3,8 @@ import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/preferences";
 import { commitSubscriberLogout } from "~/features/auth/auth.server";
 import { ConsumerRefused } from "~/features/subscriptions/dashboard-page";
-import { checkPreferences, subscriberFor, timeZoneOptions } from "~/features/subscriptions/access.server";
+import { checkPreferences, subscriberFor } from "~/features/subscriptions/access.server";
+import { timeZoneOptions } from "~/features/subscriptions/plans";
 import { profileOf } from "~/features/subscriptions/api.server";
 import { deleteAccount, savePreferences } from "~/features/subscriptions/subscriptions.server";
 import { SCHEDULE_TYPES } from "~/features/subscriptions/schedule";
@@ -38,7 +39,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);

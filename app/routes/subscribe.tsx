@@ -53,7 +53,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);

@@ -4,7 +4,7 @@ import { getSubscriberId } from "~/features/auth/auth.server";
 import { screenNumber, refusalMessage } from "~/features/calls/dialling-policy.server";
 import { callLanguages } from "~/lib/languages";
 import type { AppServices } from "~/platform/services.server";
-import { callFrequencies, timeZoneOptions, urgencies, type CallFrequency, type Urgency } from "./plans";
+import { callFrequencies, urgencies, type CallFrequency, type Urgency } from "./plans";
 import { isCallTimeAllowed, isTimeZone, SCHEDULE_TYPES } from "./schedule";
 import type { SignupDetails } from "./subscriptions.server";
 
@@ -88,7 +88,8 @@ export function checkPreferences(t: TFunction, input: Record<string, unknown>): 
     voiceGender: text(input.voiceGender) || "female",
     callScheduleType: text(input.callScheduleType),
     preferredCallTime: text(input.preferredCallTime),
-    timeZone: text(input.timeZone),
+    // The spec's profile API names it `timezone`; the page's form `timeZone`.
+    timeZone: text(input.timeZone ?? input.timezone),
     callReminders: truthy(input.callReminders),
   };
   // The spec's language ids ("english") are accepted as well as codes ("en").
@@ -116,5 +117,3 @@ export function checkCallRequest(t: TFunction, input: Record<string, unknown>): 
   if (Object.keys(fields).length > 0) return { ok: false, message: Object.values(fields)[0]![0]!, fields };
   return { ok: true, value: { feeling, urgency: urgency as Urgency } };
 }
-
-export { timeZoneOptions };

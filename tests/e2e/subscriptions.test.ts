@@ -1,0 +1,159 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
+import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { startServer, type RunningServer } from "../support/server";
+import { waitFor } from "../support/wait";
+
+vi.setConfig({ testTimeout: 180_000 });
+
+const WEBHOOK_SECRET = "whsec_test_subscriptions_e2e";
+let stripe: FakeStripe;
+let twilio: FakeTwilio;
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [stripe, twilio] = await Promise.all([startFakeStripe(), startFakeTwilio()]);
+  [server, browser] = await Promise.all([
+    startServer({
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_URL: stripe.url,
+      STRIPE_JS_URL: stripe.jsUrl,
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
+      TWILIO_API_URL: twilio.url,
+      SEED_DEMO_DATA: "false",
+    }),
+    launchBrowser(),
+  ]);
+  stripe.setWebhook(`${server.url}/webhooks/stripe`, WEBHOOK_SECRET);
+});
+
+afterAll(async () => {
+  for (const [sid, call] of twilio?.calls ?? []) {
+    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
+  }
+  await browser?.close();
+  await server?.stop();
+  await twilio?.close();
+  await stripe?.close();
+});
+
+async function expectAccessible(page: Page, javaScript: boolean) {
+  const violations = await axeViolations(page, { javaScript });
+  expect(describeViolations(violations), page.url()).toBe("");
+}
+
+let seq = 300;
+
+/** Stripe's hosted page (the fake's stand-in): the card is prefilled, the button saves it. */
+async function payOnStripe(page: Page) {
+  await page.waitForURL((url) => url.href.startsWith(`${stripe.url}/checkout/`));
+  await page.getByRole("button", { name: /Pay|Save card|Subscribe/ }).click();
+}
+
+for (const javaScript of [false, true]) {
+  describe(`a subscriber's journey with JavaScript ${javaScript ? "on" : "off"}`, () => {
+    it("subscribes, lands on the dashboard, requests a call, changes preferences, upgrades, updates the card and cancels", async () => {
+      const context = await newVisitor(browser, { javaScript });
+      const page = await context.newPage();
+      const phone = `+1212555${String(seq++).padStart(4, "0")}`;
+      await page.goto(`${server.url}/subscribe`);
+      await expectAccessible(page, javaScript);
+
+      // A submit with a field missing: the summary and the catalogue's message.
+      await page.getByLabel("Full name").fill("Nour Saleh");
+      await page.getByRole("button", { name: "Continue to card" }).click();
+      await expect.poll(() => page.title()).toMatch(/^Error:/);
+      await expect
+        .poll(() => page.locator("[data-error-summary]").textContent())
+        .toContain("Please Complete Form - All fields are required to subscribe");
+
+      await page.getByLabel("Full name").fill("Nour Saleh");
+      await page.getByLabel("E-mail").fill(`nour${seq}@example.com`);
+      await page.getByLabel("Phone number").fill(phone);
+      await page.getByLabel("Twice a week").check();
+      await page.getByRole("button", { name: "Continue to card" }).click();
+      await page.getByRole("heading", { name: "Save your card" }).waitFor();
+      await expectAccessible(page, javaScript);
+
+      if (javaScript) {
+        // Stripe's Payment Element (the fake Stripe.js) saves the card in the page.
+        await page.getByRole("button", { name: "Start my free trial" }).waitFor();
+        await expect.poll(() => page.getByRole("button", { name: "Start my free trial" }).isEnabled(), { timeout: 15_000 }).toBe(true);
+        await page.getByRole("button", { name: "Start my free trial" }).click();
+      } else {
+        await page.getByRole("button", { name: "Add card on Stripe's secure page" }).click();
+        await payOnStripe(page);
+      }
+      await page.getByRole("heading", { name: "Subscription Activated!" }).waitFor({ timeout: 20_000 });
+      await page.getByRole("link", { name: "Go to Dashboard" }).click();
+      await page.getByRole("heading", { name: /Welcome, Nour Saleh/ }).waitFor();
+      expect(await page.locator("main").textContent()).toContain("0 of 5 trial calls used");
+      await expectAccessible(page, javaScript);
+
+      // Request a call: placed with the preferred language and voice.
+      await page.getByLabel("How are you feeling?").fill("tired and anxious");
+      await page.getByLabel("How urgent is it?").selectOption("high");
+      await page.getByRole("button", { name: "Request Support Call" }).click();
+      await page.getByText("Call Initiated!").waitFor();
+      const call = await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === phone), {
+        what: "the support call",
+        timeoutMs: 20_000,
+      });
+      expect(call).toBeTruthy();
+      await page.reload();
+      expect(await page.locator("main").textContent()).toContain("tired and anxious");
+
+      // Preferences.
+      await page.getByRole("link", { name: "Call preferences" }).click();
+      await page.getByRole("heading", { name: "Call preferences" }).waitFor();
+      await expectAccessible(page, javaScript);
+      await page.getByLabel("Preferred call time").fill("07:00");
+      await page.getByRole("button", { name: "Save preferences" }).click();
+      await expect.poll(() => page.title()).toMatch(/^Error:/);
+      await page.getByLabel("Preferred call time").fill("18:30");
+      await page.getByLabel("Time zone").selectOption("Asia/Tokyo");
+      await page.getByLabel("Language of your calls").selectOption("fr");
+      await page.getByRole("button", { name: "Save preferences" }).click();
+      await page.getByText("Preferences Saved").waitFor();
+      expect(await page.getByLabel("Preferred call time").inputValue()).toBe("18:30");
+      await page.getByRole("link", { name: "Back to Dashboard" }).click();
+
+      // Upgrade: billing starts now, 30 calls a month.
+      await page.getByRole("button", { name: /Upgrade to Monthly/ }).click();
+      await page.getByText("Subscription Upgraded").waitFor();
+      await expect.poll(async () => (await page.locator("main").textContent()) ?? "").toMatch(/of 30 monthly calls used/);
+
+      // Update the card on Stripe's page (setup mode), then back to the dashboard.
+      await page.getByRole("link", { name: "Update card" }).first().click();
+      await page.getByRole("button", { name: "Continue to Stripe" }).click();
+      await payOnStripe(page);
+      await page.getByText("Your card is updated.").waitFor({ timeout: 20_000 });
+
+      // Cancel: access continues until the period ends.
+      await page.getByRole("button", { name: "Cancel Subscription" }).click();
+      await page.getByText("Subscription Cancelled").waitFor();
+      expect(await page.locator("main").textContent()).toMatch(/Cancelled: access until/);
+      await context.close();
+    });
+  });
+}
+
+it("reads right to left in Arabic and stays accessible", async () => {
+  const context = await newVisitor(browser, { javaScript: false, locale: "ar" });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/subscribe`);
+  expect(await page.locator("html").getAttribute("dir")).toBe("rtl");
+  await expectAccessible(page, false);
+  await page.goto(`${server.url}/dashboard?userId=abc`);
+  await expectAccessible(page, false);
+  await page.goto(`${server.url}/sign-in`);
+  await expectAccessible(page, false);
+  await context.close();
+});
