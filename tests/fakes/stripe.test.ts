@@ -452,6 +452,152 @@ describe("billing", () => {
   });
 });
 
+describe("consumer subscriptions", () => {
+  async function monthlyPrice(amount: number, name: string) {
+    return stripe.prices.create({ currency: "usd", unit_amount: amount, product_data: { name }, recurring: { interval: "month" } });
+  }
+  /** A 7-day trial as the app starts it: no card yet, one to collect with the pending SetupIntent. */
+  async function trialWithoutCard(email: string, amount = 900) {
+    const customer = await stripe.customers.create({ email });
+    const price = await monthlyPrice(amount, "Sakina Plus");
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      payment_settings: { save_default_payment_method: "on_subscription" },
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    return { customer, price, sub, setupIntent: sub.pending_setup_intent as Stripe.SetupIntent };
+  }
+  const cardData = (clientSecret: string, number: string) =>
+    ({
+      client_secret: clientSecret,
+      payment_method_data: { type: "card", card: { number } },
+    }) as unknown as Stripe.SetupIntentConfirmParams;
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+  it("gives a trial started with default_incomplete a pending SetupIntent, whose success becomes the default card", async () => {
+    const { customer, sub, setupIntent: si } = await trialWithoutCard("trial@example.com");
+    expect(sub.status).toBe("trialing");
+    expect(sub.trial_end).toBe(sub.trial_start! + 7 * 86400);
+    expect(sub.default_payment_method).toBeNull();
+    expect(sub.payment_settings?.save_default_payment_method).toBe("on_subscription");
+    expect(si.id).toMatch(/^seti_/);
+    expect(si).toMatchObject({
+      object: "setup_intent",
+      customer: customer.id,
+      usage: "off_session",
+      status: "requires_payment_method",
+      metadata: {},
+      payment_method: null,
+    });
+    expect(si.client_secret).toMatch(new RegExp(`^${si.id}_secret_`));
+    expect(fake.setupIntents.get(si.id)?.status).toBe("requires_payment_method");
+    expect((await stripe.subscriptions.retrieve(sub.id)).pending_setup_intent).toBe(si.id);
+
+    // What Stripe.js's confirmSetup does: the publishable key with the client secret.
+    const browserLike = sdk(fake.publishableKey);
+    const seen = await browserLike.setupIntents.retrieve(si.id, { client_secret: si.client_secret! });
+    expect(seen).toMatchObject({ id: si.id, status: "requires_payment_method", usage: "off_session" });
+    expect(seen.customer).toBeUndefined();
+    expect(seen.metadata).toBeUndefined();
+    expect((await failure(() => browserLike.setupIntents.retrieve(si.id))).statusCode).toBe(400);
+    expect((await failure(() => browserLike.setupIntents.retrieve(si.id, { client_secret: "seti_x_secret_y" }))).statusCode).toBe(404);
+
+    const declined = await failure(() => browserLike.setupIntents.confirm(si.id, cardData(si.client_secret!, "4000000000000002")));
+    expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
+    expect(declined).toMatchObject({
+      statusCode: 402,
+      code: "card_declined",
+      decline_code: "generic_decline",
+      message: "Your card was declined.",
+    });
+    const redacted = (declined.raw as { setup_intent?: Record<string, unknown> }).setup_intent;
+    expect(redacted).toMatchObject({ id: si.id, status: "requires_payment_method" });
+    expect(redacted?.customer).toBeUndefined();
+    const afterDecline = await stripe.setupIntents.retrieve(si.id);
+    expect(afterDecline.status).toBe("requires_payment_method");
+    expect(afterDecline.last_setup_error).toMatchObject({ type: "card_error", code: "card_declined", decline_code: "generic_decline" });
+    expect(fake.lastEvent("setup_intent.setup_failed")?.data.object.id).toBe(si.id);
+    expect((await stripe.subscriptions.retrieve(sub.id)).pending_setup_intent).toBe(si.id);
+
+    const confirmed = await browserLike.setupIntents.confirm(si.id, cardData(si.client_secret!, "4242424242424242"));
+    expect(confirmed).toMatchObject({ id: si.id, status: "succeeded", last_setup_error: null });
+    const card = confirmed.payment_method as string;
+    expect(card).toMatch(/^pm_/);
+    expect(fake.paymentMethods.get(card)?.customer).toBe(customer.id);
+    expect(await stripe.subscriptions.retrieve(sub.id)).toMatchObject({
+      status: "trialing",
+      default_payment_method: card,
+      pending_setup_intent: null,
+    });
+    expect(fake.events.slice(-2).map((e) => e.type)).toEqual(["setup_intent.succeeded", "customer.subscription.updated"]);
+    expect(fake.lastEvent("setup_intent.succeeded")?.data.object).toMatchObject({ id: si.id, customer: customer.id, payment_method: card });
+    const updated = fake.lastEvent("customer.subscription.updated")!;
+    expect(updated.data.object).toMatchObject({ id: sub.id, default_payment_method: card, pending_setup_intent: null });
+    expect(updated.data.previous_attributes).toEqual({ default_payment_method: null, pending_setup_intent: si.id });
+
+    const twice = await failure(() => browserLike.setupIntents.confirm(si.id, cardData(si.client_secret!, "4242424242424242")));
+    expect(twice).toMatchObject({ statusCode: 400, code: "setup_intent_unexpected_state" });
+  });
+
+  it("creates no pending SetupIntent when a card is on file or the trial is not default_incomplete; confirms one server-side", async () => {
+    const price = await monthlyPrice(900, "Sakina Plus");
+    const carded = await stripe.customers.create({
+      email: "carded@example.com",
+      payment_method: "pm_card_visa",
+      invoice_settings: { default_payment_method: "pm_card_visa" },
+    });
+    const defaultCard = carded.invoice_settings.default_payment_method as string;
+    expect(defaultCard).toMatch(/^pm_/);
+    expect(fake.paymentMethods.get(defaultCard)?.customer).toBe(carded.id);
+    const withCard = await stripe.subscriptions.create({
+      customer: carded.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    expect(withCard).toMatchObject({ status: "trialing", pending_setup_intent: null });
+
+    const bare = await stripe.customers.create({ email: "bare@example.com" });
+    const allowIncomplete = await stripe.subscriptions.create({ customer: bare.id, items: [{ price: price.id }], trial_period_days: 7 });
+    expect(allowIncomplete).toMatchObject({ status: "trialing", pending_setup_intent: null });
+
+    const unknownSetting = await failure(() =>
+      stripe.subscriptions.create({
+        customer: bare.id,
+        items: [{ price: price.id }],
+        payment_settings: { save_default_payment_method: "always" } as unknown as Stripe.SubscriptionCreateParams.PaymentSettings,
+      }),
+    );
+    expect(unknownSetting).toMatchObject({ statusCode: 400, param: "payment_settings[save_default_payment_method]" });
+
+    // save_default_payment_method off: the card is saved to the customer, not to the subscription.
+    const off = await stripe.subscriptions.create({
+      customer: bare.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      trial_end: nowSeconds() + 3 * 86400,
+      expand: ["pending_setup_intent"],
+    });
+    const si = off.pending_setup_intent as Stripe.SetupIntent;
+    expect(si.status).toBe("requires_payment_method");
+    const rawCard = await failure(() => stripe.setupIntents.confirm(si.id, cardData(si.client_secret!, "4242424242424242")));
+    expect(rawCard.message).toMatch(/Sending credit card numbers directly/);
+    const refused = await failure(() => stripe.setupIntents.confirm(si.id, { payment_method: "pm_card_chargeDeclinedInsufficientFunds" }));
+    expect(refused).toMatchObject({ statusCode: 402, type: "StripeCardError", decline_code: "insufficient_funds" });
+    const missing = await failure(() => stripe.setupIntents.confirm(si.id));
+    expect(missing).toMatchObject({ statusCode: 400, code: "setup_intent_unexpected_state" });
+    const ok = await stripe.setupIntents.confirm(si.id, { payment_method: "pm_card_visa", expand: ["payment_method"] });
+    expect(ok.status).toBe("succeeded");
+    expect((ok.payment_method as Stripe.PaymentMethod).customer).toBe(bare.id);
+    expect(await stripe.subscriptions.retrieve(off.id)).toMatchObject({ default_payment_method: null, pending_setup_intent: null });
+    expect(fake.lastEvent("customer.subscription.updated")?.data.previous_attributes).toEqual({ pending_setup_intent: si.id });
+  });
+});
+
 describe.skipIf(!chromiumPath())("in a browser", () => {
   let browser: Browser;
   let app: Awaited<ReturnType<typeof startReceiver>>;

@@ -25,7 +25,7 @@
  *   fake.close()
  *
  * What it checks, like Stripe: the API key (401; a publishable key may only retrieve/confirm a
- * PaymentIntent with its client_secret, and sees the redacted object), an allow-list of parameters
+ * PaymentIntent or a SetupIntent with its client_secret, and sees the redacted object), an allow-list of parameters
  * per endpoint (400 parameter_unknown, e.g. `payment_method_types`, removed in this API version:
  * use `allowed_payment_method_types`), required parameters (parameter_missing), types and enums,
  * unknown ids (404 resource_missing for ids in the URL, 400 with `param` for ids in parameters),
@@ -42,7 +42,21 @@
  * PaymentMethods pm_card_visa, pm_card_mastercard, pm_card_chargeDeclined,
  * pm_card_chargeDeclinedInsufficientFunds… create a new PaymentMethod each time they are used.
  * A decline answers 402 card_error and leaves the PaymentIntent in requires_payment_method with
- * last_payment_error. No 3-D Secure.
+ * last_payment_error. 4000000000000341 (pm_card_chargeCustomerFail) is saved fine (SetupIntent,
+ * Checkout setup mode, a trial) but every charge of it is declined. No 3-D Secure.
+ *
+ * SetupIntents: `POST /v1/setup_intents/:id/confirm` with `payment_method` (secret key) or, from
+ * Stripe.js (publishable key + client_secret), `payment_method_data[card][number]`; a refused card
+ * is a 402 card_error (with `setup_intent`), the SetupIntent stays requires_payment_method with
+ * last_setup_error (setup_intent.setup_failed). On success the card is attached to the
+ * SetupIntent's customer (setup_intent.succeeded). `GET /v1/setup_intents/:id` as for PaymentIntents.
+ *
+ * Subscriptions: a subscription with nothing to pay now (a trial) and no payment method (neither its
+ * own nor the customer's invoice_settings.default_payment_method), created with
+ * `payment_behavior=default_incomplete`, gets a `pending_setup_intent` (usage off_session, for the
+ * customer; `expand[]=pending_setup_intent`). When it succeeds, pending_setup_intent becomes null
+ * and, with `payment_settings[save_default_payment_method]=on_subscription`, the card becomes the
+ * subscription's default_payment_method (customer.subscription.updated).
  *
  * Hosted Checkout: `session.url` is `${url}/checkout/${id}`, an HTML page without JavaScript
  * (Email, "Card number" prefilled with 4242 4242 4242 4242, "Pay" — "Save card" in setup mode —
@@ -53,9 +67,9 @@
  * Events sent: payment_intent.succeeded, payment_intent.payment_failed, payment_intent.canceled,
  * payment_intent.amount_capturable_updated, charge.refunded, refund.created,
  * checkout.session.completed, checkout.session.expired, customer.subscription.created|updated|deleted,
- * invoice.paid, invoice.payment_failed. Each is signed like Stripe's (Stripe-Signature t=…,v1=…)
- * for every endpoint, posted after the API response has gone out, one after the other; a failed
- * delivery is recorded, never retried by itself (use resend).
+ * setup_intent.succeeded, setup_intent.setup_failed, invoice.paid, invoice.payment_failed. Each is
+ * signed like Stripe's (Stripe-Signature t=…,v1=…) for every endpoint, posted after the API response
+ * has gone out, one after the other; a failed delivery is recorded, never retried by itself (use resend).
  *
  * Not modelled: 3-D Secure, disputes, payouts, Connect, taxes, coupons, prorations (accepted, ignored),
  * list pagination beyond `limit`, the real 24 h expiry of idempotency keys.
@@ -607,6 +621,13 @@ const SUB_ITEM_UPDATE: Spec = {
     },
   }),
 };
+const SUB_PAYMENT_SETTINGS: Spec = {
+  obj: {
+    payment_method_options: A,
+    payment_method_types: { arr: S },
+    save_default_payment_method: { enum: ["off", "on_subscription"] },
+  },
+};
 const PAYMENT_BEHAVIOR = { enum: ["allow_incomplete", "default_incomplete", "error_if_incomplete", "pending_if_incomplete"] } as const;
 const PRORATION = { enum: ["always_invoice", "create_prorations", "none"] } as const;
 const SUB_CREATE = known(
@@ -628,6 +649,7 @@ const SUB_CREATE = known(
     collection_method: { enum: ["charge_automatically", "send_invoice"] },
     days_until_due: I,
     currency: S,
+    payment_settings: SUB_PAYMENT_SETTINGS,
   },
 );
 const SUB_UPDATE = known(
@@ -645,6 +667,7 @@ const SUB_UPDATE = known(
     cancel_at_period_end: B,
     cancel_at: I,
     cancellation_details: { obj: { comment: S, feedback: S } },
+    payment_settings: SUB_PAYMENT_SETTINGS,
   },
 );
 const SUB_CANCEL = known("cancellation_details expand invoice_now prorate", {
@@ -653,6 +676,20 @@ const SUB_CANCEL = known("cancellation_details expand invoice_now prorate", {
   prorate: B,
   cancellation_details: { obj: { comment: S, feedback: S } },
 });
+const SI_CONFIRM = known(
+  "allowed_payment_method_types confirmation_token expand mandate_data payment_method payment_method_data payment_method_options return_url use_stripe_sdk client_secret",
+  {
+    allowed_payment_method_types: { arr: S },
+    client_secret: S,
+    expand: X,
+    payment_method: S,
+    return_url: S,
+    use_stripe_sdk: B,
+  },
+);
+/** What Stripe.js adds on confirm with a publishable key. */
+const SI_CONFIRM_PUBLISHABLE = { ...SI_CONFIRM, key: S, expected_payment_method_type: S, _stripe_version: S } as Record<string, Spec>;
+const SI_RETRIEVE = known("client_secret expand", { client_secret: S, expand: X });
 const PM_ATTACH = known("customer customer_account expand", { customer: S, expand: X });
 
 // ---------------------------------------------------------------------------------------------
@@ -662,6 +699,8 @@ interface CardBehavior {
   brand: string;
   funding: string;
   decline?: { code: string; decline_code?: string; message: string };
+  /** Saving the card (a SetupIntent, attaching it) succeeds; only charges are declined. */
+  setupSucceeds?: boolean;
 }
 
 const DECLINED = { code: "card_declined", decline_code: "generic_decline", message: "Your card was declined." };
@@ -678,6 +717,7 @@ const TEST_CARDS: Record<string, CardBehavior> = {
     funding: "credit",
     decline: { code: "card_declined", decline_code: "insufficient_funds", message: "Your card has insufficient funds." },
   },
+  "4000000000000341": { brand: "visa", funding: "credit", decline: DECLINED, setupSucceeds: true },
   "4000000000009987": {
     brand: "visa",
     funding: "credit",
@@ -714,6 +754,7 @@ const TEST_PAYMENT_METHODS: Record<string, string> = {
   pm_card_mastercard: "5555555555554444",
   pm_card_amex: "378282246310005",
   pm_card_chargeDeclined: "4000000000000002",
+  pm_card_chargeCustomerFail: "4000000000000341",
   pm_card_visa_chargeDeclined: "4000000000000002",
   pm_card_chargeDeclinedInsufficientFunds: "4000000000009995",
   pm_card_visa_chargeDeclinedInsufficientFunds: "4000000000009995",
@@ -919,6 +960,25 @@ const PUBLIC_PI_FIELDS = [
   "status",
 ];
 
+/** The fields of a SetupIntent that a publishable key may see. */
+const PUBLIC_SI_FIELDS = [
+  "id",
+  "object",
+  "automatic_payment_methods",
+  "cancellation_reason",
+  "client_secret",
+  "created",
+  "description",
+  "last_setup_error",
+  "livemode",
+  "next_action",
+  "payment_method",
+  "payment_method_configuration_details",
+  "payment_method_types",
+  "status",
+  "usage",
+];
+
 interface Ctx {
   requestId: string;
   idempotencyKey?: string;
@@ -968,6 +1028,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
   const confirmationSecretOf = new Map<string, Obj>(); // invoice id → { client_secret, type }
   const lineItemsOf = new Map<string, Obj[]>(); // checkout session id → line items
   const intentOfSession = new Map<string, string>();
+  const subscriptionOfSetupIntent = new Map<string, string>(); // seti id → sub id (pending_setup_intent)
   const meterEventTimes = new Map<string, number>();
   let seq = 0;
   let closed = false;
@@ -1068,6 +1129,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       customer: (v) => lookup(customers, v),
       latest_invoice: (v) => lookup(invoices, v),
       default_payment_method: (v) => lookup(paymentMethods, v),
+      pending_setup_intent: (v) => lookup(setupIntents, v),
     },
     invoice: {
       customer: (v) => lookup(customers, v),
@@ -1551,6 +1613,135 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     return pi;
   }
 
+  // ------------------------------------------------------------------ setup intents
+
+  function newSetupIntent(fields: { customer: string | null; description?: string | null; metadata?: unknown }): Obj {
+    const id = newId("seti");
+    return store(setupIntents, {
+      id,
+      object: "setup_intent",
+      allowed_payment_method_types: null,
+      application: null,
+      automatic_payment_methods: null,
+      cancellation_reason: null,
+      client_secret: `${id}_secret_${random(25)}`,
+      created: now(),
+      customer: fields.customer,
+      customer_account: null,
+      description: fields.description ?? null,
+      excluded_payment_method_types: null,
+      flow_directions: null,
+      last_setup_error: null,
+      latest_attempt: null,
+      livemode: false,
+      mandate: null,
+      metadata: mergeMetadata({}, fields.metadata),
+      next_action: null,
+      on_behalf_of: null,
+      payment_method: null,
+      payment_method_configuration_details: null,
+      payment_method_options: { card: { mandate_options: null, network: null, request_three_d_secure: "automatic" } },
+      payment_method_types: ["card"],
+      single_use_mandate: null,
+      status: "requires_payment_method",
+      usage: "off_session",
+    });
+  }
+
+  function publicSetupIntent(si: Obj): Obj {
+    const out: Obj = {};
+    for (const key of PUBLIC_SI_FIELDS) if (key in si) out[key] = clone(si[key]);
+    return out;
+  }
+
+  function setupIntentForKey(ctx: Ctx, id: string, p: Obj): Obj {
+    const si = setupIntents.get(id);
+    if (ctx.auth === "publishable") {
+      if (typeof p.client_secret !== "string") {
+        throw invalid("This API call cannot be made with a publishable API key without the SetupIntent's client_secret.", {
+          param: "client_secret",
+          code: "parameter_missing",
+        });
+      }
+      if (!si || si.client_secret !== p.client_secret) throw noSuch("setup_intent", id);
+      return si;
+    }
+    if (!si) throw noSuch("setup_intent", id);
+    return si;
+  }
+
+  /**
+   * Saves a card with a SetupIntent: on success the card is attached to the SetupIntent's customer
+   * and a subscription waiting on it (pending_setup_intent) takes it as its default payment method
+   * when its payment_settings say on_subscription. A refused card never throws here.
+   */
+  function setupWith(ctx: Ctx | null, si: Obj, pm: Obj): { ok: true } | { ok: false; error: Obj } {
+    if (pm.customer && si.customer && pm.customer !== si.customer) {
+      throw invalid(
+        `The provided PaymentMethod belongs to a different Customer (${pm.customer}) than the one on this SetupIntent (${si.customer}).`,
+        { param: "payment_method" },
+      );
+    }
+    if (!pm.customer && usedPaymentMethods.has(pm.id)) {
+      throw invalid(
+        "The provided PaymentMethod was previously used with a PaymentIntent without Customer attachment, shared with a connected account without Customer attachment, or was detached from a Customer. It may not be used again. To use a PaymentMethod multiple times, you must attach it to a Customer first.",
+        { param: "payment_method" },
+      );
+    }
+    const behavior = cardBehavior(cardNumberOf.get(pm.id) ?? "");
+    si.latest_attempt = newId("setatt");
+    if (behavior.decline && !behavior.setupSucceeds) {
+      usedPaymentMethods.add(pm.id);
+      const decline = behavior.decline;
+      const error: Obj = {
+        type: "card_error",
+        code: decline.code,
+        ...(decline.decline_code ? { decline_code: decline.decline_code } : {}),
+        doc_url: docUrl(decline.code),
+        message: decline.message,
+        payment_method: clone(pm),
+      };
+      si.last_setup_error = error;
+      si.payment_method = null;
+      si.status = "requires_payment_method";
+      emit(ctx, "setup_intent.setup_failed", si);
+      return { ok: false, error: { ...error, setup_intent: clone(si) } };
+    }
+    if (si.customer && !pm.customer) pm.customer = si.customer;
+    si.last_setup_error = null;
+    si.payment_method = pm.id;
+    si.status = "succeeded";
+    emit(ctx, "setup_intent.succeeded", si);
+    const sub = subscriptions.get(subscriptionOfSetupIntent.get(si.id) ?? "");
+    if (sub && sub.pending_setup_intent === si.id && sub.status !== "canceled") {
+      const before = clone(sub);
+      sub.pending_setup_intent = null;
+      if (sub.payment_settings.save_default_payment_method === "on_subscription") sub.default_payment_method = pm.id;
+      emit(ctx, "customer.subscription.updated", sub, diff(before, sub));
+    }
+    return { ok: true };
+  }
+
+  function confirmSetupIntent(ctx: Ctx, si: Obj, p: Obj): Obj {
+    if (!CONFIRMABLE.includes(si.status)) {
+      throw invalid(
+        `You cannot confirm this SetupIntent because it has a status of ${si.status}. Only a SetupIntent with one of the following statuses may be confirmed: ${CONFIRMABLE.join(", ")}.`,
+        { code: "setup_intent_unexpected_state" },
+      );
+    }
+    const source = paymentSource(ctx, p);
+    const pm = source.pm ?? (si.payment_method ? paymentMethods.get(si.payment_method) : undefined);
+    if (!pm) {
+      throw invalid(
+        "You cannot confirm this SetupIntent because it's missing a payment method. You can either update the SetupIntent with a payment method and then confirm it again, or confirm it again directly with a payment method.",
+        { code: "setup_intent_unexpected_state" },
+      );
+    }
+    const result = setupWith(ctx, si, pm);
+    if (!result.ok) throw new ApiError(402, result.error);
+    return si;
+  }
+
   // ------------------------------------------------------------------ prices, products
 
   function createProduct(p: Obj): Obj {
@@ -2013,7 +2204,11 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       next_pending_invoice_item_invoice: null,
       on_behalf_of: null,
       pause_collection: null,
-      payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: "off" },
+      payment_settings: {
+        payment_method_options: p.payment_settings?.payment_method_options ?? null,
+        payment_method_types: p.payment_settings?.payment_method_types ?? null,
+        save_default_payment_method: p.payment_settings?.save_default_payment_method ?? "off",
+      },
       pending_invoice_item_interval: null,
       pending_setup_intent: null,
       pending_update: null,
@@ -2046,6 +2241,12 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     sub.latest_invoice = invoice.id;
     const outcome = collectInvoice(ctx, sub, invoice, behavior, pm);
     if (outcome === "paid" && sub.status !== "trialing") sub.status = "active";
+    // Nothing to pay now and no card yet: a SetupIntent for the customer to save one (trials).
+    if (invoice.amount_due === 0 && !pm && behavior === "default_incomplete" && sub.collection_method === "charge_automatically") {
+      const si = newSetupIntent({ customer: customer.id });
+      subscriptionOfSetupIntent.set(si.id, sub.id);
+      sub.pending_setup_intent = si.id;
+    }
     if (outcome === "failed" && behavior === "error_if_incomplete") {
       subscriptions.delete(sub.id);
       const pi = paymentIntents.get(confirmationSecretOf.get(invoice.id)?.client_secret.split("_secret_")[0] ?? "");
@@ -2132,6 +2333,12 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
         );
       checkItemsMatch(data);
       sub.items.total_count = data.length;
+    }
+    if (p.payment_settings) {
+      for (const key of ["payment_method_options", "payment_method_types", "save_default_payment_method"]) {
+        if (key in p.payment_settings)
+          sub.payment_settings[key] = p.payment_settings[key] ?? (key === "save_default_payment_method" ? "off" : null);
+      }
     }
     if ("cancel_at_period_end" in p) {
       sub.cancel_at_period_end = Boolean(p.cancel_at_period_end);
@@ -2432,7 +2639,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       if (!result.ok) return String(result.error.message);
       session.payment_status = pi.status === "succeeded" ? "paid" : "unpaid";
     } else if (session.mode === "subscription") {
-      if (behavior.decline) return behavior.decline.message;
+      if (behavior.decline && !behavior.setupSucceeds) return behavior.decline.message;
       const customer = ensureCustomer();
       const pm = createPaymentMethod(cardNumber);
       pm.customer = customer.id;
@@ -2461,38 +2668,11 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       session.invoice = sub.latest_invoice;
       session.payment_status = invoices.get(sub.latest_invoice)?.amount_due ? "paid" : "no_payment_required";
     } else {
-      if (behavior.decline) return behavior.decline.message;
-      const pm = createPaymentMethod(cardNumber);
-      if (session.customer) pm.customer = session.customer;
+      if (behavior.decline && !behavior.setupSucceeds) return behavior.decline.message;
       const sid = extra.setup_intent_data as Obj;
-      const id = newId("seti");
-      const si = store(setupIntents, {
-        id,
-        object: "setup_intent",
-        application: null,
-        automatic_payment_methods: null,
-        cancellation_reason: null,
-        client_secret: `${id}_secret_${random(25)}`,
-        created: now(),
-        customer: session.customer,
-        customer_account: null,
-        description: sid.description ?? null,
-        flow_directions: null,
-        last_setup_error: null,
-        latest_attempt: newId("setatt"),
-        livemode: false,
-        mandate: null,
-        metadata: mergeMetadata({}, sid.metadata),
-        next_action: null,
-        on_behalf_of: null,
-        payment_method: pm.id,
-        payment_method_configuration_details: null,
-        payment_method_options: { card: { mandate_options: null, network: null, request_three_d_secure: "automatic" } },
-        payment_method_types: ["card"],
-        single_use_mandate: null,
-        status: "succeeded",
-        usage: "off_session",
-      });
+      const si = newSetupIntent({ customer: session.customer, description: sid.description, metadata: sid.metadata });
+      const result = setupWith(ctx, si, createPaymentMethod(cardNumber));
+      if (!result.ok) return String(result.error.message);
       session.setup_intent = si.id;
     }
     session.status = "complete";
@@ -2618,8 +2798,14 @@ ${cancel}
       handler: (_ctx, raw) => {
         const p = params(raw, CUSTOMER_CREATE);
         const customer = createCustomer(p);
-        if (p.payment_method) attachPaymentMethod(resolvePaymentMethod(p.payment_method, "payment_method"), customer);
-        if (p.invoice_settings) updateCustomerFields(customer, { invoice_settings: p.invoice_settings });
+        const attached = p.payment_method ? resolvePaymentMethod(p.payment_method, "payment_method") : null;
+        if (attached) attachPaymentMethod(attached, customer);
+        if (p.invoice_settings) {
+          // The same test PaymentMethod (pm_card_visa) in both names the one just attached.
+          const settings = { ...(p.invoice_settings as Obj) };
+          if (attached && settings.default_payment_method === p.payment_method) settings.default_payment_method = attached.id;
+          updateCustomerFields(customer, { invoice_settings: settings });
+        }
         return expand(customer, p.expand);
       },
     },
@@ -3105,12 +3291,33 @@ ${cancel}
         return expand(getOr404(invoices, "invoice", id!), p.expand);
       },
     },
+    // Setup intents
     {
       method: "GET",
       pattern: new RegExp(`^/v1/setup_intents/${ID}$`),
-      handler: (_ctx, raw, [, id]) => {
-        const p = params(raw, known("client_secret expand", { client_secret: S, expand: X }));
-        return expand(getOr404(setupIntents, "setup_intent", id!), p.expand);
+      publishable: true,
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, SI_RETRIEVE);
+        const si = setupIntentForKey(ctx, id!, p);
+        return ctx.auth === "publishable" ? publicSetupIntent(si) : expand(si, p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/setup_intents/${ID}/confirm$`),
+      publishable: true,
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, ctx.auth === "publishable" ? SI_CONFIRM_PUBLISHABLE : SI_CONFIRM);
+        const si = setupIntentForKey(ctx, id!, p);
+        try {
+          confirmSetupIntent(ctx, si, p);
+        } catch (error) {
+          // A publishable key sees the redacted SetupIntent in a card error too.
+          if (error instanceof ApiError && error.error.setup_intent && ctx.auth === "publishable")
+            error.error.setup_intent = publicSetupIntent(si);
+          throw error;
+        }
+        return ctx.auth === "publishable" ? publicSetupIntent(si) : expand(si, p.expand);
       },
     },
     {
