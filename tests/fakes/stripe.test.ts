@@ -2,11 +2,13 @@
 // Stripe.js stand-in and the hosted Checkout page, through Chromium when it is installed).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import vm from "node:vm";
 import type { Browser } from "playwright-core";
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { axeViolations, chromiumPath, describeViolations, launchBrowser, newVisitor } from "../support/browser";
 import { startFakeStripe, type FakeStripe } from "./stripe";
+import { stripeJsSource } from "./stripe-js";
 
 let fake: FakeStripe;
 let stripe: Stripe;
@@ -855,6 +857,143 @@ describe("consumer subscriptions", () => {
   });
 });
 
+describe("the Stripe.js stand-in without a browser", () => {
+  /** Runs the stand-in in a Node VM with just the DOM it touches: a mount node, inputs, location.assign. */
+  function loadStripeJs() {
+    class FakeNode {
+      id = "";
+      value = "";
+      children: FakeNode[] = [];
+      parentNode: FakeNode | null = null;
+      listeners: Record<string, ((event: unknown) => void)[]> = {};
+      attributes: Record<string, string> = {};
+      appendChild(child: FakeNode) {
+        child.parentNode = this;
+        this.children.push(child);
+        return child;
+      }
+      removeChild(child: FakeNode) {
+        this.children = this.children.filter((c) => c !== child);
+        child.parentNode = null;
+      }
+      setAttribute(name: string, value: string) {
+        this.attributes[name] = value;
+      }
+      removeAttribute(name: string) {
+        delete this.attributes[name];
+      }
+      addEventListener(type: string, listener: (event: unknown) => void) {
+        (this.listeners[type] ??= []).push(listener);
+      }
+      focus() {}
+      blur() {}
+      find(id: string): FakeNode | null {
+        if (this.id === id) return this;
+        for (const child of this.children) {
+          const found = child.find(id);
+          if (found) return found;
+        }
+        return null;
+      }
+    }
+    const mountNode = new FakeNode();
+    const navigations: string[] = [];
+    const window: Record<string, any> = {
+      location: { href: "https://app.example/subscribe", assign: (url: string) => navigations.push(url) },
+    };
+    const document = {
+      createElement: () => new FakeNode(),
+      querySelector: (selector: string) => (selector === "#payment" ? mountNode : null),
+    };
+    vm.runInContext(stripeJsSource(fake.url), vm.createContext({ window, document, fetch, URL, setTimeout, console }));
+    const typeCard = (number: string) => {
+      const input = mountNode.find("fake-stripe-card")!;
+      input.value = number;
+      for (const listener of input.listeners.input ?? []) listener({});
+    };
+    return { Stripe: window.Stripe as (key: string) => any, typeCard, navigations };
+  }
+
+  it("confirmSetup saves the card of a subscription's pending SetupIntent and redirects like Stripe.js", async () => {
+    const customer = await stripe.customers.create({ email: "elements@example.com" });
+    const price = await stripe.prices.create({
+      currency: "usd",
+      unit_amount: 900,
+      product_data: { name: "Sakina Plus" },
+      recurring: { interval: "month" },
+    });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      payment_settings: { save_default_payment_method: "on_subscription" },
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    const si = sub.pending_setup_intent as Stripe.SetupIntent;
+    const { Stripe: StripeJs, typeCard, navigations } = loadStripeJs();
+    const browserStripe = StripeJs(fake.publishableKey);
+    const elements = browserStripe.elements({ clientSecret: si.client_secret });
+    elements.create("payment").mount("#payment");
+
+    await expect(browserStripe.confirmPayment({ elements, redirect: "if_required" })).rejects.toThrow(
+      "Invalid value for stripe.confirmPayment intent secret: value should be a PaymentIntent client secret. You specified: a SetupIntent client secret.",
+    );
+    await expect(browserStripe.confirmSetup({ elements })).rejects.toThrow(
+      "stripe.confirmSetup(): the confirmParams.return_url argument is required unless passing redirect: 'if_required'",
+    );
+    const empty = await browserStripe.confirmSetup({ elements, redirect: "if_required" });
+    expect(empty.error).toMatchObject({ type: "validation_error", message: "Your card number is incomplete." });
+
+    typeCard("4000 0000 0000 0002");
+    const declined = await browserStripe.confirmSetup({ elements, redirect: "if_required" });
+    expect(declined.error).toMatchObject({
+      type: "card_error",
+      code: "card_declined",
+      setup_intent: { id: si.id, status: "requires_payment_method" },
+    });
+    expect(declined.error.setup_intent.customer).toBeUndefined();
+    expect(navigations).toEqual([]);
+
+    typeCard("4242 4242 4242 4242");
+    void browserStripe.confirmSetup({ elements, confirmParams: { return_url: "/subscribed?plan=plus" } });
+    await vi.waitFor(() => expect(navigations).toHaveLength(1));
+    const back = new URL(navigations[0]!);
+    expect(back.origin + back.pathname).toBe("https://app.example/subscribed");
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      plan: "plus",
+      setup_intent: si.id,
+      setup_intent_client_secret: si.client_secret,
+      redirect_status: "succeeded",
+    });
+    const retrieved = await browserStripe.retrieveSetupIntent(si.client_secret);
+    expect(retrieved.setupIntent).toMatchObject({ id: si.id, status: "succeeded" });
+    expect(retrieved.setupIntent.metadata).toBeUndefined();
+    const card = retrieved.setupIntent.payment_method as string;
+    expect(await stripe.subscriptions.retrieve(sub.id)).toMatchObject({ default_payment_method: card, pending_setup_intent: null });
+    expect(fake.requests.filter((r) => r.path === `/v1/setup_intents/${si.id}/confirm`).map((r) => r.auth)).toEqual([
+      "publishable",
+      "publishable",
+    ]);
+
+    // redirect: "if_required" resolves with the SetupIntent; a PaymentIntent's secret is refused.
+    const second = await stripe.subscriptions.create({
+      customer: (await stripe.customers.create({ email: "elements2@example.com" })).id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    const secret = (second.pending_setup_intent as Stripe.SetupIntent).client_secret!;
+    const result = await browserStripe.confirmSetup({ elements, clientSecret: secret, redirect: "if_required" });
+    expect(result.setupIntent).toMatchObject({ status: "succeeded" });
+    const intent = await stripe.paymentIntents.create({ amount: 1000, currency: "usd" });
+    await expect(browserStripe.confirmSetup({ elements, clientSecret: intent.client_secret, redirect: "if_required" })).rejects.toThrow(
+      /value should be a SetupIntent client secret/,
+    );
+  });
+});
+
 describe.skipIf(!chromiumPath())("in a browser", () => {
   let browser: Browser;
   let app: Awaited<ReturnType<typeof startReceiver>>;
@@ -937,6 +1076,68 @@ describe.skipIf(!chromiumPath())("in a browser", () => {
       expect(back.searchParams.get("payment_intent")).toBe(wallet.id);
       expect(back.searchParams.get("redirect_status")).toBe("succeeded");
       expect(fake.paymentIntents.get(wallet.id)?.status).toBe("succeeded");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("the Stripe.js stand-in saves a card with confirmSetup and the Payment Element", async () => {
+    const customer = await stripe.customers.create({ email: "setup-browser@example.com" });
+    const price = await stripe.prices.create({
+      currency: "usd",
+      unit_amount: 900,
+      product_data: { name: "Sakina Plus" },
+      recurring: { interval: "month" },
+    });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      payment_settings: { save_default_payment_method: "on_subscription" },
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    const si = sub.pending_setup_intent as Stripe.SetupIntent;
+    const context = await newVisitor(browser, { javaScript: true });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.url}/subscribe`);
+      await page.addScriptTag({ url: fake.jsUrl });
+      await page.evaluate(
+        async ([pk, clientSecret]) => {
+          const w = window as unknown as Record<string, any>;
+          w.stripe = w.Stripe(pk);
+          w.elements = w.stripe.elements({ clientSecret });
+          const element = w.elements.create("payment");
+          document.querySelector("main")!.insertAdjacentHTML("beforeend", '<form id="subscribe"><div id="payment"></div></form>');
+          await new Promise((resolve) => {
+            element.on("ready", resolve);
+            element.mount("#payment");
+          });
+        },
+        [fake.publishableKey, si.client_secret!] as const,
+      );
+      await page.getByLabel("Card number").fill("4000 0000 0000 0002");
+      const declined = await page.evaluate(() => {
+        const w = window as unknown as Record<string, any>;
+        return w.stripe.confirmSetup({ elements: w.elements, redirect: "if_required" });
+      });
+      expect(declined.error).toMatchObject({ type: "card_error", code: "card_declined", setup_intent: { id: si.id } });
+
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await Promise.all([
+        page.waitForURL(/\/subscribed\?/),
+        page.evaluate(() => {
+          const w = window as unknown as Record<string, any>;
+          void w.stripe.confirmSetup({ elements: w.elements, confirmParams: { return_url: `${location.origin}/subscribed` } });
+        }),
+      ]);
+      const back = new URL(page.url());
+      expect(back.searchParams.get("setup_intent")).toBe(si.id);
+      expect(back.searchParams.get("setup_intent_client_secret")).toBe(si.client_secret);
+      expect(back.searchParams.get("redirect_status")).toBe("succeeded");
+      const card = fake.setupIntents.get(si.id)?.payment_method as string;
+      expect(fake.subscriptions.get(sub.id)).toMatchObject({ default_payment_method: card, pending_setup_intent: null });
     } finally {
       await context.close();
     }
