@@ -8,7 +8,9 @@
  * the subset the app uses. It talks to the fake API exactly as Stripe.js talks to api.stripe.com:
  * form-encoded requests with the publishable key as a Bearer token, so the fake's checks apply.
  *
- * - `stripe.elements({ clientSecret? , mode?, amount?, currency?, appearance?, locale? })`
+ * - `stripe.elements({ clientSecret? , mode?, amount?, currency?, appearance?, locale? })`: the client
+ *     secret of a PaymentIntent (pi_…_secret_…) or of a SetupIntent (seti_…_secret_…, e.g. a
+ *     subscription's pending_setup_intent);
  *     `.create("payment" | "expressCheckout", options)`, `.getElement(type)`, `.update(options)`,
  *     `.fetchUpdates()`, `.submit()` (→ `{}` or `{ error: { type: "validation_error", code, message } }`).
  * - Elements: `mount(selectorOrNode)`, `unmount()`, `destroy()`, `on/once/off(event, handler)`,
@@ -31,8 +33,18 @@
  *     default) navigates to `return_url?payment_intent=…&payment_intent_client_secret=…&redirect_status=succeeded`
  *     and never resolves; with "if_required" it resolves `{ paymentIntent }`. A decline resolves
  *     `{ error: { type: "card_error", code, decline_code, message, payment_intent } }` and does not navigate.
- * - `stripe.retrievePaymentIntent(clientSecret)` → `{ paymentIntent }` or `{ error }`.
- * - `stripe.confirmCardPayment(clientSecret, { payment_method: "pm_…" | { card: element } })`,
+ * - `stripe.confirmSetup({ elements, clientSecret?, confirmParams: { return_url? , ... }, redirect })`
+ *     is the same for a SetupIntent: it POSTs /v1/setup_intents/:id/confirm, with the same
+ *     IntegrationErrors (worded for stripe.confirmSetup()); a success navigates to
+ *     `return_url?setup_intent=…&setup_intent_client_secret=…&redirect_status=succeeded` or, with
+ *     "if_required", resolves `{ setupIntent }`; a refused card resolves `{ error: { type:
+ *     "card_error", …, setup_intent } }`. 4000 0000 0000 0341 is saved but declines every charge.
+ *     Like Stripe.js, confirmPayment refuses a SetupIntent's secret and confirmSetup a
+ *     PaymentIntent's (IntegrationError).
+ * - `stripe.retrievePaymentIntent(clientSecret)` → `{ paymentIntent }`, `stripe.retrieveSetupIntent(clientSecret)`
+ *   → `{ setupIntent }`, or `{ error }`.
+ * - `stripe.confirmCardPayment(clientSecret, { payment_method: "pm_…" | { card: element } })` and
+ *   `stripe.confirmCardSetup(clientSecret, …)` (→ `{ setupIntent }`),
  *   plus stubs `createToken`, `createPaymentMethod` (resolve an error) so wrappers that sniff for
  *   them (react-stripe-js) accept the object.
  *
@@ -96,6 +108,16 @@ const SOURCE = String.raw`/* Fake Stripe.js for tests: not the real thing. */
     var at = typeof clientSecret === "string" ? clientSecret.indexOf("_secret_") : -1;
     return at > 0 ? clientSecret.slice(0, at) : null;
   }
+  // "payment" for a PaymentIntent's client secret (pi_…), "setup" for a SetupIntent's (seti_…).
+  function intentKindOf(clientSecret) {
+    var id = intentIdFromSecret(clientSecret);
+    if (!id) return null;
+    return id.indexOf("seti_") === 0 ? "setup" : id.indexOf("pi_") === 0 ? "payment" : null;
+  }
+  var KINDS = {
+    payment: { method: "confirmPayment", path: "/v1/payment_intents/", param: "payment_intent", result: "paymentIntent", name: "PaymentIntent" },
+    setup: { method: "confirmSetup", path: "/v1/setup_intents/", param: "setup_intent", result: "setupIntent", name: "SetupIntent" },
+  };
   function assign(target) {
     for (var i = 1; i < arguments.length; i++) {
       var source = arguments[i] || {};
@@ -355,28 +377,45 @@ const SOURCE = String.raw`/* Fake Stripe.js for tests: not the real thing. */
     }
     return new Elements(this, options);
   };
-  FakeStripe.prototype._confirm = function (clientSecret, params) {
+  FakeStripe.prototype._confirm = function (clientSecret, params, kind) {
     var id = intentIdFromSecret(clientSecret);
     if (!id) return Promise.reject(IntegrationError("Invalid value for clientSecret: " + String(clientSecret) + "."));
-    return this._request("POST", "/v1/payment_intents/" + encodeURIComponent(id) + "/confirm", assign({}, params, { client_secret: clientSecret }));
+    var path = KINDS[kind || "payment"].path;
+    return this._request("POST", path + encodeURIComponent(id) + "/confirm", assign({}, params, { client_secret: clientSecret }));
   };
+  // The intent secret's kind must match the method: confirmPayment takes a PaymentIntent's, confirmSetup a SetupIntent's.
+  function wrongKind(method, kind, clientSecret) {
+    var actual = intentKindOf(clientSecret);
+    if (!actual || actual === kind) return null;
+    return IntegrationError("Invalid value for stripe." + method + " intent secret: value should be a " + KINDS[kind].name + " client secret. You specified: a " + KINDS[actual].name + " client secret.");
+  }
   FakeStripe.prototype.confirmPayment = function (options) {
+    return this._confirmWithElements("payment", options);
+  };
+  FakeStripe.prototype.confirmSetup = function (options) {
+    return this._confirmWithElements("setup", options);
+  };
+  FakeStripe.prototype._confirmWithElements = function (kind, options) {
+    var spec = KINDS[kind];
+    var name = "stripe." + spec.method + "()";
     options = options || {};
     var group = options.elements || null;
     var confirmParams = assign({}, options.confirmParams);
     var redirect = options.redirect || "always";
     if (!group && !options.clientSecret) {
-      return Promise.reject(IntegrationError("stripe.confirmPayment(): expected either elements or clientSecret, but got neither."));
+      return Promise.reject(IntegrationError(name + ": expected either elements or clientSecret, but got neither."));
     }
     var clientSecret = options.clientSecret || (group && group._clientSecret);
     if (!clientSecret) {
-      return Promise.reject(IntegrationError("stripe.confirmPayment(): the clientSecret argument is required when the Elements group was created without one."));
+      return Promise.reject(IntegrationError(name + ": the clientSecret argument is required when the Elements group was created without one."));
     }
+    var mismatch = wrongKind(spec.method, kind, clientSecret);
+    if (mismatch) return Promise.reject(mismatch);
     if (group && !group._clientSecret && !group._submitted) {
-      return Promise.reject(IntegrationError("elements.submit() must be called before stripe.confirmPayment(). Call elements.submit() as soon as your customer presses pay, prior to any asynchronous work."));
+      return Promise.reject(IntegrationError("elements.submit() must be called before stripe." + spec.method + "(). Call elements.submit() as soon as your customer presses pay, prior to any asynchronous work."));
     }
     if (redirect !== "if_required" && !confirmParams.return_url) {
-      return Promise.reject(IntegrationError("stripe.confirmPayment(): the confirmParams.return_url argument is required unless passing redirect: 'if_required'"));
+      return Promise.reject(IntegrationError(name + ": the confirmParams.return_url argument is required unless passing redirect: 'if_required'"));
     }
     if (group && group._wallet) {
       group._wallet = false;
@@ -390,22 +429,32 @@ const SOURCE = String.raw`/* Fake Stripe.js for tests: not the real thing. */
       confirmParams.payment_method_data = pmData;
     }
     group && (group._submitted = false);
-    return this._confirm(clientSecret, confirmParams).then(function (result) {
+    return this._confirm(clientSecret, confirmParams, kind).then(function (result) {
       if (result.body && result.body.error) return { error: result.body.error };
       var intent = result.body;
       var done = intent.status === "succeeded" || intent.status === "processing" || intent.status === "requires_capture";
       if (redirect === "always" && confirmParams.return_url) {
         var target = new URL(confirmParams.return_url, window.location.href);
-        target.searchParams.set("payment_intent", intent.id);
-        target.searchParams.set("payment_intent_client_secret", clientSecret);
+        target.searchParams.set(spec.param, intent.id);
+        target.searchParams.set(spec.param + "_client_secret", clientSecret);
         target.searchParams.set("redirect_status", done ? "succeeded" : "failed");
         window.location.assign(target.toString());
         return new Promise(function () {});
       }
-      return { paymentIntent: intent };
+      var out = {};
+      out[spec.result] = intent;
+      return out;
     });
   };
   FakeStripe.prototype.confirmCardPayment = function (clientSecret, data) {
+    return this._confirmCard("payment", "confirmCardPayment", clientSecret, data);
+  };
+  FakeStripe.prototype.confirmCardSetup = function (clientSecret, data) {
+    return this._confirmCard("setup", "confirmCardSetup", clientSecret, data);
+  };
+  FakeStripe.prototype._confirmCard = function (kind, method, clientSecret, data) {
+    var mismatch = wrongKind(method, kind, clientSecret);
+    if (mismatch) return Promise.reject(mismatch);
     data = data || {};
     var params = assign({}, data);
     var pm = data.payment_method;
@@ -416,18 +465,30 @@ const SOURCE = String.raw`/* Fake Stripe.js for tests: not the real thing. */
       params.payment_method_data = assign({}, pm, { type: "card", card: { number: number } });
       delete params.payment_method;
     }
-    return this._confirm(clientSecret, params).then(function (result) {
+    return this._confirm(clientSecret, params, kind).then(function (result) {
       if (result.body && result.body.error) return { error: result.body.error };
-      return { paymentIntent: result.body };
+      var out = {};
+      out[KINDS[kind].result] = result.body;
+      return out;
+    });
+  };
+  FakeStripe.prototype._retrieve = function (kind, method, clientSecret) {
+    var id = intentIdFromSecret(clientSecret);
+    if (!id) return Promise.reject(IntegrationError("Invalid value for " + method + ": " + String(clientSecret) + "."));
+    var mismatch = wrongKind(method, kind, clientSecret);
+    if (mismatch) return Promise.reject(mismatch);
+    return this._request("GET", KINDS[kind].path + encodeURIComponent(id), { client_secret: clientSecret }).then(function (result) {
+      if (result.body && result.body.error) return { error: result.body.error };
+      var out = {};
+      out[KINDS[kind].result] = result.body;
+      return out;
     });
   };
   FakeStripe.prototype.retrievePaymentIntent = function (clientSecret) {
-    var id = intentIdFromSecret(clientSecret);
-    if (!id) return Promise.reject(IntegrationError("Invalid value for retrievePaymentIntent: " + String(clientSecret) + "."));
-    return this._request("GET", "/v1/payment_intents/" + encodeURIComponent(id), { client_secret: clientSecret }).then(function (result) {
-      if (result.body && result.body.error) return { error: result.body.error };
-      return { paymentIntent: result.body };
-    });
+    return this._retrieve("payment", "retrievePaymentIntent", clientSecret);
+  };
+  FakeStripe.prototype.retrieveSetupIntent = function (clientSecret) {
+    return this._retrieve("setup", "retrieveSetupIntent", clientSecret);
   };
   function unsupported(name) {
     return function () {

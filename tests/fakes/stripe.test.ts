@@ -2,11 +2,13 @@
 // Stripe.js stand-in and the hosted Checkout page, through Chromium when it is installed).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import vm from "node:vm";
 import type { Browser } from "playwright-core";
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { axeViolations, chromiumPath, describeViolations, launchBrowser, newVisitor } from "../support/browser";
 import { startFakeStripe, type FakeStripe } from "./stripe";
+import { stripeJsSource } from "./stripe-js";
 
 let fake: FakeStripe;
 let stripe: Stripe;
@@ -452,6 +454,546 @@ describe("billing", () => {
   });
 });
 
+describe("consumer subscriptions", () => {
+  async function monthlyPrice(amount: number, name: string) {
+    return stripe.prices.create({ currency: "usd", unit_amount: amount, product_data: { name }, recurring: { interval: "month" } });
+  }
+  /** A 7-day trial as the app starts it: no card yet, one to collect with the pending SetupIntent. */
+  async function trialWithoutCard(email: string, amount = 900) {
+    const customer = await stripe.customers.create({ email });
+    const price = await monthlyPrice(amount, "Sakina Plus");
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      payment_settings: { save_default_payment_method: "on_subscription" },
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    return { customer, price, sub, setupIntent: sub.pending_setup_intent as Stripe.SetupIntent };
+  }
+  const cardData = (clientSecret: string, number: string) =>
+    ({
+      client_secret: clientSecret,
+      payment_method_data: { type: "card", card: { number } },
+    }) as unknown as Stripe.SetupIntentConfirmParams;
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  /** The events of a type about one object, oldest first. */
+  const eventsOf = (type: string, id: string) => fake.events.filter((e) => e.type === type && e.data.object.id === id);
+
+  it("gives a trial started with default_incomplete a pending SetupIntent, whose success becomes the default card", async () => {
+    const { customer, sub, setupIntent: si } = await trialWithoutCard("trial@example.com");
+    expect(sub.status).toBe("trialing");
+    expect(sub.trial_end).toBe(sub.trial_start! + 7 * 86400);
+    expect(sub.default_payment_method).toBeNull();
+    expect(sub.payment_settings?.save_default_payment_method).toBe("on_subscription");
+    expect(si.id).toMatch(/^seti_/);
+    expect(si).toMatchObject({
+      object: "setup_intent",
+      customer: customer.id,
+      usage: "off_session",
+      status: "requires_payment_method",
+      metadata: {},
+      payment_method: null,
+    });
+    expect(si.client_secret).toMatch(new RegExp(`^${si.id}_secret_`));
+    expect(fake.setupIntents.get(si.id)?.status).toBe("requires_payment_method");
+    expect((await stripe.subscriptions.retrieve(sub.id)).pending_setup_intent).toBe(si.id);
+
+    // What Stripe.js's confirmSetup does: the publishable key with the client secret.
+    const browserLike = sdk(fake.publishableKey);
+    const seen = await browserLike.setupIntents.retrieve(si.id, { client_secret: si.client_secret! });
+    expect(seen).toMatchObject({ id: si.id, status: "requires_payment_method", usage: "off_session" });
+    expect(seen.customer).toBeUndefined();
+    expect(seen.metadata).toBeUndefined();
+    expect((await failure(() => browserLike.setupIntents.retrieve(si.id))).statusCode).toBe(400);
+    expect((await failure(() => browserLike.setupIntents.retrieve(si.id, { client_secret: "seti_x_secret_y" }))).statusCode).toBe(404);
+
+    const declined = await failure(() => browserLike.setupIntents.confirm(si.id, cardData(si.client_secret!, "4000000000000002")));
+    expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
+    expect(declined).toMatchObject({
+      statusCode: 402,
+      code: "card_declined",
+      decline_code: "generic_decline",
+      message: "Your card was declined.",
+    });
+    const redacted = (declined.raw as { setup_intent?: Record<string, unknown> }).setup_intent;
+    expect(redacted).toMatchObject({ id: si.id, status: "requires_payment_method" });
+    expect(redacted?.customer).toBeUndefined();
+    const afterDecline = await stripe.setupIntents.retrieve(si.id);
+    expect(afterDecline.status).toBe("requires_payment_method");
+    expect(afterDecline.last_setup_error).toMatchObject({ type: "card_error", code: "card_declined", decline_code: "generic_decline" });
+    expect(fake.lastEvent("setup_intent.setup_failed")?.data.object.id).toBe(si.id);
+    expect((await stripe.subscriptions.retrieve(sub.id)).pending_setup_intent).toBe(si.id);
+
+    const confirmed = await browserLike.setupIntents.confirm(si.id, cardData(si.client_secret!, "4242424242424242"));
+    expect(confirmed).toMatchObject({ id: si.id, status: "succeeded", last_setup_error: null });
+    const card = confirmed.payment_method as string;
+    expect(card).toMatch(/^pm_/);
+    expect(fake.paymentMethods.get(card)?.customer).toBe(customer.id);
+    expect(await stripe.subscriptions.retrieve(sub.id)).toMatchObject({
+      status: "trialing",
+      default_payment_method: card,
+      pending_setup_intent: null,
+    });
+    expect(fake.events.slice(-2).map((e) => e.type)).toEqual(["setup_intent.succeeded", "customer.subscription.updated"]);
+    expect(fake.lastEvent("setup_intent.succeeded")?.data.object).toMatchObject({ id: si.id, customer: customer.id, payment_method: card });
+    const updated = fake.lastEvent("customer.subscription.updated")!;
+    expect(updated.data.object).toMatchObject({ id: sub.id, default_payment_method: card, pending_setup_intent: null });
+    expect(updated.data.previous_attributes).toEqual({ default_payment_method: null, pending_setup_intent: si.id });
+
+    const twice = await failure(() => browserLike.setupIntents.confirm(si.id, cardData(si.client_secret!, "4242424242424242")));
+    expect(twice).toMatchObject({ statusCode: 400, code: "setup_intent_unexpected_state" });
+  });
+
+  it("creates no pending SetupIntent when a card is on file or the trial is not default_incomplete; confirms one server-side", async () => {
+    const price = await monthlyPrice(900, "Sakina Plus");
+    const carded = await stripe.customers.create({
+      email: "carded@example.com",
+      payment_method: "pm_card_visa",
+      invoice_settings: { default_payment_method: "pm_card_visa" },
+    });
+    const defaultCard = carded.invoice_settings.default_payment_method as string;
+    expect(defaultCard).toMatch(/^pm_/);
+    expect(fake.paymentMethods.get(defaultCard)?.customer).toBe(carded.id);
+    const withCard = await stripe.subscriptions.create({
+      customer: carded.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    expect(withCard).toMatchObject({ status: "trialing", pending_setup_intent: null });
+
+    const bare = await stripe.customers.create({ email: "bare@example.com" });
+    const allowIncomplete = await stripe.subscriptions.create({ customer: bare.id, items: [{ price: price.id }], trial_period_days: 7 });
+    expect(allowIncomplete).toMatchObject({ status: "trialing", pending_setup_intent: null });
+
+    const unknownSetting = await failure(() =>
+      stripe.subscriptions.create({
+        customer: bare.id,
+        items: [{ price: price.id }],
+        payment_settings: { save_default_payment_method: "always" } as unknown as Stripe.SubscriptionCreateParams.PaymentSettings,
+      }),
+    );
+    expect(unknownSetting).toMatchObject({ statusCode: 400, param: "payment_settings[save_default_payment_method]" });
+
+    // save_default_payment_method off: the card is saved to the customer, not to the subscription.
+    const off = await stripe.subscriptions.create({
+      customer: bare.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      trial_end: nowSeconds() + 3 * 86400,
+      expand: ["pending_setup_intent"],
+    });
+    const si = off.pending_setup_intent as Stripe.SetupIntent;
+    expect(si.status).toBe("requires_payment_method");
+    const rawCard = await failure(() => stripe.setupIntents.confirm(si.id, cardData(si.client_secret!, "4242424242424242")));
+    expect(rawCard.message).toMatch(/Sending credit card numbers directly/);
+    const refused = await failure(() => stripe.setupIntents.confirm(si.id, { payment_method: "pm_card_chargeDeclinedInsufficientFunds" }));
+    expect(refused).toMatchObject({ statusCode: 402, type: "StripeCardError", decline_code: "insufficient_funds" });
+    const missing = await failure(() => stripe.setupIntents.confirm(si.id));
+    expect(missing).toMatchObject({ statusCode: 400, code: "setup_intent_unexpected_state" });
+    const ok = await stripe.setupIntents.confirm(si.id, { payment_method: "pm_card_visa", expand: ["payment_method"] });
+    expect(ok.status).toBe("succeeded");
+    expect((ok.payment_method as Stripe.PaymentMethod).customer).toBe(bare.id);
+    expect(await stripe.subscriptions.retrieve(off.id)).toMatchObject({ default_payment_method: null, pending_setup_intent: null });
+    expect(fake.lastEvent("customer.subscription.updated")?.data.previous_attributes).toEqual({ pending_setup_intent: si.id });
+  });
+
+  it("advanceSubscription ends the trial and renews, charging the default card", async () => {
+    const { sub, setupIntent: si } = await trialWithoutCard("renew@example.com", 1900);
+    const { payment_method: card } = await stripe.setupIntents.confirm(si.id, { payment_method: "pm_card_visa" });
+    const trialStart = sub.items.data[0]!.current_period_start;
+
+    const first = fake.advanceSubscription(sub.id);
+    expect(first).toMatchObject({ id: sub.id, status: "active", default_payment_method: card });
+    expect(first.trial_end).toBeLessThanOrEqual(nowSeconds());
+    const item = first.items.data[0]!;
+    expect(item.current_period_start).toBeGreaterThanOrEqual(trialStart);
+    expect(item.current_period_start).toBe(first.trial_end);
+    const expectedEnd = new Date(item.current_period_start * 1000);
+    expectedEnd.setUTCMonth(expectedEnd.getUTCMonth() + 1);
+    expect(item.current_period_end).toBe(expectedEnd.getTime() / 1000);
+    const invoice = await stripe.invoices.retrieve(first.latest_invoice);
+    expect(invoice).toMatchObject({
+      billing_reason: "subscription_cycle",
+      status: "paid",
+      amount_due: 1900,
+      amount_paid: 1900,
+      customer: sub.customer,
+    });
+    expect(invoice.lines.data[0]).toMatchObject({
+      amount: 1900,
+      period: { start: item.current_period_start, end: item.current_period_end },
+    });
+    expect(fake.lastEvent("invoice.paid")?.data.object.id).toBe(invoice.id);
+    expect(fake.lastEvent("payment_intent.succeeded")?.data.object).toMatchObject({ amount: 1900, payment_method: card });
+    const updated = fake.lastEvent("customer.subscription.updated")!;
+    expect(updated.data.object).toMatchObject({ id: sub.id, status: "active" });
+    expect(updated.request).toEqual({ id: null, idempotency_key: null });
+    expect(updated.data.previous_attributes).toMatchObject({
+      status: "trialing",
+      trial_end: sub.trial_end,
+      latest_invoice: sub.latest_invoice,
+    });
+    expect(await stripe.subscriptions.retrieve(sub.id)).toMatchObject({ status: "active", latest_invoice: invoice.id });
+
+    // The next period: one interval on, invoiced and charged again.
+    const second = fake.advanceSubscription(sub.id);
+    expect(second.items.data[0]!.current_period_start).toBe(item.current_period_end);
+    expect(second.status).toBe("active");
+    expect(second.latest_invoice).not.toBe(invoice.id);
+    expect(fake.invoices.get(second.latest_invoice)).toMatchObject({
+      billing_reason: "subscription_cycle",
+      status: "paid",
+      amount_paid: 1900,
+    });
+    const again = fake.lastEvent("customer.subscription.updated")!;
+    expect(again.data.previous_attributes).not.toHaveProperty("status");
+    expect(again.data.previous_attributes).toHaveProperty("items");
+
+    expect(() => fake.trialWillEnd(sub.id)).toThrow(/not trialing/);
+    const { sub: trialing } = await trialWithoutCard("ending@example.com");
+    const event = fake.trialWillEnd(trialing.id);
+    expect(event).toMatchObject({
+      type: "customer.subscription.trial_will_end",
+      data: { object: { id: trialing.id, status: "trialing" } },
+    });
+    expect(fake.lastEvent("customer.subscription.trial_will_end")?.id).toBe(event.id);
+  });
+
+  it("a declined renewal leaves the subscription past_due until the card is updated and the invoice paid", async () => {
+    const { customer, sub, setupIntent: si } = await trialWithoutCard("pastdue@example.com");
+    // 4000 0000 0000 0341: saved fine, every charge declined.
+    const saved = await stripe.setupIntents.confirm(si.id, { payment_method: "pm_card_chargeCustomerFail" });
+    expect(saved.status).toBe("succeeded");
+
+    const failed = fake.advanceSubscription(sub.id);
+    expect(failed.status).toBe("past_due");
+    const invoiceId = failed.latest_invoice as string;
+    expect(fake.invoices.get(invoiceId)).toMatchObject({ status: "open", attempted: true, attempt_count: 1, amount_remaining: 900 });
+    expect(fake.lastEvent("invoice.payment_failed")?.data.object.id).toBe(invoiceId);
+    const updated = fake.lastEvent("customer.subscription.updated")!;
+    expect(updated.data.object).toMatchObject({ id: sub.id, status: "past_due" });
+    expect(updated.data.previous_attributes).toMatchObject({ status: "trialing" });
+
+    // Paying again with the same card: declined, the invoice stays open.
+    const declined = await failure(() => stripe.invoices.pay(invoiceId));
+    expect(declined).toMatchObject({ statusCode: 402, type: "StripeCardError", code: "card_declined" });
+    expect(eventsOf("invoice.payment_failed", invoiceId)).toHaveLength(2);
+    expect(fake.invoices.get(invoiceId)).toMatchObject({ status: "open", attempt_count: 2 });
+    const notTheirs = await failure(() => stripe.invoices.pay(invoiceId, { payment_method: "pm_card_visa" }));
+    expect(notTheirs).toMatchObject({ statusCode: 400, param: "payment_method", code: "resource_missing" });
+
+    // The card update: Checkout in setup mode (currency is required there without allowed_payment_method_types).
+    const setupParams: Stripe.Checkout.SessionCreateParams = {
+      mode: "setup",
+      customer: customer.id,
+      setup_intent_data: { metadata: { subscriptionId: sub.id } },
+      success_url: "https://app.example/card-updated?session_id={CHECKOUT_SESSION_ID}",
+      cancel_url: "https://app.example/account",
+    };
+    const noCurrency = await failure(() => stripe.checkout.sessions.create(setupParams));
+    expect(noCurrency).toMatchObject({ statusCode: 400, code: "parameter_missing", param: "currency" });
+    const session = await stripe.checkout.sessions.create({ ...setupParams, currency: "usd" });
+    expect(session).toMatchObject({ mode: "setup", setup_intent: null, amount_total: null });
+    const page = await fetch(session.url!);
+    expect(await page.text()).toContain("Save card");
+    const posted = await fetch(session.url!, {
+      method: "POST",
+      body: new URLSearchParams({ card_number: "4242 4242 4242 4242", email: "pastdue@example.com" }),
+      redirect: "manual",
+    });
+    expect(posted.status).toBe(303);
+    const done = await stripe.checkout.sessions.retrieve(session.id);
+    expect(done).toMatchObject({ status: "complete", customer: customer.id });
+    expect(fake.events.slice(-2).map((e) => e.type)).toEqual(["setup_intent.succeeded", "checkout.session.completed"]);
+    const setup = await stripe.setupIntents.retrieve(done.setup_intent as string);
+    expect(setup).toMatchObject({ status: "succeeded", customer: customer.id, metadata: { subscriptionId: sub.id } });
+    const newCard = setup.payment_method as string;
+    expect(fake.paymentMethods.get(newCard)?.customer).toBe(customer.id);
+
+    const switched = await stripe.subscriptions.update(sub.id, { default_payment_method: newCard });
+    expect(switched).toMatchObject({ status: "past_due", default_payment_method: newCard });
+    expect(fake.lastEvent("customer.subscription.updated")?.data.previous_attributes).toEqual({
+      default_payment_method: saved.payment_method,
+    });
+    const paid = await stripe.invoices.pay(invoiceId);
+    expect(paid).toMatchObject({ id: invoiceId, status: "paid", amount_paid: 900, amount_remaining: 0, attempt_count: 3 });
+    expect(fake.lastEvent("invoice.paid")?.data.object.id).toBe(invoiceId);
+    const active = fake.lastEvent("customer.subscription.updated")!;
+    expect(active.data.object).toMatchObject({ id: sub.id, status: "active" });
+    expect(active.data.previous_attributes).toEqual({ status: "past_due" });
+    expect((await stripe.subscriptions.retrieve(sub.id)).status).toBe("active");
+    const twice = await failure(() => stripe.invoices.pay(invoiceId));
+    expect(twice).toMatchObject({ statusCode: 400, message: "Invoice is already paid" });
+    expect((await failure(() => stripe.invoices.pay("in_missing"))).statusCode).toBe(404);
+  });
+
+  it("a default card that declines (customer's invoice_settings) fails the renewal too", async () => {
+    const customer = await stripe.customers.create({ email: "declines@example.com" });
+    const declining = await stripe.paymentMethods.attach("pm_card_chargeDeclined", { customer: customer.id });
+    const unattached = await failure(() =>
+      stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: "pm_card_visa" } }),
+    );
+    expect(unattached).toMatchObject({ statusCode: 400, param: "invoice_settings[default_payment_method]" });
+    const withDefault = await stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: declining.id } });
+    expect(withDefault.invoice_settings.default_payment_method).toBe(declining.id);
+    const price = await monthlyPrice(700, "Sakina Plus");
+    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_period_days: 7 });
+    expect(sub).toMatchObject({ status: "trialing", default_payment_method: null });
+
+    const after = fake.advanceSubscription(sub.id);
+    expect(after.status).toBe("past_due");
+    expect(fake.lastEvent("invoice.payment_failed")?.data.object.id).toBe(after.latest_invoice);
+    expect(fake.lastEvent("payment_intent.payment_failed")?.data.object.last_payment_error).toMatchObject({
+      decline_code: "generic_decline",
+    });
+
+    // Paying with a card given for this payment only.
+    const good = await stripe.paymentMethods.attach("pm_card_mastercard", { customer: customer.id });
+    const paid = await stripe.invoices.pay(after.latest_invoice, { payment_method: good.id });
+    expect(paid.status).toBe("paid");
+    expect(await stripe.subscriptions.retrieve(sub.id)).toMatchObject({ status: "active", default_payment_method: null });
+
+    // Paid outside Stripe: marked paid without a charge.
+    const next = fake.advanceSubscription(sub.id);
+    expect(next.status).toBe("past_due");
+    const charges = fake.charges.size;
+    const outOfBand = await stripe.invoices.pay(next.latest_invoice, { paid_out_of_band: true });
+    expect(outOfBand).toMatchObject({ status: "paid", attempt_count: 1 });
+    expect(fake.charges.size).toBe(charges);
+    expect((await stripe.subscriptions.retrieve(sub.id)).status).toBe("active");
+  });
+
+  it("ends a trial now, cancels at the period end or at once", async () => {
+    const customer = await stripe.customers.create({ email: "cancel@example.com" });
+    const card = await stripe.paymentMethods.attach("pm_card_visa", { customer: customer.id });
+    await stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: card.id } });
+    const price = await monthlyPrice(1200, "Sakina Plus");
+    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_period_days: 7 });
+
+    // trial_end=now: billing starts now, the first period's invoice is charged to the customer's card.
+    const started = await stripe.subscriptions.update(sub.id, { trial_end: "now", expand: ["latest_invoice"] });
+    expect(started.status).toBe("active");
+    expect(started.trial_end).toBeLessThanOrEqual(nowSeconds());
+    expect(started.items.data[0]!.current_period_start).toBe(started.trial_end);
+    expect(started.latest_invoice as Stripe.Invoice).toMatchObject({
+      billing_reason: "subscription_update",
+      status: "paid",
+      amount_paid: 1200,
+    });
+    expect(fake.lastEvent("payment_intent.succeeded")?.data.object).toMatchObject({ amount: 1200, payment_method: card.id });
+    expect(fake.lastEvent("customer.subscription.updated")?.data.previous_attributes).toMatchObject({ status: "trialing" });
+
+    const unchanged = fake.events.length;
+    await stripe.subscriptions.update(sub.id, { metadata: {} });
+    expect(fake.events.length).toBe(unchanged);
+
+    const ending = await stripe.subscriptions.update(sub.id, { cancel_at_period_end: true });
+    const periodEnd = ending.items.data[0]!.current_period_end;
+    expect(ending).toMatchObject({ status: "active", cancel_at_period_end: true, cancel_at: periodEnd });
+    expect(ending.canceled_at).toBeGreaterThan(0);
+    expect(ending.cancellation_details?.reason).toBe("cancellation_requested");
+    expect(fake.lastEvent("customer.subscription.updated")?.data.previous_attributes).toMatchObject({
+      cancel_at_period_end: false,
+      cancel_at: null,
+      canceled_at: null,
+    });
+    const kept = await stripe.subscriptions.update(sub.id, { cancel_at_period_end: false });
+    expect(kept).toMatchObject({ cancel_at_period_end: false, cancel_at: null, canceled_at: null });
+    await stripe.subscriptions.update(sub.id, { cancel_at_period_end: true });
+
+    const invoicesBefore = fake.invoices.size;
+    const ended = fake.advanceSubscription(sub.id);
+    expect(ended.status).toBe("canceled");
+    expect(ended.ended_at).toBeLessThanOrEqual(nowSeconds());
+    expect(fake.invoices.size).toBe(invoicesBefore);
+    expect(fake.lastEvent("customer.subscription.deleted")?.data.object).toMatchObject({ id: sub.id, status: "canceled" });
+    expect(() => fake.advanceSubscription(sub.id)).toThrow(/canceled/);
+    const refused = await failure(() => stripe.subscriptions.update(sub.id, { cancel_at_period_end: false }));
+    expect(refused.statusCode).toBe(400);
+
+    // DELETE /v1/subscriptions/:id cancels at once.
+    const other = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }] });
+    expect(other.status).toBe("active");
+    const canceled = await stripe.subscriptions.cancel(other.id, { cancellation_details: { feedback: "too_expensive" } });
+    expect(canceled).toMatchObject({
+      status: "canceled",
+      cancellation_details: { feedback: "too_expensive", reason: "cancellation_requested" },
+    });
+    expect(canceled.ended_at).toBe(canceled.canceled_at);
+    expect(fake.lastEvent("customer.subscription.deleted")?.data.object.id).toBe(other.id);
+    expect((await stripe.subscriptions.retrieve(other.id)).status).toBe("canceled");
+  });
+
+  it("Checkout in subscription mode starts the trial with the card as the subscription's default", async () => {
+    const customer = await stripe.customers.create({ email: "nojs@example.com" });
+    const price = await monthlyPrice(900, "Sakina Plus");
+    const session = await stripe.checkout.sessions.create({
+      mode: "subscription",
+      customer: customer.id,
+      line_items: [{ price: price.id, quantity: 1 }],
+      subscription_data: { trial_period_days: 7, metadata: { plan: "plus" } },
+      success_url: "https://app.example/welcome?session_id={CHECKOUT_SESSION_ID}",
+      cancel_url: "https://app.example/plans",
+    });
+    expect(session.amount_total).toBe(0);
+    const posted = await fetch(session.url!, {
+      method: "POST",
+      body: new URLSearchParams({ card_number: "4242 4242 4242 4242", email: "nojs@example.com" }),
+      redirect: "manual",
+    });
+    expect(posted.status).toBe(303);
+    const completed = fake.lastEvent("checkout.session.completed")!.data.object;
+    expect(completed).toMatchObject({ id: session.id, status: "complete", customer: customer.id });
+    expect(completed.subscription).toMatch(/^sub_/);
+    const sub = await stripe.subscriptions.retrieve(completed.subscription, { expand: ["default_payment_method"] });
+    expect(sub).toMatchObject({ status: "trialing", metadata: { plan: "plus" }, pending_setup_intent: null });
+    expect(sub.trial_end).toBe(sub.trial_start! + 7 * 86400);
+    expect(sub.default_payment_method as Stripe.PaymentMethod).toMatchObject({ customer: customer.id, card: { last4: "4242" } });
+    expect(fake.lastEvent("customer.subscription.created")?.data.object.id).toBe(sub.id);
+  });
+});
+
+describe("the Stripe.js stand-in without a browser", () => {
+  /** Runs the stand-in in a Node VM with just the DOM it touches: a mount node, inputs, location.assign. */
+  function loadStripeJs() {
+    class FakeNode {
+      id = "";
+      value = "";
+      children: FakeNode[] = [];
+      parentNode: FakeNode | null = null;
+      listeners: Record<string, ((event: unknown) => void)[]> = {};
+      attributes: Record<string, string> = {};
+      appendChild(child: FakeNode) {
+        child.parentNode = this;
+        this.children.push(child);
+        return child;
+      }
+      removeChild(child: FakeNode) {
+        this.children = this.children.filter((c) => c !== child);
+        child.parentNode = null;
+      }
+      setAttribute(name: string, value: string) {
+        this.attributes[name] = value;
+      }
+      removeAttribute(name: string) {
+        delete this.attributes[name];
+      }
+      addEventListener(type: string, listener: (event: unknown) => void) {
+        (this.listeners[type] ??= []).push(listener);
+      }
+      focus() {}
+      blur() {}
+      find(id: string): FakeNode | null {
+        if (this.id === id) return this;
+        for (const child of this.children) {
+          const found = child.find(id);
+          if (found) return found;
+        }
+        return null;
+      }
+    }
+    const mountNode = new FakeNode();
+    const navigations: string[] = [];
+    const window: Record<string, any> = {
+      location: { href: "https://app.example/subscribe", assign: (url: string) => navigations.push(url) },
+    };
+    const document = {
+      createElement: () => new FakeNode(),
+      querySelector: (selector: string) => (selector === "#payment" ? mountNode : null),
+    };
+    vm.runInContext(stripeJsSource(fake.url), vm.createContext({ window, document, fetch, URL, setTimeout, console }));
+    const typeCard = (number: string) => {
+      const input = mountNode.find("fake-stripe-card")!;
+      input.value = number;
+      for (const listener of input.listeners.input ?? []) listener({});
+    };
+    return { Stripe: window.Stripe as (key: string) => any, typeCard, navigations };
+  }
+
+  it("confirmSetup saves the card of a subscription's pending SetupIntent and redirects like Stripe.js", async () => {
+    const customer = await stripe.customers.create({ email: "elements@example.com" });
+    const price = await stripe.prices.create({
+      currency: "usd",
+      unit_amount: 900,
+      product_data: { name: "Sakina Plus" },
+      recurring: { interval: "month" },
+    });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      payment_settings: { save_default_payment_method: "on_subscription" },
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    const si = sub.pending_setup_intent as Stripe.SetupIntent;
+    const { Stripe: StripeJs, typeCard, navigations } = loadStripeJs();
+    const browserStripe = StripeJs(fake.publishableKey);
+    const elements = browserStripe.elements({ clientSecret: si.client_secret });
+    elements.create("payment").mount("#payment");
+
+    await expect(browserStripe.confirmPayment({ elements, redirect: "if_required" })).rejects.toThrow(
+      "Invalid value for stripe.confirmPayment intent secret: value should be a PaymentIntent client secret. You specified: a SetupIntent client secret.",
+    );
+    await expect(browserStripe.confirmSetup({ elements })).rejects.toThrow(
+      "stripe.confirmSetup(): the confirmParams.return_url argument is required unless passing redirect: 'if_required'",
+    );
+    const empty = await browserStripe.confirmSetup({ elements, redirect: "if_required" });
+    expect(empty.error).toMatchObject({ type: "validation_error", message: "Your card number is incomplete." });
+
+    typeCard("4000 0000 0000 0002");
+    const declined = await browserStripe.confirmSetup({ elements, redirect: "if_required" });
+    expect(declined.error).toMatchObject({
+      type: "card_error",
+      code: "card_declined",
+      setup_intent: { id: si.id, status: "requires_payment_method" },
+    });
+    expect(declined.error.setup_intent.customer).toBeUndefined();
+    expect(navigations).toEqual([]);
+
+    typeCard("4242 4242 4242 4242");
+    void browserStripe.confirmSetup({ elements, confirmParams: { return_url: "/subscribed?plan=plus" } });
+    await vi.waitFor(() => expect(navigations).toHaveLength(1));
+    const back = new URL(navigations[0]!);
+    expect(back.origin + back.pathname).toBe("https://app.example/subscribed");
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      plan: "plus",
+      setup_intent: si.id,
+      setup_intent_client_secret: si.client_secret,
+      redirect_status: "succeeded",
+    });
+    const retrieved = await browserStripe.retrieveSetupIntent(si.client_secret);
+    expect(retrieved.setupIntent).toMatchObject({ id: si.id, status: "succeeded" });
+    expect(retrieved.setupIntent.metadata).toBeUndefined();
+    const card = retrieved.setupIntent.payment_method as string;
+    expect(await stripe.subscriptions.retrieve(sub.id)).toMatchObject({ default_payment_method: card, pending_setup_intent: null });
+    expect(fake.requests.filter((r) => r.path === `/v1/setup_intents/${si.id}/confirm`).map((r) => r.auth)).toEqual([
+      "publishable",
+      "publishable",
+    ]);
+
+    // redirect: "if_required" resolves with the SetupIntent; a PaymentIntent's secret is refused.
+    const second = await stripe.subscriptions.create({
+      customer: (await stripe.customers.create({ email: "elements2@example.com" })).id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    const secret = (second.pending_setup_intent as Stripe.SetupIntent).client_secret!;
+    const result = await browserStripe.confirmSetup({ elements, clientSecret: secret, redirect: "if_required" });
+    expect(result.setupIntent).toMatchObject({ status: "succeeded" });
+    const intent = await stripe.paymentIntents.create({ amount: 1000, currency: "usd" });
+    await expect(browserStripe.confirmSetup({ elements, clientSecret: intent.client_secret, redirect: "if_required" })).rejects.toThrow(
+      /value should be a SetupIntent client secret/,
+    );
+  });
+});
+
 describe.skipIf(!chromiumPath())("in a browser", () => {
   let browser: Browser;
   let app: Awaited<ReturnType<typeof startReceiver>>;
@@ -534,6 +1076,68 @@ describe.skipIf(!chromiumPath())("in a browser", () => {
       expect(back.searchParams.get("payment_intent")).toBe(wallet.id);
       expect(back.searchParams.get("redirect_status")).toBe("succeeded");
       expect(fake.paymentIntents.get(wallet.id)?.status).toBe("succeeded");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("the Stripe.js stand-in saves a card with confirmSetup and the Payment Element", async () => {
+    const customer = await stripe.customers.create({ email: "setup-browser@example.com" });
+    const price = await stripe.prices.create({
+      currency: "usd",
+      unit_amount: 900,
+      product_data: { name: "Sakina Plus" },
+      recurring: { interval: "month" },
+    });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: price.id }],
+      payment_behavior: "default_incomplete",
+      payment_settings: { save_default_payment_method: "on_subscription" },
+      trial_period_days: 7,
+      expand: ["pending_setup_intent"],
+    });
+    const si = sub.pending_setup_intent as Stripe.SetupIntent;
+    const context = await newVisitor(browser, { javaScript: true });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.url}/subscribe`);
+      await page.addScriptTag({ url: fake.jsUrl });
+      await page.evaluate(
+        async ([pk, clientSecret]) => {
+          const w = window as unknown as Record<string, any>;
+          w.stripe = w.Stripe(pk);
+          w.elements = w.stripe.elements({ clientSecret });
+          const element = w.elements.create("payment");
+          document.querySelector("main")!.insertAdjacentHTML("beforeend", '<form id="subscribe"><div id="payment"></div></form>');
+          await new Promise((resolve) => {
+            element.on("ready", resolve);
+            element.mount("#payment");
+          });
+        },
+        [fake.publishableKey, si.client_secret!] as const,
+      );
+      await page.getByLabel("Card number").fill("4000 0000 0000 0002");
+      const declined = await page.evaluate(() => {
+        const w = window as unknown as Record<string, any>;
+        return w.stripe.confirmSetup({ elements: w.elements, redirect: "if_required" });
+      });
+      expect(declined.error).toMatchObject({ type: "card_error", code: "card_declined", setup_intent: { id: si.id } });
+
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await Promise.all([
+        page.waitForURL(/\/subscribed\?/),
+        page.evaluate(() => {
+          const w = window as unknown as Record<string, any>;
+          void w.stripe.confirmSetup({ elements: w.elements, confirmParams: { return_url: `${location.origin}/subscribed` } });
+        }),
+      ]);
+      const back = new URL(page.url());
+      expect(back.searchParams.get("setup_intent")).toBe(si.id);
+      expect(back.searchParams.get("setup_intent_client_secret")).toBe(si.client_secret);
+      expect(back.searchParams.get("redirect_status")).toBe("succeeded");
+      const card = fake.setupIntents.get(si.id)?.payment_method as string;
+      expect(fake.subscriptions.get(sub.id)).toMatchObject({ default_payment_method: card, pending_setup_intent: null });
     } finally {
       await context.close();
     }

@@ -22,10 +22,14 @@
  *   fake.seedPaymentIntent({ amount, currency, status, metadata, customer })   a PaymentIntent in any state
  *   fake.meterEventErrors          problems Stripe reports asynchronously about meter events
  *                                  (no meter for event_name, unknown customer, bad value)
+ *   fake.advanceSubscription(id)   the subscription's current period ends now, as a test clock
+ *                                  reaching it would (see Subscriptions below); returns the subscription
+ *   fake.trialWillEnd(id)          sends customer.subscription.trial_will_end for a trialing
+ *                                  subscription (Stripe sends it 3 days before trial_end); returns the event
  *   fake.close()
  *
  * What it checks, like Stripe: the API key (401; a publishable key may only retrieve/confirm a
- * PaymentIntent with its client_secret, and sees the redacted object), an allow-list of parameters
+ * PaymentIntent or a SetupIntent with its client_secret, and sees the redacted object), an allow-list of parameters
  * per endpoint (400 parameter_unknown, e.g. `payment_method_types`, removed in this API version:
  * use `allowed_payment_method_types`), required parameters (parameter_missing), types and enums,
  * unknown ids (404 resource_missing for ids in the URL, 400 with `param` for ids in parameters),
@@ -42,7 +46,36 @@
  * PaymentMethods pm_card_visa, pm_card_mastercard, pm_card_chargeDeclined,
  * pm_card_chargeDeclinedInsufficientFunds… create a new PaymentMethod each time they are used.
  * A decline answers 402 card_error and leaves the PaymentIntent in requires_payment_method with
- * last_payment_error. No 3-D Secure.
+ * last_payment_error. 4000000000000341 (pm_card_chargeCustomerFail) is saved fine (SetupIntent,
+ * Checkout setup mode, a trial) but every charge of it is declined. No 3-D Secure.
+ *
+ * SetupIntents: `POST /v1/setup_intents/:id/confirm` with `payment_method` (secret key) or, from
+ * Stripe.js (publishable key + client_secret), `payment_method_data[card][number]`; a refused card
+ * is a 402 card_error (with `setup_intent`), the SetupIntent stays requires_payment_method with
+ * last_setup_error (setup_intent.setup_failed). On success the card is attached to the
+ * SetupIntent's customer (setup_intent.succeeded). `GET /v1/setup_intents/:id` as for PaymentIntents.
+ *
+ * Subscriptions: a subscription with nothing to pay now (a trial) and no payment method (neither its
+ * own nor the customer's invoice_settings.default_payment_method), created with
+ * `payment_behavior=default_incomplete`, gets a `pending_setup_intent` (usage off_session, for the
+ * customer; `expand[]=pending_setup_intent`). When it succeeds, pending_setup_intent becomes null
+ * and, with `payment_settings[save_default_payment_method]=on_subscription`, the card becomes the
+ * subscription's default_payment_method (customer.subscription.updated); on_subscription does the
+ * same for the card that pays an invoice. `cancel_at_period_end=true` sets cancel_at (the period's
+ * end) and canceled_at (the request's time); `trial_end=now` ends the trial: a full period starts
+ * now and its invoice (billing_reason subscription_update) is charged to the default payment method
+ * (the subscription's, else the customer's); a decline or no card leaves it past_due
+ * (invoice.payment_failed). `DELETE` cancels at once. An update that changes nothing sends no event.
+ * `fake.advanceSubscription(id)`: a subscription set to cancel at the period's end is canceled
+ * (ended_at, customer.subscription.deleted); otherwise a trial ends now (trial_end = now, a first
+ * period from now) or the items' current period moves one interval on, and an invoice for the new
+ * period (billing_reason subscription_cycle) is charged like trial_end=now: invoice.paid and active,
+ * or invoice.payment_failed and past_due; then one customer.subscription.updated with
+ * previous_attributes. The fake has no clock: after a renewal the period lies in the future.
+ * `POST /v1/invoices/:id/pay` (optional `payment_method`, which must be the customer's) charges an
+ * open invoice: invoice.paid, and a past_due subscription whose latest invoice it is becomes active;
+ * a decline answers 402 card_error (invoice.payment_failed); a paid one 400 "Invoice is already paid".
+ * Checkout in setup mode requires `currency` unless `allowed_payment_method_types` is given.
  *
  * Hosted Checkout: `session.url` is `${url}/checkout/${id}`, an HTML page without JavaScript
  * (Email, "Card number" prefilled with 4242 4242 4242 4242, "Pay" — "Save card" in setup mode —
@@ -53,12 +86,16 @@
  * Events sent: payment_intent.succeeded, payment_intent.payment_failed, payment_intent.canceled,
  * payment_intent.amount_capturable_updated, charge.refunded, refund.created,
  * checkout.session.completed, checkout.session.expired, customer.subscription.created|updated|deleted,
- * invoice.paid, invoice.payment_failed. Each is signed like Stripe's (Stripe-Signature t=…,v1=…)
- * for every endpoint, posted after the API response has gone out, one after the other; a failed
- * delivery is recorded, never retried by itself (use resend).
+ * customer.subscription.trial_will_end (fake.trialWillEnd), setup_intent.succeeded,
+ * setup_intent.setup_failed, invoice.paid, invoice.payment_failed. Each is signed like Stripe's
+ * (Stripe-Signature t=…,v1=…) for every endpoint, posted after the API response has gone out, one
+ * after the other; a failed delivery is recorded, never retried by itself (use resend). The events
+ * of fake.advanceSubscription and fake.trialWillEnd have `request.id` null, as Stripe's own billing's do.
  *
  * Not modelled: 3-D Secure, disputes, payouts, Connect, taxes, coupons, prorations (accepted, ignored),
- * list pagination beyond `limit`, the real 24 h expiry of idempotency keys.
+ * list pagination beyond `limit`, the real 24 h expiry of idempotency keys, Smart Retries (a
+ * past_due invoice is only charged again by invoices.pay), invoice.created/finalized,
+ * payment_method.attached and *.created events, SetupIntent create/update/cancel endpoints.
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -124,6 +161,14 @@ export interface FakeStripe {
   seedPaymentIntent(
     fields: Partial<{ amount: number; currency: string; status: string; metadata: Record<string, string>; customer: string }>,
   ): Obj;
+  /**
+   * Ends the subscription's current period now, as a test clock reaching it would: a subscription
+   * set to cancel then is canceled; otherwise the next period's invoice is created and charged.
+   * Returns the subscription as it is afterwards.
+   */
+  advanceSubscription(subscriptionId: string): Obj;
+  /** Sends customer.subscription.trial_will_end (Stripe sends it three days before trial_end); returns the event. */
+  trialWillEnd(subscriptionId: string): Obj;
   close(): Promise<void>;
 }
 
@@ -607,6 +652,13 @@ const SUB_ITEM_UPDATE: Spec = {
     },
   }),
 };
+const SUB_PAYMENT_SETTINGS: Spec = {
+  obj: {
+    payment_method_options: A,
+    payment_method_types: { arr: S },
+    save_default_payment_method: { enum: ["off", "on_subscription"] },
+  },
+};
 const PAYMENT_BEHAVIOR = { enum: ["allow_incomplete", "default_incomplete", "error_if_incomplete", "pending_if_incomplete"] } as const;
 const PRORATION = { enum: ["always_invoice", "create_prorations", "none"] } as const;
 const SUB_CREATE = known(
@@ -628,6 +680,7 @@ const SUB_CREATE = known(
     collection_method: { enum: ["charge_automatically", "send_invoice"] },
     days_until_due: I,
     currency: S,
+    payment_settings: SUB_PAYMENT_SETTINGS,
   },
 );
 const SUB_UPDATE = known(
@@ -645,6 +698,7 @@ const SUB_UPDATE = known(
     cancel_at_period_end: B,
     cancel_at: I,
     cancellation_details: { obj: { comment: S, feedback: S } },
+    payment_settings: SUB_PAYMENT_SETTINGS,
   },
 );
 const SUB_CANCEL = known("cancellation_details expand invoice_now prorate", {
@@ -652,6 +706,28 @@ const SUB_CANCEL = known("cancellation_details expand invoice_now prorate", {
   invoice_now: B,
   prorate: B,
   cancellation_details: { obj: { comment: S, feedback: S } },
+});
+const SI_CONFIRM = known(
+  "allowed_payment_method_types confirmation_token expand mandate_data payment_method payment_method_data payment_method_options return_url use_stripe_sdk client_secret",
+  {
+    allowed_payment_method_types: { arr: S },
+    client_secret: S,
+    expand: X,
+    payment_method: S,
+    return_url: S,
+    use_stripe_sdk: B,
+  },
+);
+/** What Stripe.js adds on confirm with a publishable key. */
+const SI_CONFIRM_PUBLISHABLE = { ...SI_CONFIRM, key: S, expected_payment_method_type: S, _stripe_version: S } as Record<string, Spec>;
+const SI_RETRIEVE = known("client_secret expand", { client_secret: S, expand: X });
+const INVOICE_PAY = known("expand forgive mandate off_session paid_out_of_band payment_method source", {
+  expand: X,
+  forgive: B,
+  off_session: B,
+  paid_out_of_band: B,
+  payment_method: S,
+  source: S,
 });
 const PM_ATTACH = known("customer customer_account expand", { customer: S, expand: X });
 
@@ -662,6 +738,8 @@ interface CardBehavior {
   brand: string;
   funding: string;
   decline?: { code: string; decline_code?: string; message: string };
+  /** Saving the card (a SetupIntent, attaching it) succeeds; only charges are declined. */
+  setupSucceeds?: boolean;
 }
 
 const DECLINED = { code: "card_declined", decline_code: "generic_decline", message: "Your card was declined." };
@@ -678,6 +756,7 @@ const TEST_CARDS: Record<string, CardBehavior> = {
     funding: "credit",
     decline: { code: "card_declined", decline_code: "insufficient_funds", message: "Your card has insufficient funds." },
   },
+  "4000000000000341": { brand: "visa", funding: "credit", decline: DECLINED, setupSucceeds: true },
   "4000000000009987": {
     brand: "visa",
     funding: "credit",
@@ -714,6 +793,7 @@ const TEST_PAYMENT_METHODS: Record<string, string> = {
   pm_card_mastercard: "5555555555554444",
   pm_card_amex: "378282246310005",
   pm_card_chargeDeclined: "4000000000000002",
+  pm_card_chargeCustomerFail: "4000000000000341",
   pm_card_visa_chargeDeclined: "4000000000000002",
   pm_card_chargeDeclinedInsufficientFunds: "4000000000009995",
   pm_card_visa_chargeDeclinedInsufficientFunds: "4000000000009995",
@@ -919,6 +999,25 @@ const PUBLIC_PI_FIELDS = [
   "status",
 ];
 
+/** The fields of a SetupIntent that a publishable key may see. */
+const PUBLIC_SI_FIELDS = [
+  "id",
+  "object",
+  "automatic_payment_methods",
+  "cancellation_reason",
+  "client_secret",
+  "created",
+  "description",
+  "last_setup_error",
+  "livemode",
+  "next_action",
+  "payment_method",
+  "payment_method_configuration_details",
+  "payment_method_types",
+  "status",
+  "usage",
+];
+
 interface Ctx {
   requestId: string;
   idempotencyKey?: string;
@@ -968,6 +1067,9 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
   const confirmationSecretOf = new Map<string, Obj>(); // invoice id → { client_secret, type }
   const lineItemsOf = new Map<string, Obj[]>(); // checkout session id → line items
   const intentOfSession = new Map<string, string>();
+  const subscriptionOfSetupIntent = new Map<string, string>(); // seti id → sub id (pending_setup_intent)
+  /** A subscription whose billing change sends one customer.subscription.updated for all its effects. */
+  let quietSubscription: string | null = null;
   const meterEventTimes = new Map<string, number>();
   let seq = 0;
   let closed = false;
@@ -984,7 +1086,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
 
   // ------------------------------------------------------------------ events and webhooks
 
-  function emit(ctx: Ctx | null, type: string, object: Obj, previous?: Obj) {
+  function emit(ctx: Ctx | null, type: string, object: Obj, previous?: Obj): Obj {
     const event: Obj = {
       id: newId("evt"),
       object: "event",
@@ -1000,6 +1102,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     events.push(event);
     if (ctx) ctx.events.push(event);
     else queueDeliveries([event]);
+    return event;
   }
 
   async function deliver(event: Obj, target: { url: string; secret: string }): Promise<number> {
@@ -1068,6 +1171,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       customer: (v) => lookup(customers, v),
       latest_invoice: (v) => lookup(invoices, v),
       default_payment_method: (v) => lookup(paymentMethods, v),
+      pending_setup_intent: (v) => lookup(setupIntents, v),
     },
     invoice: {
       customer: (v) => lookup(customers, v),
@@ -1501,7 +1605,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     pi.amount_received = pi.amount;
     emit(ctx, "payment_intent.succeeded", pi);
     const invoiceId = invoiceOfIntent.get(pi.id);
-    if (invoiceId) invoicePaid(ctx, invoiceId);
+    if (invoiceId) invoicePaid(ctx, invoiceId, pm.id);
     return { ok: true };
   }
 
@@ -1549,6 +1653,135 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     }
     if (!pi) throw noSuch("payment_intent", id);
     return pi;
+  }
+
+  // ------------------------------------------------------------------ setup intents
+
+  function newSetupIntent(fields: { customer: string | null; description?: string | null; metadata?: unknown }): Obj {
+    const id = newId("seti");
+    return store(setupIntents, {
+      id,
+      object: "setup_intent",
+      allowed_payment_method_types: null,
+      application: null,
+      automatic_payment_methods: null,
+      cancellation_reason: null,
+      client_secret: `${id}_secret_${random(25)}`,
+      created: now(),
+      customer: fields.customer,
+      customer_account: null,
+      description: fields.description ?? null,
+      excluded_payment_method_types: null,
+      flow_directions: null,
+      last_setup_error: null,
+      latest_attempt: null,
+      livemode: false,
+      mandate: null,
+      metadata: mergeMetadata({}, fields.metadata),
+      next_action: null,
+      on_behalf_of: null,
+      payment_method: null,
+      payment_method_configuration_details: null,
+      payment_method_options: { card: { mandate_options: null, network: null, request_three_d_secure: "automatic" } },
+      payment_method_types: ["card"],
+      single_use_mandate: null,
+      status: "requires_payment_method",
+      usage: "off_session",
+    });
+  }
+
+  function publicSetupIntent(si: Obj): Obj {
+    const out: Obj = {};
+    for (const key of PUBLIC_SI_FIELDS) if (key in si) out[key] = clone(si[key]);
+    return out;
+  }
+
+  function setupIntentForKey(ctx: Ctx, id: string, p: Obj): Obj {
+    const si = setupIntents.get(id);
+    if (ctx.auth === "publishable") {
+      if (typeof p.client_secret !== "string") {
+        throw invalid("This API call cannot be made with a publishable API key without the SetupIntent's client_secret.", {
+          param: "client_secret",
+          code: "parameter_missing",
+        });
+      }
+      if (!si || si.client_secret !== p.client_secret) throw noSuch("setup_intent", id);
+      return si;
+    }
+    if (!si) throw noSuch("setup_intent", id);
+    return si;
+  }
+
+  /**
+   * Saves a card with a SetupIntent: on success the card is attached to the SetupIntent's customer
+   * and a subscription waiting on it (pending_setup_intent) takes it as its default payment method
+   * when its payment_settings say on_subscription. A refused card never throws here.
+   */
+  function setupWith(ctx: Ctx | null, si: Obj, pm: Obj): { ok: true } | { ok: false; error: Obj } {
+    if (pm.customer && si.customer && pm.customer !== si.customer) {
+      throw invalid(
+        `The provided PaymentMethod belongs to a different Customer (${pm.customer}) than the one on this SetupIntent (${si.customer}).`,
+        { param: "payment_method" },
+      );
+    }
+    if (!pm.customer && usedPaymentMethods.has(pm.id)) {
+      throw invalid(
+        "The provided PaymentMethod was previously used with a PaymentIntent without Customer attachment, shared with a connected account without Customer attachment, or was detached from a Customer. It may not be used again. To use a PaymentMethod multiple times, you must attach it to a Customer first.",
+        { param: "payment_method" },
+      );
+    }
+    const behavior = cardBehavior(cardNumberOf.get(pm.id) ?? "");
+    si.latest_attempt = newId("setatt");
+    if (behavior.decline && !behavior.setupSucceeds) {
+      usedPaymentMethods.add(pm.id);
+      const decline = behavior.decline;
+      const error: Obj = {
+        type: "card_error",
+        code: decline.code,
+        ...(decline.decline_code ? { decline_code: decline.decline_code } : {}),
+        doc_url: docUrl(decline.code),
+        message: decline.message,
+        payment_method: clone(pm),
+      };
+      si.last_setup_error = error;
+      si.payment_method = null;
+      si.status = "requires_payment_method";
+      emit(ctx, "setup_intent.setup_failed", si);
+      return { ok: false, error: { ...error, setup_intent: clone(si) } };
+    }
+    if (si.customer && !pm.customer) pm.customer = si.customer;
+    si.last_setup_error = null;
+    si.payment_method = pm.id;
+    si.status = "succeeded";
+    emit(ctx, "setup_intent.succeeded", si);
+    const sub = subscriptions.get(subscriptionOfSetupIntent.get(si.id) ?? "");
+    if (sub && sub.pending_setup_intent === si.id && sub.status !== "canceled") {
+      const before = clone(sub);
+      sub.pending_setup_intent = null;
+      if (sub.payment_settings.save_default_payment_method === "on_subscription") sub.default_payment_method = pm.id;
+      emit(ctx, "customer.subscription.updated", sub, diff(before, sub));
+    }
+    return { ok: true };
+  }
+
+  function confirmSetupIntent(ctx: Ctx, si: Obj, p: Obj): Obj {
+    if (!CONFIRMABLE.includes(si.status)) {
+      throw invalid(
+        `You cannot confirm this SetupIntent because it has a status of ${si.status}. Only a SetupIntent with one of the following statuses may be confirmed: ${CONFIRMABLE.join(", ")}.`,
+        { code: "setup_intent_unexpected_state" },
+      );
+    }
+    const source = paymentSource(ctx, p);
+    const pm = source.pm ?? (si.payment_method ? paymentMethods.get(si.payment_method) : undefined);
+    if (!pm) {
+      throw invalid(
+        "You cannot confirm this SetupIntent because it's missing a payment method. You can either update the SetupIntent with a payment method and then confirm it again, or confirm it again directly with a payment method.",
+        { code: "setup_intent_unexpected_state" },
+      );
+    }
+    const result = setupWith(ctx, si, pm);
+    if (!result.ok) throw new ApiError(402, result.error);
+    return si;
   }
 
   // ------------------------------------------------------------------ prices, products
@@ -1887,20 +2120,28 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     confirmationSecretOf.delete(invoice.id);
   }
 
-  /** A PaymentIntent of an invoice succeeded: the invoice is paid and its subscription active. */
-  function invoicePaid(ctx: Ctx | null, invoiceId: string) {
+  /**
+   * A PaymentIntent of an invoice succeeded: the invoice is paid; a subscription whose latest
+   * invoice it is becomes active, and with payment_settings.save_default_payment_method
+   * on_subscription it keeps the card as its default payment method.
+   */
+  function invoicePaid(ctx: Ctx | null, invoiceId: string, paymentMethodId?: string, outOfBand = false) {
     const invoice = invoices.get(invoiceId);
     if (!invoice || invoice.status === "paid") return;
-    invoice.attempted = true;
-    invoice.attempt_count += 1;
+    if (!outOfBand) {
+      invoice.attempted = true;
+      invoice.attempt_count += 1;
+    }
     markInvoicePaid(invoice);
     emit(ctx, "invoice.paid", invoice);
     const sub = subscriptions.get(invoice.parent?.subscription_details?.subscription);
-    if (sub && ["incomplete", "past_due", "unpaid"].includes(sub.status)) {
-      const before = clone(sub);
-      sub.status = "active";
-      emit(ctx, "customer.subscription.updated", sub, diff(before, sub));
-    }
+    if (!sub || sub.status === "canceled" || sub.status === "incomplete_expired") return;
+    const before = clone(sub);
+    if (sub.latest_invoice === invoice.id && ["incomplete", "past_due", "unpaid"].includes(sub.status)) sub.status = "active";
+    if (paymentMethodId && sub.payment_settings.save_default_payment_method === "on_subscription")
+      sub.default_payment_method = paymentMethodId;
+    const changes = diff(before, sub);
+    if (quietSubscription !== sub.id && Object.keys(changes).length > 0) emit(ctx, "customer.subscription.updated", sub, changes);
   }
 
   function invoicePaymentFailed(ctx: Ctx | null, invoiceId: string) {
@@ -1911,29 +2152,124 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     emit(ctx, "invoice.payment_failed", invoice);
   }
 
-  /**
-   * Collects an open invoice: with default_incomplete a PaymentIntent is left for the customer to
-   * confirm (invoice.confirmation_secret); otherwise the default payment method is charged.
-   */
-  function collectInvoice(ctx: Ctx, sub: Obj, invoice: Obj, behavior: string, pm: Obj | null): "paid" | "open" | "failed" {
-    if (invoice.amount_due === 0) {
-      markInvoicePaid(invoice);
-      emit(ctx, "invoice.paid", invoice);
-      return "paid";
-    }
+  /** The PaymentIntent that collects an open invoice: the one still payable, or a new one. */
+  function intentForInvoice(invoice: Obj): Obj {
+    const current = paymentIntents.get(confirmationSecretOf.get(invoice.id)?.client_secret.split("_secret_")[0] ?? "");
+    if (current && CONFIRMABLE.includes(current.status)) return current;
     const pi = newPaymentIntent({
-      amount: invoice.amount_due,
+      amount: invoice.amount_remaining,
       currency: invoice.currency,
-      customer: sub.customer,
-      description: "Subscription creation",
+      customer: invoice.customer,
+      description: invoice.billing_reason === "subscription_create" ? "Subscription creation" : "Subscription update",
       automatic_payment_methods: { enabled: false },
     });
     pi.setup_future_usage = "off_session";
     invoiceOfIntent.set(pi.id, invoice.id);
     confirmationSecretOf.set(invoice.id, { client_secret: pi.client_secret, type: "payment_intent" });
+    return pi;
+  }
+
+  /**
+   * Collects an open invoice: with default_incomplete a PaymentIntent is left for the customer to
+   * confirm (invoice.confirmation_secret); otherwise the default payment method is charged.
+   */
+  function collectInvoice(ctx: Ctx | null, invoice: Obj, behavior: string, pm: Obj | null): "paid" | "open" | "failed" {
+    if (invoice.amount_due === 0) {
+      markInvoicePaid(invoice);
+      emit(ctx, "invoice.paid", invoice);
+      return "paid";
+    }
+    const pi = intentForInvoice(invoice);
     if (behavior === "default_incomplete" || !pm) return "open";
     const result = chargeIntent(ctx, pi, pm);
     return result.ok ? "paid" : "failed";
+  }
+
+  /** The payment method a subscription's invoices are charged to: its own, else its customer's. */
+  function defaultPaymentMethodOf(sub: Obj): Obj | null {
+    const customer = customers.get(sub.customer);
+    const id = sub.default_payment_method ?? customer?.invoice_settings.default_payment_method ?? null;
+    return id ? (paymentMethods.get(id) ?? null) : null;
+  }
+
+  /**
+   * Charges a subscription's new invoice automatically (trial end, renewal): a decline or a missing
+   * payment method fails the attempt (invoice.payment_failed) and leaves the subscription past_due.
+   * The caller sends customer.subscription.updated.
+   */
+  function chargeSubscriptionInvoice(ctx: Ctx | null, sub: Obj, invoice: Obj) {
+    const pm = defaultPaymentMethodOf(sub);
+    quietSubscription = sub.id;
+    let outcome: "paid" | "open" | "failed";
+    try {
+      outcome = collectInvoice(ctx, invoice, "allow_incomplete", pm);
+    } finally {
+      quietSubscription = null;
+    }
+    if (outcome === "open") invoicePaymentFailed(ctx, invoice.id);
+    if (outcome !== "paid") sub.status = "past_due";
+    else if (sub.status === "past_due" || sub.status === "unpaid") sub.status = "active";
+  }
+
+  /** The end of a subscription's current period (what a test clock reaching it would do). */
+  function cycleSubscription(sub: Obj) {
+    const t = now();
+    const before = clone(sub);
+    if (sub.cancel_at_period_end || (typeof sub.cancel_at === "number" && sub.cancel_at <= periodEnd(sub))) {
+      sub.status = "canceled";
+      sub.ended_at = t;
+      sub.canceled_at = sub.canceled_at ?? t;
+      sub.pending_setup_intent = null;
+      emit(null, "customer.subscription.deleted", sub);
+      return;
+    }
+    if (sub.status === "trialing") {
+      sub.trial_end = t;
+      sub.status = "active";
+      sub.billing_cycle_anchor = t;
+      setPeriods(sub, t);
+    } else {
+      for (const item of sub.items.data as Obj[]) {
+        const r = item.price.recurring;
+        item.current_period_start = item.current_period_end;
+        item.current_period_end = addInterval(item.current_period_start, r.interval, r.interval_count);
+      }
+    }
+    const invoice = createInvoice(sub, "subscription_cycle");
+    sub.latest_invoice = invoice.id;
+    chargeSubscriptionInvoice(null, sub, invoice);
+    emit(null, "customer.subscription.updated", sub, diff(before, sub));
+  }
+
+  /** POST /v1/invoices/:id/pay: charges the given or the default payment method now. */
+  function payInvoice(ctx: Ctx, invoice: Obj, p: Obj): Obj {
+    if (invoice.status === "paid") throw invalid("Invoice is already paid");
+    if (invoice.status !== "open")
+      throw invalid(`You can only pay an invoice with a status of open. This invoice has a status of ${invoice.status}.`);
+    if (p.paid_out_of_band) {
+      // Paid outside Stripe: marked paid, nothing charged.
+      invoicePaid(ctx, invoice.id, undefined, true);
+      return invoice;
+    }
+    const customer = customers.get(invoice.customer)!;
+    const sub = subscriptions.get(invoice.parent?.subscription_details?.subscription);
+    let pm: Obj | null;
+    if (p.payment_method) pm = paymentMethodOfCustomer(customer, p.payment_method, "payment_method");
+    else if (invoice.default_payment_method) pm = paymentMethods.get(invoice.default_payment_method) ?? null;
+    else if (sub) pm = defaultPaymentMethodOf(sub);
+    else
+      pm = customer.invoice_settings.default_payment_method
+        ? (paymentMethods.get(customer.invoice_settings.default_payment_method) ?? null)
+        : null;
+    if (!pm) {
+      throw invalid(
+        "This customer has no attached payment source or default payment method. Please consider adding a default payment method. For more information, visit https://docs.stripe.com/billing/subscriptions/payment-methods-setting#payment-method-priority.",
+        { code: "resource_missing" },
+      );
+    }
+    const result = chargeIntent(ctx, intentForInvoice(invoice), pm);
+    if (!result.ok) throw new ApiError(402, result.error);
+    return invoice;
   }
 
   function newSubscription(ctx: Ctx, p: Obj, fromCheckout = false): Obj {
@@ -2013,7 +2349,11 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       next_pending_invoice_item_invoice: null,
       on_behalf_of: null,
       pause_collection: null,
-      payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: "off" },
+      payment_settings: {
+        payment_method_options: p.payment_settings?.payment_method_options ?? null,
+        payment_method_types: p.payment_settings?.payment_method_types ?? null,
+        save_default_payment_method: p.payment_settings?.save_default_payment_method ?? "off",
+      },
       pending_invoice_item_interval: null,
       pending_setup_intent: null,
       pending_update: null,
@@ -2044,8 +2384,14 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     store(subscriptions, sub);
     const invoice = createInvoice(sub, "subscription_create", oneTime);
     sub.latest_invoice = invoice.id;
-    const outcome = collectInvoice(ctx, sub, invoice, behavior, pm);
+    const outcome = collectInvoice(ctx, invoice, behavior, pm);
     if (outcome === "paid" && sub.status !== "trialing") sub.status = "active";
+    // Nothing to pay now and no card yet: a SetupIntent for the customer to save one (trials).
+    if (invoice.amount_due === 0 && !pm && behavior === "default_incomplete" && sub.collection_method === "charge_automatically") {
+      const si = newSetupIntent({ customer: customer.id });
+      subscriptionOfSetupIntent.set(si.id, sub.id);
+      sub.pending_setup_intent = si.id;
+    }
     if (outcome === "failed" && behavior === "error_if_incomplete") {
       subscriptions.delete(sub.id);
       const pi = paymentIntents.get(confirmationSecretOf.get(invoice.id)?.client_secret.split("_secret_")[0] ?? "");
@@ -2133,11 +2479,24 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       checkItemsMatch(data);
       sub.items.total_count = data.length;
     }
+    if (p.payment_settings) {
+      for (const key of ["payment_method_options", "payment_method_types", "save_default_payment_method"]) {
+        if (key in p.payment_settings)
+          sub.payment_settings[key] = p.payment_settings[key] ?? (key === "save_default_payment_method" ? "off" : null);
+      }
+    }
     if ("cancel_at_period_end" in p) {
+      const was = sub.cancel_at_period_end;
       sub.cancel_at_period_end = Boolean(p.cancel_at_period_end);
       sub.cancel_at = sub.cancel_at_period_end ? periodEnd(sub) : null;
-      if (!sub.cancel_at_period_end) sub.cancellation_details = { comment: null, feedback: null, reason: null };
-      else sub.cancellation_details.reason = "cancellation_requested";
+      // canceled_at is the time of the (latest) request to cancel, not the end of the period.
+      if (!sub.cancel_at_period_end) {
+        sub.canceled_at = null;
+        sub.cancellation_details = { comment: null, feedback: null, reason: null };
+      } else {
+        if (!was) sub.canceled_at = now();
+        sub.cancellation_details.reason = "cancellation_requested";
+      }
     }
     if ("cancel_at" in p && !("cancel_at_period_end" in p)) {
       sub.cancel_at = p.cancel_at;
@@ -2147,18 +2506,14 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       const t = now();
       if (p.trial_end === "now") {
         if (sub.status === "trialing") {
+          // The trial ends and billing starts now: a full first period, invoiced and charged.
           sub.trial_end = t;
           sub.status = "active";
+          sub.billing_cycle_anchor = t;
           setPeriods(sub, t);
-          const pm = sub.default_payment_method
-            ? paymentMethods.get(sub.default_payment_method)
-            : customer.invoice_settings.default_payment_method
-              ? paymentMethods.get(customer.invoice_settings.default_payment_method)
-              : undefined;
           const invoice = createInvoice(sub, "subscription_update");
           sub.latest_invoice = invoice.id;
-          const outcome = collectInvoice(ctx, sub, invoice, "allow_incomplete", pm ?? null);
-          if (outcome !== "paid") sub.status = "past_due";
+          chargeSubscriptionInvoice(ctx, sub, invoice);
         }
       } else {
         if (p.trial_end <= t) throw invalid("Invalid timestamp: must be an integer Unix timestamp in the future.", { param: "trial_end" });
@@ -2168,7 +2523,8 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
         for (const item of sub.items.data as Obj[]) item.current_period_end = p.trial_end;
       }
     }
-    emit(ctx, "customer.subscription.updated", sub, diff(before, sub));
+    const changes = diff(before, sub);
+    if (Object.keys(changes).length > 0) emit(ctx, "customer.subscription.updated", sub, changes);
     return sub;
   }
 
@@ -2251,6 +2607,8 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
         code: "parameters_exclusive",
       });
     }
+    if (mode === "setup" && !p.currency && !p.allowed_payment_method_types)
+      throw bad("Missing required param: currency.", "currency", "parameter_missing");
     if (p.customer_creation && mode !== "payment")
       throw invalid("`customer_creation` can only be used in `payment` mode.", { param: "customer_creation" });
     checkEmail(p.customer_email);
@@ -2432,7 +2790,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       if (!result.ok) return String(result.error.message);
       session.payment_status = pi.status === "succeeded" ? "paid" : "unpaid";
     } else if (session.mode === "subscription") {
-      if (behavior.decline) return behavior.decline.message;
+      if (behavior.decline && !behavior.setupSucceeds) return behavior.decline.message;
       const customer = ensureCustomer();
       const pm = createPaymentMethod(cardNumber);
       pm.customer = customer.id;
@@ -2461,38 +2819,11 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       session.invoice = sub.latest_invoice;
       session.payment_status = invoices.get(sub.latest_invoice)?.amount_due ? "paid" : "no_payment_required";
     } else {
-      if (behavior.decline) return behavior.decline.message;
-      const pm = createPaymentMethod(cardNumber);
-      if (session.customer) pm.customer = session.customer;
+      if (behavior.decline && !behavior.setupSucceeds) return behavior.decline.message;
       const sid = extra.setup_intent_data as Obj;
-      const id = newId("seti");
-      const si = store(setupIntents, {
-        id,
-        object: "setup_intent",
-        application: null,
-        automatic_payment_methods: null,
-        cancellation_reason: null,
-        client_secret: `${id}_secret_${random(25)}`,
-        created: now(),
-        customer: session.customer,
-        customer_account: null,
-        description: sid.description ?? null,
-        flow_directions: null,
-        last_setup_error: null,
-        latest_attempt: newId("setatt"),
-        livemode: false,
-        mandate: null,
-        metadata: mergeMetadata({}, sid.metadata),
-        next_action: null,
-        on_behalf_of: null,
-        payment_method: pm.id,
-        payment_method_configuration_details: null,
-        payment_method_options: { card: { mandate_options: null, network: null, request_three_d_secure: "automatic" } },
-        payment_method_types: ["card"],
-        single_use_mandate: null,
-        status: "succeeded",
-        usage: "off_session",
-      });
+      const si = newSetupIntent({ customer: session.customer, description: sid.description, metadata: sid.metadata });
+      const result = setupWith(ctx, si, createPaymentMethod(cardNumber));
+      if (!result.ok) return String(result.error.message);
       session.setup_intent = si.id;
     }
     session.status = "complete";
@@ -2618,8 +2949,14 @@ ${cancel}
       handler: (_ctx, raw) => {
         const p = params(raw, CUSTOMER_CREATE);
         const customer = createCustomer(p);
-        if (p.payment_method) attachPaymentMethod(resolvePaymentMethod(p.payment_method, "payment_method"), customer);
-        if (p.invoice_settings) updateCustomerFields(customer, { invoice_settings: p.invoice_settings });
+        const attached = p.payment_method ? resolvePaymentMethod(p.payment_method, "payment_method") : null;
+        if (attached) attachPaymentMethod(attached, customer);
+        if (p.invoice_settings) {
+          // The same test PaymentMethod (pm_card_visa) in both names the one just attached.
+          const settings = { ...(p.invoice_settings as Obj) };
+          if (attached && settings.default_payment_method === p.payment_method) settings.default_payment_method = attached.id;
+          updateCustomerFields(customer, { invoice_settings: settings });
+        }
         return expand(customer, p.expand);
       },
     },
@@ -3106,11 +3443,41 @@ ${cancel}
       },
     },
     {
+      method: "POST",
+      pattern: new RegExp(`^/v1/invoices/${ID}/pay$`),
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, INVOICE_PAY);
+        const invoice = getOr404(invoices, "invoice", id!);
+        return expand(payInvoice(ctx, invoice, p), p.expand);
+      },
+    },
+    // Setup intents
+    {
       method: "GET",
       pattern: new RegExp(`^/v1/setup_intents/${ID}$`),
-      handler: (_ctx, raw, [, id]) => {
-        const p = params(raw, known("client_secret expand", { client_secret: S, expand: X }));
-        return expand(getOr404(setupIntents, "setup_intent", id!), p.expand);
+      publishable: true,
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, SI_RETRIEVE);
+        const si = setupIntentForKey(ctx, id!, p);
+        return ctx.auth === "publishable" ? publicSetupIntent(si) : expand(si, p.expand);
+      },
+    },
+    {
+      method: "POST",
+      pattern: new RegExp(`^/v1/setup_intents/${ID}/confirm$`),
+      publishable: true,
+      handler: (ctx, raw, [, id]) => {
+        const p = params(raw, ctx.auth === "publishable" ? SI_CONFIRM_PUBLISHABLE : SI_CONFIRM);
+        const si = setupIntentForKey(ctx, id!, p);
+        try {
+          confirmSetupIntent(ctx, si, p);
+        } catch (error) {
+          // A publishable key sees the redacted SetupIntent in a card error too.
+          if (error instanceof ApiError && error.error.setup_intent && ctx.auth === "publishable")
+            error.error.setup_intent = publicSetupIntent(si);
+          throw error;
+        }
+        return ctx.auth === "publishable" ? publicSetupIntent(si) : expand(si, p.expand);
       },
     },
     {
@@ -3501,6 +3868,20 @@ ${cancel}
         pi.canceled_at = now();
       }
       return pi;
+    },
+    advanceSubscription(subscriptionId) {
+      const sub = subscriptions.get(subscriptionId);
+      if (!sub) throw new Error(`fake Stripe: no subscription ${subscriptionId}`);
+      if (!["trialing", "active", "past_due", "unpaid"].includes(sub.status))
+        throw new Error(`fake Stripe: subscription ${subscriptionId} is ${sub.status}; it has no billing period to end`);
+      cycleSubscription(sub);
+      return clone(sub);
+    },
+    trialWillEnd(subscriptionId) {
+      const sub = subscriptions.get(subscriptionId);
+      if (!sub) throw new Error(`fake Stripe: no subscription ${subscriptionId}`);
+      if (sub.status !== "trialing") throw new Error(`fake Stripe: subscription ${subscriptionId} is ${sub.status}, not trialing`);
+      return clone(emit(null, "customer.subscription.trial_will_end", sub));
     },
     async close() {
       closed = true;
