@@ -11,7 +11,7 @@ export type ButtonVariant = keyof typeof variants;
 
 /** The look of a button, for `<button>`s and for links that act as buttons (`<Link className={buttonClass()}>`). */
 export const buttonClass = (variant: ButtonVariant = "primary") =>
-  `inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-5 py-2.5 text-base font-semibold no-underline transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-700 disabled:cursor-not-allowed ${variants[variant]}`;
+  `inline-flex min-h-11 items-center justify-center gap-2 rounded-xl px-5 py-2.5 text-base font-semibold no-underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-700 disabled:cursor-not-allowed ${variants[variant]}`;
 
 export function Button({
   variant = "primary",

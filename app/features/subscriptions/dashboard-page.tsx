@@ -2,7 +2,7 @@ import { Form, Link, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { DashboardData } from "./subscriptions.server";
 import { daysRemaining, TRIAL_WARNING_DAYS, urgencies } from "./plans";
-import { Ltr, UserText, isolateNumbers } from "~/ui/bidi";
+import { Ltr, UserText, isolateNumbers, tIsolated } from "~/ui/bidi";
 import { Badge } from "~/ui/badge";
 import { Button, buttonClass, linkClass } from "~/ui/button";
 import { Card } from "~/ui/card";
@@ -48,7 +48,7 @@ export function ConsumerDashboard({
       <PageTitle title={title} error={Object.keys(fields).length > 0} />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
-          {t("subscribe.dash.welcome", { name: "\u2068" + (user.fullName || user.phone) + "\u2069" })}
+          {tIsolated(t, "subscribe.dash.welcome", { name: user.fullName || user.phone })}
         </FocusHeading>
         <div className="flex flex-wrap gap-3 text-sm">
           <Link to={`/preferences?userId=${user.id}`} className={linkClass}>
