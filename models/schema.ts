@@ -188,8 +188,10 @@ export const supportCalls = pgTable(
     urgency: text("urgency").notNull().default("normal"),
     source: text("source").notNull().default("requested"),
     status: supportCallStatus("status").notNull().default("queued"),
-    /** The billing period it belongs to: the allowance counts delivered calls per period. */
+    /** The billing period it belongs to: the allowance counts delivered calls per period and plan. */
     periodStart: timestamp("period_start", { withTimezone: true }).notNull(),
+    /** trial or monthly: an upgrade within the trial's first second starts a period at the same instant. */
+    plan: text("plan").notNull().default("trial"),
     /** For a scheduled call, the instant it was due: one call per due instant. */
     scheduledFor: timestamp("scheduled_for", { withTimezone: true }),
     summary: text("summary"),

@@ -137,6 +137,7 @@ export async function createSupportCall(
     urgency: string;
     source: "requested" | "scheduled";
     periodStart: Date;
+    plan: "trial" | "monthly";
     scheduledFor?: Date;
   },
 ) {
@@ -145,14 +146,14 @@ export async function createSupportCall(
 }
 
 /** Calls of this period: delivered ones use the allowance, queued or ringing ones hold a place in it. */
-export async function periodUsage(db: Db, subscriberId: number, periodStart: Date) {
+export async function periodUsage(db: Db, subscriberId: number, periodStart: Date, plan: "trial" | "monthly") {
   const [row] = await db
     .select({
       used: sql<number>`count(*) filter (where ${supportCalls.status} = 'completed')`.mapWith(Number),
       pending: sql<number>`count(*) filter (where ${supportCalls.status} in ('queued', 'calling'))`.mapWith(Number),
     })
     .from(supportCalls)
-    .where(and(eq(supportCalls.subscriberId, subscriberId), eq(supportCalls.periodStart, periodStart)));
+    .where(and(eq(supportCalls.subscriberId, subscriberId), eq(supportCalls.periodStart, periodStart), eq(supportCalls.plan, plan)));
   return { used: row?.used ?? 0, pending: row?.pending ?? 0 };
 }
 

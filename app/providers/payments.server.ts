@@ -417,7 +417,10 @@ class StripePayments implements Payments {
     });
   }
 
-  async startTrial(input: { customerId: string; priceId: string; trialDays: number; metadata: Record<string, string> }, idempotencyKey: string) {
+  async startTrial(
+    input: { customerId: string; priceId: string; trialDays: number; metadata: Record<string, string> },
+    idempotencyKey: string,
+  ) {
     const subscription = await stripeRequest(() =>
       this.stripe.subscriptions.create(
         {
@@ -461,7 +464,13 @@ class StripePayments implements Payments {
     return { id: session.id, url: session.url };
   }
 
-  async createCardCheckout(input: { customerId: string; currency: string; metadata: Record<string, string>; successUrl: string; cancelUrl: string }) {
+  async createCardCheckout(input: {
+    customerId: string;
+    currency: string;
+    metadata: Record<string, string>;
+    successUrl: string;
+    cancelUrl: string;
+  }) {
     const session = await stripeRequest(() =>
       this.stripe.checkout.sessions.create({
         mode: "setup",
@@ -519,7 +528,10 @@ class StripePayments implements Payments {
           try {
             await this.stripe.invoices.pay(invoiceId, { payment_method: paymentMethod });
           } catch (error) {
-            if (!(error instanceof Stripe.errors.StripeCardError)) throw error;
+            // A declined card leaves the invoice open (past_due stays); the webhook and the return
+            // page may both get here, and the second finds the invoice paid already.
+            const alreadyPaid = error instanceof Stripe.errors.StripeInvalidRequestError && /already paid/i.test(error.message);
+            if (!(error instanceof Stripe.errors.StripeCardError) && !alreadyPaid) throw error;
           }
           subscription = await this.stripe.subscriptions.retrieve(subscriptionId);
         }
@@ -567,7 +579,11 @@ class StripePayments implements Payments {
         };
       case "invoice.paid":
       case "invoice.payment_failed":
-        return { id: event.id, kind: event.type === "invoice.paid" ? "invoice_paid" : "invoice_failed", invoice: toInvoiceFacts(event.data.object) };
+        return {
+          id: event.id,
+          kind: event.type === "invoice.paid" ? "invoice_paid" : "invoice_failed",
+          invoice: toInvoiceFacts(event.data.object),
+        };
       case "setup_intent.succeeded": {
         const setup = event.data.object;
         return {

@@ -33,7 +33,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 // A consumer's dashboard writes its own <title> (PageTitle: "Error: …" after a failed form).
-export const meta: Route.MetaFunction = ({ loaderData }) => (loaderData?.kind.startsWith("consumer") ? [] : [{ title: loaderData?.title ?? "Sakina" }]);
+export const meta: Route.MetaFunction = ({ loaderData }) =>
+  loaderData?.kind.startsWith("consumer") ? [] : [{ title: loaderData?.title ?? "Sakina" }];
 
 export const action = (args: Route.ActionArgs) =>
   new URL(args.request.url).searchParams.has("userId") ? consumerDashboardAction(args.context, args.request) : ownerAction(args);

@@ -21,7 +21,6 @@ export function loader({ context }: Route.LoaderArgs) {
   return { title: `${t("subscribe.signIn.title")} · Sakina` };
 }
 
-
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);

@@ -53,7 +53,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);

@@ -6,6 +6,7 @@ import { findSubscriber } from "#models/subscribers";
 import { scheduledCallsJob } from "~/features/subscriptions/subscriptions.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
 import { readOutbox } from "../support/outbox";
@@ -15,10 +16,11 @@ const WEBHOOK_SECRET = "whsec_test_subscriptions";
 let stripe: FakeStripe;
 let stripeApi: Stripe;
 let twilio: FakeTwilio;
+let realtime: FakeRealtime;
 let app: Awaited<ReturnType<typeof startAppInProcess>>;
 
 beforeAll(async () => {
-  [stripe, twilio] = await Promise.all([startFakeStripe(), startFakeTwilio()]);
+  [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
   app = await startAppInProcess({
     STRIPE_SECRET_KEY: stripe.secretKey,
     STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
@@ -30,6 +32,9 @@ beforeAll(async () => {
     TWILIO_API_URL: twilio.url,
     TRUST_PROXY: "1",
     SEED_DEMO_DATA: "false",
+    OPENAI_API_KEY: realtime.apiKey,
+    OPENAI_BASE_URL: realtime.url,
+    CALL_DELIVERED_MIN_SECONDS: "1",
   });
   stripe.setWebhook(`${app.url}/webhooks/stripe`, WEBHOOK_SECRET);
   const url = new URL(stripe.url);
@@ -43,6 +48,7 @@ afterAll(async () => {
   await twilio?.flush();
   await app?.stop();
   await twilio?.close();
+  await realtime?.close();
   await stripe?.close();
 });
 
@@ -248,22 +254,69 @@ describe("the allowance", () => {
     expect(body.recentCalls[0]).toMatchObject({ feeling: "anxious", urgency: "high", status: "not_delivered" });
   });
 
+  it("counts a delivered call, and keeps the summary the listener wrote until the subscriber deletes it", async () => {
+    const { browser, id, phone } = await subscribe();
+    const index = realtime.sessions.length;
+    realtime.script(
+      [
+        { say: "Hello, I am Emma, an AI listener from Sakina. How are you feeling today?" },
+        { transcriptOfCaller: "I had a hard week at work and I feel tired." },
+        { tool: "save_summary", arguments: { summary: "You talked about a hard week at work. Call me on +1 212 555 0199." } },
+        { tool: "end_call", arguments: { reason: "done" }, say: "Take good care of yourself. Goodbye!" },
+      ],
+      index,
+    );
+    await browser.postForm(
+      `/dashboard?userId=${id}`,
+      { intent: "request_call", feeling: "tired", urgency: "normal" },
+      { tokenFrom: `/dashboard?userId=${id}` },
+    );
+    const call = await waitFor(
+      async () => (await app.services.db.select().from(callsTable).where(eq(callsTable.toNumber, phone)))[0]?.providerCallId ?? undefined,
+      {
+        what: "the call placed",
+        timeoutMs: 20_000,
+      },
+    );
+    const stream = await twilio.stream(call, 20_000);
+    await realtime.waitForServerEvent(index, "response.done", undefined, 20_000);
+    await waitFor(() => (stream.pendingPlaybackMs() === 0 ? true : undefined), { what: "the greeting played" });
+    await stream.sendSpeech(800);
+    await twilio.waitForStatus(call, "completed", 30_000);
+    const done = await waitFor(
+      async () => {
+        const [row] = await app.services.db.select().from(supportCalls).where(eq(supportCalls.subscriberId, id));
+        return row?.status === "completed" ? row : undefined;
+      },
+      { what: "the delivered call counted", timeoutMs: 20_000 },
+    );
+    expect(done.summary).toBe("You talked about a hard week at work. Call me on [phone].");
+    const { body } = await dashboardOf(browser, id);
+    expect(body.callsRemaining).toBe(4);
+    expect(body.recentCalls[0].summary).toContain("hard week");
+    await browser.postForm(
+      `/dashboard?userId=${id}`,
+      { intent: "delete_summary", supportCallId: String(done.id) },
+      { tokenFrom: `/dashboard?userId=${id}` },
+    );
+    expect((await dashboardOf(browser, id)).body.recentCalls[0].summary).toBeNull();
+  });
+
   it("refuses the 6th trial call and, after the upgrade, the 31st monthly call", async () => {
     const { browser, id } = await subscribe();
     const subscriber = (await findSubscriber(app.services.db, id))!;
-    const delivered = (n: number, periodStart: Date) =>
-      app.services.db
-        .insert(supportCalls)
-        .values(
-          Array.from({ length: n }, () => ({
-            subscriberId: id,
-            feeling: "ok",
-            urgency: "normal",
-            status: "completed" as const,
-            periodStart,
-          })),
-        );
-    await delivered(5, subscriber.periodStart!);
+    const delivered = (n: number, periodStart: Date, plan: "trial" | "monthly") =>
+      app.services.db.insert(supportCalls).values(
+        Array.from({ length: n }, () => ({
+          subscriberId: id,
+          feeling: "ok",
+          urgency: "normal",
+          status: "completed" as const,
+          periodStart,
+          plan,
+        })),
+      );
+    await delivered(5, subscriber.periodStart!, "trial");
     const sixth = await browser.postForm(
       `/dashboard?userId=${id}`,
       { intent: "request_call", feeling: "low", urgency: "normal" },
@@ -287,7 +340,7 @@ describe("the allowance", () => {
     const monthly = (await findSubscriber(app.services.db, id))!;
     expect(monthly.status).toBe("active");
     expect((await dashboardOf(browser, id)).body.callsRemaining).toBe(30);
-    await delivered(30, monthly.periodStart!);
+    await delivered(30, monthly.periodStart!, "monthly");
     const full = await dashboardOf(browser, id);
     expect(full.body.user.callsUsedThisMonth).toBe(30);
     expect(full.body.canMakeCall).toBe(false);
@@ -401,6 +454,27 @@ describe("the billing life cycle", () => {
     await waitFor(async () => (await app.services.db.select().from(callsTable).where(eq(callsTable.toNumber, phone)))[0], {
       what: "the scheduled call",
     });
+  });
+});
+
+describe("e-mails on a schedule", () => {
+  it("reminds an hour before a scheduled call, once, and warns two days before the trial ends, once", async () => {
+    const { id, email } = await subscribe();
+    const soon = new Date(Date.now() + 30 * 60_000);
+    await app.services.db
+      .update(subscribers)
+      .set({ nextCallAt: soon, trialEndsAt: new Date(Date.now() + 36 * 3_600_000) })
+      .where(eq(subscribers.id, id));
+    await scheduledCallsJob.handle({}, app.services);
+    await scheduledCallsJob.handle({}, app.services);
+    const mails = async (pattern: RegExp) => (await readOutbox(app.dataDir)).filter((m) => m.to === email && pattern.test(m.subject));
+    await waitFor(async () => ((await mails(/call is in an hour/)).length === 1 ? true : undefined), { what: "one reminder" });
+    await waitFor(async () => ((await mails(/trial ends in 2 days/)).length === 1 ? true : undefined), { what: "one trial-ending e-mail" });
+    // Reminders off: the next scheduled call gets none.
+    const later = new Date(Date.now() + 40 * 60_000);
+    await app.services.db.update(subscribers).set({ nextCallAt: later, callReminders: false }).where(eq(subscribers.id, id));
+    await scheduledCallsJob.handle({}, app.services);
+    expect((await findSubscriber(app.services.db, id))!.remindedFor?.getTime()).toBe(soon.getTime());
   });
 });
 

@@ -3,7 +3,14 @@ import { redirect, type RouterContextProvider } from "react-router";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { findAccountByEmail, recordLogin, setAccountPassword, type Account } from "#models/accounts";
-import { createSession, deleteAccountSessions, deleteSession, findLiveSession, findSubscriberSession, touchSession } from "#models/sessions";
+import {
+  createSession,
+  deleteAccountSessions,
+  deleteSession,
+  findLiveSession,
+  findSubscriberSession,
+  touchSession,
+} from "#models/sessions";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";

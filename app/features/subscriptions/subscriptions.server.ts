@@ -329,7 +329,8 @@ export async function allowanceOf(db: Db, subscriber: Subscriber): Promise<Allow
   const plan =
     subscriber.status === "trialing" ? "trial" : subscriber.status === "active" || subscriber.status === "past_due" ? "monthly" : null;
   const limit = plan === "trial" ? TRIAL_CALLS : plan === "monthly" ? MONTHLY_CALLS : 0;
-  const usage = subscriber.periodStart ? await periodUsage(db, subscriber.id, subscriber.periodStart) : { used: 0, pending: 0 };
+  const usage =
+    subscriber.periodStart && plan ? await periodUsage(db, subscriber.id, subscriber.periodStart, plan) : { used: 0, pending: 0 };
   const remaining = Math.max(0, limit - usage.used);
   let reason: Allowance["reason"] = null;
   if (subscriber.status === "past_due") reason = "past_due";
@@ -364,6 +365,7 @@ export async function requestSupportCall(
       urgency: input.urgency,
       source: input.source ?? "requested",
       periodStart: subscriber.periodStart,
+      plan: allowance.plan ?? "trial",
       ...(input.scheduledFor ? { scheduledFor: input.scheduledFor } : {}),
     });
     if (!support) return { ok: false, reason: "pending" };

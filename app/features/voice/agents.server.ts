@@ -2,6 +2,8 @@ import { findBooking, setBookingStatus } from "#models/bookings";
 import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
 import { optOut, setCallOutcome, type Call } from "#models/calls";
+import { findSupportCall, setSupportCallSummary } from "#models/subscribers";
+import { redact } from "~/features/voice/crisis.server";
 import { callLanguages } from "~/lib/languages";
 import { callTexts } from "~/features/voice/call-texts.server";
 import type { AppServices } from "~/platform/services.server";
@@ -36,8 +38,9 @@ const endCallTool: AgentTool = {
 export async function agentFor(services: AppServices, call: Call): Promise<Agent> {
   switch (call.purpose) {
     case "empathy":
-    case "support":
       return empathyAgent(call, services.env.RECORD_CALLS);
+    case "support":
+      return subscriberAgent(services, call);
     case "booking_confirmation":
     case "demo":
       return bookingAgent(services, call);
@@ -65,6 +68,32 @@ export function empathyAgent(call: Pick<Call, "language" | "voice">, recording: 
     ].join("\n"),
     greeting: `Greet the caller in ${language}: say you are ${name}, an AI listener from Sakina, not a person, ${recording ? "that the call is recorded for quality" : "that the call may be transcribed, anonymised, for quality"}, and ask how they are feeling today. Two short sentences.`,
     tools: [endCallTool],
+  };
+}
+
+/**
+ * The same listener for a subscriber's call, who can read a short summary of it on their
+ * dashboard afterwards (and delete it): the agent writes it before the goodbye.
+ */
+export function subscriberAgent(services: AppServices, call: Call): Agent {
+  const base = empathyAgent(call, services.env.RECORD_CALLS);
+  const saveSummary: AgentTool = {
+    name: "save_summary",
+    description:
+      "Save, once, before your goodbye, a summary of this call for the caller to read later: two or three short sentences in the caller's language, in the second person, about what they talked about and anything they wanted to remember. No names, phone numbers, addresses or e-mails.",
+    parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
+    run: async (args) => {
+      const summary = typeof args.summary === "string" ? redact(args.summary.replace(/\s+/g, " ").trim()).slice(0, 600) : "";
+      if (!summary || !call.supportCallId) return "Nothing saved.";
+      const support = await findSupportCall(services.db, call.supportCallId);
+      if (support) await setSupportCallSummary(services.db, support.subscriberId, support.id, summary);
+      return "Saved. Now say goodbye.";
+    },
+  };
+  return {
+    ...base,
+    instructions: `${base.instructions}\nThis caller subscribes to regular calls. Before your goodbye, use save_summary once.`,
+    tools: [saveSummary, endCallTool],
   };
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE "support_calls" ADD COLUMN "plan" text DEFAULT 'trial' NOT NULL;
