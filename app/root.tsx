@@ -1,15 +1,4 @@
-import {
-  data,
-  isRouteErrorResponse,
-  Link,
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  ScrollRestoration,
-  useRouteError,
-  useRouteLoaderData,
-} from "react-router";
+import { data, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteError, useRouteLoaderData } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
@@ -21,8 +10,8 @@ import { SiteFooter } from "~/ui/site-footer";
 import { SiteHeader } from "~/ui/site-header";
 import { ToastViewport } from "~/ui/toast";
 import { usePageShell } from "~/ui/shell";
+import { ErrorPage } from "~/ui/error-page";
 import { OWNER_CONTENT_ID } from "~/ui/owner-shell";
-import { buttonClass } from "~/ui/button";
 import { csrfTokenContext, servicesContext } from "~/platform/context";
 import { noStoreMiddleware } from "~/platform/cache-control.server";
 import { csrfMiddleware } from "~/platform/csrf.server";
@@ -108,26 +97,5 @@ export default function App() {
 }
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  const { t } = useTranslation();
-  let title = t("errors.serverTitle");
-  let body = t("errors.serverBody");
-  if (isRouteErrorResponse(error) && error.status === 404) {
-    title = t("errors.notFoundTitle");
-    body = t("errors.notFoundBody");
-  } else if (isRouteErrorResponse(error) && error.status === 403) {
-    title = t("errors.forbiddenTitle");
-    body = t("errors.forbiddenBody");
-  } else if (!isRouteErrorResponse(error)) {
-    console.error(error);
-  }
-  return (
-    <div className="mx-auto max-w-2xl px-4 py-20 text-center">
-      <title>{`${title} · Sakina`}</title>
-      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{title}</h1>
-      <p className="mt-3 text-lg text-slate-700">{body}</p>
-      <Link to="/" className={`${buttonClass()} mt-8`}>
-        {t("errors.goHome")}
-      </Link>
-    </div>
-  );
+  return <ErrorPage error={error} />;
 }

@@ -8,7 +8,15 @@ export type SupportCall = typeof supportCalls.$inferSelect;
 
 export async function createSubscriber(
   db: Db,
-  input: { fullName: string; email: string; phone: string; callFrequency: string; callScheduleType: string; preferredLanguage: string },
+  input: {
+    fullName: string;
+    email: string;
+    phone: string;
+    callFrequency: string;
+    callScheduleType: string;
+    preferredLanguage: string;
+    timeZone: string;
+  },
 ) {
   const [row] = await db
     .insert(subscribers)

@@ -43,6 +43,7 @@ const de = {
     notMedical:
       "Der KI-Zuhörer von Sakina gibt keine medizinischen Ratschläge oder Diagnosen, ist keine Krisenintervention und ersetzt keine professionelle Hilfe.",
     rights: "© {{year}} Sakina. Alle Rechte vorbehalten.",
+    subscribe: "Abonnements",
   },
   crisis: {
     title: "Im Notfall wenden Sie sich bitte sofort an den Notruf",
@@ -95,6 +96,11 @@ const de = {
     businessTitle: "Sie führen ein Unternehmen?",
     businessBody: "Teilen Sie eine Buchungsseite und lassen Sie einen KI-Assistenten jeden Kunden zur Terminbestätigung anrufen.",
     businessLink: "Sakina für Unternehmen",
+    subscribeTitle: "Lieber regelmäßige Anrufe?",
+    subscribeBody:
+      "Mit einem Abo ruft Sie jemand zum Zuhören nach Ihrem Plan an: wöchentlich, zweimal pro Woche oder jeden zweiten Tag. Starten Sie mit 7 kostenlosen Tagen und 5 Anrufen.",
+    subscribeLink: "Kostenlose Testphase starten",
+    signInLink: "Anmeldung für Abonnenten",
   },
   empathy: {
     transcriptTitle: "Hinweis zur Transkription",

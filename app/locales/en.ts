@@ -44,6 +44,7 @@ const en = {
     notMedical:
       "Sakina's AI listener gives no medical advice or diagnosis and is not crisis intervention or a substitute for professional care.",
     rights: "© {{year}} Sakina. All rights reserved.",
+    subscribe: "Subscriptions",
   },
   crisis: {
     title: "In an emergency, contact emergency services now",
@@ -95,6 +96,11 @@ const en = {
     businessTitle: "Run a business?",
     businessBody: "Share a booking page and let an AI assistant phone every customer to confirm.",
     businessLink: "Sakina for business",
+    subscribeTitle: "Prefer regular calls?",
+    subscribeBody:
+      "Subscribe and a listener calls you on your schedule: weekly, twice a week or every two days. Start with 7 days free and 5 calls.",
+    subscribeLink: "Start a free trial",
+    signInLink: "Subscriber sign-in",
   },
   empathy: {
     transcriptTitle: "Transcript notice",

@@ -43,6 +43,7 @@ const es = {
     notMedical:
       "El oyente de IA de Sakina no ofrece consejo médico ni diagnósticos, no es un servicio de intervención en crisis y no sustituye la atención profesional.",
     rights: "© {{year}} Sakina. Todos los derechos reservados.",
+    subscribe: "Suscripciones",
   },
   crisis: {
     title: "En caso de emergencia, contacta ya con los servicios de emergencia",
@@ -94,6 +95,11 @@ const es = {
     businessTitle: "¿Tienes un negocio?",
     businessBody: "Comparte una página de reservas y deja que un asistente de IA llame a cada cliente para confirmar su cita.",
     businessLink: "Sakina para empresas",
+    subscribeTitle: "¿Prefieres llamadas regulares?",
+    subscribeBody:
+      "Suscríbete y una voz que escucha te llamará según tu horario: cada semana, dos veces por semana o cada dos días. Empieza con 7 días gratis y 5 llamadas.",
+    subscribeLink: "Empezar la prueba gratuita",
+    signInLink: "Acceso para suscriptores",
   },
   empathy: {
     transcriptTitle: "Aviso sobre la transcripción",

@@ -43,6 +43,7 @@ const fr = {
     notMedical:
       "L’écoute IA de Sakina ne fournit ni avis médical ni diagnostic ; ce n’est pas un service d’intervention de crise et elle ne remplace pas un accompagnement professionnel.",
     rights: "© {{year}} Sakina. Tous droits réservés.",
+    subscribe: "Abonnements",
   },
   crisis: {
     title: "En cas d’urgence, contactez immédiatement les services d’urgence",
@@ -94,6 +95,11 @@ const fr = {
     businessTitle: "Vous dirigez une entreprise ?",
     businessBody: "Partagez une page de réservation et laissez un assistant IA appeler chaque client pour confirmer son rendez-vous.",
     businessLink: "Sakina pour les entreprises",
+    subscribeTitle: "Vous préférez des appels réguliers ?",
+    subscribeBody:
+      "Abonnez-vous et une écoute bienveillante vous appelle selon votre rythme : chaque semaine, deux fois par semaine ou tous les deux jours. Commencez par 7 jours gratuits avec 5 appels.",
+    subscribeLink: "Commencer l’essai gratuit",
+    signInLink: "Connexion abonnés",
   },
   empathy: {
     transcriptTitle: "Avis sur la transcription",

@@ -43,6 +43,7 @@ const it = {
     notMedical:
       "L’ascolto IA di Sakina non fornisce consigli medici né diagnosi, non è un servizio di intervento in caso di crisi e non sostituisce l’aiuto di un professionista.",
     rights: "© {{year}} Sakina. Tutti i diritti riservati.",
+    subscribe: "Abbonamenti",
   },
   crisis: {
     title: "In caso di emergenza, contatta subito i servizi di emergenza",
@@ -94,6 +95,11 @@ const it = {
     businessTitle: "Hai un’attività?",
     businessBody: "Condividi una pagina di prenotazione e lascia che un assistente IA chiami ogni cliente per confermare l’appuntamento.",
     businessLink: "Sakina per le aziende",
+    subscribeTitle: "Preferisci chiamate regolari?",
+    subscribeBody:
+      "Abbonati e un ascoltatore ti chiamerà secondo i tuoi tempi: ogni settimana, due volte a settimana o ogni due giorni. Inizia con 7 giorni gratuiti e 5 chiamate.",
+    subscribeLink: "Inizia la prova gratuita",
+    signInLink: "Accesso abbonati",
   },
   empathy: {
     transcriptTitle: "Informativa sulla trascrizione",

@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { isRouteErrorResponse, Link, useLocation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/dashboard";
 import { loadBookingsPage } from "~/features/business/bookings.server";
@@ -6,7 +6,9 @@ import { BookingCard, BookingFilters } from "~/features/business/dashboard/booki
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerAction } from "~/features/business/owner-action.server";
 import { ownerForPage, ownerTitle } from "~/features/business/owner.server";
-import { linkClass } from "~/ui/button";
+import { buttonClass, linkClass } from "~/ui/button";
+import { FocusHeading } from "~/ui/focus";
+import { ErrorPage } from "~/ui/error-page";
 import { consumerDashboard, consumerDashboardAction } from "~/features/subscriptions/dashboard.server";
 import { ConsumerDashboard, ConsumerRefused } from "~/features/subscriptions/dashboard-page";
 import { OwnerShell, OwnerStatus } from "~/ui/owner-shell";
@@ -103,5 +105,31 @@ export default function Bookings({ loaderData, actionData }: Route.ComponentProp
         </ul>
       )}
     </OwnerShell>
+  );
+}
+
+/** A dashboard whose data could not be read (the database unreachable, a bug): the spec's text and a way to try again. */
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const { t } = useTranslation();
+  const location = useLocation();
+  // A refusal (403, 404) is an answer, not a failure to load.
+  if (isRouteErrorResponse(error)) return <ErrorPage error={error} />;
+  console.error(error);
+  return (
+    <div className="mx-auto max-w-xl px-4 py-16">
+      <div role="alert">
+        <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
+          {t("subscribe.dash.loadFailed")}
+        </FocusHeading>
+      </div>
+      <div className="mt-6 flex flex-wrap gap-3">
+        <a href={`${location.pathname}${location.search}`} className={buttonClass()}>
+          {t("subscribe.checkAgain")}
+        </a>
+        <Link to="/" className={buttonClass("secondary")}>
+          {t("errors.goHome")}
+        </Link>
+      </div>
+    </div>
   );
 }

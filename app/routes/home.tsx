@@ -10,6 +10,7 @@ import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Steps } from "~/ui/steps";
 import { StripePayment } from "~/ui/stripe-payment";
 import { Button, buttonClass, linkClass } from "~/ui/button";
+import { Card } from "~/ui/card";
 import { Field, SelectField } from "~/ui/field";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
 import { FocusHeading } from "~/ui/focus";
@@ -187,6 +188,23 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
             {t("home.learnMore")}
           </Link>
         </p>
+      </section>
+
+      <section aria-labelledby="subscribe-title" className="py-8">
+        <Card tone="warm">
+          <h2 id="subscribe-title" className="text-2xl font-semibold text-slate-900">
+            {t("home.subscribeTitle")}
+          </h2>
+          <p className="mt-2 max-w-2xl text-slate-800">{isolateNumbers(t("home.subscribeBody"))}</p>
+          <div className="mt-4 flex flex-wrap items-center gap-4">
+            <Link to="/subscribe" className={buttonClass()}>
+              {t("home.subscribeLink")}
+            </Link>
+            <Link to="/sign-in" className={linkClass}>
+              {t("home.signInLink")}
+            </Link>
+          </div>
+        </Card>
       </section>
 
       <div className="py-8">

@@ -16,6 +16,7 @@ export function SiteFooter() {
         ["/how-it-works", t("footer.howItWorks")],
         ["/languages", t("footer.languages")],
         ["/faq", t("footer.faq")],
+        ["/subscribe", t("footer.subscribe")],
         ["/business", t("footer.business")],
       ],
     },

@@ -35,6 +35,7 @@ import {
 import { callLanguages } from "~/lib/languages";
 import { formatMoney } from "~/lib/money";
 import { placeCallJob, queueCall } from "~/features/calls/engine.server";
+import { normalizePhone } from "~/platform/phone.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { Db } from "~/platform/db.server";
@@ -90,6 +91,7 @@ export async function beginSignup(services: AppServices, details: SignupDetails)
     return { ok: true, subscriber: updated ?? existing };
   }
   const created = await createSubscriber(services.db, {
+    timeZone: timeZoneOfPhone(details.phone),
     fullName: details.fullName,
     email: details.email,
     phone: details.phone,
@@ -99,6 +101,48 @@ export async function beginSignup(services: AppServices, details: SignupDetails)
   });
   // Two signups raced for the same phone or e-mail: the other one won.
   return created ? { ok: true, subscriber: created } : { ok: false, reason: "exists" };
+}
+
+/**
+ * A first guess at where the subscriber lives, from the phone number's country, so the first
+ * scheduled calls do not ring at night; the preferences page changes it (the dashboard shows it).
+ */
+const COUNTRY_ZONES: Record<string, string> = {
+  US: "America/New_York",
+  CA: "America/Toronto",
+  GB: "Europe/London",
+  IE: "Europe/Dublin",
+  FR: "Europe/Paris",
+  BE: "Europe/Brussels",
+  CH: "Europe/Zurich",
+  DE: "Europe/Berlin",
+  AT: "Europe/Vienna",
+  ES: "Europe/Madrid",
+  IT: "Europe/Rome",
+  NL: "Europe/Amsterdam",
+  PT: "Europe/Lisbon",
+  MX: "America/Mexico_City",
+  AR: "America/Argentina/Buenos_Aires",
+  CO: "America/Bogota",
+  CL: "America/Santiago",
+  PE: "America/Lima",
+  SA: "Asia/Riyadh",
+  AE: "Asia/Dubai",
+  QA: "Asia/Qatar",
+  KW: "Asia/Kuwait",
+  BH: "Asia/Bahrain",
+  OM: "Asia/Muscat",
+  EG: "Africa/Cairo",
+  JO: "Asia/Amman",
+  MA: "Africa/Casablanca",
+  AU: "Australia/Sydney",
+  NZ: "Pacific/Auckland",
+  JP: "Asia/Tokyo",
+};
+
+export function timeZoneOfPhone(e164: string) {
+  const parsed = normalizePhone(e164);
+  return (parsed.ok && parsed.country && COUNTRY_ZONES[parsed.country]) || "UTC";
 }
 
 async function stripeCustomer(services: AppServices, subscriber: Subscriber) {
