@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "./db";
-import { subscribers, supportCalls, trialClaims } from "./schema";
+import { calls, subscribers, supportCalls, trialClaims } from "./schema";
 
 export type Subscriber = typeof subscribers.$inferSelect;
 export type SubscriptionStatus = Subscriber["status"];
@@ -86,6 +86,12 @@ export async function claimTrial(tx: Db, keyHashes: string[]) {
 export async function trialClaimed(db: Db, keyHashes: string[]) {
   const [row] = await db.select({ keyHash: trialClaims.keyHash }).from(trialClaims).where(inArray(trialClaims.keyHash, keyHashes));
   return Boolean(row);
+}
+
+/** Erases the number and the transcript of every phone call placed for the subscriber. */
+export async function forgetSubscriberCalls(db: Db, subscriberId: number) {
+  const ids = db.select({ id: supportCalls.id }).from(supportCalls).where(eq(supportCalls.subscriberId, subscriberId));
+  await db.update(calls).set({ toNumber: null, transcript: [], updatedAt: new Date() }).where(inArray(calls.supportCallId, ids));
 }
 
 /** Deletes the subscriber and everything of theirs (support calls and sessions cascade). */

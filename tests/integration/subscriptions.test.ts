@@ -142,6 +142,19 @@ describe("subscribing", () => {
     });
     expect(again.status).toBe(409);
 
+    // A call was placed for them: deleting the account erases its number too.
+    twilio.setOutcome(first.phone, "no-answer");
+    await first.browser.postForm(
+      `/dashboard?userId=${first.id}`,
+      { intent: "request_call", feeling: "ok", urgency: "low" },
+      { tokenFrom: `/dashboard?userId=${first.id}` },
+    );
+    const placed = await waitFor(
+      async () => (await app.services.db.select().from(callsTable).where(eq(callsTable.toNumber, first.phone)))[0],
+      {
+        what: "a call record",
+      },
+    );
     // Deleting the account does not give the number a new trial.
     const deleted = await first.browser.postForm(
       `/preferences?userId=${first.id}`,
@@ -150,6 +163,8 @@ describe("subscribing", () => {
     );
     expect(deleted.status).toBe(302);
     expect(await findSubscriber(app.services.db, first.id)).toBeNull();
+    const [erased] = await app.services.db.select().from(callsTable).where(eq(callsTable.id, placed.id));
+    expect(erased!.toNumber).toBeNull();
     const afterDelete = await client().postJson("/api/subscription/create", {
       phone: first.phone,
       email: "third.person@example.com",
@@ -158,6 +173,31 @@ describe("subscribing", () => {
     });
     expect(afterDelete.status).toBe(409);
     expect(((await afterDelete.json()) as { error: string }).error).toMatch(/already had a free trial/);
+  });
+});
+
+describe("unfinished signups", () => {
+  it("hold a phone number for an hour at most, so nobody can block someone else's trial", async () => {
+    const phone = nextPhone();
+    const squatter = client();
+    const first = await squatter.postForm("/subscribe", {
+      fullName: "Not Them",
+      email: `squat${seq}@example.com`,
+      phone,
+      callFrequency: "weekly",
+    });
+    expect(first.status).toBe(302);
+    const owner = { fullName: "Real Person", email: `real${seq}@example.com`, phone, callFrequency: "weekly" };
+    expect((await client().postJson("/api/subscription/create", owner)).status).toBe(409);
+    await app.services.db
+      .update(subscribers)
+      .set({ createdAt: new Date(Date.now() - 2 * 3_600_000) })
+      .where(eq(subscribers.phone, phone));
+    const created = await client().postJson("/api/subscription/create", owner);
+    expect(created.status).toBe(200);
+    const body = (await created.json()) as { clientSecret: string; userId: number };
+    expect(body.clientSecret).toMatch(/^seti_/);
+    expect((await findSubscriber(app.services.db, body.userId))!.email).toBe(owner.email);
   });
 });
 

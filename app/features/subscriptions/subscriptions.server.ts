@@ -5,6 +5,7 @@ import {
   createSubscriber,
   createSupportCall,
   deleteSubscriber,
+  forgetSubscriberCalls,
   findSubscriber,
   findSubscriberByEmail,
   findSubscriberByPhoneOrEmail,
@@ -68,6 +69,9 @@ export interface SignupDetails {
   language: string;
 }
 
+/** A signup without a card for this long is abandoned: its phone and e-mail are free again. */
+const ABANDONED_SIGNUP_MS = 60 * 60_000;
+
 export type SignupResult = { ok: true; subscriber: Subscriber } | { ok: false; reason: "trial_used" | "exists" };
 
 const claimKeys = (services: AppServices, phone: string, email: string) =>
@@ -82,7 +86,14 @@ export async function beginSignup(services: AppServices, details: SignupDetails)
   const existing = await findSubscriberByPhoneOrEmail(services.db, details.phone, details.email);
   if (existing) {
     const samePerson = existing.phone === details.phone && existing.email === details.email.toLowerCase();
-    if (!samePerson || existing.status !== "incomplete") return { ok: false, reason: "exists" };
+    if (existing.status !== "incomplete") return { ok: false, reason: "exists" };
+    // Someone else's signup that never got a card holds the number or address for an hour at
+    // most: nobody can block a person's trial by typing their number first.
+    if (!samePerson) {
+      if (Date.now() - existing.createdAt.getTime() < ABANDONED_SIGNUP_MS) return { ok: false, reason: "exists" };
+      await deleteAccount(services, existing);
+      return beginSignup(services, details);
+    }
     const updated = await updateSubscriber(services.db, existing.id, {
       fullName: details.fullName,
       callFrequency: details.callFrequency,
@@ -261,8 +272,12 @@ export async function syncSubscription(services: AppServices, subscriptionId: st
       ? await findSubscriber(services.db, hint?.subscriberId ?? Number(state.metadata.subscriberId))
       : null);
   if (!subscriber || (subscriber.stripeCustomerId && subscriber.stripeCustomerId !== state.customerId)) return null;
-  // An abandoned earlier attempt of the same signup must not overwrite the live subscription.
-  if (subscriber.stripeSubscriptionId && subscriber.stripeSubscriptionId !== state.id && state.status === "canceled") return subscriber;
+  // Only the subscriber's own subscription counts: an earlier attempt of the same signup (cancelled
+  // when the card step moved to Stripe's page) must not overwrite it, even while none is stored.
+  const ours = subscriber.stripeSubscriptionId
+    ? subscriber.stripeSubscriptionId === state.id
+    : !["canceled", "incomplete_expired"].includes(state.status);
+  if (!ours) return subscriber;
 
   return services.db.transaction(async (tx) => {
     const before = await lockSubscriber(tx, subscriber.id);
@@ -351,7 +366,11 @@ export async function cancelAtPeriodEnd(services: AppServices, subscriber: Subsc
 /** Deletes the account and its data; the plan at Stripe is cancelled at once. The trial stays claimed. */
 export async function deleteAccount(services: AppServices, subscriber: Subscriber) {
   if (subscriber.stripeSubscriptionId) await requirePayments(services.payments).cancelNow(subscriber.stripeSubscriptionId);
-  await deleteSubscriber(services.db, subscriber.id);
+  await services.db.transaction(async (tx) => {
+    // The call records stay for the provider's invoices, without the number or the words.
+    await forgetSubscriberCalls(tx, subscriber.id);
+    await deleteSubscriber(tx, subscriber.id);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
