@@ -527,3 +527,29 @@ export const callRefusals = pgTable(
   },
   (table) => [index("call_refusals_created").on(table.createdAt)],
 );
+
+export const webCallStatus = pgEnum("web_call_status", ["active", "ended"]);
+
+/**
+ * A conversation with the Arabic customer-service agent in the browser (spec: customer call):
+ * the caller's name and number, and the messages, kept on the server so the text chat works
+ * without JavaScript. Reached only through a signed link.
+ */
+export const webCalls = pgTable(
+  "web_calls",
+  {
+    id: serial("id").primaryKey(),
+    customerName: text("customer_name").notNull(),
+    /** E.164. */
+    phone: text("phone").notNull(),
+    language: text("language").notNull().default("ar-SA"),
+    status: webCallStatus("status").notNull().default("active"),
+    messages: jsonb("messages").$type<{ role: "user" | "agent"; text: string; at: string }[]>().notNull().default([]),
+    flaggedForReview: boolean("flagged_for_review").notNull().default(false),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+  },
+  (table) => [index("web_calls_created").on(table.createdAt)],
+);

@@ -66,6 +66,11 @@ export const envSchema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   OPENAI_REALTIME_MODEL: z.string().min(1).default("gpt-realtime"),
+  /** A number "call me now" may offer as a test (e.g. your own verified number); the button is hidden without it. */
+  CALL_ME_TEST_NUMBER: z
+    .string()
+    .regex(/^\+[1-9]\d{6,14}$/, "must be an E.164 number, e.g. +966501234567")
+    .optional(),
   /** Calls in progress at once; more are queued until a line frees up. */
   MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(10_000).default(20),
   /** ISO country codes free demo calls may go to (default: US, Canada, the UK, the EU, Saudi Arabia, the UAE). */

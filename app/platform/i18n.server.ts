@@ -34,8 +34,13 @@ function instanceFor(lng: Language) {
 const localeContext = createContext<Language>(fallbackLanguage);
 const i18nContext = createContext<I18n | null>(null);
 
+/** The Saudi agent's hub is an Arabic page (DESIGN.md section 3) unless the visitor chose a language. */
+const ARABIC_FIRST = new Set(["/call"]);
+
 export const i18nextMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
-  const detected = await detector.getLocale(request);
+  const url = new URL(request.url);
+  const chosen = url.searchParams.has("lng") || (await localeCookie.parse(request.headers.get("Cookie")));
+  const detected = ARABIC_FIRST.has(url.pathname) && !chosen ? "ar" : await detector.getLocale(request);
   const lng = isLanguage(detected) ? detected : fallbackLanguage;
   context.set(localeContext, lng);
   context.set(i18nContext, await instanceFor(lng));

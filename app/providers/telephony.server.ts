@@ -44,8 +44,8 @@ export interface Telephony {
   hangUp(providerCallId: string): Promise<void>;
   /** Deletes a recording at the provider; one already gone counts as deleted. */
   deleteRecording(recordingSid: string): Promise<void>;
-  /** A real request with the credentials. */
-  checkCredentials(): Promise<{ ok: boolean; message: string }>;
+  /** A real request with the credentials; `trial` when the account may only call verified numbers. */
+  checkCredentials(): Promise<{ ok: boolean; message: string; trial?: boolean }>;
   /** X-Twilio-Signature over the full URL and POST parameters. */
   verifySignature(signature: string | null, url: string, params: Record<string, string>): boolean;
 }
@@ -126,7 +126,11 @@ export function createTelephony(env: Env): Telephony {
       if (!client) return { ok: false, message: "Not configured" };
       try {
         const account = await client.api.v2010.accounts(env.TWILIO_ACCOUNT_SID!).fetch();
-        return { ok: account.status === "active", message: `Account ${account.friendlyName ?? account.sid}: ${account.status}` };
+        return {
+          ok: account.status === "active",
+          message: `Account ${account.friendlyName ?? account.sid}: ${account.status}`,
+          trial: account.type === "Trial",
+        };
       } catch (error) {
         return { ok: false, message: toTelephonyError(error).message };
       }

@@ -71,7 +71,7 @@ describe("retention", () => {
     expect(first.erased).toBe(1);
     expect(first.emailTokens).toBe(1);
     const second = await runRetention(services, now);
-    expect(second).toEqual({ erased: 0, emailTokens: 0, sessions: 0, recordingsDeleted: 0 });
+    expect(second).toEqual({ erased: 0, emailTokens: 0, sessions: 0, webCalls: 0, recordingsDeleted: 0 });
 
     const rows = await services.db.select().from(empathyRequests);
     expect(rows.find((r) => r.id === old!.id)).toMatchObject({ phone: null, email: null });

@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import type { Call } from "#models/calls";
@@ -28,7 +27,7 @@ import { translatorFor } from "~/platform/i18n.server";
 import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import { requirePayments, type Payment } from "~/providers/payments.server";
-import { parseDbId } from "~/lib/validation";
+import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
 
 export const EMPATHY_AMOUNT_CENTS = 500;
 export const EMPATHY_CURRENCY = "usd";
@@ -48,12 +47,8 @@ export interface EmpathyDetails {
 // The confirmation page's address: `${id}.${HMAC}`, so an e-mail can carry it without any secret
 // being stored, and nobody can guess another request's page.
 
-function signature(services: AppServices, id: number) {
-  return createHmac("sha256", services.signingSecret).update(`empathy-request:${id}`).digest("base64url").slice(0, 32);
-}
-
 export function empathyToken(services: AppServices, id: number) {
-  return `${id}.${signature(services, id)}`;
+  return capabilityToken(services, "empathy-request", id);
 }
 
 export function empathyStatusPath(services: AppServices, id: number) {
@@ -61,13 +56,7 @@ export function empathyStatusPath(services: AppServices, id: number) {
 }
 
 export function parseEmpathyToken(services: AppServices, token: string): number | null {
-  const match = /^(\d{1,10})\.([A-Za-z0-9_-]{32})$/.exec(token);
-  if (!match) return null;
-  const id = parseDbId(match[1]);
-  if (id === null) return null;
-  const expected = Buffer.from(signature(services, id));
-  const given = Buffer.from(match[2]!);
-  return expected.length === given.length && timingSafeEqual(expected, given) ? id : null;
+  return parseCapabilityToken(services, "empathy-request", token);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import { eraseExpiredEmpathyContacts } from "#models/empathy";
 import { purgeExpiredRateLimits } from "#models/rate-limits";
 import { purgeSpentTokensAndSessions } from "#models/retention";
 import { forgetRecording, recordingsMadeBefore } from "#models/calls";
+import { deleteWebCallsBefore } from "#models/web-calls";
 import type { AppJob, AppServices } from "~/platform/services.server";
 
 /** Every ten minutes, so nothing outlives its promise by more than that. */
@@ -21,6 +22,7 @@ export async function runRetention(services: Pick<AppServices, "db" | "telephony
   const erased = await eraseExpiredEmpathyContacts(services.db, now);
   await purgeExpiredRateLimits(services.db, new Date(now.getTime() - RATE_LIMIT_KEEP_MS));
   const purged = await purgeSpentTokensAndSessions(services.db, now);
+  const webCalls = await deleteWebCallsBefore(services.db, new Date(now.getTime() - 24 * 3_600_000));
   // Recordings older than twelve months: deleted at the provider first, then forgotten here.
   let recordingsDeleted = 0;
   for (const recording of await recordingsMadeBefore(services.db, new Date(now.getTime() - RECORDING_KEEP_MS))) {
@@ -28,7 +30,7 @@ export async function runRetention(services: Pick<AppServices, "db" | "telephony
     await forgetRecording(services.db, recording.id);
     recordingsDeleted += 1;
   }
-  return { erased, ...purged, recordingsDeleted };
+  return { erased, ...purged, webCalls, recordingsDeleted };
 }
 
 export const retentionJob: AppJob<Record<string, never>> = {

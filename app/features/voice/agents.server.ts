@@ -164,14 +164,17 @@ async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
 }
 
 /** The Saudi-dialect customer-service agent of "call me now" and the web call. */
+/** What the Saudi customer-service agent is told, on the phone and in the browser alike. */
+export const CUSTOMER_SERVICE_INSTRUCTIONS = [
+  "أنت موظف خدمة عملاء ذكي من سكينة، تتحدث باللهجة السعودية بلطف واختصار.",
+  "تساعد في المواعيد والاستفسارات عن خدمات سكينة، وتوضح أنك مساعد ذكي ولست إنساناً.",
+  "لا تقدم نصائح طبية. إذا ذكر المتصل إيذاء نفسه أو الانتحار، سيعطيك النظام نصاً ثابتاً للسلامة فاقرأه كما هو.",
+].join("\n");
+
 export function customerServiceAgent(call: Pick<Call, "voice">): Agent {
   return {
     voice: call.voice,
-    instructions: [
-      "أنت موظف خدمة عملاء ذكي من سكينة، تتحدث باللهجة السعودية بلطف واختصار.",
-      "تساعد في المواعيد والاستفسارات عن خدمات سكينة، وتوضح أنك مساعد ذكي ولست إنساناً.",
-      "لا تقدم نصائح طبية. إذا انتهى الحديث ودّع المتصل ثم استخدم end_call.",
-    ].join("\n"),
+    instructions: `${CUSTOMER_SERVICE_INSTRUCTIONS}\nإذا انتهى الحديث ودّع المتصل ثم استخدم end_call.`,
     greeting: "رحّب بالمتصل باللهجة السعودية: عرّف بنفسك كمساعد ذكي من سكينة واسأله كيف تقدر تخدمه.",
     tools: [endCallTool],
   };

@@ -1,0 +1,57 @@
+import { appendWebCallMessages, createWebCall, endWebCall, findWebCall, type WebCall, type WebCallMessage } from "#models/web-calls";
+import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
+import { CUSTOMER_SERVICE_INSTRUCTIONS } from "~/features/voice/agents.server";
+import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
+import type { AppServices } from "~/platform/services.server";
+
+/** How much of the conversation the model sees: the last messages, enough for a chat. */
+const HISTORY = 20;
+export const MAX_MESSAGE_LENGTH = 1000;
+
+const TEXT_INSTRUCTIONS = `${CUSTOMER_SERVICE_INSTRUCTIONS}\nأنت الآن في محادثة نصية عبر المتصفح: أجب بجملة إلى ثلاث جمل قصيرة باللهجة السعودية.`;
+
+export const webCallToken = (services: AppServices, id: number) => capabilityToken(services, "web-call", id);
+
+/** The conversation behind a signed link, or null. */
+export async function webCallOf(services: AppServices, token: string | null | undefined) {
+  const id = parseCapabilityToken(services, "web-call", token);
+  return id === null ? null : findWebCall(services.db, id);
+}
+
+export async function startWebCall(services: AppServices, input: { customerName: string; phone: string }) {
+  const call = await createWebCall(services.db, input);
+  return { call, token: webCallToken(services, call.id) };
+}
+
+/**
+ * The agent's answer to one message. Crisis language gets the fixed, reviewed safety text for the
+ * caller's country (never the model's words) and flags the conversation; anything else goes to
+ * the language model with the phone agent's instructions.
+ */
+export async function agentReply(services: AppServices, input: { message: string; history: WebCallMessage[]; phone: string | null }) {
+  if (soundsLikeCrisis(input.message)) return { text: crisisScript("ar", input.phone), crisis: true };
+  const turns = [...input.history.slice(-HISTORY), { role: "user" as const, text: input.message }].map((m) => ({
+    role: m.role === "agent" ? ("assistant" as const) : ("user" as const),
+    content: m.text,
+  }));
+  const text = await services.textModel.reply({ instructions: TEXT_INSTRUCTIONS, turns, temperature: 0.8 });
+  return { text, crisis: false };
+}
+
+/** One turn of a browser conversation: the caller's message and the agent's reply, both kept (redacted). */
+export async function converseInWebCall(services: AppServices, call: WebCall, message: string) {
+  const reply = await agentReply(services, { message, history: call.messages, phone: call.phone });
+  const now = new Date().toISOString();
+  const updated = await appendWebCallMessages(
+    services.db,
+    call.id,
+    [
+      { role: "user", text: redact(message), at: now },
+      { role: "agent", text: reply.text, at: new Date().toISOString() },
+    ],
+    reply.crisis,
+  );
+  return { reply: reply.text, call: updated };
+}
+
+export const hangUpWebCall = (services: AppServices, call: WebCall) => endWebCall(services.db, call.id);
