@@ -71,6 +71,12 @@ export const envSchema = z.object({
     .string()
     .regex(/^\+[1-9]\d{6,14}$/, "must be an E.164 number, e.g. +966501234567")
     .optional(),
+  /** The text model that writes replies (Chat Completions, with tool calls). */
+  OPENAI_CHAT_MODEL: z.string().min(1).default("gpt-4.1-mini"),
+  /** Speech to text for recorded audio. */
+  OPENAI_TRANSCRIBE_MODEL: z.string().min(1).default("gpt-4o-mini-transcribe"),
+  /** Text to speech. */
+  OPENAI_TTS_MODEL: z.string().min(1).default("gpt-4o-mini-tts"),
   /** Calls in progress at once; more are queued until a line frees up. */
   MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(10_000).default(20),
   /** ISO country codes free demo calls may go to (default: US, Canada, the UK, the EU, Saudi Arabia, the UAE). */

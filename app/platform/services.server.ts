@@ -1,4 +1,5 @@
 import type { Call } from "#models/calls";
+import type { Speech, TextModel } from "~/providers/ai.server";
 import type { Mailer } from "~/providers/email.server";
 import type { Payments } from "~/providers/payments.server";
 import type { Telephony } from "~/providers/telephony.server";
@@ -34,6 +35,10 @@ export interface AppServices {
   payments: Payments | null;
   telephony: Telephony;
   voiceModel: VoiceModel;
+  /** Written replies with tool calls; `configured` is false without OPENAI_API_KEY. */
+  textModel: TextModel;
+  /** Speech to text and text to speech; `configured` is false without OPENAI_API_KEY. */
+  speech: Speech;
   callLifecycle: Partial<Record<Call["purpose"], CallLifecycle>>;
   /** Short-lived answers to frequent reads, emptied by every request that may write (see read-cache.server.ts). */
   readCache: ReadCache;

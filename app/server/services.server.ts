@@ -16,6 +16,7 @@ import { seedDemoData } from "~/features/business/demo-seed.server";
 import { createPayments } from "~/providers/payments.server";
 import { createTelephony } from "~/providers/telephony.server";
 import { createVoiceModel } from "~/providers/voice-model.server";
+import { createSpeech, createTextModel } from "~/providers/ai.server";
 import type { AppServices } from "~/platform/services.server";
 
 /** Which feature follows which kind of call: the engine reports, the feature decides. */
@@ -54,6 +55,8 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     callLifecycle,
     telephony: createTelephony(env),
     voiceModel: createVoiceModel(env),
+    textModel: createTextModel(env),
+    speech: createSpeech(env),
     signingSecret: secret,
     readCache: createReadCache({ ttlMs: READ_CACHE_TTL_MS }),
     startupNotes: [],
