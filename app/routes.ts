@@ -68,6 +68,8 @@ export default [
   route("api/users/:id/profile", "routes/api/users/profile.ts"),
   route("api/users/:id/preferences", "routes/api/users/preferences.ts"),
   route("call", "routes/call.tsx"),
+  route("voice-settings", "routes/voice-settings.ts"),
+  route("voice", "routes/voice.ts"),
   route("api/calls/make-call", "routes/api/agent/make-call.ts"),
   route("api/calls", "routes/api/agent/calls.ts"),
   route("api/conversation/process", "routes/api/agent/conversation.ts"),

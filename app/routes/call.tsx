@@ -3,7 +3,8 @@ import { data, Form, Link, redirect, useFetcher, useNavigation, useRevalidator }
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/call";
 import { callMeCall, callMeState, placeCallMe, telephonyIsTrial } from "~/features/agent/call-me.server";
-import { converseInWebCall, hangUpWebCall, MAX_MESSAGE_LENGTH, startWebCall, webCallOf } from "~/features/agent/conversation.server";
+import { converseInWebCall, hangUpWebCall, startWebCall, webCallOf } from "~/features/agent/conversation.server";
+import { MAX_MESSAGE_LENGTH } from "~/features/agent/chat";
 import { checkWebCallStart } from "~/features/agent/web-call-form.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";

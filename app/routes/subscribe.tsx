@@ -211,7 +211,12 @@ function DetailsStep({ actionData, locale }: { actionData: ActionData; locale: s
           ) : null}
         </fieldset>
         <p className="text-sm text-slate-700">
-          {isolateNumbers(t("subscribe.trialNote", { price: formatMoney(PLAN_PRICE_CENTS.weekly, PLAN_CURRENCY, locale) }))}
+          {isolateNumbers(
+            t("subscribe.trialNote", {
+              // The plan's price depends on the frequency chosen above: the note gives the range.
+              price: `${formatMoney(PLAN_PRICE_CENTS.weekly, PLAN_CURRENCY, locale)}–${formatMoney(PLAN_PRICE_CENTS.every_two_days, PLAN_CURRENCY, locale)}`,
+            }),
+          )}
         </p>
         <Button type="submit" className="w-full" disabled={navigation.state === "submitting"}>
           {navigation.state === "submitting" ? t("common.sending") : t("subscribe.continue")}

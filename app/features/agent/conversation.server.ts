@@ -6,7 +6,7 @@ import type { AppServices } from "~/platform/services.server";
 
 /** How much of the conversation the model sees: the last messages, enough for a chat. */
 const HISTORY = 20;
-export const MAX_MESSAGE_LENGTH = 1000;
+export { MAX_MESSAGE_LENGTH } from "./chat";
 
 const TEXT_INSTRUCTIONS = `${CUSTOMER_SERVICE_INSTRUCTIONS}\nأنت الآن في محادثة نصية عبر المتصفح: أجب بجملة إلى ثلاث جمل قصيرة باللهجة السعودية.`;
 
