@@ -2,7 +2,9 @@
  * A fake OpenAI Realtime API (GA interface, model `gpt-realtime`) for tests: a node:http server
  * taking WebSocket upgrades with `ws`, speaking the events exactly as
  * node_modules/openai/resources/realtime/realtime.d.ts defines them (the events it sends are
- * type-checked against `RealtimeServerEvent`). The app reaches it through configuration only:
+ * type-checked against `RealtimeServerEvent`), and on the same server the REST endpoints of chat
+ * completions, transcriptions, speech and models (see "REST endpoints" below). The app reaches it
+ * through configuration only:
  * OPENAI_BASE_URL = fake.url, OPENAI_API_KEY = fake.apiKey.
  *
  *   const fake = await startFakeRealtime({ apiKey?: "sk-test-fake", audioSpeed?: 1 });
@@ -153,6 +155,47 @@
  * output_item.added, content_part.added before the first; closed with response.done when echo mode
  * is turned off). response.create meanwhile gets an empty completed response (no audio).
  *
+ * REST endpoints (same server, same key; code in tests/fakes/openai-rest.ts). Every request needs
+ * `Authorization: Bearer` (401 as above otherwise); errors are {error:{message,type,param,code}}
+ * with the API's statuses (400 invalid_request_error, 401 invalid_api_key, 404 model_not_found);
+ * unknown body fields → 400 "Unrecognized request argument supplied: x".
+ *   GET /v1/models/{id} → {id, object:"model", created, owned_by} for known chat, transcription,
+ *       speech and realtime models; else 404 model_not_found. GET /v1/models → a short list.
+ *   POST /v1/chat/completions (JSON, non-streaming) → a `chat.completion`: {id chatcmpl-…, object,
+ *       created, model, choices:[{index:0, message:{role:"assistant", content, refusal:null,
+ *       annotations:[], tool_calls?:[{id call_…, type:"function", function:{name, arguments (JSON
+ *       string)}}]}, logprobs:null, finish_reason:"stop"|"tool_calls"}], usage, service_tier,
+ *       system_fingerprint}. Validated: model (not a chat model → 404), messages (non-empty; roles
+ *       system/developer/user/assistant/tool; per-role fields; every tool_call of an assistant
+ *       message answered by tool messages right after it, with matching tool_call_id), tools (type
+ *       function with a name matching ^[a-zA-Z0-9_-]{1,64}$ and an object schema), tool_choice (only
+ *       with tools), temperature 0–2. stream: true and n > 1 → 400 fake_not_modelled.
+ *     fake.scriptChat(steps): each completion takes the next step:
+ *       { say: "text" }                                    a text reply (finish_reason "stop")
+ *       { tool: "name", arguments: {…}, say?: "…" }         one tool call (finish_reason "tool_calls")
+ *       { tools: [{ name, arguments }…], say?: "…" }        parallel tool calls
+ *       { fail: status, message?, type?, code? }            an error answer (the SDK retries 5xx/429 once:
+ *                                                          script it twice to fail for good)
+ *       none left: DEFAULT_CHAT_REPLY "Okay.". A tool step the request cannot take (no such tool,
+ *       tool_choice "none" or forcing another tool), or a text step when tool_choice requires a tool,
+ *       → 400 fake_script_mismatch, the step stays queued and the reason goes to fake.restProblems.
+ *     fake.chatRequests: {headers, body, status, response} per request, failed ones too.
+ *   POST /v1/audio/transcriptions (multipart/form-data: file, model, language?, prompt?,
+ *       response_format? json|text…) → {text, usage} (json) or the text (text). Models whisper-1,
+ *       gpt-4o-transcribe, gpt-4o-mini-transcribe(-date), gpt-4o-transcribe-diarize; another model →
+ *       400 (404 if it is no model at all); no file → 400; the file name's extension must be an audio
+ *       format (flac m4a mp3 mp4 mpeg mpga oga ogg wav webm) and the bytes must start like one (webm
+ *       1A 45 DF A3, OggS, RIFF…WAVE, fLaC, ftyp, ID3/MPEG sync) → else 400.
+ *     fake.scriptTranscripts(texts): the next transcripts, in order (none left: DEFAULT_TRANSCRIPT).
+ *     fake.transcriptionRequests: {headers, fields, file:{name,type,bytes}, status, response}.
+ *   POST /v1/audio/speech (JSON: model, input ≤ 4096 chars, voice, speed? 0.25–4, response_format?,
+ *       instructions? (not with tts-1/tts-1-hd), stream_format?) → 200 audio/mpeg: silent MPEG-2 Layer
+ *       III frames (24 kHz mono 32 kbit/s, 96 bytes per 24 ms, header FF F3 44 C4) lasting
+ *       audioMsForText(input) / speed. Voices: this file's realtime voices plus fable, onyx, nova, or
+ *       {id:"voice_…"}. Other response formats and stream_format "sse" → 400 fake_not_modelled.
+ *     fake.speechRequests: {headers, body, status, bytes, error}.
+ *   fake.clearRestScripts() empties both REST scripts. Any other HTTP request → 404 "Invalid URL".
+ *
  * Not modelled: WebRTC/SIP, DTMF, MCP tools, transcription sessions, idle timeouts, conversation
  * context effects on the scripted replies, session expiry. Error codes for the rarer errors
  * (conversation.item.* on unknown ids, function_call_output with an unknown call_id) are close to,
@@ -167,6 +210,14 @@ import { performance } from "node:perf_hooks";
 import type { Duplex } from "node:stream";
 import type { RealtimeServerEvent } from "openai/resources/realtime/realtime";
 import WebSocket, { WebSocketServer } from "ws";
+import {
+  createFakeOpenAiRest,
+  maskKey,
+  type ChatRequestRecord,
+  type ChatScriptStep,
+  type SpeechRequestRecord,
+  type TranscriptionRequestRecord,
+} from "./openai-rest";
 
 // Realtime objects are loosely typed on purpose: tests read them like JSON.
 type Obj = Record<string, any>;
@@ -235,6 +286,14 @@ export interface FakeRealtime {
   sendServerEvent(sessionIndex: number, event: Obj): void;
   disconnect(sessionIndex: number, code?: number, reason?: string): void;
   close(): Promise<void>;
+  // REST endpoints (tests/fakes/openai-rest.ts)
+  chatRequests: ChatRequestRecord[];
+  transcriptionRequests: TranscriptionRequestRecord[];
+  speechRequests: SpeechRequestRecord[];
+  restProblems: string[];
+  scriptChat(steps: ChatScriptStep[]): void;
+  scriptTranscripts(texts: string[]): void;
+  clearRestScripts(): void;
 }
 
 export const DEFAULT_REPLY = "Okay.";
@@ -1548,11 +1607,6 @@ class Connection {
 // ---------------------------------------------------------------------------------------------
 // The server
 
-function maskKey(key: string): string {
-  if (key.length <= 8) return "*".repeat(key.length);
-  return `${key.slice(0, 3)}${"*".repeat(Math.min(key.length - 7, 40))}${key.slice(-4)}`;
-}
-
 function rejectUpgrade(
   socket: Duplex,
   status: number,
@@ -1585,7 +1639,9 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
   const rejections: FakeRealtime["rejections"] = [];
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 });
 
+  const rest = createFakeOpenAiRest({ apiKey, realtimeVoices: VOICES, audioMsForText });
   const server = http.createServer((req, res) => {
+    if (rest.handle(req, res)) return;
     const body = JSON.stringify({
       error: { message: `Invalid URL (${req.method} ${req.url?.split("?")[0]})`, type: "invalid_request_error", param: null, code: null },
     });
@@ -1783,6 +1839,13 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
       if (!c) throw new Error(`fake Realtime: no session #${sessionIndex}`);
       c.disconnect(code, reason);
     },
+    chatRequests: rest.chatRequests,
+    transcriptionRequests: rest.transcriptionRequests,
+    speechRequests: rest.speechRequests,
+    restProblems: rest.restProblems,
+    scriptChat: (steps) => rest.scriptChat(steps),
+    scriptTranscripts: (texts) => rest.scriptTranscripts(texts),
+    clearRestScripts: () => rest.clearRestScripts(),
     async close() {
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
