@@ -431,7 +431,7 @@ function CallTimer({ startedAt, active }: { startedAt: string; active: boolean }
   const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
     if (!active) return;
-    setNow(Date.now());
+    // From the first tick on (a second after the page shows): the server cannot know the browser's clock.
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, [active]);

@@ -51,10 +51,9 @@ describe("call me now", () => {
       timeoutMs: 20_000,
     });
     await twilio.waitForStatus(call.sid, "in-progress", 20_000);
-    await waitFor(
-      async () => (text(await (await browser.get(body.statusUrl)).text()).includes("بدأت المكالمة") ? true : undefined),
-      { what: "the page to say the call started" },
-    );
+    await waitFor(async () => (text(await (await browser.get(body.statusUrl)).text()).includes("بدأت المكالمة") ? true : undefined), {
+      what: "the page to say the call started",
+    });
     twilio.hangup(call.sid);
   });
 
@@ -107,9 +106,11 @@ describe("the web call in text", () => {
     const second = await browser.postJson("/api/conversation/process", { message: "أبغى أحجز موعد", dialect: "saudi", token });
     expect(((await second.json()) as { message: string }).message).toBe("أكيد، أقدر أساعدك في حجز موعد.");
     const request = realtime.chatRequests.at(-1)!;
-    const messages = request.body.messages as { role: string; content: string }[];
+    const messages = request.body!.messages as { role: string; content: string }[];
     expect(messages[0]!.content).toContain("اللهجة السعودية");
-    expect(messages.map((m) => m.content)).toEqual(expect.arrayContaining(["السلام عليكم", "أهلاً وسهلاً! كيف أقدر أخدمك اليوم؟", "أبغى أحجز موعد"]));
+    expect(messages.map((m) => m.content)).toEqual(
+      expect.arrayContaining(["السلام عليكم", "أهلاً وسهلاً! كيف أقدر أخدمك اليوم؟", "أبغى أحجز موعد"]),
+    );
   });
 
   it("answers crisis language with the fixed safety text, not the model's, and flags the conversation", async () => {
