@@ -170,3 +170,23 @@ export async function countBusinesses(db: Db) {
   const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(businesses);
   return row?.count ?? 0;
 }
+
+/** The voice settings (spec screen 14); the confirmation calls speak with them from the next call on. */
+export async function setVoiceSettings(
+  db: Db,
+  businessId: number,
+  settings: { voice: string; locale: string; speed: number; creativity: number },
+) {
+  const [row] = await db
+    .update(businesses)
+    .set({
+      confirmationVoice: settings.voice,
+      voiceLocale: settings.locale,
+      confirmationLanguage: settings.locale.slice(0, 2),
+      voiceSpeed: settings.speed,
+      voiceCreativity: settings.creativity,
+    })
+    .where(eq(businesses.id, businessId))
+    .returning();
+  return row ?? null;
+}

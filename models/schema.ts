@@ -8,6 +8,7 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  real,
   serial,
   smallint,
   text,
@@ -63,6 +64,10 @@ export const businesses = pgTable("businesses", {
   minimumNoticeMinutes: integer("minimum_notice_minutes").notNull().default(60),
   confirmationVoice: text("confirmation_voice").notNull().default("shimmer"),
   confirmationLanguage: text("confirmation_language").notNull().default("en"),
+  /** Voice settings (spec screen 14): the speech locale, speaking speed (0.5-2) and creativity (0.1-1). */
+  voiceLocale: text("voice_locale").notNull().default("en-US"),
+  voiceSpeed: real("voice_speed").notNull().default(1),
+  voiceCreativity: real("voice_creativity").notNull().default(0.8),
   /** ISO codes the confirmation agent may phone; null means the deployment's list. */
   callCountries: text("call_countries").array(),
   verifiedAt: timestamp("verified_at", { withTimezone: true }),

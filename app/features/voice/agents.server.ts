@@ -21,6 +21,8 @@ export interface Agent {
   voice: string;
   /** What the agent says first. */
   greeting: string;
+  /** Speaking speed (1 is normal); the realtime model speaks 0.25-1.5 times normal. */
+  speed?: number;
   tools: AgentTool[];
 }
 
@@ -118,6 +120,7 @@ async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
   };
   return {
     voice: call.voice,
+    speed: business.voiceSpeed,
     instructions: [
       `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} about their booking: ${service.name} on ${when}.`,
       "Say you are an AI assistant. Ask them to confirm, cancel, or ask for another time, and record their answer with the matching tool before saying goodbye.",

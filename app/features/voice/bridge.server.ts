@@ -114,7 +114,11 @@ function sessionSetup(agent: Agent) {
             turn_detection: { type: "server_vad" },
             transcription: { model: "gpt-4o-mini-transcribe" },
           },
-          output: { format: { type: "audio/pcmu" }, voice: agent.voice },
+          output: {
+            format: { type: "audio/pcmu" },
+            voice: agent.voice,
+            ...(agent.speed && agent.speed !== 1 ? { speed: Math.min(1.5, Math.max(0.25, agent.speed)) } : {}),
+          },
         },
         tools: agent.tools.map(({ name, description, parameters }) => ({ type: "function", name, description, parameters })),
         tool_choice: "auto",
