@@ -100,6 +100,13 @@ describe.each([
       expect(describeViolations(violations), page.url()).toBe("");
     }
 
+    // The voice settings (the spec's screen 14, also /voice): in the owner's frame, accessible.
+    await page.goto(`${server.url}/voice-settings`);
+    await page.getByRole("heading", { level: 1, name: t.voiceSettings.title }).waitFor();
+    expect(describeViolations(await axeViolations(page, { javaScript })), page.url()).toBe("");
+    await page.goto(`${server.url}/dashboard`);
+    await page.getByRole("heading", { level: 1, name: t.bookings.title }).waitFor();
+
     // On the bookings page: the first booking still waiting is confirmed from the keyboard.
     const waiting = page.getByRole("button", { name: new RegExp(`^${t.owner.bookings.confirm}`) });
     const before = await waiting.count();
