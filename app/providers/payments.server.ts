@@ -448,20 +448,16 @@ class StripePayments implements Payments {
     successUrl: string;
     cancelUrl: string;
   }) {
-    const session = await stripeRequest(() =>
-      this.stripe.checkout.sessions.create({
-        mode: "subscription",
-        customer: input.customerId,
-        line_items: [{ price: input.priceId, quantity: 1 }],
-        payment_method_collection: "always",
-        subscription_data: { trial_period_days: input.trialDays, metadata: input.metadata },
-        metadata: input.metadata,
-        success_url: input.successUrl.replace("{CHECKOUT_ID}", "{CHECKOUT_SESSION_ID}"),
-        cancel_url: input.cancelUrl,
-      }),
-    );
-    if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
-    return { id: session.id, url: session.url };
+    return this.hostedPage({
+      mode: "subscription",
+      customer: input.customerId,
+      line_items: [{ price: input.priceId, quantity: 1 }],
+      payment_method_collection: "always",
+      subscription_data: { trial_period_days: input.trialDays, metadata: input.metadata },
+      metadata: input.metadata,
+      success_url: input.successUrl,
+      cancel_url: input.cancelUrl,
+    });
   }
 
   async createCardCheckout(input: {
@@ -471,15 +467,23 @@ class StripePayments implements Payments {
     successUrl: string;
     cancelUrl: string;
   }) {
+    return this.hostedPage({
+      mode: "setup",
+      customer: input.customerId,
+      currency: input.currency,
+      setup_intent_data: { metadata: input.metadata },
+      metadata: input.metadata,
+      success_url: input.successUrl,
+      cancel_url: input.cancelUrl,
+    });
+  }
+
+  /** A Checkout Session (`{CHECKOUT_ID}` in the success URL becomes its id) and its page's address. */
+  private async hostedPage(params: Stripe.Checkout.SessionCreateParams) {
     const session = await stripeRequest(() =>
       this.stripe.checkout.sessions.create({
-        mode: "setup",
-        customer: input.customerId,
-        currency: input.currency,
-        setup_intent_data: { metadata: input.metadata },
-        metadata: input.metadata,
-        success_url: input.successUrl.replace("{CHECKOUT_ID}", "{CHECKOUT_SESSION_ID}"),
-        cancel_url: input.cancelUrl,
+        ...params,
+        success_url: params.success_url?.replace("{CHECKOUT_ID}", "{CHECKOUT_SESSION_ID}"),
       }),
     );
     if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");

@@ -491,36 +491,50 @@ export const scheduledCallsJob: AppJob<Record<string, never>> = {
 };
 export const SCHEDULED_CALLS_CRON = "* * * * *";
 
+/**
+ * One e-mail per fact: under the subscriber's row lock, `mark` says what to record (or null when
+ * the e-mail went already), and the record and the e-mail's job commit together.
+ */
+async function mailOnce(
+  services: AppServices,
+  subscriberId: number,
+  mark: (locked: Subscriber) => Partial<Subscriber> | null,
+  message: (t: TFunction, locked: Subscriber) => EmailMessage,
+) {
+  await services.db.transaction(async (tx) => {
+    const locked = await lockSubscriber(tx, subscriberId);
+    const fields = locked ? mark(locked) : null;
+    if (!locked || !fields) return;
+    await updateSubscriber(tx, locked.id, fields);
+    await services.jobs.enqueue(sendEmailJob, message(await translatorFor(locked.preferredLanguage), locked), { tx });
+  });
+}
+
 async function sendReminders(services: AppServices, now: Date) {
   for (const subscriber of await subscribersToRemind(services.db, now, 3_600_000, 500)) {
-    await services.db.transaction(async (tx) => {
-      const locked = await lockSubscriber(tx, subscriber.id);
-      if (!locked?.nextCallAt || locked.remindedFor?.getTime() === locked.nextCallAt.getTime()) return;
-      await updateSubscriber(tx, locked.id, { remindedFor: locked.nextCallAt });
-      const t = await translatorFor(locked.preferredLanguage);
-      await services.jobs.enqueue(
-        sendEmailJob,
+    await mailOnce(
+      services,
+      subscriber.id,
+      (locked) =>
+        locked.nextCallAt && locked.remindedFor?.getTime() !== locked.nextCallAt.getTime() ? { remindedFor: locked.nextCallAt } : null,
+      (t, locked) =>
         callReminderEmail(t, locked.preferredLanguage, {
           to: locked.email,
           name: locked.fullName,
           url: `${services.publicOrigin()}/preferences?userId=${locked.id}`,
-          when: formatDateTime(locked.nextCallAt, locked),
+          when: formatDateTime(locked.nextCallAt!, locked),
         }),
-        { tx },
-      );
-    });
+    );
   }
 }
 
 async function warnTrialsEnding(services: AppServices, now: Date) {
   for (const subscriber of await trialsEndingSoon(services.db, now, TRIAL_WARNING_DAYS * 86_400_000)) {
-    await services.db.transaction(async (tx) => {
-      const locked = await lockSubscriber(tx, subscriber.id);
-      if (!locked || locked.trialReminderSentAt) return;
-      await updateSubscriber(tx, locked.id, { trialReminderSentAt: now });
-      const t = await translatorFor(locked.preferredLanguage);
-      await services.jobs.enqueue(
-        sendEmailJob,
+    await mailOnce(
+      services,
+      subscriber.id,
+      (locked) => (locked.trialReminderSentAt ? null : { trialReminderSentAt: now }),
+      (t, locked) =>
         trialEndingEmail(t, locked.preferredLanguage, {
           to: locked.email,
           name: locked.fullName,
@@ -528,9 +542,7 @@ async function warnTrialsEnding(services: AppServices, now: Date) {
           trialEnds: formatDate(locked.trialEndsAt, locked),
           price: formatMoney(PLAN_PRICE_CENTS[locked.callFrequency as CallFrequency], PLAN_CURRENCY, locked.preferredLanguage),
         }),
-        { tx },
-      );
-    });
+    );
   }
 }
 
