@@ -158,6 +158,20 @@ describe("the web call in voice", () => {
     expect(realtime.transcriptionRequests.length).toBe(transcriptions);
   });
 
+  it("still returns the kept reply, without audio, when only the speech fails", async () => {
+    const browser = client();
+    const { page, token } = await startConversation(browser);
+    // Longer than the speech endpoint takes (4096 characters): it refuses, the turn is already kept.
+    const long = "تمام، ".repeat(700).trim();
+    realtime.scriptTranscripts(["احكي لي عن كل خدماتكم"]);
+    realtime.scriptChat([{ say: long }]);
+    const response = await browser.postMultipart("/api/conversation/voice", voiceForm(token), { tokenFrom: page });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ transcript: "احكي لي عن كل خدماتكم", reply: long, audio: null, mimeType: null });
+    expect(realtime.speechRequests.at(-1)!.status).toBe(400);
+    expect((await messagesOf(token)).map((m) => m.text)).toEqual(["احكي لي عن كل خدماتكم", long]);
+  });
+
   it("answers 502 in Arabic when the language model fails, and keeps nothing", async () => {
     const browser = client();
     const { page, token } = await startConversation(browser);
