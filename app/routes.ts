@@ -75,6 +75,7 @@ export default [
   route("api/calls/make-call", "routes/api/agent/make-call.ts"),
   route("api/calls", "routes/api/agent/calls.ts"),
   route("api/conversation/process", "routes/api/agent/conversation.ts"),
+  route("api/conversation/voice", "routes/api/agent/voice.ts"),
   route("dev/outbox", "routes/dev.outbox.tsx"),
   route("styleguide", "routes/styleguide.tsx"),
   route("*", "routes/not-found.tsx"),

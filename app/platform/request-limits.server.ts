@@ -19,6 +19,8 @@ export interface RequestLimits {
   maxFields: number;
   /** Values sent under one field name. */
   maxRepeats: number;
+  /** Addresses that take a recording (multipart): their own, larger cap instead of `jsonBytes`. */
+  uploads: Record<string, number>;
 }
 
 export const defaultRequestLimits: RequestLimits = {
@@ -26,6 +28,8 @@ export const defaultRequestLimits: RequestLimits = {
   jsonBytes: 1024 * 1024,
   maxFields: 200,
   maxRepeats: 20,
+  // A voice turn: up to 2 MB of audio (the route checks that) plus the form's other fields.
+  uploads: { "/api/conversation/voice": 2 * 1024 * 1024 + 64 * 1024 },
 };
 
 /** The methods React Router answers; anything else (OPTIONS, TRACE…) is refused here. */
@@ -64,7 +68,7 @@ export function boundedBodies(limits: RequestLimits = defaultRequestLimits): exp
       return;
     }
     if (req.method === "GET" || req.method === "HEAD") return next();
-    const limit = json ? limits.jsonBytes : limits.formBytes;
+    const limit = limits.uploads[req.path] ?? (json ? limits.jsonBytes : limits.formBytes);
     const declared = Number(req.headers["content-length"] ?? NaN);
     if (declared > limit) {
       void refuse(req, res, 413, json, (t) => t("limits.tooLarge", { limit: formatBytes(limit) }));

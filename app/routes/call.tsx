@@ -5,6 +5,7 @@ import type { Route } from "./+types/call";
 import { callMeCall, callMeState, placeCallMe, telephonyIsTrial } from "~/features/agent/call-me.server";
 import { converseInWebCall, hangUpWebCall, startWebCall, webCallOf } from "~/features/agent/conversation.server";
 import { MAX_MESSAGE_LENGTH } from "~/features/agent/chat";
+import { VoiceMode } from "~/features/agent/voice-mode";
 import { checkWebCallStart } from "~/features/agent/web-call-form.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -378,34 +379,36 @@ function Conversation({ chat, problem }: { chat: NonNullable<LoaderData["chat"]>
         </p>
         {chat.active ? (
           <>
-            <fetcher.Form ref={formRef} method="post" className="space-y-3" noValidate>
-              <AuthenticityTokenInput />
-              <input type="hidden" name="intent" value="send" />
-              <input type="hidden" name="token" value={chat.token} />
-              <ErrorSummary
-                problems={problemsOf([{ id: "chat-message", errors: shownProblem?.fields.message }])}
-                formErrors={[shownProblem?.form]}
-              />
-              <TextareaField
-                label={t("agent.messageLabel")}
-                id="chat-message"
-                name="message"
-                rows={2}
-                dir="auto"
-                maxLength={MAX_MESSAGE_LENGTH}
-                hint={t("agent.messageHint")}
-                errors={shownProblem?.fields.message}
-                onKeyDown={(event) => {
-                  if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
-                    event.preventDefault();
-                    if (!sending && event.currentTarget.value.trim()) formRef.current?.requestSubmit();
-                  }
-                }}
-              />
-              <Button type="submit" disabled={sending}>
-                {t("agent.send")}
-              </Button>
-            </fetcher.Form>
+            <VoiceMode token={chat.token} active={chat.active}>
+              <fetcher.Form ref={formRef} method="post" className="space-y-3" noValidate>
+                <AuthenticityTokenInput />
+                <input type="hidden" name="intent" value="send" />
+                <input type="hidden" name="token" value={chat.token} />
+                <ErrorSummary
+                  problems={problemsOf([{ id: "chat-message", errors: shownProblem?.fields.message }])}
+                  formErrors={[shownProblem?.form]}
+                />
+                <TextareaField
+                  label={t("agent.messageLabel")}
+                  id="chat-message"
+                  name="message"
+                  rows={2}
+                  dir="auto"
+                  maxLength={MAX_MESSAGE_LENGTH}
+                  hint={t("agent.messageHint")}
+                  errors={shownProblem?.fields.message}
+                  onKeyDown={(event) => {
+                    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+                      event.preventDefault();
+                      if (!sending && event.currentTarget.value.trim()) formRef.current?.requestSubmit();
+                    }
+                  }}
+                />
+                <Button type="submit" disabled={sending}>
+                  {t("agent.send")}
+                </Button>
+              </fetcher.Form>
+            </VoiceMode>
             <Form method="post">
               <AuthenticityTokenInput />
               <input type="hidden" name="intent" value="hang_up" />

@@ -13,6 +13,7 @@ const paths = {
   tag: "M3.5 12.2V4.5a1 1 0 011-1h7.7l8.3 8.3-8.7 8.7zM8 8h.01",
   menu: "M4 7h16M4 12h16M4 17h16",
   close: "M6 6l12 12M18 6L6 18",
+  mic: "M12 3.5a3 3 0 013 3v5a3 3 0 01-6 0v-5a3 3 0 013-3zM6 11a6 6 0 0012 0M12 17v3.5",
   /** Points to the end of the line (right in English, left in Arabic). */
   forward: "M5 12h14M13 6l6 6-6 6",
   /** Points to the start of the line. */

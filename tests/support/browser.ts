@@ -7,7 +7,8 @@ export function chromiumPath(): string | null {
   return candidates.find((candidate): candidate is string => Boolean(candidate && existsSync(candidate))) ?? null;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: more Chromium switches, e.g. a fake microphone (--use-fake-device-for-media-stream). */
+export async function launchBrowser(options: { extraArgs?: string[] } = {}): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!executablePath) throw new Error("Chromium not found: apt-get install -y chromium, or set CHROMIUM_PATH");
   return chromium.launch({
@@ -21,6 +22,7 @@ export async function launchBrowser(): Promise<Browser> {
       "--disable-component-update",
       "--disable-sync",
       "--no-first-run",
+      ...(options.extraArgs ?? []),
     ],
   });
 }

@@ -49,6 +49,11 @@ export function httpClient(baseUrl: string, options: { forwardedFor?: string; lo
         body: new URLSearchParams({ csrf: token, ...fields }),
       });
     },
+    /** A multipart form (a file upload) as the page's script sends it, with the CSRF token read from `tokenFrom`. */
+    async postMultipart(path: string, form: FormData, options: { tokenFrom: string }) {
+      form.set("csrf", await csrfToken(options.tokenFrom));
+      return request(path, { method: "POST", body: form });
+    },
     postJson: (path: string, body: unknown) =>
       request(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }),
   };
