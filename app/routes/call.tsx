@@ -11,7 +11,7 @@ import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
-import { Ltr, UserText, tIsolated } from "~/ui/bidi";
+import { Ltr, UserText, isolateNumbers, tIsolated } from "~/ui/bidi";
 import { Button, buttonClass, linkClass } from "~/ui/button";
 import { Card } from "~/ui/card";
 import { AuthenticityTokenInput } from "~/ui/csrf";
@@ -238,7 +238,7 @@ function CallMe({ data: page, problem }: { data: LoaderData; problem: ActionProb
                 dir="ltr"
                 autoComplete="tel"
                 inputMode="tel"
-                hint={t("agent.phoneHint")}
+                hint={isolateNumbers(t("agent.phoneHint"))}
                 defaultValue={problem?.values.phone}
                 errors={problem?.fields.phone}
               />
@@ -303,7 +303,7 @@ function WebCall({ data: page, problem }: { data: LoaderData; problem: ActionPro
               type="tel"
               dir="ltr"
               autoComplete="tel"
-              hint={t("agent.phoneHint")}
+              hint={isolateNumbers(t("agent.phoneHint"))}
               defaultValue={problem?.values.phone}
               errors={problem?.fields.phone}
             />

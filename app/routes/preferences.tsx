@@ -12,6 +12,7 @@ import { callLanguages } from "~/lib/languages";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { isolateNumbers } from "~/ui/bidi";
 import { Button, buttonClass } from "~/ui/button";
 import { Card } from "~/ui/card";
 import { AuthenticityTokenInput } from "~/ui/csrf";
@@ -132,7 +133,7 @@ export default function Preferences({ loaderData, actionData }: Route.ComponentP
             dir="ltr"
             inputMode="numeric"
             pattern="[0-2][0-9]:[0-5][0-9]"
-            hint={t("subscribe.prefs.timeHint")}
+            hint={isolateNumbers(t("subscribe.prefs.timeHint"))}
             defaultValue={profile.preferredCallTime}
             errors={fields.preferredCallTime}
           />

@@ -12,7 +12,7 @@ import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp } from "~/platform/rate-limit.server";
 import { PaymentsError } from "~/providers/payments.server";
-import { Ltr, isolateNumbers } from "~/ui/bidi";
+import { Ltr, Money, isolateNumbers, tIsolated } from "~/ui/bidi";
 import { Button, buttonClass, linkClass } from "~/ui/button";
 import { Card } from "~/ui/card";
 import { AuthenticityTokenInput } from "~/ui/csrf";
@@ -176,7 +176,7 @@ function DetailsStep({ actionData, locale }: { actionData: ActionData; locale: s
           dir="ltr"
           autoComplete="tel"
           required
-          hint={t("subscribe.phoneHint")}
+          hint={isolateNumbers(t("subscribe.phoneHint"))}
           defaultValue={values.phone}
           errors={fields.phone}
         />
@@ -199,7 +199,9 @@ function DetailsStep({ actionData, locale }: { actionData: ActionData; locale: s
                   {t(`subscribe.frequency_${frequency}`)}
                 </span>
                 <span className="ms-6 text-sm text-slate-700">
-                  {t("subscribe.perMonth", { price: formatMoney(PLAN_PRICE_CENTS[frequency], PLAN_CURRENCY, locale) })}
+                  {tIsolated(t, "subscribe.perMonth", {
+                    price: <Money cents={PLAN_PRICE_CENTS[frequency]} currency={PLAN_CURRENCY} locale={locale} />,
+                  })}
                 </span>
               </label>
             ))}
@@ -211,12 +213,12 @@ function DetailsStep({ actionData, locale }: { actionData: ActionData; locale: s
           ) : null}
         </fieldset>
         <p className="text-sm text-slate-700">
-          {isolateNumbers(
-            t("subscribe.trialNote", {
-              // The plan's price depends on the frequency chosen above: the note gives the range.
-              price: `${formatMoney(PLAN_PRICE_CENTS.weekly, PLAN_CURRENCY, locale)}–${formatMoney(PLAN_PRICE_CENTS.every_two_days, PLAN_CURRENCY, locale)}`,
-            }),
-          )}
+          {tIsolated(t, "subscribe.trialNote", {
+            // The plan's price depends on the frequency chosen above: the note gives the range.
+            price: (
+              <Ltr>{`${formatMoney(PLAN_PRICE_CENTS.weekly, PLAN_CURRENCY, locale)}–${formatMoney(PLAN_PRICE_CENTS.every_two_days, PLAN_CURRENCY, locale)}`}</Ltr>
+            ),
+          })}
         </p>
         <Button type="submit" className="w-full" disabled={navigation.state === "submitting"}>
           {navigation.state === "submitting" ? t("common.sending") : t("subscribe.continue")}
@@ -244,7 +246,7 @@ function PaymentStep({
 }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const price = formatMoney(PLAN_PRICE_CENTS[pending.callFrequency], PLAN_CURRENCY, locale);
+  const money = <Money cents={PLAN_PRICE_CENTS[pending.callFrequency]} currency={PLAN_CURRENCY} locale={locale} />;
   const checkoutForm = (
     <Form method="post" className="space-y-2">
       <AuthenticityTokenInput />
@@ -275,10 +277,10 @@ function PaymentStep({
         </dd>
         <dt className="text-slate-600">{t("subscribe.frequency")}</dt>
         <dd className="text-slate-900">
-          {t(`subscribe.frequency_${pending.callFrequency}`)} · {t("subscribe.perMonth", { price })}
+          {t(`subscribe.frequency_${pending.callFrequency}`)} · {tIsolated(t, "subscribe.perMonth", { price: money })}
         </dd>
       </dl>
-      <p className="text-slate-700">{isolateNumbers(t("subscribe.paymentIntroShort", { price }))}</p>
+      <p className="text-slate-700">{tIsolated(t, "subscribe.paymentIntroShort", { price: money })}</p>
       {formError ? (
         <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm text-rose-800">
           {formError}

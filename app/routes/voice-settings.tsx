@@ -8,6 +8,7 @@ import { saveVoiceSettings } from "~/features/business/voice-api.server";
 import { MAX_TEST_TEXT, speechLocales, VOICE_CREATIVITY, VOICE_SPEED } from "~/features/business/voice-settings";
 import { realtimeVoices } from "~/lib/voices";
 import { redirectWithToast } from "~/platform/toast.server";
+import { isolateNumbers } from "~/ui/bidi";
 import { Button } from "~/ui/button";
 import { Card } from "~/ui/card";
 import { AuthenticityTokenInput } from "~/ui/csrf";
@@ -99,7 +100,7 @@ export default function VoiceSettings({ loaderData, actionData }: Route.Componen
             min={VOICE_SPEED.min}
             max={VOICE_SPEED.max}
             step={VOICE_SPEED.step}
-            hint={t("voiceSettings.speedHint")}
+            hint={isolateNumbers(t("voiceSettings.speedHint"))}
             defaultValue={value("speed", settings.speed)}
             errors={fields.speed}
           />
@@ -126,7 +127,7 @@ export default function VoiceSettings({ loaderData, actionData }: Route.Componen
             min={VOICE_CREATIVITY.min}
             max={VOICE_CREATIVITY.max}
             step={VOICE_CREATIVITY.step}
-            hint={t("voiceSettings.creativityHint")}
+            hint={isolateNumbers(t("voiceSettings.creativityHint"))}
             defaultValue={value("creativity", settings.creativity)}
             errors={fields.creativity}
           />

@@ -42,6 +42,10 @@ const publicPaths = [
   "/get-started",
   "/login",
   "/forgot-password",
+  "/subscribe",
+  "/sign-in",
+  "/call",
+  "/dashboard?userId=abc",
 ];
 
 async function expectIsolated(page: Page, where: string) {
@@ -154,7 +158,14 @@ describe("the owner's app in Arabic", () => {
     const login = await context.request.post(`${server.url}/api/auth/login`, { data: { email: "demo@sakina.app", password } });
     expect(login.status()).toBe(200);
     const page = await context.newPage();
-    for (const path of ["/dashboard", "/dashboard/services", "/dashboard/hours", "/dashboard/calls", "/dashboard/settings"]) {
+    for (const path of [
+      "/dashboard",
+      "/dashboard/services",
+      "/dashboard/hours",
+      "/dashboard/calls",
+      "/dashboard/settings",
+      "/voice-settings",
+    ]) {
       await page.goto(`${server.url}${path}?lng=ar`);
       await page.getByRole("heading", { level: 1 }).waitFor();
       await expectIsolated(page, path);

@@ -4,6 +4,7 @@ import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
 import { startServer, type RunningServer } from "../support/server";
+import { unisolatedNumbers } from "../support/isolation";
 import { waitFor } from "../support/wait";
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -153,12 +154,32 @@ for (const javaScript of [false, true]) {
   });
 }
 
-it("reads right to left in Arabic and stays accessible", async () => {
+it("reads right to left in Arabic, numbers and prices isolated, through signup, the dashboard and the preferences", async () => {
   const context = await newVisitor(browser, { javaScript: false, locale: "ar" });
   const page = await context.newPage();
-  await page.goto(`${server.url}/subscribe`);
+  const isolated = async () => expect(await unisolatedNumbers(page), page.url()).toEqual([]);
+  await page.goto(`${server.url.replace("127.0.0.1", "localhost")}/subscribe`);
   expect(await page.locator("html").getAttribute("dir")).toBe("rtl");
   await expectAccessible(page, false);
+  await isolated();
+  await page.locator("#sub-name").fill("Layla Test");
+  await page.locator("#sub-email").fill(`layla${seq}@example.com`);
+  await page.locator("#sub-phone").fill(`+1212555${String(seq++).padStart(4, "0")}`);
+  await page.locator('form:has(#sub-name) button[type="submit"]').click();
+  await page.waitForURL(/step=payment/);
+  await isolated();
+  await page.locator('form:has(input[name="intent"][value="checkout"]) button').click();
+  await payOnStripe(page);
+  await page.waitForURL(/\/subscribe\/complete/);
+  await page.locator('a[href^="/dashboard?userId="]').first().click();
+  await page.waitForURL(/\/dashboard\?userId=/);
+  await expectAccessible(page, false);
+  await isolated();
+  await page.locator('a[href^="/preferences?userId="]').first().click();
+  await page.waitForURL(/\/preferences\?userId=/);
+  await expectAccessible(page, false);
+  await isolated();
+  await page.goto(`${server.url}/subscribe`);
   await page.goto(`${server.url}/dashboard?userId=abc`);
   await expectAccessible(page, false);
   await page.goto(`${server.url}/sign-in`);
