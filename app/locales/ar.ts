@@ -260,8 +260,6 @@ const ar = {
     pricingUnlimited: "مواعيد غير محدودة",
     pricingLink: "رابط حجز عام خاص بك",
     pricingVoice: "إعداد صوت الذكاء الاصطناعي",
-    pricingAnalytics: "تحليلات فورية",
-    pricingSupport: "دعم ذو أولوية",
     startFor: "ابدأ مقابل $1",
     starterHeadline: "$1 لباقة بداية مدتها 7 أيام",
     starterCalls: "تشمل 20 مكالمة تأكيد",

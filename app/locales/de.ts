@@ -274,8 +274,6 @@ const de = {
     pricingUnlimited: "Unbegrenzte Termine",
     pricingLink: "Ihr eigener öffentlicher Buchungslink",
     pricingVoice: "Einstellbare KI-Stimme",
-    pricingAnalytics: "Auswertungen in Echtzeit",
-    pricingSupport: "Bevorzugter Support",
     startFor: "Für $1 starten",
     starterHeadline: "$1 für ein 7-tägiges Startangebot",
     starterCalls: "20 Bestätigungsanrufe inklusive",

@@ -268,8 +268,6 @@ const en = {
     pricingUnlimited: "Unlimited appointments",
     pricingLink: "Your own public booking link",
     pricingVoice: "AI voice configuration",
-    pricingAnalytics: "Real-time analytics",
-    pricingSupport: "Priority support",
     startFor: "Start for $1",
     starterHeadline: "$1 for a 7-day starter",
     starterCalls: "20 confirmation calls included",

@@ -270,8 +270,6 @@ const es = {
     pricingUnlimited: "Citas ilimitadas",
     pricingLink: "Tu propio enlace público de reservas",
     pricingVoice: "Configuración de la voz de IA",
-    pricingAnalytics: "Estadísticas en tiempo real",
-    pricingSupport: "Soporte prioritario",
     startFor: "Empieza por $1",
     starterHeadline: "$1 por un plan de inicio de 7 días",
     starterCalls: "20 llamadas de confirmación incluidas",

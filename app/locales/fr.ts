@@ -272,8 +272,6 @@ const fr = {
     pricingUnlimited: "Rendez-vous illimités",
     pricingLink: "Votre propre lien de réservation public",
     pricingVoice: "Configuration de la voix IA",
-    pricingAnalytics: "Statistiques en temps réel",
-    pricingSupport: "Assistance prioritaire",
     startFor: "Commencer pour $1",
     starterHeadline: "$1 pour une offre de démarrage de 7 jours",
     starterCalls: "20 appels de confirmation inclus",

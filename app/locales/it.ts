@@ -271,8 +271,6 @@ const it = {
     pricingUnlimited: "Appuntamenti illimitati",
     pricingLink: "Il tuo link di prenotazione pubblico",
     pricingVoice: "Configurazione della voce IA",
-    pricingAnalytics: "Statistiche in tempo reale",
-    pricingSupport: "Assistenza prioritaria",
     startFor: "Inizia con $1",
     starterHeadline: "$1 per un piano iniziale di 7 giorni",
     starterCalls: "20 chiamate di conferma incluse",

@@ -63,8 +63,7 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
     t("business.pricingUnlimited"),
     t("business.pricingLink"),
     t("business.pricingVoice"),
-    t("business.pricingAnalytics"),
-    t("business.pricingSupport"),
+    // "Real-time analytics" and "Priority support" come back when they exist (issue 17).
   ];
   return (
     <PageShell>

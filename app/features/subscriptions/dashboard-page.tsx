@@ -209,9 +209,11 @@ export function ConsumerDashboard({
           {trial ? (
             <Form method="post" action={here} className="space-y-1">
               <AuthenticityTokenInput />
-              <p className="text-sm text-slate-700">{isolateNumbers(t("subscribe.dash.upgradeIntro"))}</p>
+              <p className="text-sm text-slate-700">
+                {isolateNumbers(t("subscribe.dash.upgradeIntro"))} {tIsolated(t, "subscribe.perMonth", { price: <Ltr>{price}</Ltr> })}
+              </p>
               <Button type="submit" name="intent" value="upgrade" variant="secondary" disabled={busy}>
-                {t("subscribe.dash.upgrade")} · <Ltr>{price}</Ltr>
+                {t("subscribe.dash.upgrade")}
               </Button>
             </Form>
           ) : null}
