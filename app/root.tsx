@@ -63,6 +63,10 @@ export function Layout({ children }: { children: React.ReactNode }) {
   useEffect(() => {
     if (isLanguage(locale)) void showLanguage(i18n, locale);
   }, [i18n, locale]);
+  // From here on the page's own scripts handle links and forms (styles and tests can tell).
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   return (
     <html lang={locale} dir={textDirection(locale)}>
       <head>

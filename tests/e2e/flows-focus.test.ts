@@ -4,7 +4,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import ar from "~/locales/ar";
 import en from "~/locales/en";
-import { launchBrowser, newVisitor } from "../support/browser";
+import { launchBrowser, newVisitor, hydrated } from "../support/browser";
 import { startServer, type RunningServer } from "../support/server";
 
 // Whole journeys in a real browser on a busy two-core machine.
@@ -64,6 +64,7 @@ describe.each(languages)("with JavaScript and the keyboard only, in $locale", ({
     const context = await newVisitor(browser, { javaScript: true, locale });
     const page = await context.newPage();
     await page.goto(`${server.url}/book/demo-salon?lng=${locale}`);
+    await hydrated(page);
     await press(page.getByRole("button", { name: /Haircut/ }));
     await expectFocusOnHeading(page, text.book.chooseDate);
 
@@ -104,6 +105,7 @@ describe.each(languages)("with JavaScript and the keyboard only, in $locale", ({
     const context = await newVisitor(browser, { javaScript: true, locale });
     const page = await context.newPage();
     await page.goto(`${server.url}/?lng=${locale}`);
+    await hydrated(page);
     await typeInto(page.getByLabel(new RegExp(`^${text.empathy.phone}`)), "+1 212 555 0177");
     await press(page.getByLabel(text.empathy.adult), "Space");
     await press(page.getByLabel(text.empathy.transcriptAccept), "Space");
@@ -121,6 +123,7 @@ describe.each(languages)("with JavaScript and the keyboard only, in $locale", ({
     const context = await newVisitor(browser, { javaScript: true, locale });
     const page = await context.newPage();
     await page.goto(`${server.url}/get-started?lng=${locale}`);
+    await hydrated(page);
     await typeInto(page.getByLabel(text.register.name), "Salon Lumière");
     await typeInto(page.getByLabel(text.register.ownerName), "Amira Haddad");
     await typeInto(page.getByLabel(text.register.email), "demo@sakina.app");
@@ -150,6 +153,7 @@ describe("after login", () => {
     const context = await newVisitor(browser, { javaScript: true });
     const page = await context.newPage();
     await page.goto(`${server.url}/login`);
+    await hydrated(page);
     await typeInto(page.getByLabel(en.auth.email), "demo@sakina.app");
     await typeInto(page.getByLabel(en.auth.password), password);
     await press(page.getByRole("button", { name: en.auth.signIn }));

@@ -92,3 +92,11 @@ export function describeViolations(violations: AxeViolation[]) {
     .map((v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `   ${n.target.join(" ")} ${n.html}`).join("\n")}`)
     .join("\n");
 }
+
+/**
+ * Waits until the page's scripts have taken over (the root marks `<html data-hydrated>`): a key
+ * pressed before that is handled by the browser alone, as without JavaScript.
+ */
+export async function hydrated(page: Page) {
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}
