@@ -3,13 +3,19 @@ import { data, Form, Link, redirect, useFetcher, useNavigation, useRevalidator }
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/call";
 import { callMeCall, callMeState, placeCallMe, telephonyIsTrial } from "~/features/agent/call-me.server";
-import { converseInWebCall, hangUpWebCall, startWebCall, webCallOf } from "~/features/agent/conversation.server";
+import {
+  converseInWebCall,
+  exceededConversationLimit,
+  exceededWebCallLimit,
+  hangUpWebCall,
+  startWebCall,
+  webCallOf,
+} from "~/features/agent/conversation.server";
 import { MAX_MESSAGE_LENGTH } from "~/features/agent/chat";
 import { VoiceMode } from "~/features/agent/voice-mode";
 import { checkWebCallStart } from "~/features/agent/web-call-form.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 import { Ltr, UserText, isolateNumbers, tIsolated } from "~/ui/bidi";
 import { Button, buttonClass, linkClass } from "~/ui/button";
@@ -76,9 +82,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "start_chat": {
       const checked = checkWebCallStart(t, { name: form.name, phone: form.phone });
       if (!checked.ok) return fail("start_chat", { fields: checked.fields });
-      const exceeded = await firstExceededRule(context, [
-        { name: "web-call:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
-      ]);
+      const exceeded = await exceededWebCallLimit(context);
       if (exceeded) return fail("start_chat", { form: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, 429);
       const started = await startWebCall(services, checked.value);
       return redirect(`/call?chat=${started.token}#chat`);
@@ -95,9 +99,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       const message = String(form.message ?? "").trim();
       if (!message) return fail("send", { fields: { message: [t("agent.messageEmpty")] } });
       if (message.length > MAX_MESSAGE_LENGTH) return fail("send", { fields: { message: [t("agent.processFailed")] } });
-      const exceeded = await firstExceededRule(context, [
-        { name: "conversation:ip", subject: clientIp(context), limit: 120, windowSeconds: 3600 },
-      ]);
+      const exceeded = await exceededConversationLimit(context);
       if (exceeded) return fail("send", { form: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, 429);
       try {
         await converseInWebCall(services, call, message);

@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/preferences";
 import { commitSubscriberLogout } from "~/features/auth/auth.server";
 import { ConsumerRefused } from "~/features/subscriptions/dashboard-page";
-import { checkPreferences, subscriberFor } from "~/features/subscriptions/access.server";
+import { checkPreferences, refusedPage, subscriberFor } from "~/features/subscriptions/access.server";
 import { timeZoneOptions } from "~/features/subscriptions/plans";
 import { profileOf } from "~/features/subscriptions/api.server";
 import { deleteAccount, savePreferences } from "~/features/subscriptions/subscriptions.server";
@@ -25,13 +25,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const access = await subscriberFor(services, request, new URL(request.url).searchParams.get("userId"));
-  if (!access.ok) {
-    const invalid = access.reason === "invalid";
-    return data(
-      { kind: "refused" as const, invalid, title: `${invalid ? t("subscribe.invalidTitle") : t("subscribe.signInTitle")} · Sakina` },
-      { status: invalid ? 400 : 404 },
-    );
-  }
+  if (!access.ok) return refusedPage(t, access.reason);
+
   return {
     kind: "ok" as const,
     title: `${t("subscribe.prefs.title")} · Sakina`,
@@ -64,7 +59,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 export default function Preferences({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const navigation = useNavigation();
-  if (loaderData.kind === "refused") return <ConsumerRefused title={loaderData.title} invalid={loaderData.invalid} />;
+  if (loaderData.kind === "consumer-refused") return <ConsumerRefused title={loaderData.title} invalid={loaderData.invalid} />;
   const { profile, userId } = loaderData;
   const fields = (actionData?.fields ?? {}) as Record<string, string[] | undefined>;
   const here = `/preferences?userId=${userId}`;

@@ -2,7 +2,7 @@ import { data, Form, Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/subscription.card";
 import { ConsumerRefused } from "~/features/subscriptions/dashboard-page";
-import { subscriberFor } from "~/features/subscriptions/access.server";
+import { refusedPage, subscriberFor } from "~/features/subscriptions/access.server";
 import { PLAN_CURRENCY } from "~/features/subscriptions/plans";
 import { cardSaved } from "~/features/subscriptions/subscriptions.server";
 import { servicesContext } from "~/platform/context";
@@ -24,10 +24,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   const url = new URL(request.url);
   const access = await subscriberFor(services, request, url.searchParams.get("userId"));
-  if (!access.ok) {
-    const invalid = access.reason === "invalid";
-    return data({ kind: "refused" as const, invalid, title: `${t("subscribe.signInTitle")} · Sakina` }, { status: invalid ? 400 : 404 });
-  }
+  if (!access.ok) return refusedPage(t, access.reason);
+
   const { subscriber } = access;
   const checkoutId = url.searchParams.get("checkout");
   if (checkoutId && /^cs_[A-Za-z0-9_]{1,200}$/.test(checkoutId) && services.payments) {
@@ -80,7 +78,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function UpdateCard({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
-  if (loaderData.kind === "refused") return <ConsumerRefused title={loaderData.title} invalid={loaderData.invalid} />;
+  if (loaderData.kind === "consumer-refused") return <ConsumerRefused title={loaderData.title} invalid={loaderData.invalid} />;
   const error = actionData?.error ?? loaderData.error;
   return (
     <div className="mx-auto max-w-md px-4 py-12 sm:py-16">

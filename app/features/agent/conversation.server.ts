@@ -2,6 +2,8 @@ import { appendWebCallMessages, createWebCall, endWebCall, findWebCall, type Web
 import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
 import { CUSTOMER_SERVICE_INSTRUCTIONS } from "~/features/voice/agents.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
+import type { RouterContextProvider } from "react-router";
+import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 
 /** How much of the conversation the model sees: the last messages, enough for a chat. */
@@ -55,3 +57,11 @@ export async function converseInWebCall(services: AppServices, call: WebCall, me
 }
 
 export const hangUpWebCall = (services: AppServices, call: WebCall) => endWebCall(services.db, call.id);
+
+/** New conversations per visitor address: 20 an hour (page and API alike). */
+export const exceededWebCallLimit = (context: Readonly<RouterContextProvider>) =>
+  firstExceededRule(context, [{ name: "web-call:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 }]);
+
+/** Turns (typed or spoken) per visitor address: 120 an hour, each one a paid model request. */
+export const exceededConversationLimit = (context: Readonly<RouterContextProvider>) =>
+  firstExceededRule(context, [{ name: "conversation:ip", subject: clientIp(context), limit: 120, windowSeconds: 3600 }]);

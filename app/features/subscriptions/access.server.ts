@@ -1,8 +1,10 @@
 import type { TFunction } from "i18next";
+import { data } from "react-router";
 import { findSubscriber, type Subscriber } from "#models/subscribers";
 import { getSubscriberId } from "~/features/auth/auth.server";
 import { screenNumber, refusalMessage } from "~/features/calls/dialling-policy.server";
 import { callLanguages } from "~/lib/languages";
+import { apiError } from "~/platform/api.server";
 import type { AppServices } from "~/platform/services.server";
 import { callFrequencies, urgencies, type CallFrequency, type Urgency } from "./plans";
 import { isCallTimeAllowed, isTimeZone, SCHEDULE_TYPES } from "./schedule";
@@ -28,6 +30,20 @@ export async function subscriberFor(services: AppServices, request: Request, use
   if (signedIn !== id) return { ok: false, reason: "not_found" };
   const subscriber = await findSubscriber(services.db, id);
   return subscriber ? { ok: true, subscriber } : { ok: false, reason: "not_found" };
+}
+
+/** What an API answers for a refused `userId`: "Invalid user ID" (400), or not found (404). */
+export function refusedApi(t: TFunction, reason: "invalid" | "not_found") {
+  return reason === "invalid" ? apiError(400, t("subscribe.invalidUserId")) : apiError(404, t("subscribe.userNotFound"));
+}
+
+/** What a page shows for a refused `userId` (drawn by ConsumerRefused): the same for every page. */
+export function refusedPage(t: TFunction, reason: "invalid" | "not_found") {
+  const invalid = reason === "invalid";
+  return data(
+    { kind: "consumer-refused" as const, invalid, title: `${invalid ? t("subscribe.invalidTitle") : t("subscribe.signInTitle")} · Sakina` },
+    { status: invalid ? 400 : 404, headers: { "Cache-Control": "private, no-store" } },
+  );
 }
 
 export type FormCheck<T> = { ok: true; value: T } | { ok: false; message: string; fields: Record<string, string[]> };

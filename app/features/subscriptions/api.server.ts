@@ -4,7 +4,7 @@ import { apiError, readJsonBody } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { PaymentsError } from "~/providers/payments.server";
-import { subscriberFor } from "./access.server";
+import { refusedApi, subscriberFor } from "./access.server";
 import { cancelAtPeriodEnd, dashboardData, upgradeNow } from "./subscriptions.server";
 
 /** The preference fields as the spec's profile API names them. */
@@ -26,11 +26,7 @@ export async function subscriptionChange(context: Readonly<RouterContextProvider
   const { t } = getI18n(context);
   const body = await readJsonBody(request);
   const access = await subscriberFor(services, request, body.userId === undefined ? null : String(body.userId));
-  if (!access.ok)
-    return apiError(
-      access.reason === "invalid" ? 400 : 404,
-      access.reason === "invalid" ? t("subscribe.invalidUserId") : t("subscribe.userNotFound"),
-    );
+  if (!access.ok) return refusedApi(t, access.reason);
   const failed = change === "upgrade" ? t("subscribe.dash.upgradeFailedBody") : t("subscribe.dash.cancelFailedBody");
   if (!services.payments) return apiError(503, t("payment.notConfigured"));
   try {

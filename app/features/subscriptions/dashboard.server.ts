@@ -7,7 +7,7 @@ import { getI18n } from "~/platform/i18n.server";
 import { firstExceededRule } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { PaymentsError } from "~/providers/payments.server";
-import { checkCallRequest, subscriberFor } from "./access.server";
+import { checkCallRequest, refusedPage, subscriberFor } from "./access.server";
 import { PLAN_CURRENCY, PLAN_PRICE_CENTS, type CallFrequency } from "./plans";
 import { cancelAtPeriodEnd, dashboardData, requestSupportCall, upgradeNow } from "./subscriptions.server";
 
@@ -19,17 +19,7 @@ export async function consumerDashboard(context: Readonly<RouterContextProvider>
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const access = await subscriberFor(services, request, new URL(request.url).searchParams.get("userId"));
-  if (!access.ok) {
-    const invalid = access.reason === "invalid";
-    return data(
-      {
-        kind: "consumer-refused" as const,
-        invalid,
-        title: `${invalid ? t("subscribe.invalidTitle") : t("subscribe.signInTitle")} · Sakina`,
-      },
-      { status: invalid ? 400 : 404, headers: { "Cache-Control": "private, no-store" } },
-    );
-  }
+  if (!access.ok) return refusedPage(t, access.reason);
   const dashboard = await dashboardData(services, access.subscriber);
   return data(
     {

@@ -1,10 +1,9 @@
 import type { Route } from "./+types/calls";
-import { startWebCall } from "~/features/agent/conversation.server";
+import { exceededWebCallLimit, startWebCall } from "~/features/agent/conversation.server";
 import { checkWebCallStart } from "~/features/agent/web-call-form.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
 import { translatorFor } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 
 /**
  * POST /api/calls { customerName, phoneNumber, status: "active", type: "inbound", language: "ar-SA" }
@@ -17,7 +16,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const body = await readJsonBody(request);
   const checked = checkWebCallStart(t, { name: body.customerName, phone: body.phoneNumber });
   if (!checked.ok) return apiError(400, checked.message, { title: checked.title, fields: checked.fields });
-  const exceeded = await firstExceededRule(context, [{ name: "web-call:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 }]);
+  const exceeded = await exceededWebCallLimit(context);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
   const started = await startWebCall(services, checked.value);
   return Response.json(

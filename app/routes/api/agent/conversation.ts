@@ -1,9 +1,14 @@
 import type { Route } from "./+types/conversation";
-import { agentReply, converseInWebCall, MAX_MESSAGE_LENGTH, webCallOf } from "~/features/agent/conversation.server";
+import {
+  agentReply,
+  converseInWebCall,
+  exceededConversationLimit,
+  MAX_MESSAGE_LENGTH,
+  webCallOf,
+} from "~/features/agent/conversation.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
 import { translatorFor } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 
 /**
@@ -18,9 +23,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const message = typeof body.message === "string" ? body.message.trim() : "";
   if (!message) return apiError(400, t("agent.messageEmpty"));
   if (message.length > MAX_MESSAGE_LENGTH) return apiError(400, t("agent.processFailed"));
-  const exceeded = await firstExceededRule(context, [
-    { name: "conversation:ip", subject: clientIp(context), limit: 120, windowSeconds: 3600 },
-  ]);
+  const exceeded = await exceededConversationLimit(context);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
   try {
     if (typeof body.token === "string") {

@@ -1,10 +1,9 @@
 import type { Route } from "./+types/voice";
-import { webCallOf } from "~/features/agent/conversation.server";
+import { exceededConversationLimit, webCallOf } from "~/features/agent/conversation.server";
 import { EmptyTranscriptError, MAX_RECORDING_BYTES, recordingType, voiceTurn } from "~/features/agent/voice-turn.server";
 import { apiError, methodNotAllowed } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
 import { translatorFor } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 
 /**
@@ -26,9 +25,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!(audio instanceof Blob) || audio.size === 0) return apiError(400, t("agent.audioMissing"));
   if (audio.size > MAX_RECORDING_BYTES) return apiError(413, t("agent.audioTooLarge"));
   if (!recordingType(audio.type)) return apiError(415, t("agent.audioUnsupported"));
-  const exceeded = await firstExceededRule(context, [
-    { name: "conversation:ip", subject: clientIp(context), limit: 120, windowSeconds: 3600 },
-  ]);
+  const exceeded = await exceededConversationLimit(context);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
   const token = form.get("token");
   const call = await webCallOf(services, typeof token === "string" ? token : null);

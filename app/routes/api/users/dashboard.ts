@@ -1,7 +1,6 @@
 import type { Route } from "./+types/dashboard";
-import { subscriberFor } from "~/features/subscriptions/access.server";
+import { refusedApi, subscriberFor } from "~/features/subscriptions/access.server";
 import { dashboardData } from "~/features/subscriptions/subscriptions.server";
-import { apiError } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 
@@ -10,7 +9,6 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const access = await subscriberFor(services, request, params.userId);
-  if (!access.ok)
-    return access.reason === "invalid" ? apiError(400, t("subscribe.invalidUserId")) : apiError(404, t("subscribe.userNotFound"));
+  if (!access.ok) return refusedApi(t, access.reason);
   return Response.json(await dashboardData(services, access.subscriber), { headers: { "Cache-Control": "private, no-store" } });
 }

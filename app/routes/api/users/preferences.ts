@@ -1,5 +1,5 @@
 import type { Route } from "./+types/preferences";
-import { checkPreferences, subscriberFor } from "~/features/subscriptions/access.server";
+import { checkPreferences, refusedApi, subscriberFor } from "~/features/subscriptions/access.server";
 import { profileOf } from "~/features/subscriptions/api.server";
 import { savePreferences } from "~/features/subscriptions/subscriptions.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
@@ -11,8 +11,7 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const access = await subscriberFor(services, request, params.id);
-  if (!access.ok)
-    return access.reason === "invalid" ? apiError(400, t("subscribe.invalidUserId")) : apiError(404, t("subscribe.userNotFound"));
+  if (!access.ok) return refusedApi(t, access.reason);
   const checked = checkPreferences(t, await readJsonBody(request));
   if (!checked.ok) return apiError(400, checked.message, { fields: checked.fields, title: t("subscribe.prefs.failed") });
   const saved = await savePreferences(services, access.subscriber, checked.value);
