@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import nodemailer from "nodemailer";
 import type { Transporter } from "nodemailer";
@@ -44,7 +44,10 @@ export function createMailer(options: { smtpUrl?: string; from: string; outboxDi
       const info = await transport.sendMail({ from: options.from, ...message });
       await mkdir(options.outboxDir, { recursive: true });
       const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID().slice(0, 8)}.eml`;
-      await writeFile(path.join(options.outboxDir, name), info.message as Buffer);
+      // Written under a temporary name and renamed, so a reader never sees half a message.
+      const partial = path.join(options.outboxDir, `.${name}.partial`);
+      await writeFile(partial, info.message as Buffer);
+      await rename(partial, path.join(options.outboxDir, name));
       return { messageId: info.messageId };
     },
     verify: async () => true,
