@@ -5,17 +5,25 @@ import { agentFor, END_CALL, type Agent } from "~/features/voice/agents.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
 import { callTexts } from "~/features/voice/call-texts.server";
 
-/** μ-law at 8 kHz: 8 bytes of audio per millisecond. */
-const BYTES_PER_MS = 8;
 const TOOL_TIMEOUT_MS = 8_000;
 /** Audio that arrives before the model is ready is kept, up to this much (5 s). */
 const MAX_EARLY_FRAMES = 250;
 /**
- * A Twilio mark follows every 250 ms of a reply's audio, and its end: the echoed marks tell how
- * much the caller has heard, to cut the reply there on barge-in, without a mark per 20 ms frame
- * (each a message out and one back).
+ * A mark follows every 250 ms of a reply's audio, and its end: the echoed marks tell how much the
+ * caller has heard, to cut the reply there on barge-in, without a mark per 20 ms frame (each a
+ * message out and one back).
  */
-const MARK_EVERY_BYTES = 250 * BYTES_PER_MS;
+const MARK_EVERY_MS = 250;
+
+/** The audio of one side of the bridge, as the Realtime API names it, and its bytes per millisecond. */
+export interface CallAudio {
+  format: { type: "audio/pcmu" } | { type: "audio/pcm"; rate: 24000 };
+  bytesPerMs: number;
+}
+/** The phone: G.711 μ-law at 8 kHz, 8 bytes of audio per millisecond, passed through untouched. */
+export const PHONE_AUDIO: CallAudio = { format: { type: "audio/pcmu" }, bytesPerMs: 8 };
+/** A browser: 16-bit PCM at 24 kHz (the model's own rate), 48 bytes per millisecond. */
+export const BROWSER_AUDIO: CallAudio = { format: { type: "audio/pcm", rate: 24000 }, bytesPerMs: 48 };
 
 // The audio hot path, 50 frames a second each way per call, reads and writes its two messages as
 // text around the base64 audio, without a JSON parse: Twilio's and the Realtime API's own
@@ -82,6 +90,10 @@ export interface StreamLimits {
 }
 export const STREAM_LIMITS: StreamLimits = { startTimeoutMs: 10_000, idleTimeoutMs: 30_000 };
 
+/** The close codes a browser's stream reads: its "start" was refused; the model is unavailable (it falls back to recorded turns). */
+export const CLOSE_REFUSED = 4403;
+export const CLOSE_MODEL_UNAVAILABLE = 4503;
+
 /** The Realtime API's server events, with the fields this bridge reads. */
 type ModelEvent =
   | { type: "response.output_audio.delta"; delta: string; item_id: string }
@@ -91,7 +103,8 @@ type ModelEvent =
   | { type: "error"; error?: { type?: string; code?: string; message?: string } }
   | { type: "response.created" | "response.done" | "input_audio_buffer.speech_started" | "session.created" | "session.updated" };
 
-interface TwilioMessage {
+/** The media-stream messages: Twilio's, which a browser's stream speaks too. */
+export interface TwilioMessage {
   event: "connected" | "start" | "media" | "mark" | "stop" | "dtmf";
   streamSid?: string;
   start?: { streamSid: string; callSid: string; customParameters?: Record<string, string> };
@@ -100,7 +113,7 @@ interface TwilioMessage {
 }
 
 /** The session configuration and the greeting request: the first events of every call's realtime session. */
-function sessionSetup(agent: Agent) {
+function sessionSetup(agent: Agent, audio: CallAudio) {
   return [
     {
       type: "session.update",
@@ -110,12 +123,12 @@ function sessionSetup(agent: Agent) {
         instructions: agent.instructions,
         audio: {
           input: {
-            format: { type: "audio/pcmu" },
+            format: audio.format,
             turn_detection: { type: "server_vad" },
             transcription: { model: "gpt-4o-mini-transcribe" },
           },
           output: {
-            format: { type: "audio/pcmu" },
+            format: audio.format,
             voice: agent.voice,
             ...(agent.speed && agent.speed !== 1 ? { speed: Math.min(1.5, Math.max(0.25, agent.speed)) } : {}),
           },
@@ -128,7 +141,7 @@ function sessionSetup(agent: Agent) {
   ];
 }
 
-interface PreparedSession {
+export interface PreparedSession {
   socket: WebSocket;
   agent: Agent;
   /** The model's events so far, for the bridge to play through once the stream is there. */
@@ -159,7 +172,7 @@ export function prepareVoiceSession(services: BridgeServices, call: Call, ttlMs:
       socket.once("error", reject);
       socket.once("close", () => reject(new Error("closed before it opened")));
     });
-    for (const event of sessionSetup(agent)) socket.send(JSON.stringify(event));
+    for (const event of sessionSetup(agent, PHONE_AUDIO)) socket.send(JSON.stringify(event));
     return prepared;
   })().catch(() => null);
   const expiry = setTimeout(() => void takePreparedSession(call.id).then((prepared) => prepared?.socket.close(1000, "not claimed")), ttlMs);
@@ -176,6 +189,85 @@ async function takePreparedSession(callId: number) {
 }
 
 /**
+ * The caller's side of a bridged call: a phone call's media stream (Twilio), or a browser's, which
+ * speaks the same messages. The bridge relays the audio and runs the conversation; the leg knows
+ * where the call is kept and what its end means.
+ */
+export interface CallerLeg {
+  /** Names the call in the logs: "call 12", "web call 3". */
+  label: string;
+  audio: CallAudio;
+  /**
+   * Checks the stream's "start" message: null refuses the stream. Otherwise the call's agent (made
+   * only when no session was opened in advance) and that session, if the leg has one.
+   */
+  begin(message: TwilioMessage): Promise<{ agent(): Promise<Agent>; prepared(): Promise<PreparedSession | null> } | null>;
+  /** Writes what happened on the call (each once). */
+  record(moment: CallMoment): Promise<void>;
+  /** Keeps a line of the conversation. */
+  transcript(role: "caller" | "agent", text: string): Promise<void>;
+  /** The fixed safety text to read when the caller's words sound like a crisis and this call answers them; else null. */
+  crisisScript(text: string): string | null;
+  /** Marks the call for review. */
+  flag(reason: string): Promise<void>;
+  /** Once the session is configured: the call's own timers (the empathy call's last minute, a time limit). */
+  sessionStarted(controls: { requestResponse(response: object): void; hangUp(): Promise<void> }): NodeJS.Timeout[];
+  /** The call ends (both sockets are closed): the provider hangs up, the record is closed. Never rejects. */
+  hangUp(): Promise<void>;
+}
+
+/** A phone call's leg: Twilio's media stream, the call kept in `calls`. */
+function phoneLeg(services: BridgeServices, callId: number, log: (message: string) => void): CallerLeg {
+  let call: Call | null = null;
+  return {
+    label: `call ${callId}`,
+    audio: PHONE_AUDIO,
+    async begin(message) {
+      const token = message.start?.customParameters?.token ?? "";
+      if (!token || !(await consumeStreamToken(services.db, callId, token))) {
+        log(`media stream for call ${callId} refused: bad or used token`);
+        return null;
+      }
+      call = await findCall(services.db, callId);
+      if (!call) return null;
+      const found = call;
+      return {
+        agent: () => agentForCall(services, found),
+        // The session opened when Twilio asked for the TwiML is taken over: its greeting is on its way.
+        prepared: () => takePreparedSession(callId),
+      };
+    },
+    record: (moment) => markCallMoment(services.db, callId, moment),
+    transcript: (role, text) => appendTranscript(services.db, callId, [{ role, text: redact(text), at: new Date().toISOString() }]),
+    crisisScript: (text) => (call?.purpose === "empathy" && soundsLikeCrisis(text) ? crisisScript(call.language, call.toNumber) : null),
+    flag: (reason) => flagCall(services.db, callId, reason),
+    sessionStarted({ requestResponse }) {
+      if (call?.purpose !== "empathy") return [];
+      const language = call.language;
+      return [
+        setTimeout(
+          () => {
+            // The reviewed sentence in the call's language, not an English instruction.
+            requestResponse({
+              instructions: `Say this to the caller, gently and word for word, then begin to close warmly: "${callTexts(language).oneMinuteLeft}"`,
+            });
+          },
+          (call.timeLimitSeconds - 60) * 1000,
+        ),
+      ];
+    },
+    async hangUp() {
+      const providerCallId = call?.providerCallId;
+      if (providerCallId) {
+        await services.telephony
+          .hangUp(providerCallId)
+          .catch((error) => log(`call ${callId}: hang-up failed: ${(error as Error).message}`));
+      }
+    },
+  };
+}
+
+/**
  * One phone call's audio bridge: Twilio's media stream on one side, the OpenAI Realtime session
  * on the other, G.711 μ-law passed through both ways. Each call gets its own instance and state.
  */
@@ -186,22 +278,39 @@ export function bridgeMediaStream(
   log: (message: string) => void = console.warn,
   limits: StreamLimits = STREAM_LIMITS,
 ) {
-  let call: Call | null = null;
+  bridgeCall(services, twilio, phoneLeg(services, callId, log), log, limits);
+}
+
+/**
+ * A call's audio bridge: the caller's stream (a phone's or a browser's) on one side, the OpenAI
+ * Realtime session on the other, the audio passed through both ways in the leg's format, with
+ * barge-in cut at what the caller heard, the agent's tools, and the crisis script.
+ */
+export function bridgeCall(
+  services: Pick<BridgeServices, "voiceModel">,
+  twilio: WebSocket,
+  leg: CallerLeg,
+  log: (message: string) => void = console.warn,
+  limits: StreamLimits = STREAM_LIMITS,
+) {
+  const label = leg.label;
+  const bytesPerMs = leg.audio.bytesPerMs;
+  const markEveryBytes = MARK_EVERY_MS * bytesPerMs;
   let agent: Agent | null = null;
   let streamSid = "";
   let model: WebSocket | null = null;
   let modelReady = false;
   const early: string[] = [];
-  // The text around the audio of the messages to Twilio, made once the stream's id is known.
+  // The text around the audio of the messages to the caller's stream, made once the stream's id is known.
   let mediaHead = "";
   let markHead = "";
-  // Playback tracking with Twilio marks: a mark follows every MARK_EVERY_BYTES of an item's audio
-  // and the end of each reply; an echoed mark means the caller has heard everything up to it.
+  // Playback tracking with marks: a mark follows every markEveryBytes of an item's audio and the
+  // end of each reply; an echoed mark means the caller has heard everything up to it.
   let markSeq = 0;
   const pendingMarks: { name: string; itemId: string; bytes: number }[] = [];
   const playedBytes = new Map<string, number>();
   let currentItem: string | null = null;
-  /** Audio sent to Twilio since the last mark, and whose it is. */
+  /** Audio sent to the caller since the last mark, and whose it is. */
   let unmarkedBytes = 0;
   let unmarkedItem: string | null = null;
   let responseActive = false;
@@ -212,14 +321,14 @@ export function bridgeMediaStream(
   let started = false;
   const startTimer = setTimeout(() => {
     if (!started) {
-      log(`media stream for call ${callId} closed: no "start" within ${limits.startTimeoutMs / 1000} s`);
+      log(`media stream for ${label} closed: no "start" within ${limits.startTimeoutMs / 1000} s`);
       close("no start");
     }
   }, limits.startTimeoutMs);
   // Refreshed by every frame of the caller's audio.
   const idleTimer = setTimeout(onIdle, limits.idleTimeoutMs);
   function onIdle() {
-    log(`media stream for call ${callId} closed: no audio for ${limits.idleTimeoutMs / 1000} s`);
+    log(`media stream for ${label} closed: no audio for ${limits.idleTimeoutMs / 1000} s`);
     void hangUp();
   }
 
@@ -228,44 +337,41 @@ export function bridgeMediaStream(
   function moment(name: CallMoment) {
     if (recorded.has(name)) return Promise.resolve();
     recorded.add(name);
-    return markCallMoment(services.db, callId, name).catch((error) => log(`call ${callId}: could not record ${name}: ${reasonOf(error)}`));
+    return leg.record(name).catch((error) => log(`${label}: could not record ${name}: ${reasonOf(error)}`));
   }
 
   /**
    * The model refused the session, could not be reached or dropped it: the stream is closed
    * without hanging up, so Twilio asks the <Connect> action what next and the caller hears the
-   * apology in their language from the provider's own voice.
+   * apology in their language from the provider's own voice (a browser offers the other ways).
    */
   let modelFailure = false;
   async function modelFailed(reason: string) {
     if (closed || modelFailure) return;
     modelFailure = true;
-    log(`call ${callId}: the realtime model failed (${reason}); the caller hears the apology`);
+    log(`${label}: the realtime model failed (${reason}); the caller hears the apology`);
     await moment("modelFailedAt");
-    close("model unavailable");
+    close("model unavailable", CLOSE_MODEL_UNAVAILABLE);
   }
 
   const sendTwilio = (message: object) => twilio.readyState === WebSocket.OPEN && twilio.send(JSON.stringify(message));
   const sendModel = (event: object) => model?.readyState === WebSocket.OPEN && model.send(JSON.stringify(event));
 
-  function close(reason: string) {
+  function close(reason: string, code = 1000) {
     if (closed) return;
     closed = true;
     clearTimeout(startTimer);
     clearTimeout(idleTimer);
     for (const timer of timers) clearTimeout(timer);
     if (model && model.readyState <= WebSocket.OPEN) model.close(1000, reason);
-    if (twilio.readyState <= WebSocket.OPEN) twilio.close(1000, reason);
+    if (twilio.readyState <= WebSocket.OPEN) twilio.close(code, reason);
   }
 
-  /** Ends the call: closes both sockets and asks the provider to hang up. Never rejects. */
+  /** Ends the call: closes both sockets and lets the leg hang up. Never rejects. */
   async function hangUp() {
     if (closed) return;
-    const providerCallId = call?.providerCallId;
     close("end_call");
-    if (providerCallId) {
-      await services.telephony.hangUp(providerCallId).catch((error) => log(`call ${callId}: hang-up failed: ${(error as Error).message}`));
-    }
+    await leg.hangUp().catch((error) => log(`${label}: hang-up failed: ${reasonOf(error)}`));
   }
 
   /**
@@ -283,7 +389,7 @@ export function bridgeMediaStream(
     sendModel({ type: "response.create", ...(Object.keys(response).length > 0 ? { response } : {}) });
   }
 
-  /** The model's audio to the caller, with a mark every MARK_EVERY_BYTES (the hot path: no JSON work). */
+  /** The model's audio to the caller, with a mark every markEveryBytes (the hot path: no JSON work). */
   function play(itemId: string, delta: string) {
     if (twilio.readyState !== WebSocket.OPEN) return;
     // A new item: the previous one's audio ends here.
@@ -292,7 +398,7 @@ export function bridgeMediaStream(
     unmarkedItem = itemId;
     unmarkedBytes += Buffer.byteLength(delta, "base64");
     twilio.send(mediaHead + delta + MEDIA_TAIL);
-    if (unmarkedBytes >= MARK_EVERY_BYTES) markPlayback();
+    if (unmarkedBytes >= markEveryBytes) markPlayback();
   }
 
   /** A mark after the audio sent so far: Twilio echoes it once the caller has heard that audio. */
@@ -323,7 +429,7 @@ export function bridgeMediaStream(
       type: "conversation.item.truncate",
       item_id: currentItem,
       content_index: 0,
-      audio_end_ms: Math.floor((playedBytes.get(currentItem) ?? 0) / BYTES_PER_MS),
+      audio_end_ms: Math.floor((playedBytes.get(currentItem) ?? 0) / bytesPerMs),
     });
     sendTwilio({ event: "clear", streamSid });
     pendingMarks.length = 0;
@@ -345,15 +451,9 @@ export function bridgeMediaStream(
     const sid = JSON.stringify(streamSid);
     mediaHead = `{"event":"media","streamSid":${sid},"media":{"payload":"`;
     markHead = `{"event":"mark","streamSid":${sid},"mark":{"name":"`;
-    const token = message.start?.customParameters?.token ?? "";
-    if (!token || !(await consumeStreamToken(services.db, callId, token))) {
-      log(`media stream for call ${callId} refused: bad or used token`);
-      close("unauthorized");
-      return;
-    }
-    call = await findCall(services.db, callId);
+    const call = await leg.begin(message);
     if (!call) {
-      close("unavailable");
+      close("unauthorized", CLOSE_REFUSED);
       return;
     }
     await moment("streamConnectedAt");
@@ -361,8 +461,7 @@ export function bridgeMediaStream(
       await modelFailed("not configured");
       return;
     }
-    // The session opened when Twilio asked for the TwiML is taken over: its greeting is on its way.
-    const ready = await takePreparedSession(callId);
+    const ready = await call.prepared();
     if (closed) {
       ready?.socket.close();
       return;
@@ -378,12 +477,13 @@ export function bridgeMediaStream(
       return;
     }
     ready?.socket.close();
-    agent = await agentForCall(services, call);
+    agent = await call.agent();
+    if (closed) return;
     model = services.voiceModel.openSession();
     listenToModel(model);
     model.on("open", () => {
       try {
-        for (const event of sessionSetup(agent!)) sendModel(event);
+        for (const event of sessionSetup(agent!, leg.audio)) sendModel(event);
         responseActive = true;
         sessionStarted();
       } catch (error) {
@@ -396,19 +496,7 @@ export function bridgeMediaStream(
   function sessionStarted() {
     modelReady = true;
     for (const payload of early.splice(0)) model!.send(APPEND_HEAD + payload + APPEND_TAIL);
-    if (call!.purpose === "empathy") {
-      timers.push(
-        setTimeout(
-          () => {
-            // The reviewed sentence in the call's language, not an English instruction.
-            requestResponse({
-              instructions: `Say this to the caller, gently and word for word, then begin to close warmly: "${callTexts(call!.language).oneMinuteLeft}"`,
-            });
-          },
-          (call!.timeLimitSeconds - 60) * 1000,
-        ),
-      );
-    }
+    timers.push(...leg.sessionStarted({ requestResponse, hangUp }));
   }
 
   function onModelMessage(data: WebSocket.RawData) {
@@ -421,12 +509,12 @@ export function bridgeMediaStream(
     try {
       event = JSON.parse(String(data));
     } catch {
-      log(`call ${callId}: the realtime model sent a message that is not JSON`);
+      log(`${label}: the realtime model sent a message that is not JSON`);
       return;
     }
     // A failure here (a database write, a tool) ends this call cleanly, never the process.
     onModelEvent(event).catch((error) => {
-      log(`call ${callId} ended after an error: ${reasonOf(error)}`);
+      log(`${label} ended after an error: ${reasonOf(error)}`);
       void hangUp();
     });
   }
@@ -437,7 +525,7 @@ export function bridgeMediaStream(
       try {
         onModelMessage(data);
       } catch (error) {
-        log(`call ${callId} ended after an error: ${reasonOf(error)}`);
+        log(`${label} ended after an error: ${reasonOf(error)}`);
         void hangUp();
       }
     });
@@ -470,22 +558,23 @@ export function bridgeMediaStream(
         const text = String(event.transcript ?? "");
         if (!text.trim()) return;
         void moment("callerHeardAt");
-        await appendTranscript(services.db, callId, [{ role: "caller", text: redact(text), at: new Date().toISOString() }]);
-        if (call?.purpose === "empathy" && !crisisHandled && soundsLikeCrisis(text)) {
+        await leg.transcript("caller", text);
+        const script = crisisHandled ? null : leg.crisisScript(text);
+        if (script) {
           crisisHandled = true;
-          await flagCall(services.db, callId, "crisis language");
+          await leg.flag("crisis language");
           // The script comes first: whatever is playing stops, and nothing queued goes before it.
           interrupt();
           waitingResponses.length = 0;
           requestResponse({
-            instructions: `Read this message to the caller exactly, word for word, calmly, then keep listening and do not end the call: "${crisisScript(call.language, call.toNumber)}"`,
+            instructions: `Read this message to the caller exactly, word for word, calmly, then keep listening and do not end the call: "${script}"`,
           });
         }
         return;
       }
       case "response.output_audio_transcript.done": {
         const text = String(event.transcript ?? "");
-        if (text.trim()) await appendTranscript(services.db, callId, [{ role: "agent", text: redact(text), at: new Date().toISOString() }]);
+        if (text.trim()) await leg.transcript("agent", text);
         return;
       }
       case "response.function_call_arguments.done":
@@ -502,7 +591,7 @@ export function bridgeMediaStream(
       case "error":
         // Before the session is accepted, an error is the model refusing it (a voice it rejects, a bad setting).
         if (!recorded.has("modelReadyAt")) return modelFailed(`the session was refused: ${event.error?.message ?? "unknown"}`);
-        log(`realtime error on call ${callId}: ${event.error?.message ?? "unknown"}`);
+        log(`realtime error on ${label}: ${event.error?.message ?? "unknown"}`);
         return;
       default:
         return;
@@ -528,7 +617,8 @@ export function bridgeMediaStream(
       clearTimeout(toolTimer);
     }
     sendModel({ type: "conversation.item.create", item: { type: "function_call_output", call_id: callIdOfTool, output } });
-    if (name === END_CALL && !(call?.purpose === "empathy" && crisisHandled)) {
+    // After a crisis the agent stays: the caller is never hung up on.
+    if (name === END_CALL && !crisisHandled) {
       hangupRequested = true;
       maybeFinish();
       return;
@@ -541,7 +631,7 @@ export function bridgeMediaStream(
     try {
       onTwilioMessage(data);
     } catch (error) {
-      log(`call ${callId} ended after an error in the media stream: ${reasonOf(error)}`);
+      log(`${label} ended after an error in the media stream: ${reasonOf(error)}`);
       void hangUp();
     }
   });
@@ -568,7 +658,7 @@ export function bridgeMediaStream(
         started = true;
         clearTimeout(startTimer);
         void start(message).catch((error) => {
-          log(`call ${callId} could not start: ${reasonOf(error)}`);
+          log(`${label} could not start: ${reasonOf(error)}`);
           close("error");
         });
         return;
