@@ -1,7 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
+import { bridgeWebCallVoice, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
 import { bridgeMediaStream, mediaStreamUrl, type BridgeServices } from "~/features/voice/bridge.server";
+import type { AppServices } from "~/platform/services.server";
 
 /**
  * The call audio's WebSocket endpoint, `/media-stream/{callId}`: Twilio's signed handshake, then
@@ -26,6 +28,27 @@ export function mediaStreamEndpoint(services: BridgeServices) {
         return;
       }
       sockets.handleUpgrade(request, socket, head, (ws) => bridgeMediaStream(services, ws, callId));
+    },
+    close() {
+      for (const client of sockets.clients) client.close(1001, "server shutting down");
+      sockets.close();
+    },
+  };
+}
+
+/**
+ * A browser's voice for a web call, `/web-call-stream/{webCallId}`, on the web server (the page's
+ * own origin). The conversation's capability token, sent in the stream's "start", is the permission.
+ */
+export function webCallStreamEndpoint(services: AppServices) {
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  return {
+    /** Takes the upgrade when it is for this endpoint; false leaves it to another. */
+    upgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
+      const match = WEB_VOICE_PATH.exec(new URL(request.url ?? "/", "http://localhost").pathname);
+      if (!match) return false;
+      sockets.handleUpgrade(request, socket, head, (ws) => bridgeWebCallVoice(services, ws, Number(match[1])));
+      return true;
     },
     close() {
       for (const client of sockets.clients) client.close(1001, "server shutting down");

@@ -16,7 +16,7 @@ import { createPageCache } from "~/platform/page-cache.server";
 import { boundedBodies } from "~/platform/request-limits.server";
 import { healthCheck } from "~/platform/health.server";
 import { createRequestHandler } from "~/platform/request-handler.server";
-import { mediaStreamEndpoint } from "./bridge-streams.server";
+import { mediaStreamEndpoint, webCallStreamEndpoint } from "./bridge-streams.server";
 import { availabilityFastPath } from "~/features/booking/availability-fast-path.server";
 
 // The context must be an instance of the RouterContextProvider the Express adapter checks
@@ -135,6 +135,7 @@ export async function createAppServer(options: {
   );
 
   const mediaStreams = mediaStreamEndpoint(services);
+  const webCallStreams = webCallStreamEndpoint(services);
   // A health check needs none of what pages need (router, headers, compression, sessions).
   const answerHealth = healthCheck(services);
   // Nor does a booking page's repeated question for a day whose slots are already known.
@@ -151,8 +152,11 @@ export async function createAppServer(options: {
       services.setListeningOrigin(listeningOrigin(bound));
       return startupSummary(services, bound);
     },
-    upgrade: mediaStreams.upgrade,
+    upgrade(request, socket, head) {
+      if (!webCallStreams.upgrade(request, socket, head)) mediaStreams.upgrade(request, socket, head);
+    },
     async close() {
+      webCallStreams.close();
       mediaStreams.close();
       await services.close();
     },

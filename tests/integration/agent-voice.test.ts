@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webCalls } from "#models/schema";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startAppInProcess } from "../support/app-in-process";
+import { expectLog } from "../support/console";
+import { connectBrowserVoice, pcmAudio } from "../support/browser-voice";
 import { httpClient } from "../support/http-client";
+import { waitFor } from "../support/wait";
 
 let realtime: FakeRealtime;
 let app: Awaited<ReturnType<typeof startAppInProcess>>;
@@ -184,6 +187,93 @@ describe("the web call in voice", () => {
   });
 });
 
+describe("the web call's live voice, through the realtime bridge the phone calls use", () => {
+  const streamUrl = (token: string) => `${app.url.replace(/^http/, "ws")}/web-call-stream/${token.split(".")[0]}`;
+
+  it("streams the microphone as 24 kHz PCM16, plays the agent, cuts the reply where the caller barged in, and keeps one conversation with the typed turns", async () => {
+    const browser = client();
+    const { page, token } = await startConversation(browser);
+    realtime.scriptChat([{ say: "أهلًا هدى، كيف أقدر أخدمك؟" }]);
+    expect((await browser.postForm("/call", { intent: "send", token, message: "مرحبا" }, { tokenFrom: page })).status).toBe(302);
+
+    const index = realtime.sessions.length;
+    realtime.setAudioSpeed(1);
+    realtime.script(
+      [
+        { say: "هلا والله! أسمعك الحين بالصوت، وش تحتاج؟ أنا هنا أساعدك في المواعيد وفي أي استفسار عن سكينة." },
+        { transcriptOfCaller: "أبغى أعرف موعدي" },
+        { say: "أبشر" },
+      ],
+      index,
+    );
+    const voice = await connectBrowserVoice(streamUrl(token), token);
+    const session = await realtime.waitForSession(index, 10_000);
+    await realtime.waitForEvent(index, "session.update");
+    // The same agent as the phone, in the browser's audio, carrying on the typed conversation.
+    expect(session.session.audio).toMatchObject({
+      input: { format: { type: "audio/pcm", rate: 24000 }, turn_detection: { type: "server_vad" } },
+      output: { format: { type: "audio/pcm", rate: 24000 }, voice: "ash" },
+    });
+    expect(String(session.session.instructions)).toContain("مرحبا");
+    expect((session.session.tools as { name: string }[]).map((t) => t.name)).toContain("end_call");
+
+    await waitFor(() => (voice.playedMs() > 600 ? true : null), { what: "some of the greeting to play", timeoutMs: 10_000 });
+    voice.say(pcmAudio(600, "speech"));
+    voice.say(pcmAudio(700, "silence"));
+    const truncate = await realtime.waitForEvent(index, "conversation.item.truncate", undefined, 10_000);
+    expect(truncate.audio_end_ms).toBeGreaterThan(300);
+    expect(truncate.audio_end_ms).toBeLessThanOrEqual(voice.playedMs() + 100);
+    expect(truncate.audio_end_ms).toBeLessThan(voice.receivedMs());
+    await waitFor(() => (voice.clears > 0 ? true : null), { what: "the page's unplayed audio to be dropped" });
+
+    // The caller's words and the agent's answer reach the page and the conversation.
+    await waitFor(() => (voice.messages.some((m) => m.event === "transcript" && m.text === "أبشر") ? true : null), {
+      what: "the agent's answer on the page",
+      timeoutMs: 10_000,
+    });
+    expect(voice.messages.filter((m) => m.event === "transcript").map((m) => [m.role, m.text])).toEqual(
+      expect.arrayContaining([
+        ["user", "أبغى أعرف موعدي"],
+        ["agent", "أبشر"],
+      ]),
+    );
+    const kept = (await messagesOf(token)).map((m) => [m.role, m.text]);
+    expect(kept.slice(0, 2)).toEqual([
+      ["user", "مرحبا"],
+      ["agent", "أهلًا هدى، كيف أقدر أخدمك؟"],
+    ]);
+    expect(kept).toEqual(expect.arrayContaining([["user", "أبغى أعرف موعدي"]]));
+    expect(text(await (await browser.get(page)).text())).toContain("أبغى أعرف موعدي");
+    expect(session.errors).toEqual([]);
+
+    voice.close();
+    await voice.closed;
+    await waitFor(() => (realtime.sessions[index]!.closed ? true : null), { what: "the model session to close with the page's" });
+    realtime.setAudioSpeed(10);
+  });
+
+  it("refuses a forged token, a second voice at once, and an ended conversation", async () => {
+    const browser = client();
+    const { page, token } = await startConversation(browser);
+    expectLog("warn", /voice stream for web call \d+ refused: bad token/);
+    const forged = await connectBrowserVoice(streamUrl(token), `${token.split(".")[0]}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
+    expect((await forged.closed).code).toBe(4403);
+
+    const sessions = realtime.sessions.length;
+    const first = await connectBrowserVoice(streamUrl(token), token);
+    await realtime.waitForSession(sessions, 10_000);
+    const second = await connectBrowserVoice(streamUrl(token), token);
+    expect((await second.closed).code).toBe(4403);
+    first.close();
+    await first.closed;
+
+    await browser.postForm("/call", { intent: "hang_up", token }, { tokenFrom: page });
+    const ended = await connectBrowserVoice(streamUrl(token), token);
+    expect((await ended.closed).code).toBe(4403);
+    expect(realtime.sessions.length).toBe(sessions + 1);
+  });
+});
+
 describe("the web call in voice without the AI configured", () => {
   it("answers 503 in Arabic", async () => {
     const bare = await startAppInProcess({ TRUST_PROXY: "1", SEED_DEMO_DATA: "false", OPENAI_API_KEY: "" });
@@ -194,6 +284,10 @@ describe("the web call in voice without the AI configured", () => {
       const response = await browser.postMultipart("/api/conversation/voice", voiceForm(token), { tokenFrom: "/call" });
       expect(response.status).toBe(503);
       expect(((await response.json()) as { error: string }).error).toBe("المساعد الذكي غير مهيّأ على هذا الخادم بعد.");
+      expectLog("warn", /web call \d+: the realtime model failed \(not configured\)/);
+      // The live voice says so too, with the close code the page reads to offer recorded turns and text.
+      const live = await connectBrowserVoice(`${bare.url.replace(/^http/, "ws")}/web-call-stream/${token.split(".")[0]}`, token);
+      expect((await live.closed).code).toBe(4503);
     } finally {
       await bare.stop();
     }

@@ -349,7 +349,7 @@ export function bridgeCall(
   async function modelFailed(reason: string) {
     if (closed || modelFailure) return;
     modelFailure = true;
-    log(`${label}: the realtime model failed (${reason}); the caller hears the apology`);
+    log(`${label}: the realtime model failed (${reason})`);
     await moment("modelFailedAt");
     close("model unavailable", CLOSE_MODEL_UNAVAILABLE);
   }

@@ -1,0 +1,85 @@
+import type WebSocket from "ws";
+import { appendWebCallMessages, findWebCall, type WebCall } from "#models/web-calls";
+import { BROWSER_AUDIO, bridgeCall, type BridgeServices, type CallerLeg } from "~/features/voice/bridge.server";
+import { customerServiceAgent, type Agent } from "~/features/voice/agents.server";
+import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
+import { parseCapabilityToken } from "~/platform/capability.server";
+import type { AppServices } from "~/platform/services.server";
+import { REPLY_VOICE } from "./voice-turn.server";
+
+/** Where a browser streams its microphone: `/web-call-stream/{webCallId}` (the token comes in "start"). */
+export const WEB_VOICE_PATH = /^\/web-call-stream\/(\d{1,10})$/;
+
+/** One voice session lasts at most this long (the conversation stays open in text). */
+export const WEB_VOICE_LIMIT_MS = 10 * 60_000;
+
+/** How much of the typed conversation the voice agent is given to carry on from. */
+const HISTORY = 20;
+
+/** The conversations that have a voice session in this process: one each at a time (each is a paid model session). */
+const liveSessions = new Set<number>();
+
+/** The customer-service agent, carrying on the conversation typed so far. */
+export function webVoiceAgent(call: Pick<WebCall, "messages">): Agent {
+  const agent = customerServiceAgent({ voice: REPLY_VOICE.voice });
+  const history = call.messages.slice(-HISTORY);
+  if (history.length === 0) return agent;
+  const lines = history.map((m) => `${m.role === "agent" ? "أنت" : "المتصل"}: ${m.text}`).join("\n");
+  return {
+    ...agent,
+    instructions: `${agent.instructions}\nهذه المحادثة بدأت كتابةً، وهذا ما قيل حتى الآن:\n${lines}`,
+    greeting: "قل للمتصل باختصار إنك تسمعه الآن بالصوت، وكمّل معه من حيث توقفتم.",
+  };
+}
+
+/**
+ * The browser's side of a web call's voice: the page's microphone, as 16-bit PCM at 24 kHz,
+ * streamed with the same messages as a phone's media stream, through the same bridge, agent and
+ * tools. What is said is kept with the typed conversation, and each line is sent to the page too,
+ * so text and voice are one conversation. The capability token of the conversation is the
+ * permission; a conversation has one voice session at a time.
+ */
+function browserLeg(services: AppServices, socket: WebSocket, callId: number, log: (message: string) => void): CallerLeg {
+  let call: WebCall | null = null;
+  const tell = (message: object) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(message));
+  return {
+    label: `web call ${callId}`,
+    audio: BROWSER_AUDIO,
+    async begin(message) {
+      if (parseCapabilityToken(services, "web-call", message.start?.customParameters?.token) !== callId) {
+        log(`voice stream for web call ${callId} refused: bad token`);
+        return null;
+      }
+      call = await findWebCall(services.db, callId);
+      if (!call || call.status !== "active" || liveSessions.has(callId)) return null;
+      liveSessions.add(callId);
+      socket.once("close", () => liveSessions.delete(callId));
+      const found = call;
+      return { agent: async () => webVoiceAgent(found), prepared: async () => null };
+    },
+    record: async () => {},
+    async transcript(role, text) {
+      // The caller's words are kept redacted, like a typed message; the agent's as said.
+      const kept = role === "caller" ? redact(text) : text;
+      await appendWebCallMessages(services.db, callId, [
+        { role: role === "caller" ? "user" : "agent", text: kept, at: new Date().toISOString() },
+      ]);
+      tell({ event: "transcript", role: role === "caller" ? "user" : "agent", text: kept });
+    },
+    crisisScript: (text) => (soundsLikeCrisis(text) ? crisisScript("ar", call?.phone ?? null) : null),
+    flag: async () => void (await appendWebCallMessages(services.db, callId, [], true)),
+    sessionStarted: ({ hangUp }) => [setTimeout(() => void hangUp(), WEB_VOICE_LIMIT_MS)],
+    // The voice ends (the agent said goodbye, the time is up); the conversation stays open in text.
+    hangUp: async () => {},
+  };
+}
+
+/** Bridges a browser's voice stream for web call `callId`. */
+export function bridgeWebCallVoice(
+  services: AppServices,
+  socket: WebSocket,
+  callId: number,
+  log: (message: string) => void = console.warn,
+) {
+  bridgeCall(services satisfies BridgeServices, socket, browserLeg(services, socket, callId, log), log);
+}
