@@ -1037,6 +1037,12 @@ const de = {
     recording: "Aufnahme läuft… zum Senden erneut auf das Mikrofon drücken.",
     speaking: "Der Agent spricht…",
     lastReply: "Die letzte Antwort des Agenten",
+    liveHint:
+      "Drücken Sie das Mikrofon und sprechen Sie, wann Sie möchten: Der Agent hört Sie live, und Sie können ihn unterbrechen. Erneut drücken schaltet stumm.",
+    liveConnecting: "Verbindung zum Agenten wird hergestellt…",
+    liveListening: "Mikrofon an. Der Agent hört zu.",
+    liveUnavailable: "Die Live-Stimme ist gerade nicht verfügbar. Sie können weiterhin aufgenommene Nachrichten senden oder schreiben.",
+    liveLost: "Die Sprachverbindung wurde unterbrochen. Drücken Sie das Mikrofon, um sich neu zu verbinden, oder schreiben Sie.",
     voiceEmpty: "In der Aufnahme war nichts zu hören. Bitte sprechen Sie noch einmal, etwas näher am Mikrofon.",
     audioMissing: "Nehmen Sie zuerst eine Nachricht auf.",
     audioUnsupported: "Dieses Aufnahmeformat wird nicht unterstützt.",

@@ -1030,6 +1030,12 @@ const es = {
     recording: "Grabando… pulsa de nuevo el micrófono para enviar.",
     speaking: "El agente está hablando…",
     lastReply: "La última respuesta del agente",
+    liveHint:
+      "Pulsa el micrófono y habla cuando quieras: el agente te escucha en directo y puedes interrumpirlo. Pulsa de nuevo para silenciar.",
+    liveConnecting: "Conectando con el agente…",
+    liveListening: "Micrófono activado. El agente te escucha.",
+    liveUnavailable: "La voz en directo no está disponible ahora. Aún puedes enviar mensajes grabados o escribir.",
+    liveLost: "Se perdió la conexión de voz. Pulsa el micrófono para volver a conectar, o escribe.",
     voiceEmpty: "No hemos oído nada en la grabación. Vuelve a hablar, un poco más cerca del micrófono.",
     audioMissing: "Graba un mensaje primero.",
     audioUnsupported: "Este formato de grabación no es compatible.",

@@ -1040,6 +1040,13 @@ const fr = {
     recording: "Enregistrement… appuyez de nouveau sur le microphone pour envoyer.",
     speaking: "L’agent parle…",
     lastReply: "La dernière réponse de l’agent",
+    liveHint:
+      "Appuyez sur le micro et parlez quand vous voulez : l'agent vous entend en direct et vous pouvez l'interrompre. Appuyez à nouveau pour couper le micro.",
+    liveConnecting: "Connexion à l'agent…",
+    liveListening: "Micro activé. L'agent vous écoute.",
+    liveUnavailable:
+      "La voix en direct n'est pas disponible pour le moment. Vous pouvez toujours envoyer des messages enregistrés ou écrire.",
+    liveLost: "La connexion vocale a été perdue. Appuyez sur le micro pour vous reconnecter, ou écrivez.",
     voiceEmpty: "Nous n’avons rien entendu dans l’enregistrement. Parlez de nouveau, un peu plus près du microphone.",
     audioMissing: "Enregistrez d’abord un message.",
     audioUnsupported: "Ce format d’enregistrement n’est pas pris en charge.",

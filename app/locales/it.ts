@@ -1032,6 +1032,12 @@ const it = {
     recording: "Registrazione in corso… premi di nuovo il microfono per inviare.",
     speaking: "L’agente sta parlando…",
     lastReply: "L’ultima risposta dell’agente",
+    liveHint:
+      "Premi il microfono e parla quando vuoi: l'agente ti ascolta in diretta e puoi interromperlo. Premi di nuovo per disattivare l'audio.",
+    liveConnecting: "Connessione all'agente…",
+    liveListening: "Microfono attivo. L'agente ti ascolta.",
+    liveUnavailable: "La voce in diretta non è disponibile al momento. Puoi comunque inviare messaggi registrati o scrivere.",
+    liveLost: "La connessione vocale si è interrotta. Premi il microfono per riconnetterti, oppure scrivi.",
     voiceEmpty: "Non abbiamo sentito nulla nella registrazione. Parla di nuovo, un po’ più vicino al microfono.",
     audioMissing: "Registra prima un messaggio.",
     audioUnsupported: "Questo formato di registrazione non è supportato.",

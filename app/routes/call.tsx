@@ -40,6 +40,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     title: `${t("agent.title")} · Sakina`,
     telephonyConfigured: services.telephony.configured,
     aiConfigured: services.textModel.configured,
+    liveVoice: services.voiceModel.configured,
     trial: await telephonyIsTrial(services),
     testNumber: services.env.CALL_ME_TEST_NUMBER ?? null,
     callMe: callMe ? { token: url.searchParams.get("call")!, ...callMeState(t, callMe) } : null,
@@ -317,10 +318,10 @@ function WebCall({ data: page, problem }: { data: LoaderData; problem: ActionPro
       </Card>
     );
   }
-  return <Conversation chat={chat} problem={problem} />;
+  return <Conversation chat={chat} liveVoice={page.liveVoice} problem={problem} />;
 }
 
-function Conversation({ chat, problem }: { chat: NonNullable<LoaderData["chat"]>; problem: ActionProblem }) {
+function Conversation({ chat, liveVoice, problem }: { chat: NonNullable<LoaderData["chat"]>; liveVoice: boolean; problem: ActionProblem }) {
   const { t, i18n } = useTranslation();
   const fetcher = useFetcher<typeof action>();
   const formRef = useRef<HTMLFormElement>(null);
@@ -381,7 +382,7 @@ function Conversation({ chat, problem }: { chat: NonNullable<LoaderData["chat"]>
         </p>
         {chat.active ? (
           <>
-            <VoiceMode token={chat.token} active={chat.active}>
+            <VoiceMode token={chat.token} active={chat.active} live={liveVoice}>
               <fetcher.Form ref={formRef} method="post" className="space-y-3" noValidate>
                 <AuthenticityTokenInput />
                 <input type="hidden" name="intent" value="send" />

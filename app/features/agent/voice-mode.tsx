@@ -5,6 +5,7 @@ import { Button } from "~/ui/button";
 import { Icon } from "~/ui/icons";
 import { useRootData } from "~/ui/root-data";
 import { useHydrated } from "~/ui/use-hydrated";
+import { canStreamVoice, startLiveVoice, type LiveVoice, type LiveVoiceEnd } from "./live-voice";
 
 /** Where a recording goes: POST multipart { csrf, token, audio } → { transcript, reply, audio, mimeType }. */
 export const VOICE_TURN_URL = "/api/conversation/voice";
@@ -52,13 +53,15 @@ function extensionOf(type: string) {
 }
 
 /**
- * Voice mode of the browser conversation (the spec's "record → speech to text → reply → text to
- * speech"): a Voice/Text switch and, in voice, a microphone toggle. A recording is sent when the
- * caller stops; the reply is played and the page revalidated, so the transcript and the reply
- * appear in the conversation like typed turns. With JavaScript only: the server's HTML (and the
- * page before hydration) shows `children`, the text form, alone.
+ * Voice mode of the browser conversation: a Voice/Text switch and, in voice, a microphone toggle.
+ * With the realtime model (`live`), the microphone streams to the agent and its voice plays as it
+ * speaks, interruptible like a phone call. Without it, or when the live voice fails, the spec's
+ * recorded turns: a recording is sent when the caller stops ("record → speech to text → reply →
+ * text to speech"). Either way the page is revalidated, so what was said appears in the
+ * conversation like typed turns. With JavaScript only: the server's HTML (and the page before
+ * hydration) shows `children`, the text form, alone.
  */
-export function VoiceMode({ token, active, children }: { token: string; active: boolean; children: ReactNode }) {
+export function VoiceMode({ token, active, live, children }: { token: string; active: boolean; live: boolean; children: ReactNode }) {
   const { t } = useTranslation();
   const hydrated = useHydrated();
   const root = useRootData();
@@ -69,7 +72,62 @@ export function VoiceMode({ token, active, children }: { token: string; active: 
   const [replyUrl, setReplyUrl] = useState<string | null>(null);
   const recorder = useRef<MediaRecorder | null>(null);
   const player = useRef<HTMLAudioElement>(null);
-  const supported = hydrated && canRecord();
+  const [liveFailed, setLiveFailed] = useState(false);
+  const streaming = hydrated && live && !liveFailed && canStreamVoice();
+  const supported = hydrated && (streaming || canRecord());
+  const [livePhase, setLivePhase] = useState<"off" | "connecting" | "on">("off");
+  const [muted, setMuted] = useState(false);
+  const [agentSpeaking, setAgentSpeaking] = useState(false);
+  const liveVoice = useRef<LiveVoice | null>(null);
+
+  const stopLive = useCallback(() => {
+    liveVoice.current?.stop();
+    liveVoice.current = null;
+    setLivePhase("off");
+    setAgentSpeaking(false);
+  }, []);
+  // Leaving voice mode or the page (hanging up unmounts this) ends the live voice and frees the microphone.
+  useEffect(() => stopLive, [stopLive]);
+
+  async function startLive() {
+    setProblem(null);
+    setLivePhase("connecting");
+    setMuted(false);
+    const ended = (why: LiveVoiceEnd) => {
+      liveVoice.current = null;
+      setLivePhase("off");
+      setAgentSpeaking(false);
+      if (why === "unavailable") setLiveFailed(true);
+      setProblem(
+        why === "unavailable"
+          ? t("agent.liveUnavailable")
+          : why === "refused"
+            ? t("agent.chatNotFound")
+            : why === "failed"
+              ? t("agent.liveLost")
+              : null,
+      );
+      void revalidator.revalidate();
+    };
+    try {
+      liveVoice.current = await startLiveVoice(Number(token.split(".")[0]), token, {
+        onSpeaking: setAgentSpeaking,
+        onTranscript: () => void revalidator.revalidate(),
+        onEnd: ended,
+      });
+      setLivePhase("on");
+    } catch (error) {
+      setLivePhase("off");
+      const name = (error as DOMException | undefined)?.name;
+      setProblem(name === "NotAllowedError" || name === "SecurityError" ? t("agent.micDenied") : t("agent.noMicrophone"));
+    }
+  }
+
+  function toggleMute() {
+    const next = !muted;
+    liveVoice.current?.setMuted(next);
+    setMuted(next);
+  }
 
   const stopMicrophone = useCallback(() => {
     const current = recorder.current;
@@ -172,8 +230,19 @@ export function VoiceMode({ token, active, children }: { token: string; active: 
   if (!hydrated || !active) return <>{children}</>;
 
   const voice = mode === "voice" && supported;
-  const status =
-    phase === "recording"
+  const status = streaming
+    ? livePhase === "connecting"
+      ? t("agent.liveConnecting")
+      : livePhase === "on"
+        ? agentSpeaking
+          ? t("agent.speaking")
+          : muted
+            ? t("agent.micOff")
+            : t("agent.liveListening")
+        : voice
+          ? t("agent.micOff")
+          : ""
+    : phase === "recording"
       ? `${t("agent.micOn")}. ${t("agent.recording")}`
       : phase === "sending"
         ? t("agent.typing")
@@ -191,10 +260,11 @@ export function VoiceMode({ token, active, children }: { token: string; active: 
             type="button"
             variant={mode === choice ? "primary" : "secondary"}
             aria-pressed={mode === choice}
-            disabled={phase === "recording" || phase === "sending"}
+            disabled={phase === "recording" || phase === "sending" || livePhase === "connecting"}
             aria-describedby={choice === "voice" && !supported ? "voice-unavailable" : undefined}
             onClick={() => {
               setProblem(null);
+              if (choice === "text") stopLive();
               setMode(choice);
             }}
           >
@@ -207,7 +277,22 @@ export function VoiceMode({ token, active, children }: { token: string; active: 
           {t("agent.noMicrophone")}
         </p>
       ) : null}
-      {voice ? (
+      {voice && streaming ? (
+        <div className="space-y-3">
+          <p className="text-sm text-slate-700">{t("agent.liveHint")}</p>
+          <Button
+            type="button"
+            variant={livePhase === "on" && !muted ? "danger" : "primary"}
+            aria-pressed={livePhase === "on" && !muted}
+            disabled={livePhase === "connecting"}
+            onClick={() => (livePhase === "off" ? void startLive() : toggleMute())}
+          >
+            {livePhase === "on" && !muted ? <span aria-hidden="true" className="size-3 animate-pulse rounded-full bg-white" /> : null}
+            <Icon name="mic" />
+            {t("agent.mic")}
+          </Button>
+        </div>
+      ) : voice ? (
         <div className="space-y-3">
           <p className="text-sm text-slate-700">{t("agent.voiceHint")}</p>
           <Button
@@ -224,7 +309,7 @@ export function VoiceMode({ token, active, children }: { token: string; active: 
         </div>
       ) : null}
       <p role="status" aria-live="polite" className="min-h-5 text-sm text-slate-700">
-        {phase === "sending" ? (
+        {phase === "sending" || livePhase === "connecting" ? (
           <span
             aria-hidden="true"
             className="me-2 inline-block size-3 animate-spin rounded-full border-2 border-teal-700 border-t-transparent"
