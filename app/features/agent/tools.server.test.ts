@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
 import { customerServiceAgent } from "~/features/voice/agents.server";
 import type { ChatTool } from "~/providers/ai.server";
+import { expectLog } from "../../../tests/support/console";
 import { createTestServices } from "../../../tests/support/services";
 import {
   AVAILABLE_TIMES,
@@ -12,6 +13,7 @@ import {
   LOOKUP_BOOKING,
   NO_MATCHING_BOOKING,
   referenceToken,
+  TOOL_FAILED,
   type AgentSession,
 } from "./tools.server";
 
@@ -217,6 +219,32 @@ describe("lookup_booking", () => {
     const { s, link } = await booked();
     await services.db.execute(sql`update bookings set status = 'cancelled' where customer_phone = ${s.phone} and status <> 'cancelled'`);
     expect(await tool(s, LOOKUP_BOOKING).run({ reference: link })).toMatch(/Status: cancelled\./);
+  });
+});
+
+describe("a tool that breaks", () => {
+  it("gives the model a short apology, never the failed query with its values, and logs the reason", async () => {
+    const failing = {
+      ...services,
+      db: new Proxy(services.db, {
+        get(target, key) {
+          if (key === "select" || key === "execute") {
+            return () => {
+              throw new Error("Failed query: select * from bookings where customer_phone = $1\nparams: +12125550199", {
+                cause: new Error("connection terminated"),
+              });
+            };
+          }
+          return Reflect.get(target, key);
+        },
+      }),
+    };
+    expectLog("error", /Agent tool lookup_booking failed: connection terminated/);
+    const out = await customerServiceTools(failing, session())
+      .find((t) => t.name === LOOKUP_BOOKING)!
+      .run({ reference: "https://sakina.test/booking/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
+    expect(out).toBe(TOOL_FAILED);
+    expect(out).not.toContain("+1212");
   });
 });
 

@@ -305,7 +305,31 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
     },
   };
 
-  return [lookupBooking, findBusiness, availableTimes, bookAppointment];
+  return [lookupBooking, findBusiness, availableTimes, bookAppointment].map(guarded);
+}
+
+/** What the model hears when a tool broke (the database, a bug): short, and nothing of the query or its values. */
+export const TOOL_FAILED =
+  "The booking system could not answer just now (a technical problem). Apologise briefly; suggest trying again in a few minutes or the business's booking page.";
+
+/**
+ * A tool whose failure is a short sentence for the model instead of the error's text (a failed
+ * query's message carries its SQL and parameters: phone numbers, names); the reason is logged.
+ */
+function guarded(tool: ChatTool): ChatTool {
+  return {
+    ...tool,
+    async run(args) {
+      try {
+        return await tool.run(args);
+      } catch (error) {
+        const cause = (error as { cause?: unknown })?.cause;
+        const reason = (cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error)).split("\n")[0];
+        console.error(`Agent tool ${tool.name} failed: ${reason}`);
+        return TOOL_FAILED;
+      }
+    },
+  };
 }
 
 function timesText(times: string[]) {
