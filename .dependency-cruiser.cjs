@@ -57,9 +57,10 @@ module.exports = {
     {
       name: "no-circular",
       severity: "error",
-      comment: "An import cycle means two modules cannot be understood (or tested) apart.",
+      comment:
+        "An import cycle means two modules cannot be understood (or tested) apart. One kind is allowed: a loop closed by a dynamic import() made when a function runs (the customer-service agent's booking tools reach the booking path, which reaches the call engine, the voice bridge and the agents again), since no module then needs another to finish loading first.",
       from: {},
-      to: { circular: true },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["dynamic-import"] } },
     },
   ],
   options: {

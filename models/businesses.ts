@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { slugify } from "#models/slug";
 import { accounts, businesses, payments } from "./schema";
@@ -19,6 +19,22 @@ export async function findBusinessByEmail(db: Db, email: string) {
 export async function findBusinessByBookingLink(db: Db, bookingLink: string) {
   const [row] = await db.select().from(businesses).where(eq(businesses.bookingLink, bookingLink.toLowerCase()));
   return row ?? null;
+}
+
+/**
+ * Active businesses (those with a booking page) whose name contains `query`, or whose booking
+ * link is it, case-insensitive; the exact link first, then by name. For the agent's search.
+ */
+export async function searchActiveBusinesses(db: Db, query: string, limit = 5) {
+  const text = query.replace(/\s+/g, " ").trim().slice(0, 100);
+  if (!text) return [];
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return db
+    .select()
+    .from(businesses)
+    .where(and(eq(businesses.status, "active"), or(ilike(businesses.name, pattern), eq(businesses.bookingLink, text.toLowerCase()))))
+    .orderBy(sql`${businesses.bookingLink} = ${text.toLowerCase()} desc`, asc(businesses.name))
+    .limit(limit);
 }
 
 export interface NewBusiness {

@@ -159,7 +159,9 @@ async function runTool(tools: ChatTool[], name: string, rawArguments: string): P
       }),
     ]);
   } catch (error) {
-    return `Error: ${error instanceof Error ? error.message : String(error)}`;
+    // One short line: a failed query's message goes on with its SQL and parameters.
+    const message = error instanceof Error ? error.message : String(error);
+    return `Error: ${message.split("\n")[0]!.slice(0, 300)}`;
   } finally {
     clearTimeout(timer);
   }

@@ -5,12 +5,13 @@ import { capabilityToken, parseCapabilityToken } from "~/platform/capability.ser
 import type { RouterContextProvider } from "react-router";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
+import { customerServiceTools } from "./tools.server";
 
 /** How much of the conversation the model sees: the last messages, enough for a chat. */
 const HISTORY = 20;
 export { MAX_MESSAGE_LENGTH } from "./chat";
 
-const TEXT_INSTRUCTIONS = `${CUSTOMER_SERVICE_INSTRUCTIONS}\nأنت الآن في محادثة نصية عبر المتصفح: أجب بجملة إلى ثلاث جمل قصيرة باللهجة السعودية.`;
+const TEXT_INSTRUCTIONS = `${CUSTOMER_SERVICE_INSTRUCTIONS}\nأنت الآن في محادثة نصية عبر المتصفح: أجب بجملة إلى ثلاث جمل قصيرة باللهجة السعودية. إذا أعطتك أداة رابطاً للعميل فأرسله له كما هو.`;
 
 export const webCallToken = (services: AppServices, id: number) => capabilityToken(services, "web-call", id);
 
@@ -28,21 +29,48 @@ export async function startWebCall(services: AppServices, input: { customerName:
 /**
  * The agent's answer to one message. Crisis language gets the fixed, reviewed safety text for the
  * caller's country (never the model's words) and flags the conversation; anything else goes to
- * the language model with the phone agent's instructions.
+ * the language model with the phone agent's instructions and tools (booking lookup and booking,
+ * for the conversation's phone number).
  */
-export async function agentReply(services: AppServices, input: { message: string; history: WebCallMessage[]; phone: string | null }) {
+export async function agentReply(
+  services: AppServices,
+  input: {
+    message: string;
+    history: WebCallMessage[];
+    phone: string | null;
+    customerName?: string | null;
+    /** The visitor's address: the booking tool counts it as the booking page does. */
+    ip?: string | null;
+    /** Identifies the conversation, so a booking repeated in it is made once. */
+    sessionKey?: string | null;
+  },
+) {
   if (soundsLikeCrisis(input.message)) return { text: crisisScript("ar", input.phone), crisis: true };
   const turns = [...input.history.slice(-HISTORY), { role: "user" as const, text: input.message }].map((m) => ({
     role: m.role === "agent" ? ("assistant" as const) : ("user" as const),
     content: m.text,
   }));
-  const text = await services.textModel.reply({ instructions: TEXT_INSTRUCTIONS, turns, temperature: 0.8 });
+  const tools = customerServiceTools(services, {
+    phone: input.phone,
+    customerName: input.customerName ?? null,
+    ip: input.ip ?? null,
+    sessionKey: input.sessionKey ?? null,
+    channel: "text",
+  });
+  const text = await services.textModel.reply({ instructions: TEXT_INSTRUCTIONS, turns, tools, temperature: 0.8 });
   return { text, crisis: false };
 }
 
 /** One turn of a browser conversation: the caller's message and the agent's reply, both kept (redacted). */
-export async function converseInWebCall(services: AppServices, call: WebCall, message: string) {
-  const reply = await agentReply(services, { message, history: call.messages, phone: call.phone });
+export async function converseInWebCall(services: AppServices, call: WebCall, message: string, options: { ip?: string | null } = {}) {
+  const reply = await agentReply(services, {
+    message,
+    history: call.messages,
+    phone: call.phone,
+    customerName: call.customerName,
+    ip: options.ip ?? null,
+    sessionKey: `web-call-${call.id}`,
+  });
   const now = new Date().toISOString();
   const updated = await appendWebCallMessages(
     services.db,

@@ -1,0 +1,338 @@
+import { findBookingByManageToken, type Booking } from "#models/bookings";
+import { findService, type BusinessService } from "#models/business-services";
+import { findBusinessById, searchActiveBusinesses, type Business } from "#models/businesses";
+import { hitRateLimit } from "#models/rate-limits";
+import { contactSchema } from "~/features/booking/schemas";
+import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
+import { formatMoney } from "~/lib/money";
+import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
+import { translatorFor } from "~/platform/i18n.server";
+import { rateLimitKey, type RateRule } from "~/platform/rate-limit.server";
+import type { AppServices } from "~/platform/services.server";
+import type { ChatTool } from "~/providers/ai.server";
+
+/**
+ * The Saudi customer-service agent's tools, the same in the browser's text chat (Chat Completions
+ * function tools) and on the phone (the realtime bridge runs them): a customer's booking looked up
+ * by its reference and phone number, and a new booking at an active business through the booking
+ * page's own placeBooking (its slot rules, the database's guarantee against double booking, the
+ * e-mails and the confirmation call under the dialling policy). Outputs are short plain English
+ * for the model, which speaks Saudi Arabic to the caller.
+ */
+
+/**
+ * The booking page's own functions, loaded when a tool first runs: booking.server reaches the call
+ * engine, the engine the voice bridge, and the bridge this agent, so a static import would close
+ * an import cycle. Node caches the module after the first load.
+ */
+const bookingPath = () => import("~/features/booking/booking.server");
+
+/** Who the agent is talking to: the booking tools book for this phone number only. */
+export interface AgentSession {
+  /** The number the caller is on (a phone call) or entered (the web call), E.164; null when unknown. */
+  phone: string | null;
+  /** The name the caller gave when starting the conversation, if any. */
+  customerName?: string | null;
+  /** The visitor's address in the browser, counted by the booking limits and the dialling policy as on the booking page. */
+  ip?: string | null;
+  /** Identifies the conversation, so the same booking asked twice in it is made once. */
+  sessionKey?: string | null;
+  /** Links are given in a text chat; on the phone they would be read out, so they are left out. */
+  channel: "text" | "voice";
+}
+
+export const LOOKUP_BOOKING = "lookup_booking";
+export const FIND_BUSINESS = "find_business";
+export const AVAILABLE_TIMES = "available_times";
+export const BOOK_APPOINTMENT = "book_appointment";
+
+/** The one answer for a wrong reference and a wrong phone number alike: it tells nothing about which was wrong. */
+export const NO_MATCHING_BOOKING =
+  "No booking matches that reference and phone number together. Ask the caller to check both: the reference is the link in their booking e-mail (the 'Change or cancel' link), the phone number is the one they booked with.";
+
+/** The booking page's limits, shared with it (same rule names, so the counts add up across both paths). */
+const BOOKING_RULES = (phone: string, ip: string | null | undefined): RateRule[] => [
+  ...(ip ? [{ name: "booking:ip", subject: ip, limit: 20, windowSeconds: 3600 }] : []),
+  { name: "booking:phone", subject: phone, limit: 5, windowSeconds: 3600 },
+];
+
+/** Free times listed per day; the model offers a few, not dozens. */
+const TIMES_SHOWN = 16;
+/** Days with free times listed when the caller names no date. */
+const DAYS_SUGGESTED = 3;
+
+const str = (value: unknown, max = 200) => (typeof value === "string" ? value.replace(/\s+/g, " ").trim().slice(0, max) : "");
+
+/** The manage-link secret in what the caller gave: the whole link, its path, or the secret alone. */
+export function referenceToken(reference: string): string | null {
+  const text = reference.trim();
+  const inLink = /\/booking\/([A-Za-z0-9_-]{16,128})(?:[/?#\s]|$)/.exec(text)?.[1];
+  if (inLink) return inLink;
+  return /^[A-Za-z0-9_-]{16,128}$/.test(text) ? text : null;
+}
+
+const STATUS_WORDS: Record<Booking["status"], string> = {
+  pending: "booked, waiting for the customer's confirmation (the business's AI assistant calls to confirm)",
+  confirmed: "confirmed",
+  cancelled: "cancelled",
+  reschedule_requested: "the customer asked for another time; the business will contact them",
+  unreachable: "not confirmed: the confirmation call could not reach the customer; the business will contact them",
+};
+
+/** "Wednesday, 25 November 2026 at 10:00 (Asia/Riyadh time)": the business's wall clock, as the booking page shows it. */
+export function localWhen(start: Date, timeZone: string) {
+  const text = start.toLocaleString("en-GB", {
+    timeZone,
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  });
+  return `${text} (${timeZone} time)`;
+}
+
+const weekdayOf = (localDate: string) =>
+  new Date(`${localDate}T12:00:00Z`).toLocaleDateString("en-GB", { weekday: "long", timeZone: "UTC" });
+
+const serviceLine = (service: BusinessService) =>
+  `service_id ${service.id}: ${service.name}, ${service.durationMinutes} min, ${
+    service.priceCents === 0 ? "free" : formatMoney(service.priceCents, service.currency, "en")
+  }`;
+
+export function customerServiceTools(services: AppServices, session: AgentSession): ChatTool[] {
+  const lookupBooking: ChatTool = {
+    name: LOOKUP_BOOKING,
+    description:
+      "Look up the caller's existing booking. Needs BOTH the booking reference (the 'Change or cancel' link from their booking e-mail, or the code at its end) and the phone number the booking was made with. Tells nothing unless both match.",
+    parameters: {
+      type: "object",
+      properties: {
+        reference: { type: "string", description: "The link from the booking e-mail, or the code after /booking/ in it." },
+        phone: {
+          type: "string",
+          description:
+            "The phone number the booking was made with, as the caller says it. Leave empty if it is the number they are on now.",
+        },
+      },
+      required: ["reference"],
+    },
+    async run(args) {
+      const { normalizeCustomerPhone } = await bookingPath();
+      const token = referenceToken(str(args.reference, 400));
+      const spoken = str(args.phone, 40) || session.phone || "";
+      const booking = token ? await findBookingByManageToken(services.db, token) : null;
+      const business = booking ? await findBusinessById(services.db, booking.businessId) : null;
+      if (!booking || !business || !spoken) return NO_MATCHING_BOOKING;
+      const phone = normalizeCustomerPhone(spoken, business);
+      if (!phone.ok || phone.e164 !== booking.customerPhone) return NO_MATCHING_BOOKING;
+      const service = await findService(services.db, business.id, booking.serviceId);
+      const past = booking.endsAt.getTime() <= Date.now() ? " This appointment is in the past." : "";
+      return `Booking found at ${business.name}: ${service?.name ?? "a service"} on ${localWhen(booking.startsAt, business.timeZone)}, for ${booking.customerName}. Status: ${STATUS_WORDS[booking.status]}.${past}`;
+    },
+  };
+
+  const findBusiness: ChatTool = {
+    name: FIND_BUSINESS,
+    description:
+      "Find a business that takes bookings, by its name (or its booking page address), and list its services with their service_id, duration and price.",
+    parameters: {
+      type: "object",
+      properties: { name: { type: "string", description: "The business's name, or its booking page link." } },
+      required: ["name"],
+    },
+    async run(args) {
+      const { bookableBusiness, bookableServices } = await bookingPath();
+      const query = str(args.name, 200);
+      const link = /\/book\/([a-z0-9-]+)/i.exec(query)?.[1];
+      const found = link ? [await bookableBusiness(services, link)].filter((b): b is Business => b !== null) : [];
+      const matches = found.length > 0 ? found : await searchActiveBusinesses(services.db, query, 5);
+      if (matches.length === 0) return `No business taking bookings is called '${query}'. Ask the caller for the exact name.`;
+      const parts = await Promise.all(
+        matches.map(async (business) => {
+          const offered = await bookableServices(services, business);
+          const today = utcToZoned(Date.now(), business.timeZone).date;
+          return [
+            `Business '${business.name}' (business: "${business.bookingLink}")${business.address ? `, ${business.address}` : ""}. Its time zone is ${business.timeZone}, where today is ${weekdayOf(today)} ${today}.`,
+            offered.length > 0 ? `Services: ${offered.map(serviceLine).join("; ")}.` : "It offers no services to book at the moment.",
+          ].join(" ");
+        }),
+      );
+      const more = matches.length > 1 ? `${matches.length} businesses match; ask which one the caller means.\n` : "";
+      return `${more}${parts.join("\n")}`;
+    },
+  };
+
+  const availableTimes: ChatTool = {
+    name: AVAILABLE_TIMES,
+    description:
+      "The free start times of one service at a business on a date (the business's local time), or, without a date, the next days with free times. Bookings are open from today to 30 days ahead.",
+    parameters: {
+      type: "object",
+      properties: {
+        business: { type: "string", description: "The business value find_business gave." },
+        service_id: { type: "integer" },
+        date: { type: "string", description: "YYYY-MM-DD in the business's time zone; leave empty for the next free days." },
+      },
+      required: ["business", "service_id"],
+    },
+    async run(args) {
+      const { availabilityFor, bookableBusiness, slotsForDay } = await bookingPath();
+      const business = await bookableBusiness(services, str(args.business, 100));
+      if (!business) return "Unknown business: use find_business first and pass the business value it gives.";
+      const serviceId = Number(args.service_id);
+      const date = str(args.date, 20);
+      if (!date) {
+        const service = Number.isInteger(serviceId) ? await findService(services.db, business.id, serviceId) : null;
+        if (!service || !service.active) return `Unknown service_id for ${business.name}: use a service_id from find_business.`;
+        const availability = await availabilityFor(services, business, service);
+        const freeDays = new Set<string>();
+        for (const start of availability.freeStarts()) {
+          freeDays.add(utcToZoned(start, business.timeZone).date);
+          if (freeDays.size === DAYS_SUGGESTED) break;
+        }
+        if (freeDays.size === 0) return `${business.name} has no free time for ${service.name} in the next 30 days.`;
+        const days = [...freeDays].map((day) => {
+          const times = availability
+            .day(day)
+            .filter((slot) => slot.available)
+            .map((slot) => slot.time);
+          return `${weekdayOf(day)} ${day}: ${timesText(times)}`;
+        });
+        return `Next free times for ${service.name} at ${business.name} (${business.timeZone} time):\n${days.join("\n")}`;
+      }
+      const result = await slotsForDay(services, business, serviceId, date);
+      if (result.error === "unknown_service") return `Unknown service_id for ${business.name}: use a service_id from find_business.`;
+      if (result.error === "bad_date") return "The date must be a real date written YYYY-MM-DD.";
+      if (result.error === "outside_window")
+        return "That date is outside the booking window: bookings are open from today to 30 days ahead.";
+      const free = result.slots!.filter((slot) => slot.available).map((slot) => slot.time);
+      if (free.length === 0)
+        return `No free times for ${result.service!.name} at ${business.name} on ${weekdayOf(date)} ${date}. Offer another day.`;
+      return `Free times for ${result.service!.name} at ${business.name} on ${weekdayOf(date)} ${date} (${business.timeZone} time): ${timesText(free)}.`;
+    },
+  };
+
+  const bookAppointment: ChatTool = {
+    name: BOOK_APPOINTMENT,
+    description:
+      "Book a free time for the caller, on the phone number of this conversation (never another). Only after the caller agreed to the business, service, date, time and name, and was told the business's AI assistant will phone this number to confirm.",
+    parameters: {
+      type: "object",
+      properties: {
+        business: { type: "string", description: "The business value find_business gave." },
+        service_id: { type: "integer" },
+        date: { type: "string", description: "YYYY-MM-DD in the business's time zone." },
+        time: { type: "string", description: "HH:MM, one of the free times available_times gave." },
+        customer_name: { type: "string", description: "The caller's name as they want it on the booking." },
+        email: { type: "string", description: "Optional: an e-mail address for the confirmation and the link to change or cancel." },
+      },
+      required: ["business", "service_id", "date", "time"],
+    },
+    async run(args) {
+      const { bookableBusiness, normalizeCustomerPhone, placeBooking } = await bookingPath();
+      if (!session.phone) {
+        return "Cannot book here: this conversation has no phone number. Suggest the business's booking page, or starting the web call with a phone number.";
+      }
+      const business = await bookableBusiness(services, str(args.business, 100));
+      if (!business) return "Unknown business: use find_business first and pass the business value it gives.";
+      const serviceId = Number(args.service_id);
+      const service = Number.isInteger(serviceId) ? await findService(services.db, business.id, serviceId) : null;
+      if (!service || !service.active) return `Unknown service_id for ${business.name}: use a service_id from find_business.`;
+      const date = str(args.date, 20);
+      const minute = parseTimeOfDay(str(args.time, 10));
+      if (!isCalendarDate(date) || minute === null || minute >= 1440) {
+        return "The date must be YYYY-MM-DD and the time HH:MM, one of the free times available_times gave.";
+      }
+      const t = await translatorFor("en");
+      const contact = contactSchema(t).safeParse({
+        name: str(args.customer_name, 200) || session.customerName || "",
+        phone: session.phone,
+        email: str(args.email, 300),
+      });
+      if (!contact.success) {
+        const problems = contact.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+        return `Not booked: ${problems}. Ask the caller and try again.`;
+      }
+      const phone = normalizeCustomerPhone(contact.data.phone, business);
+      if (!phone.ok) return "Not booked: the phone number of this conversation is not a valid number for booking.";
+      if (!services.jobs) {
+        // The call-audio bridge on a process of its own has no job queue, and a booking without its
+        // e-mails and confirmation call would be half a booking: the booking page does it whole.
+        return (
+          "Booking is not available on this line right now. Give the caller the business's booking page: /book/" + business.bookingLink
+        );
+      }
+      for (const rule of BOOKING_RULES(phone.e164, session.ip)) {
+        const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, rule), rule);
+        if (!hit.allowed)
+          return `Not booked: too many bookings from this number or address just now. Try again in ${Math.ceil(hit.retryAfterSeconds / 60)} minutes.`;
+      }
+      const start = zonedTimeToUtc(date, minute, business.timeZone);
+      const result = await placeBooking(services, {
+        business,
+        service,
+        start,
+        customer: { name: contact.data.name, phone: phone.e164, email: contact.data.email || null, notes: null },
+        language: "ar",
+        idempotencyKey: session.sessionKey ? `agent:${session.sessionKey}:${service.id}:${start}`.slice(0, 100) : null,
+        origin: services.publicOrigin(),
+        ip: session.ip ?? null,
+      });
+      if (result.kind === "taken")
+        return "Not booked: that time was just taken by someone else. Use available_times again and offer the times still free.";
+      if (result.kind === "not_a_slot")
+        return "Not booked: that is not a bookable time (outside opening hours, too soon, or outside the 30-day window). Use available_times and offer one of its times.";
+      const { booking } = result;
+      const when = localWhen(booking.startsAt, business.timeZone);
+      if (result.duplicate)
+        return `Already booked in this conversation: ${service.name} at ${business.name} on ${when}. Nothing new was booked.`;
+      const link =
+        session.channel === "text" && result.manageToken
+          ? ` Their link to see, change or cancel it (also their booking reference): ${services.publicOrigin()}/booking/${result.manageToken}`
+          : "";
+      return [
+        `Booked: ${service.name} at ${business.name} on ${when}, for ${booking.customerName} on ${booking.customerPhone}.`,
+        "Status: waiting for confirmation; the business's AI assistant will phone this number shortly to confirm.",
+        booking.customerEmail ? `A confirmation e-mail with the link to change or cancel goes to ${booking.customerEmail}.` : "",
+        link,
+      ]
+        .filter(Boolean)
+        .join(" ")
+        .trim();
+    },
+  };
+
+  return [lookupBooking, findBusiness, availableTimes, bookAppointment].map(guarded);
+}
+
+/** What the model hears when a tool broke (the database, a bug): short, and nothing of the query or its values. */
+export const TOOL_FAILED =
+  "The booking system could not answer just now (a technical problem). Apologise briefly; suggest trying again in a few minutes or the business's booking page.";
+
+/**
+ * A tool whose failure is a short sentence for the model instead of the error's text (a failed
+ * query's message carries its SQL and parameters: phone numbers, names); the reason is logged.
+ */
+function guarded(tool: ChatTool): ChatTool {
+  return {
+    ...tool,
+    async run(args) {
+      try {
+        return await tool.run(args);
+      } catch (error) {
+        const cause = (error as { cause?: unknown })?.cause;
+        const reason = (cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error)).split("\n")[0];
+        console.error(`Agent tool ${tool.name} failed: ${reason}`);
+        return TOOL_FAILED;
+      }
+    },
+  };
+}
+
+function timesText(times: string[]) {
+  const shown = times.slice(0, TIMES_SHOWN).join(", ");
+  return times.length > TIMES_SHOWN ? `${shown} and ${times.length - TIMES_SHOWN} later times` : shown;
+}
