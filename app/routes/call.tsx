@@ -14,6 +14,7 @@ import {
 import { MAX_MESSAGE_LENGTH } from "~/features/agent/chat";
 import { VoiceMode } from "~/features/agent/voice-mode";
 import { checkWebCallStart } from "~/features/agent/web-call-form.server";
+import { clientIp } from "~/platform/rate-limit.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
@@ -103,7 +104,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       const exceeded = await exceededConversationLimit(context);
       if (exceeded) return fail("send", { form: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, 429);
       try {
-        await converseInWebCall(services, call, message);
+        await converseInWebCall(services, call, message, { ip: clientIp(context) });
       } catch (error) {
         if (error instanceof AiNotConfiguredError) return fail("send", { form: t("agent.aiNotConfigured") }, 503);
         if (error instanceof AiError) return fail("send", { form: t("agent.processFailed") }, 502);

@@ -32,7 +32,13 @@ export function recordingType(mimeType: string): (typeof RECORDING_TYPES)[number
  * provider's AiError / AiNotConfiguredError. `audio` is null when only the speech failed: the
  * turn is already kept, so the caller reads the reply instead of sending it again.
  */
-export async function voiceTurn(services: AppServices, call: WebCall, audio: Uint8Array, mimeType: string) {
+export async function voiceTurn(
+  services: AppServices,
+  call: WebCall,
+  audio: Uint8Array,
+  mimeType: string,
+  options: { ip?: string | null } = {},
+) {
   const heard = await services.speech.transcribe({ audio, mimeType, language: "ar" });
   // Silence comes back as "" or as stray punctuation ("…", "."): no letter or digit, nothing said.
   if (!/[\p{L}\p{N}]/u.test(heard)) {
@@ -40,7 +46,7 @@ export async function voiceTurn(services: AppServices, call: WebCall, audio: Uin
     throw new EmptyTranscriptError(t("agent.voiceEmpty"));
   }
   const transcript = heard.slice(0, MAX_MESSAGE_LENGTH);
-  const turn = await converseInWebCall(services, call, transcript);
+  const turn = await converseInWebCall(services, call, transcript, options);
   let speech: { audio: Uint8Array; mimeType: string } | null = null;
   try {
     speech = await services.speech.synthesize({ text: turn.reply, ...REPLY_VOICE });

@@ -20,8 +20,13 @@ const HISTORY = 20;
 const liveSessions = new Set<number>();
 
 /** The customer-service agent, carrying on the conversation typed so far. */
-export function webVoiceAgent(call: Pick<WebCall, "messages">): Agent {
-  const agent = customerServiceAgent({ voice: REPLY_VOICE.voice });
+export function webVoiceAgent(services: AppServices, call: WebCall): Agent {
+  const agent = customerServiceAgent(services, {
+    voice: REPLY_VOICE.voice,
+    phone: call.phone,
+    customerName: call.customerName,
+    sessionKey: `web-call-${call.id}`,
+  });
   const history = call.messages.slice(-HISTORY);
   if (history.length === 0) return agent;
   const lines = history.map((m) => `${m.role === "agent" ? "أنت" : "المتصل"}: ${m.text}`).join("\n");
@@ -55,7 +60,7 @@ function browserLeg(services: AppServices, socket: WebSocket, callId: number, lo
       liveSessions.add(callId);
       socket.once("close", () => liveSessions.delete(callId));
       const found = call;
-      return { agent: async () => webVoiceAgent(found), prepared: async () => null };
+      return { agent: async () => webVoiceAgent(services, found), prepared: async () => null };
     },
     record: async () => {},
     async transcript(role, text) {

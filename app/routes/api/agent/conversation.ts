@@ -8,6 +8,7 @@ import {
 } from "~/features/agent/conversation.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
+import { clientIp } from "~/platform/rate-limit.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 
@@ -29,7 +30,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (typeof body.token === "string") {
       const call = await webCallOf(services, body.token);
       if (!call || call.status !== "active") return apiError(404, t("agent.chatNotFound"));
-      const turn = await converseInWebCall(services, call, message);
+      const turn = await converseInWebCall(services, call, message, { ip: clientIp(context) });
       return Response.json({ message: turn.reply });
     }
     const previous = typeof body.context === "string" ? body.context.slice(0, 2000) : "";

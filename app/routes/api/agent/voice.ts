@@ -3,6 +3,7 @@ import { exceededConversationLimit, webCallOf } from "~/features/agent/conversat
 import { EmptyTranscriptError, MAX_RECORDING_BYTES, recordingType, voiceTurn } from "~/features/agent/voice-turn.server";
 import { apiError, methodNotAllowed } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
+import { clientIp } from "~/platform/rate-limit.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 
@@ -32,7 +33,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!call || call.status !== "active") return apiError(404, t("agent.chatNotFound"));
   if (!services.speech.configured || !services.textModel.configured) return apiError(503, t("agent.aiNotConfigured"));
   try {
-    const turn = await voiceTurn(services, call, new Uint8Array(await audio.arrayBuffer()), audio.type);
+    const turn = await voiceTurn(services, call, new Uint8Array(await audio.arrayBuffer()), audio.type, { ip: clientIp(context) });
     return Response.json(turn);
   } catch (error) {
     if (error instanceof EmptyTranscriptError) return apiError(422, error.message);
