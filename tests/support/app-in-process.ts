@@ -39,9 +39,12 @@ export async function startAppInProcess(env: Record<string, string>) {
     handler: app.handler,
     services: app.services as AppServices,
     async stop() {
+      // As server.js shuts down: the server stops taking connections, then the app closes its call
+      // streams (upgraded sockets, which the server would wait for) and everything else.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
       await app.close();
+      await closed;
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
