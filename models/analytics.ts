@@ -50,10 +50,14 @@ export async function bookingFigures(db: Db, businessId: number, timeZone: strin
   };
   const figures: BookingFigures = { byStatus: {}, byWeekday: {}, byHour: {}, byDay: {} };
   // Each row belongs to one grouping set: the one column it is grouped by is the only one set.
+  // A weekday or hour with cancelled bookings only counts none, and is left out like an empty one.
   for (const row of result.rows) {
     if (row.status !== null) figures.byStatus[row.status as BookingStatus] = row.made;
-    else if (row.dow !== null) figures.byWeekday[row.dow] = row.live;
-    else if (row.hour !== null) figures.byHour[row.hour] = row.live;
+    else if (row.dow !== null) {
+      if (row.live > 0) figures.byWeekday[row.dow] = row.live;
+    } else if (row.hour !== null) {
+      if (row.live > 0) figures.byHour[row.hour] = row.live;
+    }
     else if (row.day !== null) figures.byDay[row.day] = row.made;
   }
   return figures;
