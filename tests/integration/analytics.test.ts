@@ -199,7 +199,8 @@ describe("the analytics page", () => {
     expect(html.match(/<title id=/g)).toHaveLength(5);
     expect(html.match(/<desc id=/g)).toHaveLength(5);
     expect(html.match(/<table /g)).toHaveLength(5);
-    for (const chart of Object.values(en.analytics.charts)) expect(html).toContain(`<caption class="sr-only">${chart.title}: the figures</caption>`);
+    for (const chart of Object.values(en.analytics.charts))
+      expect(html).toContain(`<caption class="sr-only">${chart.title}: the figures</caption>`);
     expect(html).toMatch(new RegExp(`<th scope="row"[^>]*>${en.bookingStatus.pending}</th><td[^>]*data-key="pending">1</td>`));
     // The period is chosen with plain links; the owner's tab is marked.
     expect(html).toMatch(/<a aria-current="page" class="[^"]*" href="\/dashboard\/analytics\?period=7" data-discover="true">7 days<\/a>/);

@@ -74,7 +74,7 @@ export function AnalyticsBody({ view, locale, rtl }: { view: AnalyticsView; loca
       </div>
       <div className="mt-2 flex flex-wrap gap-x-4 text-sm text-slate-600">
         <p>{live ? t("analytics.live") : t("analytics.reload")}</p>
-        <p aria-live="polite" aria-atomic="true">
+        <p id="analytics-update" aria-live="polite" aria-atomic="true">
           {announcement}
         </p>
       </div>
