@@ -130,7 +130,9 @@ async function measure(label: string, target: { id: number }) {
   return failed;
 }
 
-console.log(`analytics: ${BOOKINGS.toLocaleString("en")} bookings and calls for one business, ${server ? "PostgreSQL" : "PGlite (in memory)"}, ${os.cpus().length} CPUs, Node ${process.version}`);
+console.log(
+  `analytics: ${BOOKINGS.toLocaleString("en")} bookings and calls for one business, ${server ? "PostgreSQL" : "PGlite (in memory)"}, ${os.cpus().length} CPUs, Node ${process.version}`,
+);
 const seedStarted = performance.now();
 const spread = await business("Spread Salon");
 const recent = await business("Recent Salon");

@@ -57,8 +57,7 @@ export async function bookingFigures(db: Db, businessId: number, timeZone: strin
       if (row.live > 0) figures.byWeekday[row.dow] = row.live;
     } else if (row.hour !== null) {
       if (row.live > 0) figures.byHour[row.hour] = row.live;
-    }
-    else if (row.day !== null) figures.byDay[row.day] = row.made;
+    } else if (row.day !== null) figures.byDay[row.day] = row.made;
   }
   return figures;
 }

@@ -35,7 +35,9 @@ beforeAll(async () => {
   });
   const tea = "created" in registered ? registered.created : registered.existing;
   teaRoom = { id: tea.id, timeZone: tea.timeZone };
-  teaRoomServiceId = (await addService(db, tea.id, { name: "Tasting", description: null, priceCents: 1500, currency: "GBP", durationMinutes: 20 })).id;
+  teaRoomServiceId = (
+    await addService(db, tea.id, { name: "Tasting", description: null, priceCents: 1500, currency: "GBP", durationMinutes: 20 })
+  ).id;
   const passwordHash = await hashPassword(PASSWORD);
   await db.insert(accounts).values([
     { businessId: salonId, name: "Salon Owner", email: "salon-analytics@example.com", passwordHash, mustChangePassword: false },
