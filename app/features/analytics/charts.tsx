@@ -2,7 +2,8 @@ import { useId } from "react";
 import { useTranslation } from "react-i18next";
 import type { Bar, Chart } from "./types";
 
-const WIDTH = 640;
+/** The drawing's own width: about what it gets on a phone, so its text stays readable there. */
+const WIDTH = 420;
 const BAR_COLOUR = "#0f766e"; // teal-700: 5.5:1 against white, over the 3:1 a graphic needs
 const AXIS_COLOUR = "#94a3b8";
 const TEXT_COLOUR = "#334155";
@@ -23,13 +24,13 @@ export function ChartCard({ chart, layout, locale, rtl }: { chart: Chart; layout
         {chart.title}
       </h2>
       <p className="mt-1 text-sm text-slate-700">{chart.intro}</p>
-      <div className={`mt-3 grid gap-4 ${long ? "" : "md:grid-cols-[3fr_2fr]"}`}>
+      <div className="mt-3 grid gap-4 md:grid-cols-[3fr_2fr]">
         <figure className="m-0">
           <svg
             role="img"
             aria-labelledby={`${id}-t ${id}-d`}
             viewBox={`0 0 ${WIDTH} ${layout === "rows" ? rowsHeight(chart.bars) : COLUMNS_HEIGHT}`}
-            className="h-auto w-full"
+            className="h-auto w-full max-w-xl"
           >
             <title id={`${id}-t`}>{chart.title}</title>
             <desc id={`${id}-d`}>{`${chart.intro} ${chart.summary}`}</desc>
@@ -83,14 +84,14 @@ const rowsHeight = (bars: Bar[]) => bars.length * ROW + 8;
 
 /** One horizontal bar per category, its name at the start and its figure after the bar. */
 function Rows({ bars, number, rtl }: { bars: Bar[]; number: Intl.NumberFormat; rtl: boolean }) {
-  const labelWidth = 220;
-  const valueRoom = 56;
+  const labelWidth = 190;
+  const valueRoom = 48;
   const plot = WIDTH - labelWidth - valueRoom;
   const max = Math.max(1, ...bars.map((bar) => bar.value));
   // Mirrors a horizontal position for right-to-left pages.
   const x = (position: number, width = 0) => (rtl ? WIDTH - position - width : position);
   return (
-    <g fontSize="14" fill={TEXT_COLOUR}>
+    <g fontSize="13" fill={TEXT_COLOUR}>
       {bars.map((bar, i) => {
         const y = 4 + i * ROW;
         const length = (bar.value / max) * plot;
@@ -111,28 +112,30 @@ function Rows({ bars, number, rtl }: { bars: Bar[]; number: Intl.NumberFormat; r
   );
 }
 
-const COLUMNS_HEIGHT = 240;
+const COLUMNS_HEIGHT = 200;
+/** Room at each side, so the first and last labels are not cut. */
+const SIDE = 16;
 
 /** One vertical bar per day or hour, in order (from the right when right to left). */
 function Columns({ bars, number, rtl }: { bars: Bar[]; number: Intl.NumberFormat; rtl: boolean }) {
   const top = 22;
   const bottom = COLUMNS_HEIGHT - 28;
-  const slot = WIDTH / bars.length;
+  const slot = (WIDTH - 2 * SIDE) / bars.length;
   const max = Math.max(1, ...bars.map((bar) => bar.value));
   // Every label when they fit, else every few (the table has them all).
-  const labelEvery = Math.ceil(bars.length / 12);
+  const labelEvery = Math.ceil(bars.length / 7);
   return (
     <g fontSize="13" fill={TEXT_COLOUR}>
       <line x1={0} x2={WIDTH} y1={bottom} y2={bottom} stroke={AXIS_COLOUR} />
       {bars.map((bar, i) => {
         const index = rtl ? bars.length - 1 - i : i;
         const height = (bar.value / max) * (bottom - top);
-        const centre = index * slot + slot / 2;
+        const centre = SIDE + index * slot + slot / 2;
         const width = Math.max(2, slot * 0.7);
         return (
           <g key={bar.key}>
             <rect x={centre - width / 2} y={bottom - height} width={width} height={height} rx="2" fill={BAR_COLOUR} />
-            {bars.length <= 12 && bar.value > 0 ? (
+            {bars.length <= 7 && bar.value > 0 ? (
               <text x={centre} y={bottom - height - 5} textAnchor="middle">
                 {number.format(bar.value)}
               </text>
