@@ -29,6 +29,8 @@ export default [
   route("dashboard/hours", "routes/dashboard.hours.tsx"),
   route("dashboard/calls", "routes/dashboard.calls.tsx"),
   route("dashboard/settings", "routes/dashboard.settings.tsx"),
+  route("dashboard/analytics", "routes/dashboard.analytics.tsx"),
+  route("dashboard/analytics/events", "routes/dashboard.analytics.events.ts"),
   route("api/business/register", "routes/api/business.register.ts"),
   route("api/verify-email-and-setup", "routes/api/verify-email-and-setup.ts"),
   route("api/create-subscription", "routes/api/create-subscription.ts"),

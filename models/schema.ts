@@ -329,7 +329,11 @@ export const bookings = pgTable(
       .notNull()
       .default(sql`now()`),
   },
-  (table) => [unique("bookings_business_idempotency_key").on(table.businessId, table.idempotencyKey)],
+  (table) => [
+    unique("bookings_business_idempotency_key").on(table.businessId, table.idempotencyKey),
+    // The owner's analytics read a business's bookings made in a window (models/analytics.ts).
+    index("bookings_business_created").on(table.businessId, table.createdAt),
+  ],
 );
 
 export const empathyStatus = pgEnum("empathy_status", ["awaiting_payment", "calling", "retrying", "completed", "refunding", "refunded"]);
@@ -464,7 +468,11 @@ export const calls = pgTable(
       .notNull()
       .default(sql`now()`),
   },
-  (table) => [unique("calls_empathy_attempt").on(table.empathyRequestId, table.attempt)],
+  (table) => [
+    unique("calls_empathy_attempt").on(table.empathyRequestId, table.attempt),
+    // A business's calls placed in a window: the analytics and the plan's allowance.
+    index("calls_business_started").on(table.businessId, table.startedAt),
+  ],
 );
 
 /** "Don't call me again": numbers a business's agent must never phone. */

@@ -1288,6 +1288,70 @@ const de = {
       failed: "Die Karte konnte nicht gespeichert werden. Bitte versuchen Sie es erneut.",
     },
   },
+  analytics: {
+    nav: "Auswertung",
+    title: "Auswertung",
+    intro: "Buchungen der letzten {{days}} Tage, Tage und Uhrzeiten in {{zone}}.",
+    periodLabel: "Zeitraum",
+    period: "{{days}} Tage",
+    live: "Live: Die Zahlen aktualisieren sich, sobald Buchungen und Anrufe eingehen.",
+    reload: "Laden Sie die Seite neu, um die neuesten Zahlen zu sehen.",
+    updated: "Zahlen aktualisiert. Letzte {{days}} Tage: Buchungen {{bookings}}, Bestätigungsanrufe {{calls}}.",
+    bookings: "Buchungen",
+    calls: "Anrufe",
+    tableOf: "{{title}}: die Zahlen",
+    chartSummary: "Am höchsten: {{label}} ({{value}}).",
+    chartEmpty: "Für diesen Zeitraum gibt es noch nichts anzuzeigen.",
+    tiles: {
+      bookings: "Eingegangene Buchungen",
+      calls: "Geführte Bestätigungsanrufe",
+      minutes: "Minuten am Telefon",
+      rate: "Im Anruf bestätigt",
+      rateDetail: "{{confirmed}} von {{finished}} beendeten Anrufen",
+      rateNone: "Noch keine beendeten Anrufe",
+    },
+    results: {
+      confirmed: "Kunde hat bestätigt",
+      cancelled: "Kunde hat abgesagt",
+      reschedule: "Bat um einen anderen Termin",
+      do_not_call: "Möchte nicht mehr angerufen werden",
+      no_decision: "Angenommen, ohne Entscheidung",
+      voicemail: "Mailbox oder Anrufbeantworter",
+      not_reached: "Keine Antwort, besetzt oder fehlgeschlagen",
+      in_progress: "Läuft",
+    },
+    charts: {
+      status: {
+        title: "Buchungen nach Status",
+        intro: "Alle Buchungen des Zeitraums, nach ihrem aktuellen Stand.",
+        column: "Status",
+      },
+      results: {
+        title: "Bestätigungsanrufe nach Ergebnis",
+        intro: "Die KI-Bestätigungsanrufe des Zeitraums, nach dem Ergebnis jedes Anrufs.",
+        column: "Ergebnis",
+      },
+      weekdays: {
+        title: "Die vollsten Wochentage",
+        intro: "Die im Zeitraum gebuchten Termine nach dem Wochentag, auf den sie fallen (ohne abgesagte).",
+        column: "Tag",
+      },
+      hours: {
+        title: "Die vollsten Tageszeiten",
+        intro: "Dieselben Termine nach der Stunde, in der sie beginnen.",
+        column: "Uhrzeit",
+      },
+      days: {
+        title: "Buchungen pro Tag",
+        intro: "Wie viele Buchungen an jedem Tag des Zeitraums eingingen.",
+        column: "Datum",
+      },
+    },
+    noShows: {
+      title: "Nicht erschienen",
+      body: "Sakina erfasst noch nicht, wer nicht erscheint: Eine Buchung lässt sich nicht als „nicht erschienen“ markieren, deshalb steht hier keine Zahl.",
+    },
+  },
 } satisfies typeof en;
 
 export default de;

@@ -1256,6 +1256,70 @@ const en = {
       failed: "The card could not be saved. Please try again.",
     },
   },
+  analytics: {
+    nav: "Analytics",
+    title: "Analytics",
+    intro: "Bookings made in the last {{days}} days, with days and hours in {{zone}}.",
+    periodLabel: "Period",
+    period: "{{days}} days",
+    live: "Live: the figures update as bookings and calls come in.",
+    reload: "Reload the page to see the latest figures.",
+    updated: "Figures updated. Last {{days}} days: bookings {{bookings}}, confirmation calls {{calls}}.",
+    bookings: "Bookings",
+    calls: "Calls",
+    tableOf: "{{title}}: the figures",
+    chartSummary: "Highest: {{label}} ({{value}}).",
+    chartEmpty: "Nothing to show for this period yet.",
+    tiles: {
+      bookings: "Bookings made",
+      calls: "Confirmation calls placed",
+      minutes: "Minutes on the phone",
+      rate: "Confirmed on the call",
+      rateDetail: "{{confirmed}} of {{finished}} finished calls",
+      rateNone: "No finished calls yet",
+    },
+    results: {
+      confirmed: "Customer confirmed",
+      cancelled: "Customer cancelled",
+      reschedule: "Asked for another time",
+      do_not_call: "Asked not to be called",
+      no_decision: "Answered, no decision",
+      voicemail: "Voicemail or machine",
+      not_reached: "No answer, busy or failed",
+      in_progress: "Under way",
+    },
+    charts: {
+      status: {
+        title: "Bookings by status",
+        intro: "Every booking made in the period, by where it stands now.",
+        column: "Status",
+      },
+      results: {
+        title: "Confirmation calls by result",
+        intro: "The AI confirmation calls placed in the period, by what came of each call.",
+        column: "Result",
+      },
+      weekdays: {
+        title: "Busiest days of the week",
+        intro: "The appointments booked in the period, by the day of the week they fall on (cancelled ones left out).",
+        column: "Day",
+      },
+      hours: {
+        title: "Busiest hours of the day",
+        intro: "The same appointments, by the hour they start.",
+        column: "Hour",
+      },
+      days: {
+        title: "Bookings made per day",
+        intro: "How many bookings came in on each day of the period.",
+        column: "Date",
+      },
+    },
+    noShows: {
+      title: "No-shows",
+      body: "Sakina does not record no-shows yet: a booking cannot be marked as a no-show, so no figure is shown here.",
+    },
+  },
 };
 
 export default en;

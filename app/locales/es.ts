@@ -1276,6 +1276,70 @@ const es = {
       failed: "No se ha podido guardar la tarjeta. Inténtalo de nuevo.",
     },
   },
+  analytics: {
+    nav: "Estadísticas",
+    title: "Estadísticas",
+    intro: "Reservas hechas en los últimos {{days}} días, con días y horas en {{zone}}.",
+    periodLabel: "Periodo",
+    period: "{{days}} días",
+    live: "En directo: las cifras se actualizan a medida que llegan reservas y llamadas.",
+    reload: "Vuelve a cargar la página para ver las cifras más recientes.",
+    updated: "Cifras actualizadas. Últimos {{days}} días: reservas {{bookings}}, llamadas de confirmación {{calls}}.",
+    bookings: "Reservas",
+    calls: "Llamadas",
+    tableOf: "{{title}}: las cifras",
+    chartSummary: "El valor más alto: {{label}} ({{value}}).",
+    chartEmpty: "Todavía no hay nada que mostrar en este periodo.",
+    tiles: {
+      bookings: "Reservas hechas",
+      calls: "Llamadas de confirmación realizadas",
+      minutes: "Minutos al teléfono",
+      rate: "Confirmadas en la llamada",
+      rateDetail: "{{confirmed}} de {{finished}} llamadas terminadas",
+      rateNone: "Aún no hay llamadas terminadas",
+    },
+    results: {
+      confirmed: "El cliente confirmó",
+      cancelled: "El cliente canceló",
+      reschedule: "Pidió otra hora",
+      do_not_call: "Pidió que no le llamen",
+      no_decision: "Contestó, sin decisión",
+      voicemail: "Buzón de voz o contestador",
+      not_reached: "Sin respuesta, ocupado o fallida",
+      in_progress: "En curso",
+    },
+    charts: {
+      status: {
+        title: "Reservas por estado",
+        intro: "Todas las reservas hechas en el periodo, según su estado actual.",
+        column: "Estado",
+      },
+      results: {
+        title: "Llamadas de confirmación por resultado",
+        intro: "Las llamadas de confirmación con IA realizadas en el periodo, según el resultado de cada una.",
+        column: "Resultado",
+      },
+      weekdays: {
+        title: "Días de la semana con más citas",
+        intro: "Las citas reservadas en el periodo, según el día de la semana en que caen (sin las canceladas).",
+        column: "Día",
+      },
+      hours: {
+        title: "Horas del día con más citas",
+        intro: "Las mismas citas, según la hora en que empiezan.",
+        column: "Hora",
+      },
+      days: {
+        title: "Reservas hechas por día",
+        intro: "Cuántas reservas llegaron cada día del periodo.",
+        column: "Fecha",
+      },
+    },
+    noShows: {
+      title: "Ausencias",
+      body: "Sakina todavía no registra ausencias: una reserva no se puede marcar como ausencia, así que aquí no se muestra ninguna cifra.",
+    },
+  },
 } satisfies typeof en;
 
 export default es;

@@ -1291,6 +1291,70 @@ const fr = {
       failed: "La carte n’a pas pu être enregistrée. Veuillez réessayer.",
     },
   },
+  analytics: {
+    nav: "Statistiques",
+    title: "Statistiques",
+    intro: "Réservations faites ces {{days}} derniers jours, jours et heures en {{zone}}.",
+    periodLabel: "Période",
+    period: "{{days}} jours",
+    live: "En direct : les chiffres se mettent à jour à l’arrivée des réservations et des appels.",
+    reload: "Rechargez la page pour voir les derniers chiffres.",
+    updated: "Chiffres mis à jour. {{days}} derniers jours : réservations {{bookings}}, appels de confirmation {{calls}}.",
+    bookings: "Réservations",
+    calls: "Appels",
+    tableOf: "{{title}} : les chiffres",
+    chartSummary: "Le plus élevé : {{label}} ({{value}}).",
+    chartEmpty: "Rien à afficher pour cette période pour l’instant.",
+    tiles: {
+      bookings: "Réservations faites",
+      calls: "Appels de confirmation passés",
+      minutes: "Minutes au téléphone",
+      rate: "Confirmées pendant l’appel",
+      rateDetail: "{{confirmed}} sur {{finished}} appels terminés",
+      rateNone: "Aucun appel terminé pour l’instant",
+    },
+    results: {
+      confirmed: "Le client a confirmé",
+      cancelled: "Le client a annulé",
+      reschedule: "A demandé un autre horaire",
+      do_not_call: "A demandé à ne plus être appelé",
+      no_decision: "Répondu, sans décision",
+      voicemail: "Messagerie ou répondeur",
+      not_reached: "Pas de réponse, occupé ou échec",
+      in_progress: "En cours",
+    },
+    charts: {
+      status: {
+        title: "Réservations par statut",
+        intro: "Toutes les réservations faites pendant la période, selon leur statut actuel.",
+        column: "Statut",
+      },
+      results: {
+        title: "Appels de confirmation par résultat",
+        intro: "Les appels de confirmation par IA passés pendant la période, selon le résultat de chacun.",
+        column: "Résultat",
+      },
+      weekdays: {
+        title: "Jours les plus chargés de la semaine",
+        intro: "Les rendez-vous réservés pendant la période, selon leur jour de la semaine (sans ceux annulés).",
+        column: "Jour",
+      },
+      hours: {
+        title: "Heures les plus chargées de la journée",
+        intro: "Les mêmes rendez-vous, selon leur heure de début.",
+        column: "Heure",
+      },
+      days: {
+        title: "Réservations faites par jour",
+        intro: "Le nombre de réservations arrivées chaque jour de la période.",
+        column: "Date",
+      },
+    },
+    noShows: {
+      title: "Absences",
+      body: "Sakina n’enregistre pas encore les absences : une réservation ne peut pas être marquée comme absence, donc aucun chiffre n’apparaît ici.",
+    },
+  },
 } satisfies typeof en;
 
 export default fr;

@@ -1281,6 +1281,70 @@ const it = {
       failed: "Non è stato possibile salvare la carta. Riprova.",
     },
   },
+  analytics: {
+    nav: "Statistiche",
+    title: "Statistiche",
+    intro: "Prenotazioni fatte negli ultimi {{days}} giorni, con giorni e ore nel fuso {{zone}}.",
+    periodLabel: "Periodo",
+    period: "{{days}} giorni",
+    live: "In diretta: i numeri si aggiornano man mano che arrivano prenotazioni e chiamate.",
+    reload: "Ricarica la pagina per vedere i numeri più recenti.",
+    updated: "Numeri aggiornati. Ultimi {{days}} giorni: prenotazioni {{bookings}}, chiamate di conferma {{calls}}.",
+    bookings: "Prenotazioni",
+    calls: "Chiamate",
+    tableOf: "{{title}}: i numeri",
+    chartSummary: "Il valore più alto: {{label}} ({{value}}).",
+    chartEmpty: "Ancora niente da mostrare per questo periodo.",
+    tiles: {
+      bookings: "Prenotazioni fatte",
+      calls: "Chiamate di conferma effettuate",
+      minutes: "Minuti al telefono",
+      rate: "Confermate durante la chiamata",
+      rateDetail: "{{confirmed}} su {{finished}} chiamate concluse",
+      rateNone: "Ancora nessuna chiamata conclusa",
+    },
+    results: {
+      confirmed: "Il cliente ha confermato",
+      cancelled: "Il cliente ha annullato",
+      reschedule: "Ha chiesto un altro orario",
+      do_not_call: "Ha chiesto di non essere chiamato",
+      no_decision: "Ha risposto, senza decisione",
+      voicemail: "Segreteria o risponditore",
+      not_reached: "Nessuna risposta, occupato o non riuscita",
+      in_progress: "In corso",
+    },
+    charts: {
+      status: {
+        title: "Prenotazioni per stato",
+        intro: "Tutte le prenotazioni fatte nel periodo, secondo il loro stato attuale.",
+        column: "Stato",
+      },
+      results: {
+        title: "Chiamate di conferma per esito",
+        intro: "Le chiamate di conferma con IA effettuate nel periodo, secondo l’esito di ciascuna.",
+        column: "Esito",
+      },
+      weekdays: {
+        title: "I giorni della settimana più pieni",
+        intro: "Gli appuntamenti prenotati nel periodo, secondo il giorno della settimana in cui cadono (esclusi quelli annullati).",
+        column: "Giorno",
+      },
+      hours: {
+        title: "Le ore del giorno più piene",
+        intro: "Gli stessi appuntamenti, secondo l’ora in cui iniziano.",
+        column: "Ora",
+      },
+      days: {
+        title: "Prenotazioni fatte al giorno",
+        intro: "Quante prenotazioni sono arrivate in ogni giorno del periodo.",
+        column: "Data",
+      },
+    },
+    noShows: {
+      title: "Mancate presentazioni",
+      body: "Sakina non registra ancora le mancate presentazioni: una prenotazione non può essere segnata come mancata presentazione, quindi qui non compare alcun numero.",
+    },
+  },
 } satisfies typeof en;
 
 export default it;

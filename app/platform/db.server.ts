@@ -21,8 +21,17 @@ export interface DatabaseHandle {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** Set only for a real PostgreSQL server. */
   connectionString?: string;
+  /**
+   * Calls `onPayload` with each NOTIFY on `channel` (committed transactions only) until the
+   * handle closes. On PostgreSQL this holds one connection of its own, outside the pool,
+   * reconnecting after a drop (notifications sent while it was down are lost).
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How long a dropped LISTEN connection waits before connecting again. */
+const LISTEN_RECONNECT_MS = 2_000;
 
 // Both the source module (app/platform/) and the built bundle (build/server/) sit two folders
 // below the project root, so this resolves to models/migrations from either.
@@ -44,14 +53,52 @@ export async function openDatabase(options: {
     });
     const db = drizzlePg(pool, { schema });
     await migratePg(db, { migrationsFolder });
+    const listeners = new Set<pg.Client>();
+    const reconnects = new Set<NodeJS.Timeout>();
+    const listenOn = async (channel: string, onPayload: (payload: string) => void): Promise<void> => {
+      const client = new pg.Client({ connectionString: options.databaseUrl });
+      const retry = () => {
+        listeners.delete(client);
+        client.end().catch(() => {});
+        if (closing) return;
+        const timer = setTimeout(() => {
+          reconnects.delete(timer);
+          listenOn(channel, onPayload).catch((error: Error) => {
+            console.error(`LISTEN ${channel} could not reconnect:`, error.message);
+            retry();
+          });
+        }, LISTEN_RECONNECT_MS);
+        reconnects.add(timer);
+      };
+      client.on("error", (error) => {
+        if (closing) return;
+        console.error(`LISTEN ${channel} connection lost:`, error.message);
+        retry();
+      });
+      client.on("notification", (message) => {
+        if (message.channel === channel) onPayload(message.payload ?? "");
+      });
+      listeners.add(client);
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      } catch (error) {
+        listeners.delete(client);
+        client.end().catch(() => {});
+        throw error;
+      }
+    };
     return {
       db: db as unknown as Db,
       kind: "postgres",
       connectionString: options.databaseUrl,
       executeSql: async (text, values) => ({ rows: (await pool.query(text, values)).rows }),
-      close: () => {
+      listen: listenOn,
+      close: async () => {
         closing = true;
-        return pool.end();
+        for (const timer of reconnects) clearTimeout(timer);
+        await Promise.all([...listeners].map((client) => client.end().catch(() => {})));
+        await pool.end();
       },
     };
   }
@@ -74,6 +121,9 @@ export async function openDatabase(options: {
       if (values && values.length > 0) return { rows: (await pglite.query(text, values)).rows };
       const results = await pglite.exec(text);
       return { rows: results.at(-1)?.rows ?? [] };
+    },
+    listen: async (channel, onPayload) => {
+      await pglite.listen(channel, onPayload);
     },
     close: () => pglite.close(),
   };

@@ -1,6 +1,7 @@
 import { data, Form, Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/booking.manage";
+import { announceBusinessChange } from "#models/analytics";
 import { cancelBooking, findBookingByManageToken, rescheduleBooking } from "#models/bookings";
 import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
@@ -83,7 +84,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const form = await request.formData();
   const here = `/booking/${params.token}`;
   if (form.get("intent") === "cancel") {
-    await cancelBooking(services.db, booking.id);
+    if (await cancelBooking(services.db, booking.id)) await announceBusinessChange(services.db, business.id);
     return redirectWithToast(services, here, { type: "success", title: t("manage.cancelled") });
   }
   const date = String(form.get("date") ?? "");
@@ -97,6 +98,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const moved = await rescheduleBooking(services.db, booking.id, new Date(start), new Date(start + service.durationMinutes * 60_000));
   if (moved.kind === "taken") return redirect(`${here}?reschedule=1&date=${utcToZoned(start, business.timeZone).date}&taken=1`);
   if (moved.kind === "moved") {
+    await announceBusinessChange(services.db, business.id);
     await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id, origin: appOrigin(services) });
   }
   return redirectWithToast(services, here, { type: "success", title: t("manage.moved") });

@@ -5,7 +5,7 @@ import { AuthenticityTokenInput } from "~/ui/csrf";
 import { LanguageSwitcher } from "~/ui/language-switcher";
 import { useRootData } from "~/ui/root-data";
 
-export type OwnerSection = "bookings" | "services" | "hours" | "calls" | "settings";
+export type OwnerSection = "bookings" | "services" | "hours" | "calls" | "analytics" | "settings";
 
 export interface OwnerShellData {
   businessName: string;
@@ -18,12 +18,15 @@ export interface OwnerShellData {
  */
 export const OWNER_CONTENT_ID = "owner-content";
 
-const sections: { id: OwnerSection; to: string }[] = [
-  { id: "bookings", to: "/dashboard" },
-  { id: "services", to: "/dashboard/services" },
-  { id: "hours", to: "/dashboard/hours" },
-  { id: "calls", to: "/dashboard/calls" },
-  { id: "settings", to: "/dashboard/settings" },
+type SectionLabel = `owner.nav.${Exclude<OwnerSection, "analytics">}` | "analytics.nav";
+
+const sections: { id: OwnerSection; to: string; label: SectionLabel }[] = [
+  { id: "bookings", to: "/dashboard", label: "owner.nav.bookings" },
+  { id: "services", to: "/dashboard/services", label: "owner.nav.services" },
+  { id: "hours", to: "/dashboard/hours", label: "owner.nav.hours" },
+  { id: "calls", to: "/dashboard/calls", label: "owner.nav.calls" },
+  { id: "analytics", to: "/dashboard/analytics", label: "analytics.nav" },
+  { id: "settings", to: "/dashboard/settings", label: "owner.nav.settings" },
 ];
 
 /**
@@ -86,7 +89,7 @@ export function OwnerShell({
                         active ? "border-teal-700 text-teal-900" : "border-transparent text-slate-700"
                       }`}
                     >
-                      {t(`owner.nav.${section.id}`)}
+                      {t(section.label)}
                     </Link>
                   </li>
                 );

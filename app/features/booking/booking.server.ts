@@ -13,6 +13,7 @@ import { findService, listServices, type BusinessService } from "#models/busines
 import { findBusinessByBookingLink, findBusinessById, type Business } from "#models/businesses";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { findBooking } from "#models/bookings";
+import { announceBusinessChange } from "#models/analytics";
 import { normalizePhone } from "~/platform/phone.server";
 import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTimeToUtc, type SlotRules } from "~/features/booking/slots";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
@@ -190,6 +191,7 @@ export async function placeBooking(services: AppServices, request: BookingReques
   });
   if (result.kind === "taken") return { kind: "taken" };
   if (result.kind === "duplicate") return { kind: "booked", booking: result.booking, duplicate: true, manageToken: null };
+  await announceBusinessChange(services.db, request.business.id);
   await announceBooking(services, request, result.booking, `${request.origin}/booking/${result.manageToken}`);
   return { kind: "booked", booking: result.booking, duplicate: false, manageToken: result.manageToken };
 }
@@ -292,8 +294,13 @@ export const confirmationCallLifecycle: CallLifecycle = {
   async placed(services, call) {
     if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "calling");
     if (call.businessId) await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId });
+    if (call.businessId) await announceBusinessChange(services.db, call.businessId);
   },
-  finished: confirmationCallFinished,
+  async finished(services, call, origin) {
+    await confirmationCallFinished(services, call, origin);
+    // The call's length and result, and perhaps the booking (unreachable), changed.
+    if (call.businessId) await announceBusinessChange(services.db, call.businessId);
+  },
 };
 
 async function confirmationCallFinished(services: AppServices, call: Call, origin: string) {

@@ -1,4 +1,5 @@
 import { data } from "react-router";
+import { announceBusinessChange } from "#models/analytics";
 import type { TFunction } from "i18next";
 import { bookingChangeEmail, type BookingChange } from "#emails/booking-changes";
 import {
@@ -235,6 +236,7 @@ export async function handleBookingAction(owner: Owner, form: FormData): Promise
   if (intent === "confirm-booking") {
     const confirmed = await confirmBusinessBooking(services.db, business.id, booking.id);
     if (confirmed) {
+      await announceBusinessChange(services.db, business.id);
       await settleCalls(services, booking.id);
       await tellCustomer(services, business, confirmed, serviceName, "confirmed");
     } else if (booking.status !== "confirmed") {
@@ -245,6 +247,7 @@ export async function handleBookingAction(owner: Owner, form: FormData): Promise
   if (intent === "cancel-booking") {
     const cancelled = await cancelBusinessBooking(services.db, business.id, booking.id);
     if (cancelled) {
+      await announceBusinessChange(services.db, business.id);
       await settleCalls(services, booking.id);
       await tellCustomer(services, business, cancelled, serviceName, "cancelled");
     } else if (booking.status !== "cancelled") {
@@ -272,6 +275,7 @@ async function reschedule(owner: Owner, booking: Booking, serviceName: string, f
   const moved = await moveBusinessBooking(services.db, business.id, booking.id, new Date(start), new Date(start + length));
   if (moved.kind === "taken") return { ok: false, intent, errors: { time: [t("owner.reschedule.taken")] } };
   if (moved.kind === "gone") return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
+  await announceBusinessChange(services.db, business.id);
   // The call for the old time is dropped; the new time gets its own confirmation call.
   await cancelQueuedBookingCalls(services.db, booking.id);
   await services.jobs.enqueue(

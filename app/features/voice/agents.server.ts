@@ -1,3 +1,4 @@
+import { announceBusinessChange } from "#models/analytics";
 import { findBooking, setBookingStatus } from "#models/bookings";
 import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
@@ -119,6 +120,7 @@ async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
   const record = async (outcome: string, status: Parameters<typeof setBookingStatus>[2]) => {
     await setBookingStatus(services.db, booking.id, status, outcome);
     await setCallOutcome(services.db, call.id, outcome);
+    await announceBusinessChange(services.db, business.id);
   };
   return {
     voice: call.voice,
@@ -160,6 +162,7 @@ async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
         run: async () => {
           await optOut(services.db, business.id, booking.customerPhone);
           await setCallOutcome(services.db, call.id, "do not call");
+          await announceBusinessChange(services.db, business.id);
           return "Noted: this number will not be called again.";
         },
       },
