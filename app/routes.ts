@@ -28,6 +28,7 @@ export default [
   route("dashboard/services", "routes/dashboard.services.tsx"),
   route("dashboard/hours", "routes/dashboard.hours.tsx"),
   route("dashboard/calls", "routes/dashboard.calls.tsx"),
+  route("dashboard/plan", "routes/dashboard.plan.tsx"),
   route("dashboard/settings", "routes/dashboard.settings.tsx"),
   route("api/business/register", "routes/api/business.register.ts"),
   route("api/verify-email-and-setup", "routes/api/verify-email-and-setup.ts"),
