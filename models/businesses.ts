@@ -206,8 +206,13 @@ export async function applySubscriptionState(
 export async function admitPlanCall<R extends string>(
   db: Db,
   input: { businessId: number; callId: number },
-  decide: (business: Business, usedSince: (start: Date) => Promise<number>) => Promise<{ ok: true; metered: boolean } | { ok: false; reason: R }>,
-): Promise<{ ok: true; number: number; metered: boolean; again: boolean } | { ok: false; reason: R } | { ok: false; reason: "no_business" }> {
+  decide: (
+    business: Business,
+    usedSince: (start: Date) => Promise<number>,
+  ) => Promise<{ ok: true; metered: boolean } | { ok: false; reason: R }>,
+): Promise<
+  { ok: true; number: number; metered: boolean; again: boolean } | { ok: false; reason: R } | { ok: false; reason: "no_business" }
+> {
   return db.transaction(async (tx) => {
     const [business] = await tx.select().from(businesses).where(eq(businesses.id, input.businessId)).for("update");
     if (!business) return { ok: false as const, reason: "no_business" as const };

@@ -1300,8 +1300,10 @@ const de = {
     estimateDetail: "{{monthly}} im Monat mit {{calls}} Bestätigungsanrufen, danach {{extra}} je zusätzlichem Anruf.",
     ending: "Ihr Tarif endet am {{date}}. Außer den zusätzlichen Anrufen dieses Zeitraums wird nichts mehr berechnet.",
     notice: {
-      pastDue: "Ihre letzte Zahlung ist fehlgeschlagen, daher sind die Bestätigungsanrufe pausiert. Buchungen werden weiter angenommen. Bezahlen Sie die offene Rechnung oder aktualisieren Sie Ihre Karte, dann gehen die Anrufe weiter.",
-      starter_used: "Die 20 Bestätigungsanrufe des Starters sind verbraucht: Neue Buchungen werden angenommen, aber nicht angerufen. Starten Sie den Monatstarif, um weiter anzurufen.",
+      pastDue:
+        "Ihre letzte Zahlung ist fehlgeschlagen, daher sind die Bestätigungsanrufe pausiert. Buchungen werden weiter angenommen. Bezahlen Sie die offene Rechnung oder aktualisieren Sie Ihre Karte, dann gehen die Anrufe weiter.",
+      starter_used:
+        "Die 20 Bestätigungsanrufe des Starters sind verbraucht: Neue Buchungen werden angenommen, aber nicht angerufen. Starten Sie den Monatstarif, um weiter anzurufen.",
       starter_ended: "Ihr Starter ist abgelaufen: Neue Buchungen werden angenommen, aber nicht angerufen.",
       canceled: "Ihr Tarif ist beendet: Neue Buchungen werden angenommen, aber nicht angerufen.",
       no_plan: "Ihr Tarif ist nicht aktiv: Neue Buchungen werden angenommen, aber nicht angerufen.",
@@ -1315,7 +1317,8 @@ const de = {
     paused: "Anruf pausiert: Zahlung überfällig",
     refusedTitle: "Wegen des Tarifs nicht getätigte Anrufe",
     upgradeTitle: "Jetzt den Monatstarif starten",
-    upgradeIntro: "Der Starter endet jetzt und {{monthly}} werden heute von Ihrer gespeicherten Karte abgebucht. Sie erhalten 100 Bestätigungsanrufe im Monat, danach {{extra}} je zusätzlichem Anruf.",
+    upgradeIntro:
+      "Der Starter endet jetzt und {{monthly}} werden heute von Ihrer gespeicherten Karte abgebucht. Sie erhalten 100 Bestätigungsanrufe im Monat, danach {{extra}} je zusätzlichem Anruf.",
     upgradeButton: "Monatstarif starten",
     cancelTitle: "Tarif kündigen",
     cancelIntro: "Ihr Tarif endet am Ende dieses Zeitraums, am {{date}}. Bis dahin wird weiter angerufen.",
@@ -1327,7 +1330,8 @@ const de = {
       kept: "Ihr Tarif läuft weiter.",
     },
     error: {
-      declined: "Die Zahlung für den Monatstarif ist fehlgeschlagen, daher sind die Bestätigungsanrufe pausiert. Bitte aktualisieren Sie Ihre Karte.",
+      declined:
+        "Die Zahlung für den Monatstarif ist fehlgeschlagen, daher sind die Bestätigungsanrufe pausiert. Bitte aktualisieren Sie Ihre Karte.",
       unavailable: "Der Tarif konnte gerade nicht geändert werden. Bitte versuchen Sie es in einigen Minuten erneut.",
       not_starter: "Der Starter ist bereits abgelaufen.",
     },

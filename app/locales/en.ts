@@ -1269,8 +1269,10 @@ const en = {
     estimateDetail: "{{monthly}} a month with {{calls}} confirmation calls, then {{extra}} for each extra call.",
     ending: "Your plan ends on {{date}}. Nothing more is charged except this period's extra calls.",
     notice: {
-      pastDue: "Your last payment failed, so confirmation calls are paused. Bookings are still taken. Pay the open invoice or update your card and the calls resume.",
-      starter_used: "The starter's 20 confirmation calls are used: new bookings are taken but not called. Start the monthly plan to keep calling.",
+      pastDue:
+        "Your last payment failed, so confirmation calls are paused. Bookings are still taken. Pay the open invoice or update your card and the calls resume.",
+      starter_used:
+        "The starter's 20 confirmation calls are used: new bookings are taken but not called. Start the monthly plan to keep calling.",
       starter_ended: "Your starter has ended: new bookings are taken but not called.",
       canceled: "Your plan has ended: new bookings are taken but not called.",
       no_plan: "Your plan is not active: new bookings are taken but not called.",
@@ -1284,7 +1286,8 @@ const en = {
     paused: "Call paused: payment overdue",
     refusedTitle: "Calls not placed because of the plan",
     upgradeTitle: "Start the monthly plan now",
-    upgradeIntro: "The starter ends now and {{monthly}} is charged to your saved card today. You get 100 confirmation calls a month, then {{extra}} for each extra call.",
+    upgradeIntro:
+      "The starter ends now and {{monthly}} is charged to your saved card today. You get 100 confirmation calls a month, then {{extra}} for each extra call.",
     upgradeButton: "Start the monthly plan",
     cancelTitle: "Cancel the plan",
     cancelIntro: "Your plan stops at the end of this period, on {{date}}. Calls continue until then.",

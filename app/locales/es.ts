@@ -1288,8 +1288,10 @@ const es = {
     estimateDetail: "{{monthly}} al mes con {{calls}} llamadas de confirmación y después {{extra}} por cada llamada adicional.",
     ending: "Tu plan termina el {{date}}. No se cobrará nada más salvo las llamadas adicionales de este periodo.",
     notice: {
-      pastDue: "Tu último pago no se pudo cobrar, así que las llamadas de confirmación están en pausa. Se siguen aceptando reservas. Paga la factura pendiente o actualiza tu tarjeta y las llamadas se reanudarán.",
-      starter_used: "Ya se usaron las 20 llamadas de confirmación del plan inicial: las nuevas reservas se aceptan, pero no se llama. Empieza el plan mensual para seguir llamando.",
+      pastDue:
+        "Tu último pago no se pudo cobrar, así que las llamadas de confirmación están en pausa. Se siguen aceptando reservas. Paga la factura pendiente o actualiza tu tarjeta y las llamadas se reanudarán.",
+      starter_used:
+        "Ya se usaron las 20 llamadas de confirmación del plan inicial: las nuevas reservas se aceptan, pero no se llama. Empieza el plan mensual para seguir llamando.",
       starter_ended: "Tu plan inicial ha terminado: las nuevas reservas se aceptan, pero no se llama.",
       canceled: "Tu plan ha terminado: las nuevas reservas se aceptan, pero no se llama.",
       no_plan: "Tu plan no está activo: las nuevas reservas se aceptan, pero no se llama.",
@@ -1303,7 +1305,8 @@ const es = {
     paused: "Llamada en pausa: pago atrasado",
     refusedTitle: "Llamadas no realizadas por el plan",
     upgradeTitle: "Empieza ahora el plan mensual",
-    upgradeIntro: "El plan inicial termina ahora y hoy se cobran {{monthly}} en tu tarjeta guardada. Tendrás 100 llamadas de confirmación al mes y después {{extra}} por cada llamada adicional.",
+    upgradeIntro:
+      "El plan inicial termina ahora y hoy se cobran {{monthly}} en tu tarjeta guardada. Tendrás 100 llamadas de confirmación al mes y después {{extra}} por cada llamada adicional.",
     upgradeButton: "Empezar el plan mensual",
     cancelTitle: "Cancelar el plan",
     cancelIntro: "Tu plan se detiene al final de este periodo, el {{date}}. Las llamadas continúan hasta entonces.",

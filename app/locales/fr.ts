@@ -1302,8 +1302,10 @@ const fr = {
     estimateDetail: "{{monthly}} par mois avec {{calls}} appels de confirmation, puis {{extra}} par appel supplémentaire.",
     ending: "Votre forfait se termine le {{date}}. Plus rien ne sera prélevé, hormis les appels supplémentaires de cette période.",
     notice: {
-      pastDue: "Votre dernier paiement a échoué : les appels de confirmation sont suspendus. Les réservations restent acceptées. Réglez la facture en attente ou mettez à jour votre carte et les appels reprendront.",
-      starter_used: "Les 20 appels de confirmation de l’offre découverte sont utilisés : les nouvelles réservations sont acceptées mais pas appelées. Passez au forfait mensuel pour continuer les appels.",
+      pastDue:
+        "Votre dernier paiement a échoué : les appels de confirmation sont suspendus. Les réservations restent acceptées. Réglez la facture en attente ou mettez à jour votre carte et les appels reprendront.",
+      starter_used:
+        "Les 20 appels de confirmation de l’offre découverte sont utilisés : les nouvelles réservations sont acceptées mais pas appelées. Passez au forfait mensuel pour continuer les appels.",
       starter_ended: "Votre offre découverte est terminée : les nouvelles réservations sont acceptées mais pas appelées.",
       canceled: "Votre forfait est terminé : les nouvelles réservations sont acceptées mais pas appelées.",
       no_plan: "Votre forfait n’est pas actif : les nouvelles réservations sont acceptées mais pas appelées.",
@@ -1317,7 +1319,8 @@ const fr = {
     paused: "Appel suspendu : paiement en retard",
     refusedTitle: "Appels non passés à cause du forfait",
     upgradeTitle: "Passer au forfait mensuel maintenant",
-    upgradeIntro: "L’offre découverte se termine maintenant et {{monthly}} sont prélevés aujourd’hui sur votre carte enregistrée. Vous avez 100 appels de confirmation par mois, puis {{extra}} par appel supplémentaire.",
+    upgradeIntro:
+      "L’offre découverte se termine maintenant et {{monthly}} sont prélevés aujourd’hui sur votre carte enregistrée. Vous avez 100 appels de confirmation par mois, puis {{extra}} par appel supplémentaire.",
     upgradeButton: "Passer au forfait mensuel",
     cancelTitle: "Résilier le forfait",
     cancelIntro: "Votre forfait s’arrête à la fin de cette période, le {{date}}. Les appels continuent jusque-là.",

@@ -1293,8 +1293,10 @@ const it = {
     estimateDetail: "{{monthly}} al mese con {{calls}} chiamate di conferma, poi {{extra}} per ogni chiamata extra.",
     ending: "Il tuo piano termina il {{date}}. Non verrà addebitato altro, salvo le chiamate extra di questo periodo.",
     notice: {
-      pastDue: "L’ultimo pagamento non è andato a buon fine, quindi le chiamate di conferma sono sospese. Le prenotazioni vengono comunque accettate. Paga la fattura aperta o aggiorna la carta e le chiamate riprenderanno.",
-      starter_used: "Le 20 chiamate di conferma dello starter sono esaurite: le nuove prenotazioni vengono accettate ma non chiamate. Attiva il piano mensile per continuare a chiamare.",
+      pastDue:
+        "L’ultimo pagamento non è andato a buon fine, quindi le chiamate di conferma sono sospese. Le prenotazioni vengono comunque accettate. Paga la fattura aperta o aggiorna la carta e le chiamate riprenderanno.",
+      starter_used:
+        "Le 20 chiamate di conferma dello starter sono esaurite: le nuove prenotazioni vengono accettate ma non chiamate. Attiva il piano mensile per continuare a chiamare.",
       starter_ended: "Lo starter è terminato: le nuove prenotazioni vengono accettate ma non chiamate.",
       canceled: "Il tuo piano è terminato: le nuove prenotazioni vengono accettate ma non chiamate.",
       no_plan: "Il tuo piano non è attivo: le nuove prenotazioni vengono accettate ma non chiamate.",
@@ -1308,7 +1310,8 @@ const it = {
     paused: "Chiamata sospesa: pagamento in ritardo",
     refusedTitle: "Chiamate non effettuate a causa del piano",
     upgradeTitle: "Attiva subito il piano mensile",
-    upgradeIntro: "Lo starter termina ora e oggi vengono addebitati {{monthly}} sulla carta salvata. Avrai 100 chiamate di conferma al mese, poi {{extra}} per ogni chiamata extra.",
+    upgradeIntro:
+      "Lo starter termina ora e oggi vengono addebitati {{monthly}} sulla carta salvata. Avrai 100 chiamate di conferma al mese, poi {{extra}} per ogni chiamata extra.",
     upgradeButton: "Attiva il piano mensile",
     cancelTitle: "Disdici il piano",
     cancelIntro: "Il tuo piano si ferma alla fine di questo periodo, il {{date}}. Fino ad allora le chiamate continuano.",

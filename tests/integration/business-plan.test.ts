@@ -102,7 +102,13 @@ async function makeBusiness(fields: Partial<typeof businesses.$inferInsert>) {
       ...fields,
     })
     .returning();
-  const service = await addService(services.db, business!.id, { name: "Cut", description: "", priceCents: 2000, currency: "USD", durationMinutes: 30 });
+  const service = await addService(services.db, business!.id, {
+    name: "Cut",
+    description: "",
+    priceCents: 2000,
+    currency: "USD",
+    durationMinutes: 30,
+  });
   return { business: business!, customerId: customer.id, serviceId: service.id };
 }
 
@@ -140,7 +146,13 @@ async function bookingWithCall(businessId: number, serviceId: number) {
 async function seedCountedCalls(businessId: number, count: number, metered: boolean) {
   const ids: number[] = [];
   for (let n = 1; n <= count; n++) {
-    const call = await createCall(services.db, { purpose: "booking_confirmation", language: "en", voice: "shimmer", businessId, timeLimitSeconds: 300 });
+    const call = await createCall(services.db, {
+      purpose: "booking_confirmation",
+      language: "en",
+      voice: "shimmer",
+      businessId,
+      timeLimitSeconds: 300,
+    });
     await services.db.insert(planCalls).values({ callId: call.id, businessId, number: n, metered });
     ids.push(call.id);
   }
@@ -151,7 +163,14 @@ const place = (callId: number) => placeCallJob.handle({ callId, origin: services
 
 async function ownerOf(businessId: number): Promise<Owner> {
   const business = (await findBusinessById(services.db, businessId))!;
-  return { services, t: await translatorFor("en"), locale: "en", account: {} as never, business, shell: { businessName: business.name, bookingUrl: "" } };
+  return {
+    services,
+    t: await translatorFor("en"),
+    locale: "en",
+    account: {} as never,
+    business,
+    shell: { businessName: business.name, bookingUrl: "" },
+  };
 }
 
 describe("the starter: 7 days and 20 confirmation calls", () => {

@@ -1,6 +1,13 @@
 import type { TFunction } from "i18next";
 import { findAccountByEmail, replaceTemporaryPassword } from "#models/accounts";
-import { activateBusiness, findBusinessById, findPlanCall, setBusinessSubscription, setStarterPayment, type Business } from "#models/businesses";
+import {
+  activateBusiness,
+  findBusinessById,
+  findPlanCall,
+  setBusinessSubscription,
+  setStarterPayment,
+  type Business,
+} from "#models/businesses";
 import { createEmailToken } from "#models/email-tokens";
 import { credentialsEmail, verificationEmail } from "#emails/business";
 import { sendEmailJob } from "~/platform/email-jobs.server";

@@ -225,7 +225,9 @@ export async function changePlan(services: AppServices, businessId: number, acti
       if (!subscriptionId) return { ok: false as const, error: "unavailable" as const };
       const state = await payments.endTrialNow(subscriptionId);
       const after = await syncBusinessPlan(services, subscriptionId, state);
-      return after?.business.planStatus === "active" ? { ok: true as const, done: "upgraded" as const } : { ok: false as const, error: "declined" as const };
+      return after?.business.planStatus === "active"
+        ? { ok: true as const, done: "upgraded" as const }
+        : { ok: false as const, error: "declined" as const };
     }
     if (!business.stripeSubscriptionId) return { ok: false as const, error: "unavailable" as const };
     const state = await payments.setCancelAtPeriodEnd(business.stripeSubscriptionId, action === "cancel");
