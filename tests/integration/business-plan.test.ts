@@ -59,7 +59,7 @@ beforeAll(async () => {
       headers: req.headers as Record<string, string>,
       body: Buffer.concat(chunks),
     });
-    const response = await stripeWebhook({ request, context, params: {} } as never);
+    const response = (await stripeWebhook({ request, context, params: {} } as never)) as Response;
     res.writeHead(response.status, { "content-type": "application/json" }).end(await response.text());
   });
   await new Promise<void>((resolve) => webhooks.listen(0, "127.0.0.1", resolve));
