@@ -1292,7 +1292,6 @@ const de = {
       past_due: "Zahlung überfällig",
       canceled: "Beendet",
     },
-    used: "Bestätigungsanrufe in diesem Zeitraum: {{used}} von {{allowance}} inklusive",
     overage: "Zusätzliche Anrufe in diesem Zeitraum, je 1 $: {{count}}",
     starterPeriod: "Der Starter umfasst 7 Tage und 20 Bestätigungsanrufe, bis {{date}}.",
     monthlyPeriod: "Dieser Zeitraum läuft vom {{start}} bis {{end}}.",

@@ -1261,7 +1261,6 @@ const en = {
       past_due: "Payment overdue",
       canceled: "Ended",
     },
-    used: "Confirmation calls this period: {{used}} of {{allowance}} included",
     overage: "Extra calls this period, at $1 each: {{count}}",
     starterPeriod: "The starter gives 7 days and 20 confirmation calls, until {{date}}.",
     monthlyPeriod: "This period runs from {{start}} to {{end}}.",

@@ -1280,7 +1280,6 @@ const es = {
       past_due: "Pago atrasado",
       canceled: "Finalizado",
     },
-    used: "Llamadas de confirmación en este periodo: {{used}} de {{allowance}} incluidas",
     overage: "Llamadas adicionales en este periodo, a 1 $ cada una: {{count}}",
     starterPeriod: "El plan inicial incluye 7 días y 20 llamadas de confirmación, hasta el {{date}}.",
     monthlyPeriod: "Este periodo va del {{start}} al {{end}}.",

@@ -1294,7 +1294,6 @@ const fr = {
       past_due: "Paiement en retard",
       canceled: "Terminé",
     },
-    used: "Appels de confirmation sur cette période : {{used}} sur {{allowance}} inclus",
     overage: "Appels supplémentaires sur cette période, à 1 $ chacun : {{count}}",
     starterPeriod: "L’offre découverte donne 7 jours et 20 appels de confirmation, jusqu’au {{date}}.",
     monthlyPeriod: "Cette période va du {{start}} au {{end}}.",

@@ -1285,7 +1285,6 @@ const it = {
       past_due: "Pagamento in ritardo",
       canceled: "Terminato",
     },
-    used: "Chiamate di conferma in questo periodo: {{used}} su {{allowance}} incluse",
     overage: "Chiamate extra in questo periodo, a 1 $ ciascuna: {{count}}",
     starterPeriod: "Lo starter offre 7 giorni e 20 chiamate di conferma, fino al {{date}}.",
     monthlyPeriod: "Questo periodo va dal {{start}} al {{end}}.",

@@ -71,7 +71,7 @@ describe("the owner's plan page", () => {
   it("shows the starter's usage and the first invoice, and cancels, keeps and upgrades with plain forms", async () => {
     let page = text(await (await owner.get("/dashboard/plan")).text());
     expect(page).toContain("Your plan: Starter");
-    expect(page).toContain("Confirmation calls this period: 0 of 20 included");
+    expect(page).toContain("Confirmation calls used: 0 of 20");
     expect(page).toMatch(/Next invoice: about \$99\.00 on /);
 
     let response = await owner.postForm("/dashboard/plan", { intent: "cancel" });
@@ -92,7 +92,7 @@ describe("the owner's plan page", () => {
     page = text(await (await owner.get("/dashboard/plan?done=upgraded")).text());
     expect(page).toContain("The monthly plan has started.");
     expect(page).toContain("Your plan: Monthly plan");
-    expect(page).toContain("Confirmation calls this period: 0 of 100 included");
+    expect(page).toContain("Confirmation calls used: 0 of 100");
     expect(page).toMatch(/Next invoice: about \$99\.00 on /);
     expect(page).not.toContain("Start the monthly plan now");
   });

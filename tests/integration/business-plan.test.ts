@@ -205,7 +205,7 @@ describe("the starter: 7 days and 20 confirmation calls", () => {
     expect(shown.notCalled).toBe("Not called: the starter's 20 confirmation calls are used. Please phone the customer yourself.");
     expect(page.planNotice).toMatch(/starter's 20 confirmation calls are used/);
     const plan = await loadPlanView(services, owner.t, "en", owner.business);
-    expect(plan.usedLabel).toBe("Confirmation calls this period: 20 of 20 included");
+    expect(plan.usedLabel).toBe("Confirmation calls used: 20 of 20");
     expect(plan.refused.map((r) => r.reason)).toEqual(["the starter's 20 confirmation calls are used"]);
 
     // A retried job for the admitted call is not counted again.

@@ -151,7 +151,7 @@ export async function loadPlanView(services: AppServices, t: TFunction, locale: 
     statusLabel: t(`plan.status.${status}`),
     used,
     allowance,
-    usedLabel: t("plan.used", { used, allowance }),
+    usedLabel: t("dashboard.callsUsed", { used, allowance }),
     overage: status === "active" || status === "past_due" ? Math.max(0, used - MONTHLY_CALLS) : 0,
     periodLabel:
       status === "starter"
