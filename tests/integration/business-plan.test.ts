@@ -244,7 +244,7 @@ async function monthlyBusiness() {
 
 describe("the monthly plan: 100 calls, then $1 a call", () => {
   it("places the 101st call and reports it to the meter exactly once, however often the job runs", async () => {
-    const { business, serviceId, customerId } = await monthlyBusiness();
+    const { business, serviceId, customerId, subscriptionId } = await monthlyBusiness();
     // The owner starts the monthly plan now: the starter ends and the period starts.
     expect(await changePlan(services, business.id, "upgrade")).toEqual({ ok: true, done: "upgraded" });
     expect((await findBusinessById(services.db, business.id))!.planStatus).toBe("active");
@@ -276,6 +276,10 @@ describe("the monthly plan: 100 calls, then $1 a call", () => {
     expect(plan.used).toBe(101);
     expect(plan.overage).toBe(1);
     expect(plan.estimateLabel).toMatch(/^Next invoice: about \$100\.00 on /);
+
+    // And Stripe's invoice at the month's end says the same: the next month and one extra call.
+    const renewed = fake.advanceSubscription(subscriptionId);
+    expect(fake.invoices.get(renewed.latest_invoice)!.amount_due).toBe(10_000);
   });
 
   it("does not report starter calls to the meter", async () => {
