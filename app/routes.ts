@@ -28,6 +28,7 @@ export default [
   route("dashboard/services", "routes/dashboard.services.tsx"),
   route("dashboard/hours", "routes/dashboard.hours.tsx"),
   route("dashboard/calls", "routes/dashboard.calls.tsx"),
+  route("dashboard/plan", "routes/dashboard.plan.tsx"),
   route("dashboard/settings", "routes/dashboard.settings.tsx"),
   route("dashboard/analytics", "routes/dashboard.analytics.tsx"),
   route("dashboard/analytics/events", "routes/dashboard.analytics.events.ts"),

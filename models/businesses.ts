@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
+import { and, asc, eq, gte, ilike, ne, or, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { slugify } from "#models/slug";
-import { accounts, businesses, payments } from "./schema";
+import { accounts, bookings, businesses, calls, payments, planCalls } from "./schema";
 
 export type Business = typeof businesses.$inferSelect;
 
@@ -169,18 +169,124 @@ export async function setBusinessSubscription(db: Db, businessId: number, subscr
   await db.update(businesses).set({ stripeSubscriptionId: subscriptionId }).where(eq(businesses.id, businessId));
 }
 
-/** Starter businesses whose 7 days are over become monthly (the Stripe subscription bills them). */
-export async function planFromSubscriptionStatus(db: Db, subscriptionId: string, stripeStatus: string) {
-  const planStatusValue =
-    stripeStatus === "trialing"
-      ? "starter"
-      : stripeStatus === "active"
-        ? "active"
-        : stripeStatus === "past_due" || stripeStatus === "unpaid"
-          ? "past_due"
-          : "canceled";
-  await db.update(businesses).set({ planStatus: planStatusValue }).where(eq(businesses.stripeSubscriptionId, subscriptionId));
+export type PlanStatus = Business["planStatus"];
+
+/** Stripe's subscription status as the business's plan: trialing is the starter, unpaid is past_due. */
+export function planStatusOf(stripeStatus: string): PlanStatus {
+  if (stripeStatus === "trialing") return "starter";
+  if (stripeStatus === "active") return "active";
+  if (stripeStatus === "past_due" || stripeStatus === "unpaid") return "past_due";
+  return "canceled";
 }
+
+/**
+ * Writes the subscription as Stripe knows it now onto its business: the plan's status, its
+ * billing period and whether it ends there. Returns the business before and after (null when no
+ * business has this subscription).
+ */
+export async function applySubscriptionState(
+  db: Db,
+  subscriptionId: string,
+  state: { status: string; periodStart: Date; periodEnd: Date; cancelAtPeriodEnd: boolean; trialEnd: Date | null },
+) {
+  return db.transaction(async (tx) => {
+    const [before] = await tx.select().from(businesses).where(eq(businesses.stripeSubscriptionId, subscriptionId)).for("update");
+    if (!before) return null;
+    const planStatusValue = planStatusOf(state.status);
+    const [after] = await tx
+      .update(businesses)
+      .set({
+        planStatus: planStatusValue,
+        planPeriodStart: state.periodStart,
+        planPeriodEnd: state.periodEnd,
+        planCancelAtPeriodEnd: state.cancelAtPeriodEnd,
+        // The starter ends when the trial does: at once after an upgrade.
+        ...(planStatusValue === "starter" && state.trialEnd ? { starterEndsAt: state.trialEnd } : {}),
+        ...(before.planStatus === "starter" && planStatusValue !== "starter" && (before.starterEndsAt?.getTime() ?? 0) > Date.now()
+          ? { starterEndsAt: new Date() }
+          : {}),
+      })
+      .where(eq(businesses.id, before.id))
+      .returning();
+    return { before, after: after! };
+  });
+}
+
+/**
+ * Decides, under a lock on the business's row, whether one more confirmation call may be placed,
+ * and counts it when it may: two bookings at once wait for each other here, so they can never
+ * both take the last call of an allowance. `decide` sees the business and how many calls its
+ * period has used, and answers either the start of the period to count the call in or a refusal.
+ * A call already admitted (a retried job) is admitted again without being counted twice.
+ */
+export async function admitPlanCall<R extends string>(
+  db: Db,
+  input: { businessId: number; callId: number },
+  decide: (
+    business: Business,
+    usedSince: (start: Date) => Promise<number>,
+  ) => Promise<{ ok: true; metered: boolean } | { ok: false; reason: R }>,
+): Promise<
+  { ok: true; number: number; metered: boolean; again: boolean } | { ok: false; reason: R } | { ok: false; reason: "no_business" }
+> {
+  return db.transaction(async (tx) => {
+    const [business] = await tx.select().from(businesses).where(eq(businesses.id, input.businessId)).for("update");
+    if (!business) return { ok: false as const, reason: "no_business" as const };
+    const [already] = await tx.select().from(planCalls).where(eq(planCalls.callId, input.callId));
+    if (already) return { ok: true as const, number: already.number, metered: already.metered, again: true };
+    const usedSince = (start: Date) => countPlanCallsSince(tx, business.id, start);
+    let counted = 0;
+    const decision = await decide(business, async (start) => (counted = await usedSince(start)));
+    if (!decision.ok) return decision;
+    const number = counted + 1;
+    await tx.insert(planCalls).values({ callId: input.callId, businessId: business.id, number, metered: decision.metered });
+    return { ok: true as const, number, metered: decision.metered, again: false };
+  });
+}
+
+/** The calls a plan counted since `start`. */
+export async function countPlanCallsSince(db: Db, businessId: number, start: Date) {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(planCalls)
+    .where(and(eq(planCalls.businessId, businessId), gte(planCalls.createdAt, start)));
+  return row?.count ?? 0;
+}
+
+/** A call admitted but never dialled (refused by the dialling policy, a permanent provider error) gives its place back. */
+export async function releasePlanCall(db: Db, callId: number) {
+  await db.delete(planCalls).where(eq(planCalls.callId, callId));
+}
+
+/** How a call was counted by its plan, or null when it was not counted. */
+export async function findPlanCall(db: Db, callId: number) {
+  const [row] = await db.select().from(planCalls).where(eq(planCalls.callId, callId));
+  return row ?? null;
+}
+
+/**
+ * Confirmation calls held while the plan was past due (still queued, their booking marked
+ * `plan_paused`) whose plan no longer is: they go through the gate again.
+ */
+export async function pausedConfirmationCalls(db: Db, businessId?: number) {
+  return db
+    .select({ id: calls.id })
+    .from(calls)
+    .innerJoin(bookings, eq(bookings.id, calls.bookingId))
+    .innerJoin(businesses, eq(businesses.id, calls.businessId))
+    .where(
+      and(
+        businessId === undefined ? undefined : eq(calls.businessId, businessId),
+        ne(businesses.planStatus, "past_due"),
+        eq(calls.purpose, "booking_confirmation"),
+        eq(calls.status, "queued"),
+        eq(bookings.callState, PLAN_PAUSED_STATE),
+      ),
+    );
+}
+
+/** The booking's call state while its confirmation call waits for the plan to be paid. */
+export const PLAN_PAUSED_STATE = "plan_paused";
 
 export async function countBusinesses(db: Db) {
   const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(businesses);

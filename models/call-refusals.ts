@@ -1,4 +1,4 @@
-import { desc } from "drizzle-orm";
+import { and, desc, eq, gte, like } from "drizzle-orm";
 import type { Db } from "./db";
 import { callRefusals } from "./schema";
 
@@ -12,4 +12,14 @@ export async function recordCallRefusal(db: Db, refusal: NewCallRefusal) {
 /** The latest refusals, newest first, for the admin. */
 export async function listCallRefusals(db: Db, limit = 100) {
   return db.select().from(callRefusals).orderBy(desc(callRefusals.createdAt)).limit(limit);
+}
+
+/** The confirmation calls a business's plan refused since `start`, newest first, for the owner. */
+export async function listPlanRefusalsSince(db: Db, businessId: number, start: Date, limit = 10) {
+  return db
+    .select()
+    .from(callRefusals)
+    .where(and(eq(callRefusals.businessId, businessId), like(callRefusals.reason, "plan\\_%"), gte(callRefusals.createdAt, start)))
+    .orderBy(desc(callRefusals.createdAt))
+    .limit(limit);
 }

@@ -60,6 +60,10 @@ export const businesses = pgTable("businesses", {
   starterEndsAt: timestamp("starter_ends_at", { withTimezone: true }),
   stripeCustomerId: text("stripe_customer_id"),
   stripeSubscriptionId: text("stripe_subscription_id"),
+  /** The monthly plan's current billing period and whether it ends there, as Stripe last told us. */
+  planPeriodStart: timestamp("plan_period_start", { withTimezone: true }),
+  planPeriodEnd: timestamp("plan_period_end", { withTimezone: true }),
+  planCancelAtPeriodEnd: boolean("plan_cancel_at_period_end").notNull().default(false),
   starterPaymentIntentId: text("starter_payment_intent_id").unique(),
   minimumNoticeMinutes: integer("minimum_notice_minutes").notNull().default(60),
   confirmationVoice: text("confirmation_voice").notNull().default("shimmer"),
@@ -522,6 +526,30 @@ export const sessions = pgTable(
  * Every number the dialling policy refused to phone, for the admin: which path asked, why, and
  * keyed hashes (never the raw number or address).
  */
+/**
+ * One confirmation call counted against the business's plan, admitted under a lock on the
+ * business's row so two bookings at once never both take the last call of an allowance.
+ * `number` is the call's place in its period (the 21st starter call is never admitted).
+ */
+export const planCalls = pgTable(
+  "plan_calls",
+  {
+    callId: integer("call_id")
+      .primaryKey()
+      .references(() => calls.id, { onDelete: "cascade" }),
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    /** Counted under the monthly plan, so reported to Stripe's meter (starter calls are not). */
+    metered: boolean("metered").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [index("plan_calls_business_created").on(table.businessId, table.createdAt)],
+);
+
 export const callRefusals = pgTable(
   "call_refusals",
   {

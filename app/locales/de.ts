@@ -1352,6 +1352,59 @@ const de = {
       body: "Sakina erfasst noch nicht, wer nicht erscheint: Eine Buchung lässt sich nicht als „nicht erschienen“ markieren, deshalb steht hier keine Zahl.",
     },
   },
+  plan: {
+    title: "Tarif und Abrechnung",
+    link: "Tarif, Nutzung und Abrechnung",
+    status: {
+      none: "Nicht aktiv",
+      starter: "Starter",
+      active: "Monatstarif",
+      past_due: "Zahlung überfällig",
+      canceled: "Beendet",
+    },
+    overage: "Zusätzliche Anrufe in diesem Zeitraum, je 1 $: {{count}}",
+    starterPeriod: "Der Starter umfasst 7 Tage und 20 Bestätigungsanrufe, bis {{date}}.",
+    monthlyPeriod: "Dieser Zeitraum läuft vom {{start}} bis {{end}}.",
+    estimate: "Nächste Rechnung: etwa {{amount}} am {{date}}.",
+    estimateDetail: "{{monthly}} im Monat mit {{calls}} Bestätigungsanrufen, danach {{extra}} je zusätzlichem Anruf.",
+    ending: "Ihr Tarif endet am {{date}}. Außer den zusätzlichen Anrufen dieses Zeitraums wird nichts mehr berechnet.",
+    notice: {
+      pastDue:
+        "Ihre letzte Zahlung ist fehlgeschlagen, daher sind die Bestätigungsanrufe pausiert. Buchungen werden weiter angenommen. Bezahlen Sie die offene Rechnung oder aktualisieren Sie Ihre Karte, dann gehen die Anrufe weiter.",
+      starter_used:
+        "Die 20 Bestätigungsanrufe des Starters sind verbraucht: Neue Buchungen werden angenommen, aber nicht angerufen. Starten Sie den Monatstarif, um weiter anzurufen.",
+      starter_ended: "Ihr Starter ist abgelaufen: Neue Buchungen werden angenommen, aber nicht angerufen.",
+      canceled: "Ihr Tarif ist beendet: Neue Buchungen werden angenommen, aber nicht angerufen.",
+      no_plan: "Ihr Tarif ist nicht aktiv: Neue Buchungen werden angenommen, aber nicht angerufen.",
+    },
+    refusal: {
+      starter_used: "die 20 Bestätigungsanrufe des Starters sind verbraucht",
+      starter_ended: "der Starter ist abgelaufen",
+      canceled: "der Tarif ist beendet",
+      no_plan: "der Tarif ist nicht aktiv",
+    },
+    paused: "Anruf pausiert: Zahlung überfällig",
+    refusedTitle: "Wegen des Tarifs nicht getätigte Anrufe",
+    upgradeTitle: "Jetzt den Monatstarif starten",
+    upgradeIntro:
+      "Der Starter endet jetzt und {{monthly}} werden heute von Ihrer gespeicherten Karte abgebucht. Sie erhalten 100 Bestätigungsanrufe im Monat, danach {{extra}} je zusätzlichem Anruf.",
+    upgradeButton: "Monatstarif starten",
+    cancelTitle: "Tarif kündigen",
+    cancelIntro: "Ihr Tarif endet am Ende dieses Zeitraums, am {{date}}. Bis dahin wird weiter angerufen.",
+    cancelButton: "Zum Ende des Zeitraums kündigen",
+    keepButton: "Tarif behalten",
+    done: {
+      upgraded: "Der Monatstarif hat begonnen.",
+      cancelled: "Ihr Tarif endet am Ende dieses Zeitraums.",
+      kept: "Ihr Tarif läuft weiter.",
+    },
+    error: {
+      declined:
+        "Die Zahlung für den Monatstarif ist fehlgeschlagen, daher sind die Bestätigungsanrufe pausiert. Bitte aktualisieren Sie Ihre Karte.",
+      unavailable: "Der Tarif konnte gerade nicht geändert werden. Bitte versuchen Sie es in einigen Minuten erneut.",
+      not_starter: "Der Starter ist bereits abgelaufen.",
+    },
+  },
 } satisfies typeof en;
 
 export default de;

@@ -1320,6 +1320,58 @@ const en = {
       body: "Sakina does not record no-shows yet: a booking cannot be marked as a no-show, so no figure is shown here.",
     },
   },
+  plan: {
+    title: "Plan and billing",
+    link: "Plan, usage and billing",
+    status: {
+      none: "Not active",
+      starter: "Starter",
+      active: "Monthly plan",
+      past_due: "Payment overdue",
+      canceled: "Ended",
+    },
+    overage: "Extra calls this period, at $1 each: {{count}}",
+    starterPeriod: "The starter gives 7 days and 20 confirmation calls, until {{date}}.",
+    monthlyPeriod: "This period runs from {{start}} to {{end}}.",
+    estimate: "Next invoice: about {{amount}} on {{date}}.",
+    estimateDetail: "{{monthly}} a month with {{calls}} confirmation calls, then {{extra}} for each extra call.",
+    ending: "Your plan ends on {{date}}. Nothing more is charged except this period's extra calls.",
+    notice: {
+      pastDue:
+        "Your last payment failed, so confirmation calls are paused. Bookings are still taken. Pay the open invoice or update your card and the calls resume.",
+      starter_used:
+        "The starter's 20 confirmation calls are used: new bookings are taken but not called. Start the monthly plan to keep calling.",
+      starter_ended: "Your starter has ended: new bookings are taken but not called.",
+      canceled: "Your plan has ended: new bookings are taken but not called.",
+      no_plan: "Your plan is not active: new bookings are taken but not called.",
+    },
+    refusal: {
+      starter_used: "the starter's 20 confirmation calls are used",
+      starter_ended: "the starter has ended",
+      canceled: "the plan has ended",
+      no_plan: "the plan is not active",
+    },
+    paused: "Call paused: payment overdue",
+    refusedTitle: "Calls not placed because of the plan",
+    upgradeTitle: "Start the monthly plan now",
+    upgradeIntro:
+      "The starter ends now and {{monthly}} is charged to your saved card today. You get 100 confirmation calls a month, then {{extra}} for each extra call.",
+    upgradeButton: "Start the monthly plan",
+    cancelTitle: "Cancel the plan",
+    cancelIntro: "Your plan stops at the end of this period, on {{date}}. Calls continue until then.",
+    cancelButton: "Cancel at the end of the period",
+    keepButton: "Keep my plan",
+    done: {
+      upgraded: "The monthly plan has started.",
+      cancelled: "Your plan will end at the end of this period.",
+      kept: "Your plan continues.",
+    },
+    error: {
+      declined: "The payment for the monthly plan failed, so confirmation calls are paused. Please update your card.",
+      unavailable: "The plan could not be changed just now. Please try again in a few minutes.",
+      not_starter: "The starter has already ended.",
+    },
+  },
 };
 
 export default en;

@@ -1340,6 +1340,58 @@ const es = {
       body: "Sakina todavía no registra ausencias: una reserva no se puede marcar como ausencia, así que aquí no se muestra ninguna cifra.",
     },
   },
+  plan: {
+    title: "Plan y facturación",
+    link: "Plan, uso y facturación",
+    status: {
+      none: "No activo",
+      starter: "Inicial",
+      active: "Plan mensual",
+      past_due: "Pago atrasado",
+      canceled: "Finalizado",
+    },
+    overage: "Llamadas adicionales en este periodo, a 1 $ cada una: {{count}}",
+    starterPeriod: "El plan inicial incluye 7 días y 20 llamadas de confirmación, hasta el {{date}}.",
+    monthlyPeriod: "Este periodo va del {{start}} al {{end}}.",
+    estimate: "Próxima factura: unos {{amount}} el {{date}}.",
+    estimateDetail: "{{monthly}} al mes con {{calls}} llamadas de confirmación y después {{extra}} por cada llamada adicional.",
+    ending: "Tu plan termina el {{date}}. No se cobrará nada más salvo las llamadas adicionales de este periodo.",
+    notice: {
+      pastDue:
+        "Tu último pago no se pudo cobrar, así que las llamadas de confirmación están en pausa. Se siguen aceptando reservas. Paga la factura pendiente o actualiza tu tarjeta y las llamadas se reanudarán.",
+      starter_used:
+        "Ya se usaron las 20 llamadas de confirmación del plan inicial: las nuevas reservas se aceptan, pero no se llama. Empieza el plan mensual para seguir llamando.",
+      starter_ended: "Tu plan inicial ha terminado: las nuevas reservas se aceptan, pero no se llama.",
+      canceled: "Tu plan ha terminado: las nuevas reservas se aceptan, pero no se llama.",
+      no_plan: "Tu plan no está activo: las nuevas reservas se aceptan, pero no se llama.",
+    },
+    refusal: {
+      starter_used: "ya se usaron las 20 llamadas de confirmación del plan inicial",
+      starter_ended: "el plan inicial ha terminado",
+      canceled: "el plan ha terminado",
+      no_plan: "el plan no está activo",
+    },
+    paused: "Llamada en pausa: pago atrasado",
+    refusedTitle: "Llamadas no realizadas por el plan",
+    upgradeTitle: "Empieza ahora el plan mensual",
+    upgradeIntro:
+      "El plan inicial termina ahora y hoy se cobran {{monthly}} en tu tarjeta guardada. Tendrás 100 llamadas de confirmación al mes y después {{extra}} por cada llamada adicional.",
+    upgradeButton: "Empezar el plan mensual",
+    cancelTitle: "Cancelar el plan",
+    cancelIntro: "Tu plan se detiene al final de este periodo, el {{date}}. Las llamadas continúan hasta entonces.",
+    cancelButton: "Cancelar al final del periodo",
+    keepButton: "Mantener mi plan",
+    done: {
+      upgraded: "El plan mensual ha empezado.",
+      cancelled: "Tu plan terminará al final de este periodo.",
+      kept: "Tu plan continúa.",
+    },
+    error: {
+      declined: "No se pudo cobrar el plan mensual, así que las llamadas de confirmación están en pausa. Actualiza tu tarjeta.",
+      unavailable: "No se pudo cambiar el plan en este momento. Inténtalo de nuevo en unos minutos.",
+      not_starter: "El plan inicial ya ha terminado.",
+    },
+  },
 } satisfies typeof en;
 
 export default es;

@@ -1355,6 +1355,58 @@ const fr = {
       body: "Sakina n’enregistre pas encore les absences : une réservation ne peut pas être marquée comme absence, donc aucun chiffre n’apparaît ici.",
     },
   },
+  plan: {
+    title: "Forfait et facturation",
+    link: "Forfait, consommation et facturation",
+    status: {
+      none: "Inactif",
+      starter: "Découverte",
+      active: "Forfait mensuel",
+      past_due: "Paiement en retard",
+      canceled: "Terminé",
+    },
+    overage: "Appels supplémentaires sur cette période, à 1 $ chacun : {{count}}",
+    starterPeriod: "L’offre découverte donne 7 jours et 20 appels de confirmation, jusqu’au {{date}}.",
+    monthlyPeriod: "Cette période va du {{start}} au {{end}}.",
+    estimate: "Prochaine facture : environ {{amount}} le {{date}}.",
+    estimateDetail: "{{monthly}} par mois avec {{calls}} appels de confirmation, puis {{extra}} par appel supplémentaire.",
+    ending: "Votre forfait se termine le {{date}}. Plus rien ne sera prélevé, hormis les appels supplémentaires de cette période.",
+    notice: {
+      pastDue:
+        "Votre dernier paiement a échoué : les appels de confirmation sont suspendus. Les réservations restent acceptées. Réglez la facture en attente ou mettez à jour votre carte et les appels reprendront.",
+      starter_used:
+        "Les 20 appels de confirmation de l’offre découverte sont utilisés : les nouvelles réservations sont acceptées mais pas appelées. Passez au forfait mensuel pour continuer les appels.",
+      starter_ended: "Votre offre découverte est terminée : les nouvelles réservations sont acceptées mais pas appelées.",
+      canceled: "Votre forfait est terminé : les nouvelles réservations sont acceptées mais pas appelées.",
+      no_plan: "Votre forfait n’est pas actif : les nouvelles réservations sont acceptées mais pas appelées.",
+    },
+    refusal: {
+      starter_used: "les 20 appels de confirmation de l’offre découverte sont utilisés",
+      starter_ended: "l’offre découverte est terminée",
+      canceled: "le forfait est terminé",
+      no_plan: "le forfait n’est pas actif",
+    },
+    paused: "Appel suspendu : paiement en retard",
+    refusedTitle: "Appels non passés à cause du forfait",
+    upgradeTitle: "Passer au forfait mensuel maintenant",
+    upgradeIntro:
+      "L’offre découverte se termine maintenant et {{monthly}} sont prélevés aujourd’hui sur votre carte enregistrée. Vous avez 100 appels de confirmation par mois, puis {{extra}} par appel supplémentaire.",
+    upgradeButton: "Passer au forfait mensuel",
+    cancelTitle: "Résilier le forfait",
+    cancelIntro: "Votre forfait s’arrête à la fin de cette période, le {{date}}. Les appels continuent jusque-là.",
+    cancelButton: "Résilier à la fin de la période",
+    keepButton: "Garder mon forfait",
+    done: {
+      upgraded: "Le forfait mensuel a commencé.",
+      cancelled: "Votre forfait se terminera à la fin de cette période.",
+      kept: "Votre forfait continue.",
+    },
+    error: {
+      declined: "Le paiement du forfait mensuel a échoué : les appels de confirmation sont suspendus. Veuillez mettre à jour votre carte.",
+      unavailable: "Le forfait n’a pas pu être modifié pour le moment. Réessayez dans quelques minutes.",
+      not_starter: "L’offre découverte est déjà terminée.",
+    },
+  },
 } satisfies typeof en;
 
 export default fr;

@@ -1345,6 +1345,58 @@ const it = {
       body: "Sakina non registra ancora le mancate presentazioni: una prenotazione non può essere segnata come mancata presentazione, quindi qui non compare alcun numero.",
     },
   },
+  plan: {
+    title: "Piano e fatturazione",
+    link: "Piano, utilizzo e fatturazione",
+    status: {
+      none: "Non attivo",
+      starter: "Starter",
+      active: "Piano mensile",
+      past_due: "Pagamento in ritardo",
+      canceled: "Terminato",
+    },
+    overage: "Chiamate extra in questo periodo, a 1 $ ciascuna: {{count}}",
+    starterPeriod: "Lo starter offre 7 giorni e 20 chiamate di conferma, fino al {{date}}.",
+    monthlyPeriod: "Questo periodo va dal {{start}} al {{end}}.",
+    estimate: "Prossima fattura: circa {{amount}} il {{date}}.",
+    estimateDetail: "{{monthly}} al mese con {{calls}} chiamate di conferma, poi {{extra}} per ogni chiamata extra.",
+    ending: "Il tuo piano termina il {{date}}. Non verrà addebitato altro, salvo le chiamate extra di questo periodo.",
+    notice: {
+      pastDue:
+        "L’ultimo pagamento non è andato a buon fine, quindi le chiamate di conferma sono sospese. Le prenotazioni vengono comunque accettate. Paga la fattura aperta o aggiorna la carta e le chiamate riprenderanno.",
+      starter_used:
+        "Le 20 chiamate di conferma dello starter sono esaurite: le nuove prenotazioni vengono accettate ma non chiamate. Attiva il piano mensile per continuare a chiamare.",
+      starter_ended: "Lo starter è terminato: le nuove prenotazioni vengono accettate ma non chiamate.",
+      canceled: "Il tuo piano è terminato: le nuove prenotazioni vengono accettate ma non chiamate.",
+      no_plan: "Il tuo piano non è attivo: le nuove prenotazioni vengono accettate ma non chiamate.",
+    },
+    refusal: {
+      starter_used: "le 20 chiamate di conferma dello starter sono esaurite",
+      starter_ended: "lo starter è terminato",
+      canceled: "il piano è terminato",
+      no_plan: "il piano non è attivo",
+    },
+    paused: "Chiamata sospesa: pagamento in ritardo",
+    refusedTitle: "Chiamate non effettuate a causa del piano",
+    upgradeTitle: "Attiva subito il piano mensile",
+    upgradeIntro:
+      "Lo starter termina ora e oggi vengono addebitati {{monthly}} sulla carta salvata. Avrai 100 chiamate di conferma al mese, poi {{extra}} per ogni chiamata extra.",
+    upgradeButton: "Attiva il piano mensile",
+    cancelTitle: "Disdici il piano",
+    cancelIntro: "Il tuo piano si ferma alla fine di questo periodo, il {{date}}. Fino ad allora le chiamate continuano.",
+    cancelButton: "Disdici alla fine del periodo",
+    keepButton: "Mantieni il mio piano",
+    done: {
+      upgraded: "Il piano mensile è iniziato.",
+      cancelled: "Il tuo piano terminerà alla fine di questo periodo.",
+      kept: "Il tuo piano continua.",
+    },
+    error: {
+      declined: "Il pagamento del piano mensile non è andato a buon fine, quindi le chiamate di conferma sono sospese. Aggiorna la carta.",
+      unavailable: "Non è stato possibile cambiare il piano in questo momento. Riprova tra qualche minuto.",
+      not_starter: "Lo starter è già terminato.",
+    },
+  },
 } satisfies typeof en;
 
 export default it;

@@ -1,8 +1,10 @@
-import { redirect } from "react-router";
+import { Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/dashboard.calls";
 import { loadCallCentre, placeTestCall } from "~/features/business/call-centre.server";
-import { loadPlan } from "~/features/business/dashboard.server";
+import { loadPlanView } from "~/features/business/plan.server";
+import { PlanNotice, PlanRefusals, PlanUsage } from "~/features/business/dashboard/plan";
+import { linkClass } from "~/ui/button";
 import { CallCentre } from "~/features/business/dashboard/call-centre";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerForAction, ownerForPage, ownerTitle } from "~/features/business/owner.server";
@@ -17,7 +19,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
   const [plan, centre] = await Promise.all([
-    loadPlan(owner),
+    loadPlanView(owner.services, owner.t, owner.locale, owner.business),
     loadCallCentre(owner.services, owner.t, owner.locale, owner.account, owner.business.timeZone),
   ]);
   const done = new URL(request.url).searchParams.get("done") === "test-call";
@@ -48,23 +50,21 @@ export default function Calls({ loaderData, actionData }: Route.ComponentProps) 
   return (
     <OwnerShell shell={loaderData.shell} current="calls">
       <OwnerStatus message={loaderData.message} />
+      <PlanNotice notice={plan.notice} link={false} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("owner.calls.title")}</h1>
       <section aria-labelledby="plan-title" className="mt-4 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
         <h2 id="plan-title" className="text-lg font-semibold text-slate-900">
-          {t("dashboard.plan")}: {plan.status}
+          {t("dashboard.plan")}: {plan.statusLabel}
         </h2>
-        <p className="mt-1 text-sm text-slate-700">{plan.detail}</p>
-        <p className="mt-3 text-sm font-medium text-slate-800">{plan.usedLabel}</p>
-        <div
-          role="progressbar"
-          aria-label={plan.usedLabel}
-          aria-valuemin={0}
-          aria-valuemax={plan.allowance}
-          aria-valuenow={Math.min(plan.used, plan.allowance)}
-          className="mt-1 h-2 overflow-hidden rounded-full bg-slate-200"
-        >
-          <div className="h-full bg-teal-700" style={{ width: `${Math.min(100, (plan.used / plan.allowance) * 100)}%` }} />
-        </div>
+        {plan.periodLabel ? <p className="mt-1 text-sm text-slate-700">{plan.periodLabel}</p> : null}
+        <PlanUsage plan={plan} />
+        {plan.estimateLabel ? <p className="mt-2 text-sm text-slate-800">{plan.estimateLabel}</p> : null}
+        <PlanRefusals plan={plan} />
+        <p className="mt-3 text-sm">
+          <Link to="/dashboard/plan" className={linkClass}>
+            {t("plan.link")}
+          </Link>
+        </p>
       </section>
       <CallCentre data={loaderData.centre} error={actionData?.error} />
     </OwnerShell>

@@ -4,6 +4,7 @@ import type { Route } from "./+types/dashboard";
 import { loadBookingsPage } from "~/features/business/bookings.server";
 import { BookingCard, BookingFilters } from "~/features/business/dashboard/bookings";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
+import { PlanNotice } from "~/features/business/dashboard/plan";
 import { ownerAction } from "~/features/business/owner-action.server";
 import { ownerForPage, ownerTitle } from "~/features/business/owner.server";
 import { buttonClass, linkClass } from "~/ui/button";
@@ -67,6 +68,7 @@ export default function Bookings({ loaderData, actionData }: Route.ComponentProp
     <OwnerShell shell={page.shell} current="bookings">
       <OwnerStatus message={formError} tone="error" />
       <OwnerStatus message={page.message} />
+      <PlanNotice notice={page.planNotice} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("bookings.title")}</h1>
       <p className="mt-1 text-sm text-slate-700">{t("owner.bookings.intro", { zone: page.timeZone })}</p>
       {!page.setup.hasService || !page.setup.hasHours ? (

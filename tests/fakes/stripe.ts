@@ -72,6 +72,8 @@
  * period (billing_reason subscription_cycle) is charged like trial_end=now: invoice.paid and active,
  * or invoice.payment_failed and past_due; then one customer.subscription.updated with
  * previous_attributes. The fake has no clock: after a renewal the period lies in the future.
+ * A renewal bills metered items in arrears: the values of their meter's events for the customer
+ * not billed yet, through the price (tiered graduated or per unit); a trial's end bills no usage.
  * `POST /v1/invoices/:id/pay` (optional `payment_method`, which must be the customer's) charges an
  * open invoice: invoice.paid, and a past_due subscription whose latest invoice it is becomes active;
  * a decline answers 402 card_error (invoice.payment_failed); a paid one 400 "Invoice is already paid".
@@ -1071,6 +1073,8 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
   /** A subscription whose billing change sends one customer.subscription.updated for all its effects. */
   let quietSubscription: string | null = null;
   const meterEventTimes = new Map<string, number>();
+  /** Meter events already on an invoice (or in a trial, which bills no usage), by identifier. */
+  const billedMeterEvents = new Set<string>();
   let seq = 0;
   let closed = false;
   let deliveryChain: Promise<void> = Promise.resolve();
@@ -2019,13 +2023,41 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
     return Math.min(...(sub.items.data as Obj[]).map((item) => item.current_period_end));
   }
 
-  function createInvoice(sub: Obj, reason: string, extraLines: { price: Obj; quantity: number }[] = []): Obj {
+  /**
+   * The usage a metered item accrued since it was last billed: the sum of the values of its
+   * meter's events for the subscription's customer. Marks them billed (the fake has no clock, so
+   * "the period that ends" is "everything not billed yet").
+   */
+  function takeMeteredUsage(sub: Obj, item: Obj): number {
+    const meter = item.price.recurring?.meter ? meters.get(item.price.recurring.meter) : undefined;
+    if (!meter) return 0;
+    let total = 0;
+    for (const [identifier, event] of meterEvents) {
+      if (billedMeterEvents.has(identifier) || event.event_name !== meter.event_name) continue;
+      if (event.payload[meter.customer_mapping.event_payload_key] !== sub.customer) continue;
+      billedMeterEvents.add(identifier);
+      total += Number(event.payload[meter.value_settings.event_payload_key] ?? 0) || 0;
+    }
+    return total;
+  }
+
+  /**
+   * `usage`: bill metered items in arrears for what they accrued (a renewal); otherwise their
+   * accrued usage is dropped (a trial's end bills none) and they bill nothing.
+   */
+  function createInvoice(sub: Obj, reason: string, extraLines: { price: Obj; quantity: number }[] = [], usage = false): Obj {
     const customer = customers.get(sub.customer)!;
     const trial = sub.status === "trialing";
     const lines: Obj[] = [];
     for (const item of sub.items.data as Obj[]) {
-      const quantity = item.quantity ?? 0;
-      const amount = trial ? 0 : priceAmount(item.price, quantity);
+      const metered = item.price.recurring?.usage_type === "metered";
+      const used = metered ? takeMeteredUsage(sub, item) : 0;
+      const quantity = metered ? (usage ? used : 0) : (item.quantity ?? 0);
+      const amount = trial
+        ? 0
+        : metered
+          ? priceAmount({ ...item.price, recurring: { ...item.price.recurring, usage_type: "licensed" } }, quantity)
+          : priceAmount(item.price, quantity);
       lines.push({
         id: newId("il"),
         object: "line_item",
@@ -2044,7 +2076,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
           type: "price_details",
           unit_amount_decimal: item.price.unit_amount_decimal,
         },
-        quantity: item.quantity ?? null,
+        quantity: metered ? quantity : (item.quantity ?? null),
       });
     }
     for (const extra of extraLines) {
@@ -2223,6 +2255,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       emit(null, "customer.subscription.deleted", sub);
       return;
     }
+    const renewal = sub.status !== "trialing";
     if (sub.status === "trialing") {
       sub.trial_end = t;
       sub.status = "active";
@@ -2235,7 +2268,7 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
         item.current_period_end = addInterval(item.current_period_start, r.interval, r.interval_count);
       }
     }
-    const invoice = createInvoice(sub, "subscription_cycle");
+    const invoice = createInvoice(sub, "subscription_cycle", [], renewal);
     sub.latest_invoice = invoice.id;
     chargeSubscriptionInvoice(null, sub, invoice);
     emit(null, "customer.subscription.updated", sub, diff(before, sub));

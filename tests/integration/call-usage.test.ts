@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCall } from "#models/calls";
-import { businesses } from "#models/schema";
+import { businesses, planCalls } from "#models/schema";
 import { BUSINESS_PLAN, OVERAGE_METER_EVENT, reportCallUsageJob } from "~/features/business/onboarding.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { createTestServices } from "../support/services";
@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe("usage reporting for the monthly plan", () => {
-  it("reports each placed confirmation call once to the plan's meter, and nothing during the starter", async () => {
+  it("reports each confirmation call the monthly plan counted once to the plan's meter, and none the starter counted", async () => {
     await services.payments!.ensureMeteredPlan(BUSINESS_PLAN);
     const api = new URL(fake.url);
     const stripe = new Stripe(fake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
@@ -45,10 +45,14 @@ describe("usage reporting for the monthly plan", () => {
       timeLimitSeconds: 300,
     });
 
+    // Counted by the starter: not reported.
+    await services.db.insert(planCalls).values({ callId: call.id, businessId: business!.id, number: 1, metered: false });
     await reportCallUsageJob.handle({ callId: call.id, businessId: business!.id }, services);
     expect([...fake.meterEvents.values()]).toHaveLength(0);
 
+    // Counted by the monthly plan: reported once.
     await services.db.update(businesses).set({ planStatus: "active" });
+    await services.db.update(planCalls).set({ metered: true });
     await reportCallUsageJob.handle({ callId: call.id, businessId: business!.id }, services);
     await reportCallUsageJob.handle({ callId: call.id, businessId: business!.id }, services);
     const events = [...fake.meterEvents.values()];

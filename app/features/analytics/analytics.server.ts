@@ -3,7 +3,7 @@ import { bookingFigures, callFigures, CALL_RESULTS, type BookingStatus } from "#
 import { bookingStatus } from "#models/schema";
 import type { Db } from "#models/db";
 import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
-import { loadPlan } from "~/features/business/dashboard.server";
+import { loadPlanView } from "~/features/business/plan.server";
 import type { Owner } from "~/features/business/owner.server";
 import type { AnalyticsView, Bar, Chart } from "./types";
 
@@ -75,7 +75,10 @@ function chart(t: TFunction, number: Intl.NumberFormat, key: ChartKey, bars: Bar
 /** Everything the analytics page shows, worded in the owner's language. */
 export async function loadAnalytics(owner: Owner, period: Period, now = new Date()): Promise<AnalyticsView> {
   const { business, t, locale } = owner;
-  const [figures, plan] = await Promise.all([analyticsFigures(owner.services.db, business, period, now), loadPlan(owner)]);
+  const [figures, plan] = await Promise.all([
+    analyticsFigures(owner.services.db, business, period, now),
+    loadPlanView(owner.services, t, locale, business, now),
+  ]);
   const { bookings, calls } = figures;
   const number = new Intl.NumberFormat(locale);
   const bookingsUnit = t("analytics.bookings");
@@ -132,8 +135,8 @@ export async function loadAnalytics(owner: Owner, period: Period, now = new Date
       },
     ],
     plan: {
-      title: `${t("dashboard.plan")}: ${plan.status}`,
-      detail: plan.detail,
+      title: `${t("dashboard.plan")}: ${plan.statusLabel}`,
+      detail: plan.periodLabel ?? "",
       used: plan.used,
       allowance: plan.allowance,
       label: plan.usedLabel,

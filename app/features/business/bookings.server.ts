@@ -30,6 +30,8 @@ import { parseDbId } from "~/lib/validation";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
+import { planNoticeFor, planRefusalText } from "~/features/business/plan.server";
+import { PLAN_PAUSED_STATE } from "#models/businesses";
 
 export const bookingFilters = ["upcoming", "attention", "past"] as const satisfies readonly OwnerBookingFilter[];
 
@@ -58,7 +60,9 @@ function bookingView(owner: Owner, booking: Booking, serviceName: string, call: 
     statusLabel: t(`bookingStatus.${booking.status}`),
     notCalled: booking.notCalledReason
       ? t("notCalled.message", {
-          reason: t(`notCalled.reason.${booking.notCalledReason as "invalid"}`, { defaultValue: booking.notCalledReason }),
+          reason:
+            planRefusalText(t, booking.notCalledReason) ??
+            t(`notCalled.reason.${booking.notCalledReason as "invalid"}`, { defaultValue: booking.notCalledReason }),
         })
       : null,
     callLabel: outcome ? outcomeLabel(t, outcome) : callStateLabel(t, booking.callState),
@@ -102,6 +106,7 @@ function outcomeLabel(t: TFunction, outcome: string) {
 function callStateLabel(t: TFunction, state: string) {
   if (state === "by_owner") return t("owner.bookings.byOwner");
   if (state === "not_called") return t("owner.bookings.notCalledShort");
+  if (state === PLAN_PAUSED_STATE) return t("plan.paused");
   return t(`callState.${state as "queued"}`, { defaultValue: state });
 }
 
@@ -131,6 +136,8 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
     attentionCount: (attention ?? rows).length,
     setup: { hasService: serviceRows.length > 0, hasHours: Object.values(weekly).some((day) => day.length > 0) },
     message: await bookingMessage(owner, url),
+    /** Calls paused (past due) or stopped by the plan: said on the dashboard's first page. */
+    planNotice: await planNoticeFor(services, owner.t, business),
   };
 }
 

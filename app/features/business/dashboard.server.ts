@@ -2,15 +2,14 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import type { TFunction } from "i18next";
 import { z } from "zod";
 import { addService, findService, listServices, updateService } from "#models/business-services";
-import { countBusinessCallsSince } from "#models/calls";
-import { MONTHLY_CALLS, STARTER_CALLS, updateBusinessProfile } from "#models/businesses";
+import { updateBusinessProfile } from "#models/businesses";
 import { addDayOff, getWeeklySchedule, listDaysOff, removeDayOff, replaceWeeklySchedule } from "#models/opening-hours";
 import { supportedLanguages } from "~/i18n";
 import { confirmationVoices, timeZones } from "~/features/business/industries";
 import { currencies, formatMoney, parseAmountToCents } from "~/lib/money";
 import { formatPhone } from "~/platform/phone.server";
 import type { Owner } from "~/features/business/owner.server";
-import { formatLocalDate, formatWhen } from "~/features/business/when";
+import { formatLocalDate } from "~/features/business/when";
 import { utcToZoned } from "~/features/booking/slots";
 import { businessPhoneField } from "~/features/business/schemas.server";
 import type { WeeklySchedule } from "~/features/booking/slots";
@@ -300,28 +299,5 @@ export async function loadSettingsPage(owner: Owner, url: URL) {
       confirmationVoice: business.confirmationVoice,
       callCountries: business.callCountries?.join(", ") ?? "",
     },
-  };
-}
-
-/** The plan and its confirmation-call allowance, for the calls page. */
-export async function loadPlan(owner: Owner) {
-  const { business, t, locale } = owner;
-  // The allowance runs from activation during the starter, then per calendar month.
-  const periodStart =
-    business.planStatus === "starter" && business.activatedAt
-      ? business.activatedAt
-      : new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
-  const used = await countBusinessCallsSince(owner.services.db, business.id, periodStart);
-  const allowance = business.planStatus === "starter" ? STARTER_CALLS : MONTHLY_CALLS;
-  const daysLeft = business.starterEndsAt ? Math.max(0, Math.ceil((business.starterEndsAt.getTime() - Date.now()) / 86_400_000)) : null;
-  return {
-    status: t(`dashboard.planStatus.${business.planStatus}`),
-    detail:
-      business.planStatus === "starter" && daysLeft !== null && business.starterEndsAt
-        ? t("dashboard.starterLeft", { days: daysLeft, date: formatWhen(business.starterEndsAt, business.timeZone, locale, "date") })
-        : t("dashboard.monthlyAllowance"),
-    used,
-    allowance,
-    usedLabel: t("dashboard.callsUsed", { used, allowance }),
   };
 }

@@ -1,6 +1,13 @@
 import type { TFunction } from "i18next";
 import { findAccountByEmail, replaceTemporaryPassword } from "#models/accounts";
-import { activateBusiness, findBusinessById, setBusinessSubscription, setStarterPayment, type Business } from "#models/businesses";
+import {
+  activateBusiness,
+  findBusinessById,
+  findPlanCall,
+  setBusinessSubscription,
+  setStarterPayment,
+  type Business,
+} from "#models/businesses";
 import { createEmailToken } from "#models/email-tokens";
 import { credentialsEmail, verificationEmail } from "#emails/business";
 import { sendEmailJob } from "~/platform/email-jobs.server";
@@ -170,23 +177,33 @@ export const businessSubscriptionJob: AppJob<{ businessId: number }> = {
   retryLimit: 10,
   retryDelaySeconds: 60,
   async handle({ businessId }, services) {
-    const payments = requirePayments(services.payments);
     const business = await findBusinessById(services.db, businessId);
-    if (!business || business.stripeSubscriptionId || !business.stripeCustomerId || !business.starterPaymentIntentId) return;
-    const starter = await payments.findPayment(business.starterPaymentIntentId);
-    const subscriptionId = await payments.subscribe(
-      {
-        customerId: business.stripeCustomerId,
-        priceIds: await payments.ensureMeteredPlan(BUSINESS_PLAN),
-        trialEnd: business.starterEndsAt ?? new Date(),
-        paymentMethodId: starter?.paymentMethodId ?? null,
-        metadata: { purpose: "business_plan", businessId: String(business.id) },
-      },
-      `business-subscription-${business.id}`,
-    );
-    await setBusinessSubscription(services.db, business.id, subscriptionId);
+    if (business) await ensureBusinessSubscription(services, business);
   },
 };
+
+/**
+ * The business's subscription, created the first time (the same idempotency key, so the job and
+ * an owner's upgrade never make two). Null while the starter has not been paid.
+ */
+export async function ensureBusinessSubscription(services: AppServices, business: Business) {
+  if (business.stripeSubscriptionId) return business.stripeSubscriptionId;
+  if (!business.stripeCustomerId || !business.starterPaymentIntentId) return null;
+  const payments = requirePayments(services.payments);
+  const starter = await payments.findPayment(business.starterPaymentIntentId);
+  const subscriptionId = await payments.subscribe(
+    {
+      customerId: business.stripeCustomerId,
+      priceIds: await payments.ensureMeteredPlan(BUSINESS_PLAN),
+      trialEnd: business.starterEndsAt ?? new Date(),
+      paymentMethodId: starter?.paymentMethodId ?? null,
+      metadata: { purpose: "business_plan", businessId: String(business.id) },
+    },
+    `business-subscription-${business.id}`,
+  );
+  await setBusinessSubscription(services.db, business.id, subscriptionId);
+  return subscriptionId;
+}
 
 export const OVERAGE_METER_EVENT = "sakina_confirmation_calls";
 
@@ -207,22 +224,26 @@ export const BUSINESS_PLAN: MeteredPlan = {
 };
 
 /**
- * Reports one placed confirmation call to the meter of a business on the monthly plan. The
- * plan's graduated price makes the first 100 a month free and $1 each after; the identifier makes
- * a retried report count once.
+ * Reports one placed confirmation call of the monthly plan to Stripe's meter. Every call of the
+ * month is reported and the plan's graduated price bills those beyond 100 at $1 (ADR 0012);
+ * starter calls are not reported. The identifier is the call's, so a retried job is counted once:
+ * Stripe refuses an identifier it has seen, and the provider takes that as already reported.
  */
 export const reportCallUsageJob: AppJob<{ callId: number; businessId: number }> = {
   name: "business-call-usage",
   retryLimit: 10,
   retryDelaySeconds: 60,
   async handle({ callId, businessId }, services) {
-    const business = await findBusinessById(services.db, businessId);
-    if (!services.payments || !business?.stripeCustomerId || business.planStatus !== "active") return;
+    const [business, counted] = await Promise.all([findBusinessById(services.db, businessId), findPlanCall(services.db, callId)]);
+    if (!services.payments || !business?.stripeCustomerId || !counted?.metered) return;
     await services.payments.reportUsage({
       meterEventName: OVERAGE_METER_EVENT,
       customerId: business.stripeCustomerId,
-      identifier: `sakina-call-${callId}`,
+      identifier: meterIdentifier(callId),
       value: 1,
     });
   },
 };
+
+/** The meter event's identifier for a call: one per call, so Stripe counts a call once. */
+export const meterIdentifier = (callId: number) => `sakina-call-${callId}`;

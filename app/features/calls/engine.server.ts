@@ -22,7 +22,8 @@ import {
 } from "#models/calls";
 import { markBookingNotCalled, setBookingCallState } from "#models/bookings";
 import { checkDialling } from "~/features/calls/dialling-policy.server";
-import { findBusinessById } from "#models/businesses";
+import { findBusinessById, pausedConfirmationCalls, releasePlanCall } from "#models/businesses";
+import { admitConfirmationCall } from "~/features/business/plan.server";
 import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
 import type { AppJob } from "~/platform/services.server";
 import { deliveryOf } from "~/features/calls/delivery";
@@ -145,6 +146,8 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
         if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "scheduled");
         return;
       }
+      // The plan decides, under a lock, whether this call may be placed (and counts it once).
+      if (!(await admitConfirmationCall(services, call))) return;
     }
     // A line first: over the limit the call waits, keeping its place, and is woken when one frees.
     const line = await takeLine(services.db, call.id, services.env.MAX_CONCURRENT_CALLS);
@@ -155,6 +158,7 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
     const decision = await checkDialling(services, { path: call.purpose, number: call.toNumber, business, count: call.attempt === 1 });
     if (!decision.ok) {
       await failCall(services.db, call.id, `The dialling policy refused this number (${decision.reason}).`);
+      await releasePlanCall(services.db, call.id);
       // A booking stands, marked not called so the business phones itself; anything else hears the
       // end like any failed call (a paid call is retried and, refused again, refunded).
       if (call.bookingId) await markBookingNotCalled(services.db, call.bookingId, decision.reason);
@@ -177,6 +181,7 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
     } catch (error) {
       if (error instanceof TelephonyError && !error.transient) {
         await failCall(services.db, call.id, `${error.code ?? ""} ${error.message}`.trim());
+        await releasePlanCall(services.db, call.id);
         await onCallFinished(services, (await findCall(services.db, call.id))!, origin);
         return;
       }
@@ -206,6 +211,7 @@ async function retryDialLater(services: AppServices, callId: number, error: Tele
     return;
   }
   await failCall(services.db, callId, `The phone network did not answer for ${window} s: ${failing.lastError ?? ""}`.trim());
+  await releasePlanCall(services.db, callId);
   await onCallFinished(services, (await findCall(services.db, callId))!, origin);
 }
 
@@ -257,6 +263,16 @@ export async function wakeWaitingCalls(services: AppServices) {
   if (waiting.length > 0) services.jobs.wake(placeCallJob);
 }
 
+/**
+ * Confirmation calls the plan held while it was past due go through the gate again once it is
+ * not: at once when the webhook says the plan is paid, and every minute from the sweeper.
+ */
+export async function resumePausedCalls(services: AppServices, businessId?: number) {
+  for (const { id } of await pausedConfirmationCalls(services.db, businessId)) {
+    await services.jobs.enqueue(placeCallJob, { callId: id, origin: publicOrigin(services) }, { singletonKey: `plan-resume-${id}` });
+  }
+}
+
 /** A call still marked live this long after its time limit lost its end report (its process died, a callback was lost). */
 export const SWEEP_GRACE_SECONDS = 120;
 
@@ -279,6 +295,7 @@ export const callSweeperJob: AppJob<Record<string, never>> = {
       if (ended) await onCallFinished(services, ended, publicOrigin(services));
     }
     await wakeWaitingCalls(services);
+    await resumePausedCalls(services);
   },
 };
 export const CALL_SWEEPER_CRON = "* * * * *";

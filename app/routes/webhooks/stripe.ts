@@ -6,7 +6,8 @@ import { apiError, methodNotAllowed } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
 import type { PaymentEvent } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
-import { planFromSubscriptionStatus } from "#models/businesses";
+import { syncBusinessPlan } from "~/features/business/plan.server";
+import { resumePausedCalls } from "~/features/calls/engine.server";
 import { cardSaved, invoiceEvent, syncSubscription } from "~/features/subscriptions/subscriptions.server";
 
 /**
@@ -53,7 +54,12 @@ async function handleEvent(services: AppServices, event: PaymentEvent, origin: s
     case "subscription_changed":
       // A consumer's plan is read again from Stripe, so a late or replayed event applies what is true now.
       if (event.metadata.purpose === "consumer_subscription") await syncSubscription(services, event.subscriptionId);
-      else await planFromSubscriptionStatus(services.db, event.subscriptionId, event.status);
+      else {
+        // A business's plan likewise: status, period and cancellation as Stripe says now; paid
+        // again, the confirmation calls it held are placed.
+        const synced = await syncBusinessPlan(services, event.subscriptionId);
+        if (synced?.resumed) await resumePausedCalls(services, synced.business.id);
+      }
       return;
     case "invoice_paid":
     case "invoice_failed":

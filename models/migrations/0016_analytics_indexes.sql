@@ -1,2 +1,0 @@
-CREATE INDEX "bookings_business_created" ON "bookings" USING btree ("business_id","created_at");--> statement-breakpoint
-CREATE INDEX "calls_business_started" ON "calls" USING btree ("business_id","started_at");
