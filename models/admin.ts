@@ -69,3 +69,9 @@ export async function countUnusedRecoveryCodes(db: Db, accountId: number) {
 export async function markSecondFactor(db: Db, idHash: string, now = new Date()) {
   await db.update(sessions).set({ secondFactorAt: now }).where(eq(sessions.idHash, idHash));
 }
+
+/** Where e-mails for the admins go: every admin account's address. */
+export async function listAdminEmails(db: Db) {
+  const rows = await db.select({ email: accounts.email }).from(accounts).where(eq(accounts.role, "admin"));
+  return rows.map((row) => row.email);
+}

@@ -661,6 +661,7 @@ const de = {
       unroutable: "eine Nummer, die keine Person erreicht",
       number_cap: "diese Nummer wurde heute zu oft angerufen",
       opted_out: "der Kunde möchte nicht angerufen werden",
+      suspended: "die Anrufe dieses Unternehmens sind pausiert",
     },
   },
   callState: {
@@ -1284,6 +1285,10 @@ const de = {
   },
   admin: {
     signOut: "Abmelden",
+    suspendedPage: {
+      title: "{{name}} nimmt derzeit keine Buchungen an",
+      body: "Die Online-Buchung dieses Unternehmens ist pausiert. Bitte wenden Sie sich direkt an das Unternehmen.",
+    },
     shell: { title: "Sakina-Verwaltung", nav: "Bereiche der Verwaltung" },
     nav: {
       overview: "Übersicht",

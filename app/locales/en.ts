@@ -651,6 +651,7 @@ const en = {
       unroutable: "a number that reaches no person",
       number_cap: "this number was called too often today",
       opted_out: "the customer asked not to be called",
+      suspended: "calls are paused for this business",
     },
   },
   callState: {
@@ -1253,6 +1254,10 @@ const en = {
   },
   admin: {
     signOut: "Sign out",
+    suspendedPage: {
+      title: "{{name}} is not taking bookings right now",
+      body: "Online booking for this business is paused. Please contact the business directly.",
+    },
     shell: { title: "Sakina admin", nav: "Admin sections" },
     nav: {
       overview: "Overview",

@@ -657,6 +657,7 @@ const es = {
       unroutable: "un número que no llega a ninguna persona",
       number_cap: "se ha llamado a este número demasiadas veces hoy",
       opted_out: "el cliente pidió que no se le llame",
+      suspended: "las llamadas de este negocio están en pausa",
     },
   },
   callState: {
@@ -1272,6 +1273,10 @@ const es = {
   },
   admin: {
     signOut: "Cerrar sesión",
+    suspendedPage: {
+      title: "{{name}} no acepta reservas en este momento",
+      body: "Las reservas en línea de este negocio están en pausa. Ponte en contacto directamente con el negocio.",
+    },
     shell: { title: "Administración de Sakina", nav: "Secciones de administración" },
     nav: {
       overview: "Resumen",

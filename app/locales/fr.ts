@@ -661,6 +661,7 @@ const fr = {
       unroutable: "un numéro qui ne joint personne",
       number_cap: "ce numéro a été appelé trop souvent aujourd'hui",
       opted_out: "le client a demandé à ne pas être appelé",
+      suspended: "les appels de cette entreprise sont suspendus",
     },
   },
   callState: {
@@ -1286,6 +1287,10 @@ const fr = {
   },
   admin: {
     signOut: "Se déconnecter",
+    suspendedPage: {
+      title: "{{name}} ne prend pas de réservations pour le moment",
+      body: "La réservation en ligne de cette entreprise est suspendue. Contactez directement l’entreprise.",
+    },
     shell: { title: "Administration Sakina", nav: "Sections de l’administration" },
     nav: {
       overview: "Vue d’ensemble",

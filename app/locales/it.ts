@@ -657,6 +657,7 @@ const it = {
       unroutable: "un numero che non raggiunge nessuna persona",
       number_cap: "questo numero è stato chiamato troppe volte oggi",
       opted_out: "il cliente ha chiesto di non essere chiamato",
+      suspended: "le chiamate di questa attività sono sospese",
     },
   },
   callState: {
@@ -1277,6 +1278,10 @@ const it = {
   },
   admin: {
     signOut: "Esci",
+    suspendedPage: {
+      title: "{{name}} non accetta prenotazioni in questo momento",
+      body: "La prenotazione online di questa attività è sospesa. Contatta direttamente l’attività.",
+    },
     shell: { title: "Amministrazione Sakina", nav: "Sezioni dell’amministrazione" },
     nav: {
       overview: "Panoramica",

@@ -46,4 +46,4 @@ export function pageOf(request: Request, param = "page") {
   return Number.isInteger(raw) && raw >= 1 && raw <= 100_000 ? raw : 1;
 }
 
-export const PAGE_SIZE = 25;
+export { PAGE_SIZE } from "./admin-ui";

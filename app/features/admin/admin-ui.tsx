@@ -6,9 +6,22 @@ import { LanguageSwitcher } from "~/ui/language-switcher";
 import { OWNER_CONTENT_ID } from "~/ui/owner-shell";
 import { useRootData } from "~/ui/root-data";
 
+/** Rows per page in every admin table. */
+export const PAGE_SIZE = 25;
+
 /** The admin area's sections, in the navigation's order. */
 export const ADMIN_SECTIONS = [
   { id: "overview", to: "/admin" },
+  { id: "businesses", to: "/admin/businesses" },
+  { id: "consumers", to: "/admin/consumers" },
+  { id: "calls", to: "/admin/calls" },
+  { id: "reviews", to: "/admin/reviews" },
+  { id: "payments", to: "/admin/payments" },
+  { id: "refusals", to: "/admin/refusals" },
+  { id: "health", to: "/admin/health" },
+  { id: "jobs", to: "/admin/jobs" },
+  { id: "support", to: "/admin/support" },
+  { id: "funnel", to: "/admin/funnel" },
   { id: "audit", to: "/admin/audit" },
 ] as const;
 
@@ -86,7 +99,7 @@ export function AdminHeading({ children, intro }: { children: ReactNode; intro?:
 }
 
 /** Previous and next page as plain links (`?page=N`), so paging works without JavaScript. */
-export function Pager({ page, total, pageSize, label }: { page: number; total: number; pageSize: number; label: string }) {
+export function Pager({ page, total, label, pageSize = PAGE_SIZE }: { page: number; total: number; label: string; pageSize?: number }) {
   const { t } = useTranslation();
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const { search } = useLocation();
@@ -115,4 +128,41 @@ export function Pager({ page, total, pageSize, label }: { page: number; total: n
 /** Shown in place of a table with no rows. */
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="rounded-2xl border border-dashed border-slate-300 bg-white p-6 text-slate-700">{children}</p>;
+}
+
+/**
+ * One admin action on one row: a small POST form (CSRF token, the row's id, the intent), so it
+ * works without JavaScript. `label` names the row for screen readers ("Suspend Demo Salon").
+ */
+export function RowAction({
+  intent,
+  id,
+  children,
+  label,
+  tone = "secondary",
+}: {
+  intent: string;
+  id: number;
+  children: ReactNode;
+  label: string;
+  tone?: "secondary" | "danger";
+}) {
+  const look =
+    tone === "danger"
+      ? "border-rose-700 text-rose-800 hover:bg-rose-50"
+      : "border-slate-400 text-teal-900 hover:border-teal-700 hover:bg-teal-50";
+  return (
+    <Form method="post">
+      <AuthenticityTokenInput />
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="id" value={id} />
+      <button
+        type="submit"
+        aria-label={label}
+        className={`min-h-11 rounded-lg border bg-white px-3 py-1.5 text-sm font-semibold focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-700 ${look}`}
+      >
+        {children}
+      </button>
+    </Form>
+  );
 }
