@@ -1341,7 +1341,7 @@ const ar = {
       suspend: "إيقاف",
       reactivate: "إعادة التفعيل",
       suspendLabel: "إيقاف {{name}}",
-      reactivateLabel: "إعادة تفعيل {{name}}",
+      reactivateLabel: "إعادة التفعيل: {{name}}",
       suspended: "أُوقف {{name}}: لا مكالمات، وصفحة الحجز تذكر ذلك.",
       reactivated: "عاد {{name}} نشطًا.",
       notActive: "لا يمكن إيقاف إلا نشاط نشط، ولا إعادة تفعيل إلا نشاط موقوف.",
@@ -1411,7 +1411,7 @@ const ar = {
       agent: "الوكيل",
       noTranscript: "لم يُحفظ أي نص.",
       markReviewed: "وسم كمُراجَعة",
-      markReviewedLabel: "وسم المكالمة {{id}} كمُراجَعة",
+      markReviewedLabel: "وسم كمُراجَعة: المكالمة {{id}}",
       done: "وُسمت المكالمة {{id}} كمُراجَعة.",
     },
     payments: {

@@ -1423,7 +1423,7 @@ const en = {
       agent: "Agent",
       noTranscript: "No transcript was kept.",
       markReviewed: "Mark reviewed",
-      markReviewedLabel: "Mark call {{id}} reviewed",
+      markReviewedLabel: "Mark reviewed: call {{id}}",
       done: "Call {{id}} is marked reviewed.",
     },
     payments: {

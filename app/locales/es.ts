@@ -1444,7 +1444,7 @@ const es = {
       agent: "Agente",
       noTranscript: "No se guardó ninguna transcripción.",
       markReviewed: "Marcar como revisada",
-      markReviewedLabel: "Marcar la llamada {{id}} como revisada",
+      markReviewedLabel: "Marcar como revisada: llamada {{id}}",
       done: "La llamada {{id}} está marcada como revisada.",
     },
     payments: {
@@ -1518,7 +1518,7 @@ const es = {
       open: "Abierto",
       closed: "Cerrado",
       close: "Cerrar ticket",
-      closeLabel: "Cerrar el ticket {{id}}",
+      closeLabel: "Cerrar ticket {{id}}",
       closedToast: "El ticket {{id}} está cerrado.",
       when: "Cuándo (UTC)",
     },

@@ -1459,7 +1459,7 @@ const fr = {
       agent: "Agent",
       noTranscript: "Aucune transcription n’a été conservée.",
       markReviewed: "Marquer comme relu",
-      markReviewedLabel: "Marquer l’appel {{id}} comme relu",
+      markReviewedLabel: "Marquer comme relu : appel {{id}}",
       done: "L’appel {{id}} est marqué comme relu.",
     },
     payments: {

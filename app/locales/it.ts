@@ -1449,7 +1449,7 @@ const it = {
       agent: "Agente",
       noTranscript: "Nessuna trascrizione è stata conservata.",
       markReviewed: "Segna come rivista",
-      markReviewedLabel: "Segna la chiamata {{id}} come rivista",
+      markReviewedLabel: "Segna come rivista: chiamata {{id}}",
       done: "La chiamata {{id}} è segnata come rivista.",
     },
     payments: {
