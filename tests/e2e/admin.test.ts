@@ -4,6 +4,7 @@ import { calls } from "#models/schema";
 import { axeViolations, describeViolations, hydrated, launchBrowser, newVisitor } from "../support/browser";
 import { startAppInProcess } from "../support/app-in-process";
 import { currentCode, enrolledAdmin } from "../support/admin";
+import { demoOwnerPassword } from "../support/demo-owner";
 
 vi.setConfig({ testTimeout: 180_000 });
 
@@ -81,5 +82,22 @@ it("the admin pages have no axe violations, in English and Arabic", async () => 
     const violations = await axeViolations(page, { javaScript: false });
     expect(violations, `${path}: ${describeViolations(violations)}`).toEqual([]);
   }
+  await context.close();
+});
+
+it("the owner's support page sends a ticket without JavaScript and has no axe violations, in English and Arabic", async () => {
+  const password = await demoOwnerPassword(app.url, app.dataDir);
+  const context = await newVisitor(browser, { javaScript: false });
+  expect((await context.request.post(`${app.url}/api/auth/login`, { data: { email: "demo@sakina.app", password } })).status()).toBe(200);
+  const page = await context.newPage();
+  for (const lng of ["ar", "en"]) {
+    await page.goto(`${app.url}/dashboard/support?lng=${lng}`);
+    const violations = await axeViolations(page, { javaScript: false });
+    expect(violations, `${lng}: ${describeViolations(violations)}`).toEqual([]);
+  }
+  await page.getByLabel(/^Subject/).fill("Help with hours");
+  await page.getByLabel(/^Message/).fill("How do I add a break at lunch?");
+  await page.getByRole("button", { name: "Send to support" }).click();
+  await page.getByText("Your message was sent. We will reply by e-mail.").waitFor();
   await context.close();
 });

@@ -11,6 +11,7 @@ import { demoOwnerPassword } from "../support/demo-owner";
 import { adminPaths, currentCode, enrolledAdmin } from "../support/admin";
 import { createAdminWithLink } from "~/features/admin/admins.server";
 import { linkIn, waitForMail } from "../support/outbox";
+import { createIsolatedDatabase } from "../support/database";
 
 let app: Awaited<ReturnType<typeof startAppInProcess>>;
 
@@ -139,6 +140,8 @@ describe("an admin's second factor", () => {
 describe("npm run admin:create", () => {
   it("creates an admin with no usable password and prints and e-mails the single-use link", async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), "sakina-admin-cli-"));
+    // On PostgreSQL the command gets a database of its own, as each test file's app does.
+    const database = await createIsolatedDatabase();
     try {
       const email = "cli-admin@example.com";
       const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -147,7 +150,7 @@ describe("npm run admin:create", () => {
             ...process.env,
             DATA_DIR: dataDir,
             APP_URL: "http://127.0.0.1:9",
-            DATABASE_URL: process.env.DATABASE_URL ?? "",
+            DATABASE_URL: database.databaseUrl ?? "",
             SEED_DEMO_DATA: "false",
           },
         });
@@ -165,6 +168,7 @@ describe("npm run admin:create", () => {
       const mail = await waitForMail(dataDir, email, /admin password/i);
       expect(linkIn(mail, "/reset-password")).toBe(/http:\S+/.exec(stdout.slice(stdout.indexOf("http://127.0.0.1:9/reset")))![0]);
     } finally {
+      await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
