@@ -32,15 +32,6 @@ export async function recordLogin(db: Db, accountId: number) {
   await db.update(accounts).set({ lastLoginAt: new Date() }).where(eq(accounts.id, accountId));
 }
 
-export async function createAdminAccount(db: Db, input: { name: string; email: string; passwordHash: string }) {
-  const [row] = await db
-    .insert(accounts)
-    .values({ ...input, email: input.email.toLowerCase(), role: "admin", mustChangePassword: false })
-    .onConflictDoUpdate({ target: accounts.email, set: { passwordHash: input.passwordHash, role: "admin" } })
-    .returning();
-  return row!;
-}
-
 /**
  * Sets a new e-mailed temporary password only if nothing changed since `expectedVersion` was read
  * (no login, no reset in between), so a late job never overwrites a password the owner chose.

@@ -96,10 +96,51 @@ export const accounts = pgTable("accounts", {
   /** Bumped on every password change, so a late job can tell the password changed since it looked. */
   sessionVersion: integer("session_version").notNull().default(1),
   lastLoginAt: timestamp("last_login_at", { withTimezone: true }),
+  /** An admin's TOTP secret (base32); set at enrolment, in use once totp_enabled_at is set. */
+  totpSecret: text("totp_secret"),
+  totpEnabledAt: timestamp("totp_enabled_at", { withTimezone: true }),
+  /** The last accepted TOTP time step: a code is never accepted twice. */
+  totpLastStep: integer("totp_last_step"),
   createdAt: timestamp("created_at", { withTimezone: true })
     .notNull()
     .default(sql`now()`),
 });
+
+/** An admin's one-time recovery codes (SHA-256 of each), for a lost authenticator. */
+export const recoveryCodes = pgTable(
+  "recovery_codes",
+  {
+    id: serial("id").primaryKey(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  (table) => [unique("recovery_codes_account_code").on(table.accountId, table.codeHash)],
+);
+
+/**
+ * What admins did, kept for reading: the app has no path that updates or deletes a row.
+ * The admin's e-mail is copied so an entry stays readable if the account goes.
+ */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: serial("id").primaryKey(),
+    accountId: integer("account_id").references(() => accounts.id, { onDelete: "set null" }),
+    actorEmail: text("actor_email").notNull(),
+    /** e.g. business.suspend, call.reviewed, payment.refund, admin.totp_enrolled. */
+    action: text("action").notNull(),
+    targetType: text("target_type"),
+    targetId: text("target_id"),
+    detail: jsonb("detail").$type<Record<string, string | number | boolean | null>>().notNull().default({}),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [index("audit_log_created").on(table.createdAt)],
+);
 
 export const emailTokenPurpose = pgEnum("email_token_purpose", ["verify_email", "reset_password", "sign_in"]);
 
@@ -376,13 +417,26 @@ export const empathyRequests = pgTable("empathy_requests", {
     .default(sql`now()`),
 });
 
-export const funnelEventName = pgEnum("funnel_event_name", ["proceed_to_payment", "payment_success", "call_initiated", "call_completed"]);
+export const funnelEventName = pgEnum("funnel_event_name", [
+  "proceed_to_payment",
+  "payment_success",
+  "call_initiated",
+  "call_completed",
+  "call_delivered",
+  "business_signup",
+  "business_verified",
+  "business_activated",
+  "subscription_trial",
+  "subscription_paid",
+]);
 
-/** First-party product analytics of the empathy funnel: no phone number, no third-party tag. */
+/** First-party product analytics of the funnels (empathy, business, subscription): no phone number, no third-party tag. */
 export const funnelEvents = pgTable("funnel_events", {
   id: serial("id").primaryKey(),
   name: funnelEventName("name").notNull(),
   empathyRequestId: integer("empathy_request_id").references(() => empathyRequests.id, { onDelete: "set null" }),
+  businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
+  subscriberId: integer("subscriber_id").references(() => subscribers.id, { onDelete: "set null" }),
   language: text("language"),
   createdAt: timestamp("created_at", { withTimezone: true })
     .notNull()
@@ -438,6 +492,8 @@ export const calls = pgTable(
     transcript: jsonb("transcript").$type<{ role: "caller" | "agent"; text: string; at: string }[]>().notNull().default([]),
     flaggedForReview: boolean("flagged_for_review").notNull().default(false),
     flagReason: text("flag_reason"),
+    /** An admin read the flagged call (the review queue lists flagged calls without it). */
+    reviewedAt: timestamp("reviewed_at", { withTimezone: true }),
     /** Hash of the single-use token the media stream must present. */
     streamTokenHash: text("stream_token_hash"),
     streamTokenUsedAt: timestamp("stream_token_used_at", { withTimezone: true }),
@@ -513,6 +569,8 @@ export const sessions = pgTable(
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),
+    /** When this session passed the admin's second factor (TOTP or a recovery code). */
+    secondFactorAt: timestamp("second_factor_at", { withTimezone: true }),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },
   (table) => [
@@ -593,4 +651,25 @@ export const webCalls = pgTable(
     endedAt: timestamp("ended_at", { withTimezone: true }),
   },
   (table) => [index("web_calls_created").on(table.createdAt)],
+);
+
+export const supportTicketStatus = pgEnum("support_ticket_status", ["open", "closed"]);
+
+/** A business owner's message to support; paid-plan owners' tickets are priority. */
+export const supportTickets = pgTable(
+  "support_tickets",
+  {
+    id: serial("id").primaryKey(),
+    businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
+    accountId: integer("account_id").references(() => accounts.id, { onDelete: "set null" }),
+    email: text("email").notNull(),
+    subject: text("subject").notNull(),
+    message: text("message").notNull(),
+    priority: boolean("priority").notNull().default(false),
+    status: supportTicketStatus("status").notNull().default("open"),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [index("support_tickets_status").on(table.status, table.createdAt)],
 );

@@ -12,6 +12,7 @@ import { appOrigin } from "~/features/business/onboarding.server";
 import {
   availabilityFor,
   bookableBusiness,
+  suspendedBusiness,
   bookableServices,
   normalizeCustomerPhone,
   placeBooking,
@@ -45,7 +46,17 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const business = await bookableBusiness(services, params.bookingLink);
   if (!business) {
-    return data({ kind: "invalid" as const, title: `${t("book.invalidTitle")} · Sakina`, locale: getLocale(context) }, { status: 404 });
+    // A suspended business's page says it is not taking bookings (for now), not that it does not exist.
+    const suspended = await suspendedBusiness(services, params.bookingLink);
+    return data(
+      {
+        kind: "invalid" as const,
+        title: `${suspended ? t("admin.suspendedPage.title", { name: suspended.name }) : t("book.invalidTitle")} · Sakina`,
+        suspendedName: suspended?.name ?? null,
+        locale: getLocale(context),
+      },
+      { status: suspended ? 503 : 404 },
+    );
   }
   // The business's language is the page's default, until the visitor chooses one.
   const chosen = url.searchParams.get("lng") ?? (await localeCookie.parse(request.headers.get("Cookie")));

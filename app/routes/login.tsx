@@ -7,14 +7,15 @@ import { Field } from "~/ui/field";
 import { ErrorSummary, PageTitle } from "~/ui/error-summary";
 import { FocusHeading } from "~/ui/focus";
 import { safeRedirectPath } from "~/lib/safe-redirect";
-import { authenticate, commitLogin, getAccount } from "~/features/auth/auth.server";
+import { authenticate, commitLogin, getSignedIn, nextAfterLogin } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { toastHeader } from "~/platform/toast.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const redirectTo = safeRedirectPath(new URL(request.url).searchParams.get("redirectTo"), "/dashboard");
-  if (await getAccount(context, request)) throw redirect(redirectTo);
+  const signedIn = await getSignedIn(context, request);
+  if (signedIn) throw redirect(nextAfterLogin(signedIn.account, redirectTo, signedIn.secondFactorPassed));
   const { t } = getI18n(context);
   return { redirectTo, title: `${t("auth.loginTitle")} · Sakina` };
 }
@@ -42,8 +43,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const headers = new Headers({ "Set-Cookie": await commitLogin(services, result.account, request) });
   headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("auth.welcomeBack") }));
-  const target = result.account.mustChangePassword ? `/change-password?redirectTo=${encodeURIComponent(redirectTo)}` : redirectTo;
-  return redirect(target, { headers });
+  return redirect(nextAfterLogin(result.account, redirectTo, false), { headers });
 }
 
 export default function Login({ loaderData, actionData }: Route.ComponentProps) {

@@ -10,7 +10,7 @@ import { Button, buttonClass } from "~/ui/button";
 import { Field } from "~/ui/field";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
 import { FocusHeading } from "~/ui/focus";
-import { setPasswordAndSignIn } from "~/features/auth/auth.server";
+import { secondFactorPath, setPasswordAndSignIn } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { MIN_PASSWORD, newPasswordSchema } from "~/features/auth/password-schema";
@@ -48,7 +48,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     "Set-Cookie": await setPasswordAndSignIn(services, account.id, await hashPassword(submission.value.password)),
   });
   headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("password.changed") }));
-  return redirect("/dashboard", { headers });
+  // A new admin's first password leads on to enrolling the second factor.
+  return redirect(account.role === "admin" ? secondFactorPath("/admin") : "/dashboard", { headers });
 }
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {

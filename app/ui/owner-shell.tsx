@@ -65,6 +65,12 @@ export function OwnerShell({
               >
                 {t("owner.shell.bookingPage")}
               </a>
+              <Link
+                to="/dashboard/support"
+                className="rounded-md px-2 py-1.5 text-sm font-medium text-teal-800 underline underline-offset-2 hover:bg-teal-50"
+              >
+                {t("support.link")}
+              </Link>
               <Form method="post" action="/logout">
                 <AuthenticityTokenInput />
                 <button

@@ -348,7 +348,7 @@ describe("privacy", () => {
   it("records the funnel without phone numbers", async () => {
     const rows = await app.services.db.select().from(funnelEvents);
     const names = new Set(rows.map((row) => row.name));
-    for (const name of ["payment_success", "call_initiated", "call_completed"]) expect(names).toContain(name);
+    for (const name of ["payment_success", "call_initiated", "call_delivered"]) expect(names).toContain(name);
     expect(JSON.stringify(rows)).not.toMatch(/\+1212555/);
   });
 

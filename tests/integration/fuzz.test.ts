@@ -141,6 +141,7 @@ const OWNER_INTENTS: Record<string, string[]> = {
   "/dashboard/hours": ["save-hours", "add-day-off", "remove-day-off", "bogus"],
   "/dashboard/calls": ["bogus"],
   "/dashboard/settings": ["save-settings", "bogus"],
+  "/dashboard/support": ["bogus"],
 };
 const OWNER_ROUTES = Object.keys(OWNER_INTENTS);
 

@@ -11,6 +11,7 @@ import {
   findSubscriberSession,
   touchSession,
 } from "#models/sessions";
+import { markSecondFactor } from "#models/admin";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -168,8 +169,11 @@ export async function setPasswordAndSignIn(services: AppServices, accountId: num
   return commitLogin(services, account);
 }
 
-/** The signed-in account, or null when the session is missing, ended or expired. */
-export async function getAccount(context: Readonly<RouterContextProvider>, request: Request) {
+/**
+ * The signed-in account and whether this session passed the second factor (admins need it), or
+ * null when the session is missing, ended or expired.
+ */
+export async function getSignedIn(context: Readonly<RouterContextProvider>, request: Request) {
   const services = context.get(servicesContext);
   const id = await sessionIdOf(services, request);
   if (!id) return null;
@@ -177,7 +181,33 @@ export async function getAccount(context: Readonly<RouterContextProvider>, reque
   const found = await findLiveSession(services.db, idHash);
   if (!found) return null;
   if (Date.now() - found.session.lastSeenAt.getTime() > TOUCH_AFTER_MS) await touchSession(services.db, idHash);
-  return found.account;
+  return { account: found.account, secondFactorPassed: found.session.secondFactorAt !== null };
+}
+
+/** The signed-in account, or null when the session is missing, ended or expired. */
+export async function getAccount(context: Readonly<RouterContextProvider>, request: Request) {
+  return (await getSignedIn(context, request))?.account ?? null;
+}
+
+/** Records that this browser's session passed the admin's second factor. */
+export async function passSecondFactor(services: AppServices, request: Request) {
+  const id = await sessionIdOf(services, request);
+  if (id) await markSecondFactor(services.db, hashSessionId(id));
+}
+
+/** Where an admin whose session has not passed the second factor goes first. */
+export const secondFactorPath = (redirectTo: string) => `/login/second-factor?redirectTo=${encodeURIComponent(redirectTo)}`;
+
+/**
+ * Where a password sign-in leads: an admin to the second factor (then /admin unless a page of
+ * theirs asked), an owner on a temporary password to choose one, anyone else where they were going.
+ */
+export function nextAfterLogin(account: Account, redirectTo: string, secondFactorPassed: boolean) {
+  if (account.role === "admin") {
+    const target = redirectTo === "/dashboard" ? "/admin" : redirectTo;
+    return secondFactorPassed ? target : secondFactorPath(target);
+  }
+  return account.mustChangePassword ? `/change-password?redirectTo=${encodeURIComponent(redirectTo)}` : redirectTo;
 }
 
 /**
@@ -189,10 +219,13 @@ export async function requireAccount(
   request: Request,
   options: { allowTemporaryPassword?: boolean } = {},
 ) {
-  const account = await getAccount(context, request);
+  const signedIn = await getSignedIn(context, request);
   const url = new URL(request.url);
   const here = safeRedirectPath(`${url.pathname}${url.search}`);
-  if (!account) throw redirect(`/login?redirectTo=${encodeURIComponent(here)}`);
+  if (!signedIn) throw redirect(`/login?redirectTo=${encodeURIComponent(here)}`);
+  const { account } = signedIn;
+  // An admin's password alone opens nothing: the session must pass the second factor first.
+  if (account.role === "admin" && !signedIn.secondFactorPassed) throw redirect(secondFactorPath(here));
   if (account.mustChangePassword && !options.allowTemporaryPassword) {
     throw redirect(`/change-password?redirectTo=${encodeURIComponent(here)}`);
   }

@@ -25,9 +25,11 @@ export function BookingPage({ data, actionData }: { data: Data; actionData: Rout
         <PageTitle title={data.title} />
         <div className="mx-auto max-w-lg px-4 py-16 text-center">
           <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
-            {t("book.invalidTitle")}
+            {data.suspendedName ? tIsolated(t, "admin.suspendedPage.title", { name: data.suspendedName }) : t("book.invalidTitle")}
           </FocusHeading>
-          <p className="mt-3 text-slate-700">{t("book.invalidBody")}</p>
+          <p role={data.suspendedName ? "status" : undefined} className="mt-3 text-slate-700">
+            {data.suspendedName ? t("admin.suspendedPage.body") : t("book.invalidBody")}
+          </p>
           <Link to="/" className={`${buttonClass("secondary")} mt-6`}>
             {t("common.backToHome")}
           </Link>

@@ -33,6 +33,12 @@ export async function bookableBusiness(services: AppServices, bookingLink: strin
   return business && business.status === "active" ? business : null;
 }
 
+/** A business an admin suspended: its booking page says so instead of "not found". */
+export async function suspendedBusiness(services: AppServices, bookingLink: string) {
+  const business = await findBusinessByBookingLink(services.db, bookingLink);
+  return business?.status === "suspended" ? business : null;
+}
+
 export async function bookableServices(services: AppServices, business: Business) {
   return listServices(services.db, business.id, { activeOnly: true });
 }

@@ -1,3 +1,4 @@
+import { recordFunnelEventOnce } from "#models/funnel";
 import type { TFunction } from "i18next";
 import { findAccountByEmail, replaceTemporaryPassword } from "#models/accounts";
 import {
@@ -133,6 +134,7 @@ export async function activateWithPayment(services: AppServices, businessId: num
     passwordHash: await hashPassword(generateTemporaryPassword() + generateTemporaryPassword()),
   });
   if (result.activatedNow) {
+    await recordFunnelEventOnce(services.db, "business_activated", { businessId });
     await services.jobs.enqueue(ownerCredentialsJob, { businessId, origin }, { singletonKey: `credentials-${businessId}` });
     await services.jobs.enqueue(businessSubscriptionJob, { businessId }, { singletonKey: `subscription-${businessId}` });
   }

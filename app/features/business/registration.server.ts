@@ -1,3 +1,4 @@
+import { recordFunnelEventOnce } from "#models/funnel";
 import type { TFunction } from "i18next";
 import { registerBusiness, type Business } from "#models/businesses";
 import type { Registration } from "~/features/business/schemas.server";
@@ -24,6 +25,7 @@ export async function registerWithVerification(
 ): Promise<RegistrationResult> {
   const result = await registerBusiness(services.db, { ...input, defaultLanguage: locale });
   if ("created" in result) {
+    await recordFunnelEventOnce(services.db, "business_signup", { businessId: result.created.id });
     await sendVerificationEmail(services, t, locale, result.created, origin);
     return { kind: "registered", business: result.created };
   }

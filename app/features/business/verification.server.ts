@@ -1,3 +1,4 @@
+import { recordFunnelEventOnce } from "#models/funnel";
 import { markBusinessVerified } from "#models/businesses";
 import { consumeEmailToken } from "#models/email-tokens";
 import type { AppServices } from "~/platform/services.server";
@@ -7,5 +8,7 @@ export async function verifyBusinessEmail(services: AppServices, token: string, 
   if (!token || !email) return null;
   const row = await consumeEmailToken(services.db, "verify_email", token, email);
   if (!row?.businessId) return null;
-  return markBusinessVerified(services.db, row.businessId);
+  const business = await markBusinessVerified(services.db, row.businessId);
+  if (business?.verifiedAt) await recordFunnelEventOnce(services.db, "business_verified", { businessId: business.id });
+  return business;
 }

@@ -133,6 +133,15 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
   async handle({ callId, origin }, services) {
     const call = await findCall(services.db, callId);
     if (!call || call.status !== "queued" || !call.toNumber) return;
+    if (call.businessId) {
+      // An admin suspended the business: none of its calls is placed, whenever it was queued.
+      const owner = await findBusinessById(services.db, call.businessId);
+      if (owner?.status === "suspended") {
+        await failCall(services.db, call.id, "The business is suspended: its calls are paused.");
+        if (call.bookingId) await markBookingNotCalled(services.db, call.bookingId, "suspended");
+        return;
+      }
+    }
     if (call.purpose === "booking_confirmation" && call.businessId) {
       const business = await findBusinessById(services.db, call.businessId);
       if (business && (await isOptedOut(services.db, business.id, call.toNumber))) {

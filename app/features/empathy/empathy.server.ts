@@ -250,7 +250,7 @@ export async function empathyCallFinished(services: AppServices, call: Call, ori
   // machine, a call the model never joined or one that ended at once is tried again.
   if (call.delivered) {
     const done = await setEmpathyStatus(services.db, request.id, "completed", ["calling", "retrying"], { finishedAt: new Date() });
-    if (done) await recordFunnelEvent(services.db, "call_completed", request.id, request.language);
+    if (done) await recordFunnelEvent(services.db, "call_delivered", request.id, request.language);
     return;
   }
 

@@ -1,3 +1,4 @@
+import { recordFunnelEventOnce } from "#models/funnel";
 import { createHmac } from "node:crypto";
 import type { TFunction } from "i18next";
 import {
@@ -306,6 +307,9 @@ export async function syncSubscription(services: AppServices, subscriptionId: st
     const link = dashboardUrl(services, after.id);
     const mail = (message: EmailMessage) => services.jobs.enqueue(sendEmailJob, message, { tx });
     const base = { to: after.email, name: after.fullName, url: link };
+    if (status === "trialing" && before.status !== "trialing")
+      await recordFunnelEventOnce(tx, "subscription_trial", { subscriberId: after.id });
+    if (status === "active" && before.status !== "active") await recordFunnelEventOnce(tx, "subscription_paid", { subscriberId: after.id });
     if (before.status === "incomplete" && status === "trialing") {
       await claimTrial(tx, claimKeys(services, after.phone, after.email));
       await mail(welcomeEmail(t, after.preferredLanguage, { ...base, trialEnds: formatDate(after.trialEndsAt, after) }));

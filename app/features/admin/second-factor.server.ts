@@ -1,0 +1,65 @@
+import type { RouterContextProvider } from "react-router";
+import type { Account } from "#models/accounts";
+import { acceptTotpStep, consumeRecoveryCode, replaceRecoveryCodes, setPendingTotpSecret } from "#models/admin";
+import { findAccountById } from "#models/accounts";
+import { passSecondFactor } from "~/features/auth/auth.server";
+import { servicesContext } from "~/platform/context";
+import { attemptWithBackoff, forgiveAttempts } from "~/platform/rate-limit.server";
+import { audit } from "./access.server";
+import { hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, otpauthUri } from "./totp.server";
+
+/** Five wrong codes are free, then each further try waits 1, 2, 4 … minutes (at most an hour). */
+const CODE_BACKOFF = { freeAttempts: 5, baseSeconds: 60, maxSeconds: 3600, forgetSeconds: 86_400 };
+const ruleFor = (account: Account) => ({ name: "admin:second-factor", subject: String(account.id), ...CODE_BACKOFF });
+
+/** The secret being enrolled: kept on the account until the first code proves the app has it. */
+export async function enrolmentSecret(context: Readonly<RouterContextProvider>, account: Account) {
+  const { db } = context.get(servicesContext);
+  let secret = account.totpSecret;
+  if (!secret) {
+    await setPendingTotpSecret(db, account.id, newTotpSecret());
+    secret = (await findAccountById(db, account.id))?.totpSecret ?? null;
+  }
+  if (!secret) throw new Error(`admin ${account.id} has no TOTP secret after enrolment began`);
+  return { secret, uri: otpauthUri(secret, account.email) };
+}
+
+export type SecondFactorResult =
+  | { ok: true; recoveryCodes: string[] | null }
+  | { ok: false; reason: "invalid" | "wait"; retryAfterMinutes?: number; retryAfterSeconds?: number };
+
+/**
+ * Checks a code (TOTP, or a recovery code once enrolled) for this admin and, when it is right,
+ * marks the session as having passed. The first right code completes enrolment and returns the
+ * new recovery codes, which are shown once and kept only as hashes.
+ */
+export async function verifySecondFactor(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+  account: Account,
+  typed: string,
+): Promise<SecondFactorResult> {
+  const services = context.get(servicesContext);
+  const rule = ruleFor(account);
+  const refused = await attemptWithBackoff(context, rule);
+  if (refused)
+    return { ok: false, reason: "wait", retryAfterMinutes: refused.retryAfterMinutes, retryAfterSeconds: refused.retryAfterSeconds };
+  const enrolling = account.totpEnabledAt === null;
+  const code = typed.trim().slice(0, 64);
+  let method: "totp" | "recovery_code" | null = null;
+  const step = account.totpSecret ? matchTotp(account.totpSecret, code) : null;
+  if (step !== null && (await acceptTotpStep(services.db, account.id, step))) method = "totp";
+  else if (!enrolling && (await consumeRecoveryCode(services.db, account.id, hashRecoveryCode(code)))) method = "recovery_code";
+  if (!method) return { ok: false, reason: "invalid" };
+  await forgiveAttempts(context, rule);
+  let recoveryCodes: string[] | null = null;
+  if (enrolling) {
+    recoveryCodes = newRecoveryCodes();
+    await replaceRecoveryCodes(services.db, account.id, recoveryCodes.map(hashRecoveryCode));
+    await audit(services.db, account, "admin.totp_enrolled");
+  } else {
+    await audit(services.db, account, "admin.signed_in", undefined, { method });
+  }
+  await passSecondFactor(services, request);
+  return { ok: true, recoveryCodes };
+}

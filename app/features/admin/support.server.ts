@@ -1,0 +1,37 @@
+import { listAdminEmails } from "#models/admin";
+import { createSupportTicket } from "#models/admin-lists";
+import { supportTicketEmail } from "#emails/admin";
+import type { Owner } from "~/features/business/owner.server";
+import { sendEmailJob } from "~/platform/email-jobs.server";
+
+/** Owners on the paid monthly plan are answered first. */
+export const isPriority = (owner: Owner) => owner.business.planStatus === "active";
+
+/**
+ * Keeps the owner's ticket and tells every admin by e-mail; the ticket and the e-mail jobs
+ * commit together, so no ticket goes unannounced and no e-mail announces a ticket that is not there.
+ */
+export async function openSupportTicket(owner: Owner, input: { subject: string; message: string }) {
+  const { services, business, account } = owner;
+  const admins = await listAdminEmails(services.db);
+  const t = owner.t;
+  return services.db.transaction(async (tx) => {
+    const ticket = await createSupportTicket(tx, {
+      businessId: business.id,
+      accountId: account.id,
+      email: account.email,
+      subject: input.subject,
+      message: input.message,
+      priority: isPriority(owner),
+    });
+    const link = `${services.publicOrigin()}/admin/support`;
+    for (const to of admins) {
+      await services.jobs.enqueue(
+        sendEmailJob,
+        supportTicketEmail(t, owner.locale, { to, business: business.name, subject: ticket.subject, priority: ticket.priority, link }),
+        { tx },
+      );
+    }
+    return ticket;
+  });
+}
