@@ -44,7 +44,7 @@ export default function Plan({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
   if (loaderData.kind === "invalid") return <NotSignedIn redirectTo="/dashboard/plan" />;
   return (
-    <OwnerShell shell={loaderData.shell} current="calls" here={false}>
+    <OwnerShell shell={loaderData.shell} current="plan">
       <OwnerStatus message={loaderData.message} />
       <PlanNotice notice={loaderData.plan.notice} link={false} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("plan.title")}</h1>

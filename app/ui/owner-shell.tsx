@@ -5,7 +5,7 @@ import { AuthenticityTokenInput } from "~/ui/csrf";
 import { LanguageSwitcher } from "~/ui/language-switcher";
 import { useRootData } from "~/ui/root-data";
 
-export type OwnerSection = "bookings" | "services" | "hours" | "calls" | "analytics" | "settings";
+export type OwnerSection = "bookings" | "services" | "hours" | "calls" | "plan" | "analytics" | "settings";
 
 export interface OwnerShellData {
   businessName: string;
@@ -18,13 +18,14 @@ export interface OwnerShellData {
  */
 export const OWNER_CONTENT_ID = "owner-content";
 
-type SectionLabel = `owner.nav.${Exclude<OwnerSection, "analytics">}` | "analytics.nav";
+type SectionLabel = `owner.nav.${Exclude<OwnerSection, "analytics" | "plan">}` | "analytics.nav" | "dashboard.plan";
 
 const sections: { id: OwnerSection; to: string; label: SectionLabel }[] = [
   { id: "bookings", to: "/dashboard", label: "owner.nav.bookings" },
   { id: "services", to: "/dashboard/services", label: "owner.nav.services" },
   { id: "hours", to: "/dashboard/hours", label: "owner.nav.hours" },
   { id: "calls", to: "/dashboard/calls", label: "owner.nav.calls" },
+  { id: "plan", to: "/dashboard/plan", label: "dashboard.plan" },
   { id: "analytics", to: "/dashboard/analytics", label: "analytics.nav" },
   { id: "settings", to: "/dashboard/settings", label: "owner.nav.settings" },
 ];

@@ -84,6 +84,8 @@ describe.each([
       { nav: t.owner.nav.services, heading: t.services.title, path: "/dashboard/services" },
       { nav: t.owner.nav.hours, heading: t.hours.title, path: "/dashboard/hours" },
       { nav: t.owner.nav.calls, heading: t.owner.calls.title, path: "/dashboard/calls" },
+      { nav: t.dashboard.plan, heading: t.plan.title, path: "/dashboard/plan" },
+      { nav: t.analytics.nav, heading: t.analytics.title, path: "/dashboard/analytics" },
       { nav: t.owner.nav.settings, heading: t.settings.title, path: "/dashboard/settings" },
       { nav: t.owner.nav.bookings, heading: t.bookings.title, path: "/dashboard" },
     ];
@@ -93,7 +95,10 @@ describe.each([
       await page.waitForURL((url) => url.pathname === section.path);
       await page.getByRole("heading", { level: 1, name: section.heading }).waitFor();
       expect(await page.title()).toMatch(new RegExp(`^${section.heading}`));
-      await expect(page.locator('nav a[aria-current="page"]').innerText()).resolves.toBe(section.nav);
+      // The owner's tabs (a page may have a navigation of its own, such as the analytics periods).
+      await expect(page.getByRole("navigation", { name: t.owner.shell.nav }).locator('a[aria-current="page"]').innerText()).resolves.toBe(
+        section.nav,
+      );
       // No site header or footer: the owner's app has its own frame.
       expect(await page.locator("footer").count()).toBe(0);
       const violations = await axeViolations(page, { javaScript });
