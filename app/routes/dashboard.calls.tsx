@@ -4,6 +4,7 @@ import type { Route } from "./+types/dashboard.calls";
 import { loadCallCentre, placeTestCall } from "~/features/business/call-centre.server";
 import { loadPlanView } from "~/features/business/plan.server";
 import { PlanNotice, PlanRefusals, PlanUsage } from "~/features/business/dashboard/plan";
+import { isolateNumbers } from "~/ui/bidi";
 import { linkClass } from "~/ui/button";
 import { CallCentre } from "~/features/business/dashboard/call-centre";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
@@ -56,9 +57,9 @@ export default function Calls({ loaderData, actionData }: Route.ComponentProps) 
         <h2 id="plan-title" className="text-lg font-semibold text-slate-900">
           {t("dashboard.plan")}: {plan.statusLabel}
         </h2>
-        {plan.periodLabel ? <p className="mt-1 text-sm text-slate-700">{plan.periodLabel}</p> : null}
+        {plan.periodLabel ? <p className="mt-1 text-sm text-slate-700">{isolateNumbers(plan.periodLabel)}</p> : null}
         <PlanUsage plan={plan} />
-        {plan.estimateLabel ? <p className="mt-2 text-sm text-slate-800">{plan.estimateLabel}</p> : null}
+        {plan.estimateLabel ? <p className="mt-2 text-sm text-slate-800">{isolateNumbers(plan.estimateLabel)}</p> : null}
         <PlanRefusals plan={plan} />
         <p className="mt-3 text-sm">
           <Link to="/dashboard/plan" className={linkClass}>

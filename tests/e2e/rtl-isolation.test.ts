@@ -163,6 +163,9 @@ describe("the owner's app in Arabic", () => {
       "/dashboard/services",
       "/dashboard/hours",
       "/dashboard/calls",
+      "/dashboard/plan",
+      "/dashboard/analytics",
+      "/dashboard/support",
       "/dashboard/settings",
       "/voice-settings",
     ]) {

@@ -2,6 +2,7 @@ import { Form, Link } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { PlanView } from "~/features/business/plan.server";
 import { AuthenticityTokenInput } from "~/ui/csrf";
+import { isolateNumbers } from "~/ui/bidi";
 import { Button, linkClass } from "~/ui/button";
 
 /** A notice the owner must see: calls paused (past due) or stopped by the plan. */
@@ -10,7 +11,7 @@ export function PlanNotice({ notice, link = true }: { notice: string | null; lin
   if (!notice) return null;
   return (
     <section aria-label={t("plan.title")} className="mb-4 rounded-xl border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950">
-      <p className="font-medium">{notice}</p>
+      <p className="font-medium">{isolateNumbers(notice)}</p>
       {link ? (
         <p className="mt-1">
           <Link to="/dashboard/plan" className={linkClass}>
@@ -27,7 +28,7 @@ export function PlanUsage({ plan }: { plan: PlanView }) {
   const { t } = useTranslation();
   return (
     <>
-      <p className="mt-3 text-sm font-medium text-slate-800">{plan.usedLabel}</p>
+      <p className="mt-3 text-sm font-medium text-slate-800">{isolateNumbers(plan.usedLabel)}</p>
       <div
         role="progressbar"
         aria-label={plan.usedLabel}
@@ -38,7 +39,9 @@ export function PlanUsage({ plan }: { plan: PlanView }) {
       >
         <div className="h-full bg-teal-700" style={{ width: `${Math.min(100, (plan.used / plan.allowance) * 100)}%` }} />
       </div>
-      {plan.overage > 0 ? <p className="mt-2 text-sm text-slate-800">{t("plan.overage", { count: plan.overage })}</p> : null}
+      {plan.overage > 0 ? (
+        <p className="mt-2 text-sm text-slate-800">{isolateNumbers(t("plan.overage", { count: plan.overage }))}</p>
+      ) : null}
     </>
   );
 }
@@ -55,7 +58,7 @@ export function PlanRefusals({ plan }: { plan: PlanView }) {
       <ul className="mt-1 list-disc space-y-1 ps-5 text-sm text-slate-800">
         {plan.refused.map((r) => (
           <li key={r.id}>
-            {r.when}: {r.reason}
+            {isolateNumbers(r.when)}: {isolateNumbers(r.reason)}
           </li>
         ))}
       </ul>
@@ -72,11 +75,11 @@ export function PlanPage({ plan, error }: { plan: PlanView; error: string | null
         <h2 id="plan-status-title" className="text-lg font-semibold text-slate-900">
           {t("dashboard.plan")}: {plan.statusLabel}
         </h2>
-        {plan.periodLabel ? <p className="mt-1 text-sm text-slate-700">{plan.periodLabel}</p> : null}
+        {plan.periodLabel ? <p className="mt-1 text-sm text-slate-700">{isolateNumbers(plan.periodLabel)}</p> : null}
         <PlanUsage plan={plan} />
-        {plan.estimateLabel ? <p className="mt-3 text-base font-semibold text-slate-900">{plan.estimateLabel}</p> : null}
-        <p className="mt-1 text-sm text-slate-700">{plan.estimateDetail}</p>
-        {plan.ending ? <p className="mt-2 text-sm font-medium text-slate-900">{plan.ending}</p> : null}
+        {plan.estimateLabel ? <p className="mt-3 text-base font-semibold text-slate-900">{isolateNumbers(plan.estimateLabel)}</p> : null}
+        <p className="mt-1 text-sm text-slate-700">{isolateNumbers(plan.estimateDetail)}</p>
+        {plan.ending ? <p className="mt-2 text-sm font-medium text-slate-900">{isolateNumbers(plan.ending)}</p> : null}
         <PlanRefusals plan={plan} />
       </section>
       {error ? (
@@ -89,7 +92,7 @@ export function PlanPage({ plan, error }: { plan: PlanView; error: string | null
           <h2 id="plan-upgrade-title" className="text-lg font-semibold text-slate-900">
             {t("plan.upgradeTitle")}
           </h2>
-          <p className="mt-1 text-sm text-slate-700">{plan.upgradeIntro}</p>
+          <p className="mt-1 text-sm text-slate-700">{isolateNumbers(plan.upgradeIntro)}</p>
           <Form method="post" className="mt-3">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="upgrade" />
@@ -102,7 +105,7 @@ export function PlanPage({ plan, error }: { plan: PlanView; error: string | null
           <h2 id="plan-cancel-title" className="text-lg font-semibold text-slate-900">
             {t("plan.cancelTitle")}
           </h2>
-          {plan.canCancel ? <p className="mt-1 text-sm text-slate-700">{plan.cancelIntro}</p> : null}
+          {plan.canCancel ? <p className="mt-1 text-sm text-slate-700">{isolateNumbers(plan.cancelIntro)}</p> : null}
           <Form method="post" className="mt-3">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value={plan.canCancel ? "cancel" : "keep"} />
