@@ -36,8 +36,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!(actions as readonly string[]).includes(intent)) return data({ error: owner.t("plan.error.unavailable") }, { status: 400 });
   const result = await changePlan(owner.services, owner.business.id, intent as PlanAction);
   if (result.ok) return redirect(`/dashboard/plan?done=${result.done}`);
-  const status = result.error === "declined" ? 402 : result.error === "not_starter" ? 409 : 503;
-  return data({ error: owner.t(`plan.error.${result.error}`) }, { status });
+  const status = result.error === "declined" ? 402 : result.error === "not_starter" || result.error === "not_offered" ? 409 : 503;
+  return data({ error: owner.t(`plan.error.${result.error === "not_offered" ? "unavailable" : result.error}`) }, { status });
 }
 
 export default function Plan({ loaderData, actionData }: Route.ComponentProps) {

@@ -140,10 +140,21 @@ const OWNER_INTENTS: Record<string, string[]> = {
   "/dashboard/services": ["add-service", "edit-service", "toggle-service", "bogus"],
   "/dashboard/hours": ["save-hours", "add-day-off", "remove-day-off", "bogus"],
   "/dashboard/calls": ["bogus"],
+  "/dashboard/plan": ["upgrade", "cancel", "keep", "bogus"],
+  "/dashboard/analytics": ["bogus"],
+  "/dashboard/analytics/events": ["bogus"],
   "/dashboard/settings": ["save-settings", "bogus"],
   "/dashboard/support": ["bogus"],
 };
 const OWNER_ROUTES = Object.keys(OWNER_INTENTS);
+
+async function firstChunkThenCancel(response: Response) {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const { value } = await reader.read();
+  await reader.cancel();
+  return new TextDecoder().decode(value ?? new Uint8Array());
+}
 
 function fill(pattern: string, value: string) {
   return pattern
@@ -261,7 +272,10 @@ async function send(queue: Probe[], cookie: string) {
         failures.push(`${probe.method} ${probe.path.slice(0, 80)} (${probe.what}): ${response.message}`);
         continue;
       }
-      const text = await response.text();
+      // An event stream (the owner's live analytics) stays open: its first event is read, then it is closed.
+      const text = response.headers.get("content-type")?.startsWith("text/event-stream")
+        ? await firstChunkThenCancel(response)
+        : await response.text();
       timings.push([performance.now() - probeStarted, `${probe.method} ${probe.path.slice(0, 60)} (${probe.what}) → ${response.status}`]);
       if (response.status >= 500 || STACK.test(text) || (response.status === 429 && !response.headers.get("Retry-After"))) {
         failures.push(`${probe.method} ${probe.path.slice(0, 80)} (${probe.what}) → ${response.status} ${text.slice(0, 200)}`);

@@ -215,12 +215,17 @@ export type PlanAction = "upgrade" | "cancel" | "keep";
  * month), with no further charge but the month's extra calls. Keep: takes a cancellation back.
  */
 export async function changePlan(services: AppServices, businessId: number, action: PlanAction) {
-  const payments = requirePayments(services.payments);
   const business = await findBusinessById(services.db, businessId);
-  if (!business) return { ok: false as const, error: "unavailable" as const };
+  // What the plan page does not offer is refused before Stripe is asked (a hand-made form, or a
+  // server without payments): no customer to upgrade, no subscription to cancel or keep.
+  if (!business || !services.payments) return { ok: false as const, error: "not_offered" as const };
+  if (action === "upgrade" && business.planStatus !== "starter") return { ok: false as const, error: "not_starter" as const };
+  if (action === "upgrade" ? !business.stripeCustomerId : !business.stripeSubscriptionId) {
+    return { ok: false as const, error: "not_offered" as const };
+  }
+  const payments = requirePayments(services.payments);
   try {
     if (action === "upgrade") {
-      if (business.planStatus !== "starter") return { ok: false as const, error: "not_starter" as const };
       const subscriptionId = await ensureBusinessSubscription(services, business);
       if (!subscriptionId) return { ok: false as const, error: "unavailable" as const };
       const state = await payments.endTrialNow(subscriptionId);
@@ -229,9 +234,8 @@ export async function changePlan(services: AppServices, businessId: number, acti
         ? { ok: true as const, done: "upgraded" as const }
         : { ok: false as const, error: "declined" as const };
     }
-    if (!business.stripeSubscriptionId) return { ok: false as const, error: "unavailable" as const };
-    const state = await payments.setCancelAtPeriodEnd(business.stripeSubscriptionId, action === "cancel");
-    await syncBusinessPlan(services, business.stripeSubscriptionId, state);
+    const state = await payments.setCancelAtPeriodEnd(business.stripeSubscriptionId!, action === "cancel");
+    await syncBusinessPlan(services, business.stripeSubscriptionId!, state);
     return { ok: true as const, done: action === "cancel" ? ("cancelled" as const) : ("kept" as const) };
   } catch (error) {
     if (error instanceof PaymentsError) return { ok: false as const, error: "unavailable" as const };
