@@ -51,8 +51,15 @@ async function haircutId() {
 /** A free time of the haircut, as the agent would find it: the next free days without a date. */
 async function freeTime(s: AgentSession, serviceId: number, skip = 0) {
   const out = await tool(s, AVAILABLE_TIMES).run({ business: "demo-salon", service_id: serviceId });
-  const [, date, times] = /(\d{4}-\d{2}-\d{2}): ([\d:, ]+)/.exec(out)!;
-  return { date: date!, time: times!.split(", ")[skip]!.trim() };
+  // Every free time the tool listed, day by day (the first day may have a single one left, late in the day).
+  const free = [...out.matchAll(/(\d{4}-\d{2}-\d{2}): ([\d:, ]+)/g)].flatMap(([, date, times]) =>
+    times!
+      .split(",")
+      .map((time) => time.trim())
+      .filter(Boolean)
+      .map((time) => ({ date: date!, time })),
+  );
+  return free[skip]!;
 }
 
 const bookingsQueued = async () =>
