@@ -9,7 +9,8 @@ import { useNonce } from "~/ui/nonce";
 import { SiteFooter } from "~/ui/site-footer";
 import { SiteHeader } from "~/ui/site-header";
 import { ToastViewport } from "~/ui/toast";
-import { usePageShell } from "~/ui/shell";
+import { usePageHydrates, usePageShell } from "~/ui/shell";
+import enhanceScript from "~/ui/enhance.js?url&no-inline";
 import { ErrorPage } from "~/ui/error-page";
 import { OWNER_CONTENT_ID } from "~/ui/owner-shell";
 import { csrfTokenContext, servicesContext } from "~/platform/context";
@@ -54,6 +55,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const nonce = useNonce();
   const { t, i18n } = useTranslation();
   const shell = usePageShell();
+  const hydrates = usePageHydrates();
   // Every frame (site, owner's app, booking page) shows Latin text first.
   usePreloadedFont();
   const error = useRouteError();
@@ -68,12 +70,13 @@ export function Layout({ children }: { children: React.ReactNode }) {
     document.documentElement.dataset.hydrated = "true";
   }, []);
   return (
-    <html lang={locale} dir={textDirection(locale)}>
+    <html lang={locale} dir={textDirection(locale)} data-enhanced={hydrates ? undefined : ""}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
         <Links nonce={nonce} />
+        {hydrates ? null : <script type="module" src={enhanceScript} nonce={nonce} />}
       </head>
       <body className="flex min-h-screen flex-col">
         <a
@@ -83,14 +86,18 @@ export function Layout({ children }: { children: React.ReactNode }) {
           {t("nav.skipToContent")}
         </a>
         {/* The message of the last action comes first, in the flow of the page: it covers nothing, and its dismiss button is reached before the header. */}
-        <ToastViewport toast={rootData?.toast ?? null} />
+        <ToastViewport toast={rootData?.toast ?? null} enhanced={!hydrates} />
         {shell === "public" ? <SiteHeader locale={locale} /> : null}
         <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
           {children}
         </main>
         {shell === "public" ? <SiteFooter /> : null}
-        <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        {hydrates ? (
+          <>
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
+          </>
+        ) : null}
       </body>
     </html>
   );

@@ -6,7 +6,7 @@ import lighthouse from "lighthouse";
 import { chromiumPath } from "../tests/support/browser";
 import { startServer } from "../tests/support/server";
 
-const pages = ["/", "/business", "/book/demo-salon"];
+const pages = process.argv.length > 2 ? process.argv.slice(2) : ["/", "/business", "/book/demo-salon"];
 const executable = chromiumPath();
 if (!executable) throw new Error("Chromium not found: apt-get install -y chromium, or set CHROMIUM_PATH");
 
@@ -35,6 +35,8 @@ try {
       onlyCategories: ["performance", "accessibility", "best-practices", "seo"],
     });
     const lhr = result!.lhr;
+    if (lhr.runtimeError) console.error(`${page}: ${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
+    for (const warning of lhr.runWarnings ?? []) console.error(`${page}: ${warning}`);
     const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
     const audit = (id: string) => lhr.audits[id]?.displayValue ?? "";
     const items =

@@ -153,7 +153,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   };
 }
 
-export const handle = { shell: "booking" } satisfies ShellHandle;
+// Plain links and forms: no React on a customer's phone, only app/ui/enhance.js (ADR 0016).
+export const handle = { shell: "booking", hydrate: false } satisfies ShellHandle;
 
 /** Search engines and link previews read the business's own words, else the page's title. */
 export const meta: Route.MetaFunction = ({ loaderData: data }) => {

@@ -15,6 +15,7 @@ import { placeDemoCall } from "~/features/calls/demo-calls.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { isolateNumbers } from "~/ui/bidi";
+import type { ShellHandle } from "~/ui/shell";
 
 export function loader({ context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
@@ -34,6 +35,9 @@ export async function action({ request, context }: Route.ActionArgs) {
     description: t("demo.startedBody"),
   });
 }
+
+// Links and one form: no React, only app/ui/enhance.js (ADR 0016).
+export const handle = { hydrate: false } satisfies ShellHandle;
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [
   { title: loaderData?.title ?? "Sakina" },
@@ -114,7 +118,7 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
             hint={isolateNumbers(t("demo.phoneHint"))}
             className="min-w-64 flex-1"
           />
-          <Button type="submit" disabled={calling}>
+          <Button type="submit" disabled={calling} data-busy-label={t("demo.calling")}>
             {calling ? t("demo.calling") : t("demo.submit")}
           </Button>
         </Form>

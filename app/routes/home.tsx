@@ -15,6 +15,7 @@ import { Field, SelectField } from "~/ui/field";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
 import { FocusHeading } from "~/ui/focus";
 import { isolateNumbers } from "~/ui/bidi";
+import type { ShellHandle } from "~/ui/shell";
 import { empathyDetailsSchema, type EmpathyDetailsInput } from "~/features/empathy/schemas";
 import { voiceGenders } from "~/features/empathy/offer";
 import { callLanguages } from "~/lib/languages";
@@ -58,6 +59,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     recordCalls: services.env.RECORD_CALLS,
   };
 }
+
+// Step one is a plain form (app/ui/enhance.js, no React); the payment step needs Stripe's
+// elements, which React drives (ADR 0016).
+export const handle = {
+  hydrate: (data: unknown) => (data as { step?: string } | undefined)?.step === "payment",
+} satisfies ShellHandle;
 
 export const meta: Route.MetaFunction = ({ loaderData: data }) => [{ name: "description", content: data?.description ?? "" }];
 
@@ -326,7 +333,7 @@ function DetailsStep({
         label={t(recorded ? "empathy.recordingAccept" : "empathy.transcriptAccept")}
         errors={fields.recording.errors}
       />
-      <Button type="submit" disabled={busy} className="w-full">
+      <Button type="submit" disabled={busy} className="w-full" data-busy-label={t("common.sending")}>
         {busy ? t("common.sending") : isolateNumbers(t("empathy.continue"))}
       </Button>
     </Form>

@@ -9,10 +9,26 @@ let firstPageShown = false;
 /** Several headings arriving together (a page and its first step): the first in the page wins. */
 let claimed = false;
 
+/**
+ * Set by app/ui/enhance.js when a step of a page without React leads to a page with it (the home
+ * page's payment step): that page arrives as the next step, so its heading takes the focus.
+ */
+export const ARRIVAL_KEY = "sakina.arrival";
+
+function continuesFlow() {
+  try {
+    const at = Number(sessionStorage.getItem(ARRIVAL_KEY));
+    sessionStorage.removeItem(ARRIVAL_KEY);
+    return Date.now() - at < 10_000;
+  } catch {
+    return false;
+  }
+}
+
 function useArrivalFocus<T extends HTMLElement>() {
   const ref = useRef<T>(null);
   useEffect(() => {
-    if (firstPageShown) {
+    if (firstPageShown || (!claimed && continuesFlow())) {
       // An error summary shown with the new content speaks first.
       if (claimed || document.querySelector("[data-error-summary]")) return;
       claimed = true;
@@ -38,7 +54,7 @@ export function FocusHeading({ level = 2, className = "", children, ...props }: 
   const ref = useArrivalFocus<HTMLHeadingElement>();
   const Tag = `h${level}` as const;
   return (
-    <Tag ref={ref} tabIndex={-1} className={`scroll-mt-4 focus:outline-none ${className}`} {...props}>
+    <Tag ref={ref} tabIndex={-1} data-focus-heading="" className={`scroll-mt-4 focus:outline-none ${className}`} {...props}>
       {children}
     </Tag>
   );

@@ -12,6 +12,13 @@ export type PageShell = "public" | "owner" | "booking";
 export interface ShellHandle {
   /** A frame, or a choice by the route's loader data (one URL can serve two audiences). */
   shell?: PageShell | ((loaderData: unknown) => PageShell);
+  /**
+   * `false`: the page loads no React, only app/ui/enhance.js (a few kilobytes), which swaps in the
+   * next step of the same page and moves the focus. For public pages that are plain links and
+   * forms (ADR 0016): on a slow phone they show and respond at once. A function decides by the
+   * loader's data (the home page loads React for its payment step only).
+   */
+  hydrate?: false | ((loaderData: unknown) => boolean);
 }
 
 /** The shell of the deepest matched route that names one; "public" otherwise. */
@@ -24,4 +31,12 @@ export function usePageShell(): PageShell {
     if (shell) return shell;
   }
   return "public";
+}
+
+/** Whether this page loads React (false when any matched route opts out with `hydrate: false`). */
+export function usePageHydrates(): boolean {
+  return useMatches().every((match) => {
+    const hydrate = (match.handle as ShellHandle | undefined)?.hydrate;
+    return typeof hydrate === "function" ? hydrate(match.loaderData) : hydrate !== false;
+  });
 }

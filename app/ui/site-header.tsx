@@ -69,7 +69,7 @@ export function SiteHeader({ locale }: { locale: string }) {
           </Link>
         </div>
 
-        <details ref={menu} className="group lg:hidden">
+        <details ref={menu} data-menu="" className="group lg:hidden">
           <summary className="flex min-h-11 cursor-pointer list-none items-center gap-2 rounded-xl border border-sand-300 px-4 font-semibold text-teal-900 hover:bg-teal-50 [&::-webkit-details-marker]:hidden">
             <Icon name="menu" className="size-5 group-open:hidden" />
             <Icon name="close" className="hidden size-5 group-open:block" />

@@ -10,7 +10,7 @@ import { useHydrated } from "~/ui/use-hydrated";
  * on: nothing vanishes while someone is still reading it. The live region is on the page from
  * the start, so a toast that arrives after a client-side navigation is announced.
  */
-export function ToastViewport({ toast }: { toast: Toast | null }) {
+export function ToastViewport({ toast, enhanced = false }: { toast: Toast | null; enhanced?: boolean }) {
   const { t } = useTranslation();
   const hydrated = useHydrated();
   const [visible, setVisible] = useState<Toast | null>(toast);
@@ -39,9 +39,12 @@ export function ToastViewport({ toast }: { toast: Toast | null }) {
               <p className="font-semibold">{visible.title}</p>
               {visible.description ? <p className="mt-1 text-sm">{visible.description}</p> : null}
             </div>
-            {hydrated ? (
+            {hydrated || enhanced ? (
               <button
                 type="button"
+                // A page without React: app/ui/enhance.js shows the button and empties the toast.
+                hidden={enhanced && !hydrated}
+                data-toast-dismiss={enhanced ? "" : undefined}
                 onClick={() => setVisible(null)}
                 className="-my-1 rounded-md px-3 py-1 text-sm font-medium underline underline-offset-2 hover:bg-white/60 focus-visible:outline-2 focus-visible:outline-teal-700"
               >

@@ -1,8 +1,9 @@
+import { gzipSync } from "node:zlib";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import ar from "~/locales/ar";
 import en from "~/locales/en";
-import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { axeViolations, describeViolations, hydrated, launchBrowser, newVisitor } from "../support/browser";
 import { waitForMail } from "../support/outbox";
 import { startServer, type RunningServer } from "../support/server";
 
@@ -89,6 +90,41 @@ describe.each(variants)("booking an appointment, JavaScript $javaScript, languag
     await page.reload();
     const mail = await waitForMail(server.dataDir, email, /Sakina Demo Salon/);
     expect(mail.text).toContain("/booking/");
+    await context.close();
+  });
+});
+
+describe("the booking page with JavaScript, without React", () => {
+  it("loads one small script, shows each step in place without a page load, and Back goes to the step before", async () => {
+    const context = await newVisitor(browser, { javaScript: true });
+    const page = await context.newPage();
+    const scripts: Promise<number>[] = [];
+    page.on("response", (response) => {
+      if (response.request().resourceType() === "script") scripts.push(response.body().then((body) => gzipSync(body).length));
+    });
+    let loads = 0;
+    page.on("load", () => loads++);
+    await page.goto(`${server.url}/book/demo-salon?lng=en`);
+    await hydrated(page);
+    // Issue 14's budget for a booking page is 100 kB of gzipped JavaScript; React alone is more.
+    const bytes = (await Promise.all(scripts)).reduce((sum, size) => sum + size, 0);
+    expect(scripts.length).toBe(1);
+    expect(bytes).toBeLessThan(100_000);
+
+    await page.getByRole("button", { name: /Haircut/ }).click();
+    await page.getByRole("heading", { name: en.book.chooseDate }).waitFor();
+    expect(new URL(page.url()).searchParams.get("service")).toBeTruthy();
+    await page.locator("table button").nth(5).click();
+    await page.locator("fieldset input[type=radio]").first().waitFor();
+    expect(new URL(page.url()).searchParams.get("date")).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(loads).toBe(1);
+
+    // Back: the browser's history has each step, and the page shows the step of the address.
+    await page.goBack();
+    await page.getByRole("heading", { name: en.book.chooseDate }).waitFor();
+    expect(new URL(page.url()).searchParams.get("date")).toBeNull();
+    await page.goBack();
+    await page.getByRole("heading", { name: en.book.chooseService }).waitFor();
     await context.close();
   });
 });

@@ -361,7 +361,7 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
         {tIsolated(t, "book.callConsent", { business: data.business.name })}
       </p>
       <div className="flex flex-wrap items-center gap-4">
-        <Button type="submit" disabled={busy}>
+        <Button type="submit" disabled={busy} data-busy-label={t("common.sending")}>
           {busy ? t("common.sending") : t("book.confirm")}
         </Button>
         <Link to={`/book/${data.business.link}?service=${data.serviceId}&date=${data.date}&time=${data.time}`} className={linkClass}>
