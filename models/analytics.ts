@@ -27,37 +27,67 @@ export interface BookingFigures {
 }
 
 /**
- * The bookings a business received in [from, to), counted four ways in one pass over the
- * (business_id, created_at) index: by status, by the weekday and the hour of the appointment,
- * and by the day the booking was made. Days and hours are the business's wall clock
- * (`timeZone`, IANA), so a DST change moves nothing into the wrong bucket.
+ * The local dates (the business's time zone) of `from` and `to`, and the instants they begin and
+ * end: the roll-up counts whole dates, and what it holds of these two dates outside [from, to) is
+ * read from the rows themselves and taken back off. A period starts at a local midnight (nothing
+ * before it to take back) and ends now (nothing made after it, but for the instant since).
  */
-export async function bookingFigures(db: Db, businessId: number, timeZone: string, from: Date, to: Date): Promise<BookingFigures> {
+const periodDates = (businessId: number, from: Date, to: Date) => sql`
+  select time_zone as tz,
+         (${from.toISOString()}::timestamptz at time zone time_zone)::date as first_day,
+         (${to.toISOString()}::timestamptz at time zone time_zone)::date as last_day,
+         ((${from.toISOString()}::timestamptz at time zone time_zone)::date::timestamp at time zone time_zone) as first_start,
+         (((${to.toISOString()}::timestamptz at time zone time_zone)::date + 1)::timestamp at time zone time_zone) as last_end
+  from businesses where id = ${businessId}`;
+
+/**
+ * The bookings a business received in [from, to), counted four ways: by status, by the weekday
+ * and the hour of the appointment, and by the day the booking was made. Read from the daily
+ * roll-up the database keeps (tables booking_day_*, kept by triggers: migration 0019), so the cost
+ * is the number of days, not of bookings. Days and hours are the business's wall clock (its
+ * current time zone), so a DST change moves nothing into the wrong bucket.
+ */
+export async function bookingFigures(db: Db, businessId: number, from: Date, to: Date): Promise<BookingFigures> {
   const result = (await db.execute(sql`
-    select status, dow, hour, day, count(*)::int as made, (count(*) filter (where status <> 'cancelled'))::int as live
-    from (
-      select status::text as status,
-             extract(isodow from starts_at at time zone ${timeZone})::int as dow,
-             extract(hour from starts_at at time zone ${timeZone})::int as hour,
-             to_char(created_at at time zone ${timeZone}, 'YYYY-MM-DD') as day
-      from bookings
-      where business_id = ${businessId}
-        and created_at >= ${from.toISOString()}::timestamptz
-        and created_at < ${to.toISOString()}::timestamptz
-    ) made
-    group by grouping sets ((status), (dow), (hour), (day))`)) as unknown as {
-    rows: { status: string | null; dow: number | null; hour: number | null; day: string | null; made: number; live: number }[];
-  };
+    with w as (${periodDates(businessId, from, to)}),
+    edge as (
+      select k.status, k.starts_at, k.created_at from bookings k, w
+      where k.business_id = ${businessId} and k.created_at >= w.first_start and k.created_at < ${from.toISOString()}::timestamptz
+      union all
+      select k.status, k.starts_at, k.created_at from bookings k, w
+      where k.business_id = ${businessId} and k.created_at >= ${to.toISOString()}::timestamptz and k.created_at < w.last_end
+    ),
+    made as (
+      select s.day, s.status, s.bookings as n from booking_day_statuses s, w
+      where s.business_id = ${businessId} and s.day between w.first_day and w.last_day
+      union all
+      select (e.created_at at time zone w.tz)::date, e.status, -1 from edge e, w
+    )
+    select 'status' as kind, status::text as key, sum(n)::int as n from made group by status
+    union all
+    select 'day', to_char(day, 'YYYY-MM-DD'), sum(n)::int from made group by day
+    union all
+    select 'weekday', weekday::text, sum(n)::int from (
+      select d.weekday::int as weekday, d.bookings as n from booking_day_weekdays d, w
+      where d.business_id = ${businessId} and d.day between w.first_day and w.last_day
+      union all
+      select extract(isodow from e.starts_at at time zone w.tz)::int, -1 from edge e, w where e.status <> 'cancelled'
+    ) weekdays group by weekday
+    union all
+    select 'hour', hour::text, sum(n)::int from (
+      select h.hour::int as hour, h.bookings as n from booking_day_hours h, w
+      where h.business_id = ${businessId} and h.day between w.first_day and w.last_day
+      union all
+      select extract(hour from e.starts_at at time zone w.tz)::int, -1 from edge e, w where e.status <> 'cancelled'
+    ) hours group by hour`)) as unknown as { rows: { kind: "status" | "day" | "weekday" | "hour"; key: string; n: number }[] };
   const figures: BookingFigures = { byStatus: {}, byWeekday: {}, byHour: {}, byDay: {} };
-  // Each row belongs to one grouping set: the one column it is grouped by is the only one set.
-  // A weekday or hour with cancelled bookings only counts none, and is left out like an empty one.
-  for (const row of result.rows) {
-    if (row.status !== null) figures.byStatus[row.status as BookingStatus] = row.made;
-    else if (row.dow !== null) {
-      if (row.live > 0) figures.byWeekday[row.dow] = row.live;
-    } else if (row.hour !== null) {
-      if (row.live > 0) figures.byHour[row.hour] = row.live;
-    } else if (row.day !== null) figures.byDay[row.day] = row.made;
+  // A bucket whose bookings all went elsewhere (or were cancelled) counts none, and is left out like an empty one.
+  for (const { kind, key, n } of result.rows) {
+    if (n <= 0) continue;
+    if (kind === "status") figures.byStatus[key as BookingStatus] = n;
+    else if (kind === "day") figures.byDay[key] = n;
+    else if (kind === "weekday") figures.byWeekday[Number(key)] = n;
+    else figures.byHour[Number(key)] = n;
   }
   return figures;
 }
@@ -83,34 +113,34 @@ export interface CallFigures {
 
 /**
  * The business's confirmation calls placed (started) in [from, to), by result, with their total
- * length. What the customer said on the call wins over how the call ended (a customer who
- * confirmed and then hung up confirmed); a machine, then an answer without a decision, then no
- * answer at all. `outcome` holds the agent's words (see app/features/voice/agents.server.ts).
+ * length, read from the daily roll-up (table call_day_results) like the bookings. The result is
+ * the SQL function `analytics_call_result` (migration 0019), its only definition: what the
+ * customer said on the call wins over how the call ended (a customer who confirmed and then hung
+ * up confirmed); a machine, then an answer without a decision, then no answer at all. `outcome`
+ * holds the agent's words (see app/features/voice/agents.server.ts).
  */
 export async function callFigures(db: Db, businessId: number, from: Date, to: Date): Promise<CallFigures> {
   const result = (await db.execute(sql`
-    select result, count(*)::int as calls, coalesce(sum(duration_seconds), 0)::int as seconds
-    from (
-      select duration_seconds,
-        case
-          when outcome = 'confirmed' then 'confirmed'
-          when outcome = 'cancelled' then 'cancelled'
-          when outcome like 'reschedule requested%' then 'reschedule'
-          when outcome = 'do not call' then 'do_not_call'
-          when outcome = 'voicemail' or answered_by like 'machine%' or answered_by = 'fax' then 'voicemail'
-          when status in ('queued', 'initiated', 'ringing', 'in-progress') then 'in_progress'
-          when status = 'completed' then 'no_decision'
-          else 'not_reached'
-        end as result
-      from calls
-      where business_id = ${businessId}
-        and purpose = 'booking_confirmation'
-        and started_at >= ${from.toISOString()}::timestamptz
-        and started_at < ${to.toISOString()}::timestamptz
+    with w as (${periodDates(businessId, from, to)}),
+    edge as (
+      select c.outcome, c.answered_by, c.status, c.duration_seconds from calls c, w
+      where c.business_id = ${businessId} and c.purpose = 'booking_confirmation'
+        and c.started_at >= w.first_start and c.started_at < ${from.toISOString()}::timestamptz
+      union all
+      select c.outcome, c.answered_by, c.status, c.duration_seconds from calls c, w
+      where c.business_id = ${businessId} and c.purpose = 'booking_confirmation'
+        and c.started_at >= ${to.toISOString()}::timestamptz and c.started_at < w.last_end
+    )
+    select result, sum(calls)::int as calls, sum(seconds)::int as seconds from (
+      select r.result, r.calls, r.seconds from call_day_results r, w
+      where r.business_id = ${businessId} and r.day between w.first_day and w.last_day
+      union all
+      select analytics_call_result(e.outcome, e.answered_by, e.status), -1, -coalesce(e.duration_seconds, 0) from edge e
     ) placed
     group by result`)) as unknown as { rows: { result: CallResult; calls: number; seconds: number }[] };
   const figures: CallFigures = { byResult: {}, placed: 0, seconds: 0 };
   for (const row of result.rows) {
+    if (row.calls <= 0) continue;
     figures.byResult[row.result] = row.calls;
     figures.placed += row.calls;
     figures.seconds += row.seconds;

@@ -161,12 +161,12 @@ export async function findBooking(db: Db, bookingId: number) {
   return row ?? null;
 }
 
-/** Cancelling frees the slot at once (the constraint ignores cancelled bookings). */
+/** Cancelling frees the slot at once (the constraint ignores cancelled bookings); a no-show stays what it was. */
 export async function cancelBooking(db: Db, bookingId: number) {
   const [row] = await db
     .update(bookings)
     .set({ status: "cancelled", updatedAt: new Date() })
-    .where(and(eq(bookings.id, bookingId), ne(bookings.status, "cancelled")))
+    .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
     .returning();
   return row ?? null;
 }
@@ -177,7 +177,7 @@ export async function rescheduleBooking(db: Db, bookingId: number, startsAt: Dat
     const [row] = await db
       .update(bookings)
       .set({ startsAt, endsAt, status: "pending", callState: "queued", callOutcome: null, updatedAt: new Date() })
-      .where(and(eq(bookings.id, bookingId), ne(bookings.status, "cancelled")))
+      .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
       .returning();
     return row ? ({ kind: "moved", booking: row } as const) : ({ kind: "gone" } as const);
   } catch (error) {
@@ -190,7 +190,8 @@ export async function setBookingStatus(db: Db, bookingId: number, status: Bookin
   const [row] = await db
     .update(bookings)
     .set({ status, ...(outcome ? { callOutcome: outcome } : {}), updatedAt: new Date() })
-    .where(eq(bookings.id, bookingId))
+    // A no-show is the owner's record of what happened: a call's late result does not undo it.
+    .where(and(eq(bookings.id, bookingId), ne(bookings.status, "no_show")))
     .returning();
   return row ?? null;
 }
@@ -241,7 +242,35 @@ export async function cancelBusinessBooking(db: Db, businessId: number, bookingI
   const [row] = await db
     .update(bookings)
     .set({ status: "cancelled", updatedAt: now })
-    .where(and(eq(bookings.businessId, businessId), eq(bookings.id, bookingId), ne(bookings.status, "cancelled"), gt(bookings.endsAt, now)))
+    .where(
+      and(
+        eq(bookings.businessId, businessId),
+        eq(bookings.id, bookingId),
+        notInArray(bookings.status, ["cancelled", "no_show"]),
+        gt(bookings.endsAt, now),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * Marked by the owner as a no-show: the appointment's time has come (`startsAt` is not in the
+ * future) and the customer did not. Null when it has not started yet, is cancelled, or already
+ * was marked; the caller tells these apart from the booking it read.
+ */
+export async function markBusinessBookingNoShow(db: Db, businessId: number, bookingId: number, now = new Date()) {
+  const [row] = await db
+    .update(bookings)
+    .set({ status: "no_show", updatedAt: now })
+    .where(
+      and(
+        eq(bookings.businessId, businessId),
+        eq(bookings.id, bookingId),
+        notInArray(bookings.status, ["cancelled", "no_show"]),
+        lte(bookings.startsAt, now),
+      ),
+    )
     .returning();
   return row ?? null;
 }
@@ -256,7 +285,12 @@ export async function moveBusinessBooking(db: Db, businessId: number, bookingId:
       .update(bookings)
       .set({ startsAt, endsAt, status: "pending", callState: "queued", callOutcome: null, notCalledReason: null, updatedAt: now })
       .where(
-        and(eq(bookings.businessId, businessId), eq(bookings.id, bookingId), ne(bookings.status, "cancelled"), gt(bookings.endsAt, now)),
+        and(
+          eq(bookings.businessId, businessId),
+          eq(bookings.id, bookingId),
+          notInArray(bookings.status, ["cancelled", "no_show"]),
+          gt(bookings.endsAt, now),
+        ),
       )
       .returning();
     return row ? ({ kind: "moved", booking: row } as const) : ({ kind: "gone" } as const);
@@ -284,10 +318,14 @@ export type OwnerBookingFilter = "upcoming" | "attention" | "past";
  * waiting for the owner: the customer asked for another time or could not be reached, or the
  * booking is still unconfirmed with no call planned or under way (not called because the dialling
  * policy refused the number, calls not configured, a call that ended without an answer to the
- * question). Past: over, latest first.
+ * question). Past: over (or marked a no-show), latest first.
  */
 export async function listOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date(), limit = 100) {
-  const when = filter === "past" ? lte(bookings.endsAt, now) : gt(bookings.endsAt, now);
+  // A no-show is past from the moment it is marked, though its time may not be over yet.
+  const when =
+    filter === "past"
+      ? or(lte(bookings.endsAt, now), eq(bookings.status, "no_show"))
+      : and(gt(bookings.endsAt, now), ne(bookings.status, "no_show"));
   const attention =
     filter === "attention"
       ? or(

@@ -8,6 +8,7 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   real,
   serial,
   smallint,
@@ -332,7 +333,15 @@ export const webhookEvents = pgTable("webhook_events", {
     .default(sql`now()`),
 });
 
-export const bookingStatus = pgEnum("booking_status", ["pending", "confirmed", "cancelled", "reschedule_requested", "unreachable"]);
+/** `no_show`: the appointment's time came and the customer did not (the owner marks it, afterwards). */
+export const bookingStatus = pgEnum("booking_status", [
+  "pending",
+  "confirmed",
+  "cancelled",
+  "reschedule_requested",
+  "unreachable",
+  "no_show",
+]);
 
 /**
  * Appointments. Two live bookings of one business can never overlap: an exclusion constraint
@@ -672,4 +681,67 @@ export const supportTickets = pgTable(
       .default(sql`now()`),
   },
   (table) => [index("support_tickets_status").on(table.status, table.createdAt)],
+);
+
+// The owner's analytics (/dashboard/analytics), counted ahead: per business and local date, kept
+// current by PostgreSQL triggers in the same transaction as every write to bookings, calls and a
+// business's time zone (migration 0019_analytics_rollup_triggers; docs/decisions/0015-live-analytics.md).
+// Nothing in the application writes these tables: the triggers do, so no write path can forget them.
+// `day` is the local date (the business's time zone) the booking was made or the call started.
+
+/** Bookings made on each local date, by their status now. */
+export const bookingDayStatuses = pgTable(
+  "booking_day_statuses",
+  {
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    day: date("day").notNull(),
+    status: bookingStatus("status").notNull(),
+    bookings: integer("bookings").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.businessId, table.day, table.status] })],
+);
+
+/** Live (not cancelled) bookings made on each local date, by the ISO weekday (1-7) of the appointment's local start. */
+export const bookingDayWeekdays = pgTable(
+  "booking_day_weekdays",
+  {
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    day: date("day").notNull(),
+    weekday: smallint("weekday").notNull(),
+    bookings: integer("bookings").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.businessId, table.day, table.weekday] })],
+);
+
+/** Live (not cancelled) bookings made on each local date, by the local hour (0-23) of the appointment's start. */
+export const bookingDayHours = pgTable(
+  "booking_day_hours",
+  {
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    day: date("day").notNull(),
+    hour: smallint("hour").notNull(),
+    bookings: integer("bookings").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.businessId, table.day, table.hour] })],
+);
+
+/** Confirmation calls started on each local date, by result (SQL function `analytics_call_result`), with their seconds. */
+export const callDayResults = pgTable(
+  "call_day_results",
+  {
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    day: date("day").notNull(),
+    result: text("result").notNull(),
+    calls: integer("calls").notNull(),
+    seconds: integer("seconds").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.businessId, table.day, table.result] })],
 );

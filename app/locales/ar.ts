@@ -633,6 +633,7 @@ const ar = {
     cancelled: "ملغى",
     reschedule_requested: "طُلب تغيير الموعد",
     unreachable: "تعذّر الوصول إلى العميل",
+    no_show: "لم يحضر",
   },
   // Dialling policy: why a booking was not called.
   notCalled: {
@@ -787,6 +788,10 @@ const ar = {
     booking: {
       title: "حجز {{name}}",
       back: "كل الحجوزات",
+      noShow: "تسجيل عدم الحضور",
+      noShowIntro: "حان وقت الموعد ولم يحضر العميل؟ سجّل ذلك هنا ليُحتسب في إحصاءاتك. لا نُبلغ العميل بشيء.",
+      noShowTooEarly: "لم يبدأ هذا الموعد بعد: يمكن تسجيل عدم الحضور بعد حلول وقته.",
+      noShowDone: "سُجّل عدم حضور {{name}}.",
     },
     reschedule: {
       title: "النقل إلى وقت آخر",
@@ -1267,6 +1272,8 @@ const ar = {
       rate: "تأكيد خلال المكالمة",
       rateDetail: "{{confirmed}} من {{finished}} مكالمة منتهية",
       rateNone: "لا توجد مكالمات منتهية بعد",
+      noShows: "حالات عدم الحضور",
+      noShowsDetail: "{{share}} من الحجوزات",
     },
     results: {
       confirmed: "أكّد العميل",
@@ -1307,7 +1314,7 @@ const ar = {
     },
     noShows: {
       title: "عدم الحضور",
-      body: "لا تسجّل سكينة حالات عدم الحضور بعد: لا يمكن وسم حجز بعدم الحضور، لذلك لا يظهر هنا أي رقم.",
+      body: "بعد حلول وقت الموعد، سجّل عدم حضور العميل من صفحة الحجز: تُحتسب حالات عدم الحضور أعلاه وفي الحجوزات حسب الحالة.",
     },
   },
   plan: {

@@ -650,6 +650,7 @@ const de = {
     cancelled: "Storniert",
     reschedule_requested: "Verschiebung gewünscht",
     unreachable: "Kunde nicht erreichbar",
+    no_show: "Nicht erschienen",
   },
   // Dialling policy: why a booking was not called.
   notCalled: {
@@ -810,6 +811,12 @@ const de = {
     booking: {
       title: "Buchung von {{name}}",
       back: "Alle Buchungen",
+      noShow: "Als nicht erschienen markieren",
+      noShowIntro:
+        "Der Termin hat begonnen, aber der Kunde ist nicht gekommen? Halten Sie es hier fest: Es zählt in Ihrer Auswertung. Der Kunde wird nicht benachrichtigt.",
+      noShowTooEarly:
+        "Dieser Termin hat noch nicht begonnen: Als nicht erschienen lässt er sich erst markieren, wenn seine Zeit gekommen ist.",
+      noShowDone: "Buchung von {{name}} als nicht erschienen markiert.",
     },
     reschedule: {
       title: "Auf eine andere Zeit verschieben",
@@ -1310,6 +1317,8 @@ const de = {
       rate: "Im Anruf bestätigt",
       rateDetail: "{{confirmed}} von {{finished}} beendeten Anrufen",
       rateNone: "Noch keine beendeten Anrufe",
+      noShows: "Nicht erschienen",
+      noShowsDetail: "{{share}} der eingegangenen Buchungen",
     },
     results: {
       confirmed: "Kunde hat bestätigt",
@@ -1350,7 +1359,7 @@ const de = {
     },
     noShows: {
       title: "Nicht erschienen",
-      body: "Sakina erfasst noch nicht, wer nicht erscheint: Eine Buchung lässt sich nicht als „nicht erschienen“ markieren, deshalb steht hier keine Zahl.",
+      body: "Sobald ein Termin begonnen hat, können Sie die Buchung auf ihrer Seite als nicht erschienen markieren: Sie wird oben und bei den Buchungen nach Status gezählt.",
     },
   },
   plan: {

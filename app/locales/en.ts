@@ -640,6 +640,7 @@ const en = {
     cancelled: "Cancelled",
     reschedule_requested: "Asked to reschedule",
     unreachable: "Customer unreachable",
+    no_show: "No-show",
   },
   // Dialling policy: why a booking was not called.
   notCalled: {
@@ -795,6 +796,11 @@ const en = {
     booking: {
       title: "Booking of {{name}}",
       back: "All bookings",
+      noShow: "Mark as no-show",
+      noShowIntro:
+        "The appointment’s time has come and the customer has not? Record it here: it counts in your analytics. The customer is not told.",
+      noShowTooEarly: "This appointment has not started yet: it can be marked as a no-show once its time has come.",
+      noShowDone: "Booking of {{name}} marked as a no-show.",
     },
     reschedule: {
       title: "Move to another time",
@@ -1278,6 +1284,8 @@ const en = {
       rate: "Confirmed on the call",
       rateDetail: "{{confirmed}} of {{finished}} finished calls",
       rateNone: "No finished calls yet",
+      noShows: "No-shows",
+      noShowsDetail: "{{share}} of the bookings made",
     },
     results: {
       confirmed: "Customer confirmed",
@@ -1318,7 +1326,7 @@ const en = {
     },
     noShows: {
       title: "No-shows",
-      body: "Sakina does not record no-shows yet: a booking cannot be marked as a no-show, so no figure is shown here.",
+      body: "Once an appointment’s time has come, mark the booking as a no-show on its page: no-shows are counted above and in the bookings by status.",
     },
   },
   plan: {

@@ -646,6 +646,7 @@ const es = {
     cancelled: "Cancelada",
     reschedule_requested: "Cambio de hora solicitado",
     unreachable: "Cliente ilocalizable",
+    no_show: "No se presentó",
   },
   // Dialling policy: why a booking was not called.
   notCalled: {
@@ -805,6 +806,11 @@ const es = {
     booking: {
       title: "Reserva de {{name}}",
       back: "Todas las reservas",
+      noShow: "Marcar como ausencia",
+      noShowIntro:
+        "¿Llegó la hora de la cita y el cliente no vino? Regístralo aquí: cuenta en tus estadísticas. Al cliente no se le avisa.",
+      noShowTooEarly: "Esta cita aún no ha empezado: podrás marcarla como ausencia cuando llegue su hora.",
+      noShowDone: "Reserva de {{name}} marcada como ausencia.",
     },
     reschedule: {
       title: "Mover a otra hora",
@@ -1298,6 +1304,8 @@ const es = {
       rate: "Confirmadas en la llamada",
       rateDetail: "{{confirmed}} de {{finished}} llamadas terminadas",
       rateNone: "Aún no hay llamadas terminadas",
+      noShows: "Ausencias",
+      noShowsDetail: "{{share}} de las reservas hechas",
     },
     results: {
       confirmed: "El cliente confirmó",
@@ -1338,7 +1346,7 @@ const es = {
     },
     noShows: {
       title: "Ausencias",
-      body: "Sakina todavía no registra ausencias: una reserva no se puede marcar como ausencia, así que aquí no se muestra ninguna cifra.",
+      body: "Cuando llegue la hora de una cita, marca la reserva como ausencia en su página: las ausencias se cuentan arriba y en las reservas por estado.",
     },
   },
   plan: {

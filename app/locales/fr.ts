@@ -650,6 +650,7 @@ const fr = {
     cancelled: "Annulée",
     reschedule_requested: "Report demandé",
     unreachable: "Client injoignable",
+    no_show: "Absent",
   },
   // Dialling policy: why a booking was not called.
   notCalled: {
@@ -812,6 +813,11 @@ const fr = {
     booking: {
       title: "Réservation de {{name}}",
       back: "Toutes les réservations",
+      noShow: "Marquer comme absence",
+      noShowIntro:
+        "L’heure du rendez-vous est venue et le client n’est pas venu ? Notez-le ici : cela compte dans vos statistiques. Le client n’est pas prévenu.",
+      noShowTooEarly: "Ce rendez-vous n’a pas encore commencé : vous pourrez le marquer comme absence une fois son heure venue.",
+      noShowDone: "Réservation de {{name}} marquée comme absence.",
     },
     reschedule: {
       title: "Déplacer à un autre horaire",
@@ -1313,6 +1319,8 @@ const fr = {
       rate: "Confirmées pendant l’appel",
       rateDetail: "{{confirmed}} sur {{finished}} appels terminés",
       rateNone: "Aucun appel terminé pour l’instant",
+      noShows: "Absences",
+      noShowsDetail: "{{share}} des réservations reçues",
     },
     results: {
       confirmed: "Le client a confirmé",
@@ -1353,7 +1361,7 @@ const fr = {
     },
     noShows: {
       title: "Absences",
-      body: "Sakina n’enregistre pas encore les absences : une réservation ne peut pas être marquée comme absence, donc aucun chiffre n’apparaît ici.",
+      body: "Une fois l’heure d’un rendez-vous venue, marquez la réservation comme absence sur sa page : les absences sont comptées ci-dessus et dans les réservations par statut.",
     },
   },
   plan: {

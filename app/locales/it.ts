@@ -646,6 +646,7 @@ const it = {
     cancelled: "Disdetta",
     reschedule_requested: "Spostamento richiesto",
     unreachable: "Cliente non raggiungibile",
+    no_show: "Non presentato",
   },
   // Dialling policy: why a booking was not called.
   notCalled: {
@@ -806,6 +807,12 @@ const it = {
     booking: {
       title: "Prenotazione di {{name}}",
       back: "Tutte le prenotazioni",
+      noShow: "Segna come mancata presentazione",
+      noShowIntro:
+        "È arrivata l’ora dell’appuntamento e il cliente non si è presentato? Registralo qui: conta nelle tue statistiche. Il cliente non viene avvisato.",
+      noShowTooEarly:
+        "Questo appuntamento non è ancora iniziato: potrai segnarlo come mancata presentazione quando sarà arrivata la sua ora.",
+      noShowDone: "Prenotazione di {{name}} segnata come mancata presentazione.",
     },
     reschedule: {
       title: "Sposta a un altro orario",
@@ -1303,6 +1310,8 @@ const it = {
       rate: "Confermate durante la chiamata",
       rateDetail: "{{confirmed}} su {{finished}} chiamate concluse",
       rateNone: "Ancora nessuna chiamata conclusa",
+      noShows: "Mancate presentazioni",
+      noShowsDetail: "{{share}} delle prenotazioni ricevute",
     },
     results: {
       confirmed: "Il cliente ha confermato",
@@ -1343,7 +1352,7 @@ const it = {
     },
     noShows: {
       title: "Mancate presentazioni",
-      body: "Sakina non registra ancora le mancate presentazioni: una prenotazione non può essere segnata come mancata presentazione, quindi qui non compare alcun numero.",
+      body: "Quando è arrivata l’ora di un appuntamento, segna la prenotazione come mancata presentazione dalla sua pagina: le mancate presentazioni sono contate qui sopra e nelle prenotazioni per stato.",
     },
   },
   plan: {

@@ -135,8 +135,8 @@ const INTENT_ROUTES = ["/dashboard", "/booking/:token"];
  * forms (they all post to one action, which the probes of every intent on every page reach too).
  */
 const OWNER_INTENTS: Record<string, string[]> = {
-  "/dashboard": ["confirm-booking", "cancel-booking", "reschedule-booking", "bogus"],
-  "/dashboard/bookings/:bookingId": ["confirm-booking", "cancel-booking", "reschedule-booking", "bogus"],
+  "/dashboard": ["confirm-booking", "cancel-booking", "reschedule-booking", "no-show-booking", "bogus"],
+  "/dashboard/bookings/:bookingId": ["confirm-booking", "cancel-booking", "reschedule-booking", "no-show-booking", "bogus"],
   "/dashboard/services": ["add-service", "edit-service", "toggle-service", "bogus"],
   "/dashboard/hours": ["save-hours", "add-day-off", "remove-day-off", "bogus"],
   "/dashboard/calls": ["bogus"],

@@ -2,7 +2,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerBusiness } from "#models/businesses";
 import { accounts, bookings, businesses, calls } from "#models/schema";
+import { analyticsFigures } from "~/features/analytics/analytics.server";
 import { hashPassword } from "~/features/auth/passwords.server";
+import en from "~/locales/en";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
 import { linkIn, readOutbox, waitForMail } from "../support/outbox";
@@ -204,5 +206,83 @@ describe("an owner manages bookings by hand", () => {
       expect(await response.text()).toContain(message);
     }
     expect((await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: "2147483648" })).status).toBe(404);
+  });
+});
+
+/** The figure of one analytics tile (`data-tile`) on the page. */
+const tile = (html: string, id: string) => html.match(new RegExp(`data-tile="${id}"><p[^>]*>[^<]*</p><p[^>]*>([^<]*)</p>`))?.[1];
+
+describe("no-shows", () => {
+  it("marks a booking whose time has come as a no-show from its page, refuses one still to come, and counts it in analytics", async () => {
+    const db = app.services.db;
+    const [salon] = await db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
+    const hour = 3_600_000;
+    const started = new Date(Math.floor(Date.now() / hour) * hour - 26 * hour);
+    const past = async (customerName: string, status: "confirmed" | "cancelled", at: Date) =>
+      (
+        await db
+          .insert(bookings)
+          .values({
+            businessId: salon!.id,
+            serviceId: haircut.id,
+            startsAt: at,
+            endsAt: new Date(at.getTime() + hour / 2),
+            customerName,
+            customerPhone: "+12125553000",
+            manageTokenHash: `no-show-${customerName}`,
+            status,
+            createdAt: new Date(at.getTime() - 24 * hour),
+          })
+          .returning()
+      )[0]!.id;
+    const missed = await past("Missed Appointment", "confirmed", started);
+    const cancelledId = await past("Cancelled Earlier", "cancelled", new Date(started.getTime() - 2 * hour));
+    const week = async () => (await analyticsFigures(db, salon!, 7)).bookings.byStatus;
+    expect((await week()).no_show).toBeUndefined();
+    expect(tile(await (await owner.get("/dashboard/analytics?period=7")).text(), "noShows")).toBe("0");
+
+    // Its page offers the mark, with what it does; a plain form post, no JavaScript needed.
+    const page = `/dashboard/bookings/${missed}`;
+    const before = await (await owner.get(page)).text();
+    expect(before).toContain('name="intent" value="no-show-booking"');
+    expect(before).toContain(en.owner.booking.noShowIntro);
+
+    const marked = await owner.postForm(page, { intent: "no-show-booking", bookingId: String(missed) });
+    expect(marked.status).toBe(302);
+    expect(marked.headers.get("location")).toBe(`${page}?done=no_show&booking=${missed}`);
+    expect((await bookingRow(missed)).status).toBe("no_show");
+    // Sent twice, marked once; nobody is e-mailed.
+    expect((await owner.postForm(page, { intent: "no-show-booking", bookingId: String(missed) })).status).toBe(302);
+    const after = await (await owner.get(`${page}?done=no_show&booking=${missed}`)).text();
+    expect(after).toContain("Booking of \u2068Missed Appointment\u2069 marked as a no-show.");
+    expect(after).toContain(`>${en.bookingStatus.no_show}</span>`);
+    expect(after).not.toContain('value="no-show-booking"');
+    // A no-show is a past booking, whatever is left of its time.
+    expect(await (await owner.get("/dashboard?filter=past")).text()).toContain("Missed Appointment");
+    expect(await (await owner.get("/dashboard")).text()).not.toContain("Missed Appointment");
+
+    // Counted: in the figures, the tile and the status chart's table.
+    expect((await week()).no_show).toBe(1);
+    const analytics = await (await owner.get("/dashboard/analytics?period=7")).text();
+    expect(tile(analytics, "noShows")).toBe("1");
+    expect(analytics).toMatch(new RegExp(`<th scope="row"[^>]*>${en.bookingStatus.no_show}</th><td[^>]*data-key="no_show">1</td>`));
+
+    // An appointment still to come cannot be a no-show: the page says why, and nothing changes.
+    const { date, times } = await freeDay(1, 5);
+    const future = await customerBooks(date, times[0]!, { name: "Still To Come" });
+    expect(await (await owner.get(`/dashboard/bookings/${future}`)).text()).not.toContain('value="no-show-booking"');
+    const early = await owner.postForm(`/dashboard/bookings/${future}`, { intent: "no-show-booking", bookingId: String(future) });
+    expect(early.status).toBe(409);
+    expect(await early.text()).toContain(en.owner.booking.noShowTooEarly);
+    expect((await bookingRow(future)).status).toBe("pending");
+    // Nor can a cancelled booking, nor another business's owner.
+    const cancelled = await owner.postForm(`/dashboard/bookings/${cancelledId}`, {
+      intent: "no-show-booking",
+      bookingId: String(cancelledId),
+    });
+    expect(cancelled.status).toBe(409);
+    expect((await bookingRow(cancelledId)).status).toBe("cancelled");
+    expect((await stranger.postForm("/dashboard", { intent: "no-show-booking", bookingId: String(missed) })).status).toBe(404);
+    expect((await week()).no_show).toBe(1);
   });
 });

@@ -77,6 +77,7 @@ const STATUS_WORDS: Record<Booking["status"], string> = {
   cancelled: "cancelled",
   reschedule_requested: "the customer asked for another time; the business will contact them",
   unreachable: "not confirmed: the confirmation call could not reach the customer; the business will contact them",
+  no_show: "the business recorded that the customer did not come at the booked time",
 };
 
 /** "Wednesday, 25 November 2026 at 10:00 (Asia/Riyadh time)": the business's wall clock, as the booking page shows it. */

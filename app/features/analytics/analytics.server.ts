@@ -3,7 +3,7 @@ import { bookingFigures, callFigures, CALL_RESULTS, type BookingStatus } from "#
 import { bookingStatus } from "#models/schema";
 import type { Db } from "#models/db";
 import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
-import { loadPlanView } from "~/features/business/plan.server";
+import { loadPlanUsage } from "~/features/business/plan.server";
 import type { Owner } from "~/features/business/owner.server";
 import type { AnalyticsView, Bar, Chart } from "./types";
 
@@ -44,7 +44,7 @@ export interface AnalyticsFigures {
 export async function analyticsFigures(db: Db, business: { id: number; timeZone: string }, days: number, now = new Date()) {
   const window = periodWindow(business.timeZone, days, now);
   const [bookings, calls] = await Promise.all([
-    bookingFigures(db, business.id, business.timeZone, window.from, window.to),
+    bookingFigures(db, business.id, window.from, window.to),
     callFigures(db, business.id, window.from, window.to),
   ]);
   return { dates: window.dates, bookings, calls } satisfies AnalyticsFigures;
@@ -77,7 +77,7 @@ export async function loadAnalytics(owner: Owner, period: Period, now = new Date
   const { business, t, locale } = owner;
   const [figures, plan] = await Promise.all([
     analyticsFigures(owner.services.db, business, period, now),
-    loadPlanView(owner.services, t, locale, business, now),
+    loadPlanUsage(owner.services, t, locale, business),
   ]);
   const { bookings, calls } = figures;
   const number = new Intl.NumberFormat(locale);
@@ -87,7 +87,9 @@ export async function loadAnalytics(owner: Owner, period: Period, now = new Date
   const made = Object.values(bookings.byStatus).reduce((sum, n) => sum + n, 0);
   const confirmedOnCall = calls.byResult.confirmed ?? 0;
   const finished = calls.placed - (calls.byResult.in_progress ?? 0);
-  const rate = finished > 0 ? new Intl.NumberFormat(locale, { style: "percent" }).format(confirmedOnCall / finished) : null;
+  const percent = new Intl.NumberFormat(locale, { style: "percent" });
+  const rate = finished > 0 ? percent.format(confirmedOnCall / finished) : null;
+  const noShows = bookings.byStatus.no_show ?? 0;
   const minutes = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(calls.seconds / 60);
 
   const statusBars = bookingStatus.enumValues.map((status: BookingStatus) => ({
@@ -132,6 +134,12 @@ export async function loadAnalytics(owner: Owner, period: Period, now = new Date
         detail: rate
           ? t("analytics.tiles.rateDetail", { confirmed: number.format(confirmedOnCall), finished: number.format(finished) })
           : t("analytics.tiles.rateNone"),
+      },
+      {
+        id: "noShows",
+        label: t("analytics.tiles.noShows"),
+        value: number.format(noShows),
+        detail: made > 0 ? t("analytics.tiles.noShowsDetail", { share: percent.format(noShows / made) }) : null,
       },
     ],
     plan: {

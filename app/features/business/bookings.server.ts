@@ -9,6 +9,7 @@ import {
   findBusinessBooking,
   listBusyIntervals,
   listOwnerBookings,
+  markBusinessBookingNoShow,
   moveBusinessBooking,
   setBookingCallStateIf,
   type Booking,
@@ -44,7 +45,7 @@ type CallRow = Awaited<ReturnType<typeof latestCallsOfBookings>>[number];
 /** One booking as the owner's list and its own page show it: every text ready to print. */
 function bookingView(owner: Owner, booking: Booking, serviceName: string, call: CallRow | undefined, now = Date.now()) {
   const { t, locale, business } = owner;
-  const live = booking.endsAt.getTime() > now && booking.status !== "cancelled";
+  const live = booking.endsAt.getTime() > now && booking.status !== "cancelled" && booking.status !== "no_show";
   const outcome = booking.callOutcome ?? call?.outcome ?? (booking.callState.startsWith("done:") ? booking.callState.slice(5) : null);
   const preferred = outcome?.startsWith("reschedule requested: ") ? outcome.slice("reschedule requested: ".length) : null;
   return {
@@ -85,6 +86,8 @@ function bookingView(owner: Owner, booking: Booking, serviceName: string, call: 
     canConfirm: live && booking.status !== "confirmed",
     canCancel: live,
     canReschedule: live,
+    /** Its time has come (started, over or not) and nobody marked it yet; offered on the booking's page. */
+    canMarkNoShow: booking.startsAt.getTime() <= now && booking.status !== "cancelled" && booking.status !== "no_show",
   };
 }
 
@@ -145,10 +148,12 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
 async function bookingMessage(owner: Owner, url: URL) {
   const done = url.searchParams.get("done");
   const id = parseDbId(url.searchParams.get("booking"));
-  if (!done || !id || !["confirmed", "cancelled", "moved"].includes(done)) return null;
+  if (!done || !id || !["confirmed", "cancelled", "moved", "no_show"].includes(done)) return null;
   const found = await findBusinessBooking(owner.services.db, owner.business.id, id);
   if (!found) return null;
   const name = isolate(found.booking.customerName);
+  // Nobody is told of a no-show: the owner's record only.
+  if (done === "no_show") return owner.t("owner.booking.noShowDone", { name });
   const text = owner.t(`owner.bookings.done.${done as "confirmed"}`, { name });
   const mailed = found.booking.customerEmail ? owner.t("owner.bookings.done.emailed") : owner.t("owner.bookings.done.noEmail");
   return `${text} ${mailed}`;
@@ -222,16 +227,17 @@ async function ownerAvailability(services: AppServices, business: Business, book
 }
 
 export type BookingActionResult =
-  | { ok: true; bookingId: number; done: "confirmed" | "cancelled" | "moved" }
+  | { ok: true; bookingId: number; done: "confirmed" | "cancelled" | "moved" | "no_show" }
   | { ok: false; intent: string; formError?: string; errors?: Record<string, string[]> };
 
-export const bookingIntents = ["confirm-booking", "cancel-booking", "reschedule-booking"] as const;
+export const bookingIntents = ["confirm-booking", "cancel-booking", "reschedule-booking", "no-show-booking"] as const;
 
 /**
- * Confirm, cancel or move one booking by hand. Only a booking of the owner's own business is
- * found (any other id is 404). Each is idempotent: doing it again changes nothing and sends no
- * second e-mail. Each change e-mails the customer in the language they booked in, and a call the
- * booking no longer needs is taken off the queue before it dials.
+ * Confirm, cancel or move one booking by hand, or record that the customer did not come. Only a
+ * booking of the owner's own business is found (any other id is 404). Each is idempotent: doing it
+ * again changes nothing and sends no second e-mail. Each change but a no-show e-mails the customer
+ * in the language they booked in, and a call the booking no longer needs is taken off the queue
+ * before it dials.
  */
 export async function handleBookingAction(owner: Owner, form: FormData): Promise<BookingActionResult> {
   const { services, business, t } = owner;
@@ -263,6 +269,7 @@ export async function handleBookingAction(owner: Owner, form: FormData): Promise
     return { ok: true, bookingId: booking.id, done: "cancelled" };
   }
   if (intent === "reschedule-booking") return reschedule(owner, booking, serviceName, form);
+  if (intent === "no-show-booking") return markNoShow(owner, booking);
   return { ok: false, intent, formError: t("common.genericError") };
 }
 
@@ -292,6 +299,25 @@ async function reschedule(owner: Owner, booking: Booking, serviceName: string, f
   );
   await tellCustomer(services, business, moved.booking, serviceName, "moved", booking.startsAt);
   return { ok: true, bookingId: booking.id, done: "moved" };
+}
+
+/**
+ * The customer did not come: only once the appointment's time has come, and never for a cancelled
+ * booking. Nobody is e-mailed; a confirmation call still queued for it has nothing left to confirm.
+ */
+async function markNoShow(owner: Owner, booking: Booking, now = new Date()): Promise<BookingActionResult> {
+  const { services, business, t } = owner;
+  const intent = "no-show-booking";
+  if (booking.startsAt.getTime() > now.getTime()) return { ok: false, intent, formError: t("owner.booking.noShowTooEarly") };
+  const marked = await markBusinessBookingNoShow(services.db, business.id, booking.id, now);
+  if (marked) {
+    await announceBusinessChange(services.db, business.id);
+    await settleCalls(services, booking.id);
+  } else if (booking.status !== "no_show") {
+    return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
+  }
+  // Sent twice, it is marked once.
+  return { ok: true, bookingId: booking.id, done: "no_show" };
 }
 
 /** The owner settled the booking: no confirmation call is needed any more. */

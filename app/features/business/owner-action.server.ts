@@ -4,10 +4,11 @@ import { afterChange, handleDashboardAction } from "~/features/business/dashboar
 import { ownerForAction } from "~/features/business/owner.server";
 
 /**
- * Every form of the owner's app posts here, whichever page it is on: a booking's confirm, cancel
- * or move, and the services, hours and settings forms. A saved change redirects (post, redirect,
- * get) to the page that shows it, with a confirmation code; a refused one is answered 400 (or 409
- * when the booking can no longer change) with the errors for the page to show beside the fields.
+ * Every form of the owner's app posts here, whichever page it is on: a booking's confirm, cancel,
+ * move or no-show, and the services, hours and settings forms. A saved change redirects (post,
+ * redirect, get) to the page that shows it, with a confirmation code; a refused one is answered 400
+ * (or 409 when the booking cannot change so: over, cancelled, or a no-show before its time) with
+ * the errors for the page to show beside the fields.
  */
 export async function ownerAction({ request, context }: { request: Request; context: Readonly<RouterContextProvider> }) {
   const owner = await ownerForAction(context, request);

@@ -134,12 +134,33 @@ export function nextInvoiceEstimate(input: { planStatus: Business["planStatus"];
 
 const money = (cents: number, locale: string) => new Intl.NumberFormat(locale, { style: "currency", currency: "USD" }).format(cents / 100);
 
-/** The owner's view of the plan: status, usage this period, the next invoice and what can be done. */
-export async function loadPlanView(services: AppServices, t: TFunction, locale: string, business: Business, now = new Date()) {
+/** The plan and the calls its period has used, in words: one count (the analytics page shows no more). */
+export async function loadPlanUsage(services: AppServices, t: TFunction, locale: string, business: Business) {
   const start = periodStartOf(business);
   const used = start ? await countPlanCallsSince(services.db, business.id, start) : 0;
   const allowance = business.planStatus === "starter" ? STARTER_CALLS : MONTHLY_CALLS;
   const status = business.planStatus;
+  const when = (date: Date | null) => (date ? formatWhen(date, business.timeZone, locale, "date") : "");
+  return {
+    status,
+    statusLabel: t(`plan.status.${status}`),
+    used,
+    allowance,
+    usedLabel: t("dashboard.callsUsed", { used, allowance }),
+    periodLabel:
+      status === "starter"
+        ? t("plan.starterPeriod", { date: when(business.starterEndsAt) })
+        : status === "active" || status === "past_due"
+          ? t("plan.monthlyPeriod", { start: when(start), end: when(business.planPeriodEnd) })
+          : null,
+  };
+}
+
+/** The owner's view of the plan: status, usage this period, the next invoice and what can be done. */
+export async function loadPlanView(services: AppServices, t: TFunction, locale: string, business: Business, now = new Date()) {
+  const start = periodStartOf(business);
+  const usage = await loadPlanUsage(services, t, locale, business);
+  const { status, used } = usage;
   const when = (date: Date | null) => (date ? formatWhen(date, business.timeZone, locale, "date") : "");
   const starterEnds = status === "starter" ? business.starterEndsAt : null;
   const nextInvoiceAt = status === "starter" ? starterEnds : status === "active" || status === "past_due" ? business.planPeriodEnd : null;
@@ -147,18 +168,8 @@ export async function loadPlanView(services: AppServices, t: TFunction, locale: 
   const refusals = start ? await listPlanRefusalsSince(services.db, business.id, start, 10) : [];
   const decision = planDecision(business, used, now);
   return {
-    status,
-    statusLabel: t(`plan.status.${status}`),
-    used,
-    allowance,
-    usedLabel: t("dashboard.callsUsed", { used, allowance }),
+    ...usage,
     overage: status === "active" || status === "past_due" ? Math.max(0, used - MONTHLY_CALLS) : 0,
-    periodLabel:
-      status === "starter"
-        ? t("plan.starterPeriod", { date: when(starterEnds) })
-        : status === "active" || status === "past_due"
-          ? t("plan.monthlyPeriod", { start: when(start), end: when(business.planPeriodEnd) })
-          : null,
     estimateLabel:
       nextInvoiceAt && (estimate > 0 || !business.planCancelAtPeriodEnd)
         ? t("plan.estimate", { amount: money(estimate, locale), date: when(nextInvoiceAt) })

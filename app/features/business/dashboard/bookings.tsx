@@ -10,6 +10,7 @@ const statusTone: Record<string, string> = {
   cancelled: "bg-slate-200 text-slate-800",
   reschedule_requested: "bg-sky-100 text-sky-950",
   unreachable: "bg-rose-100 text-rose-950",
+  no_show: "bg-orange-100 text-orange-950",
 };
 
 export function StatusBadge({ status, label }: { status: string; label: string }) {
@@ -205,6 +206,20 @@ export function BookingCard({
             </details>
           ) : null}
         </div>
+      ) : null}
+      {booking.canMarkNoShow && !linkToPage ? (
+        <Form method="post" action={returnTo} className="mt-4 border-t border-slate-100 pt-3">
+          <AuthenticityTokenInput />
+          <input type="hidden" name="intent" value="no-show-booking" />
+          <input type="hidden" name="bookingId" value={booking.id} />
+          <p id={`booking-${booking.id}-no-show`} className="text-sm text-slate-700">
+            {t("owner.booking.noShowIntro")}
+          </p>
+          <Button type="submit" variant="secondary" className="mt-2" aria-describedby={`booking-${booking.id}-no-show`}>
+            {t("owner.booking.noShow")}
+            <span className="sr-only">: {who}</span>
+          </Button>
+        </Form>
       ) : null}
     </article>
   );
