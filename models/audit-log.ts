@@ -5,8 +5,8 @@ import { auditLog } from "./schema";
 export type AuditEntry = typeof auditLog.$inferSelect;
 
 /**
- * Writes one entry. This module offers only writing and reading: nothing in the app can change
- * or remove an entry. Pass the action's transaction so the entry and the change commit together.
+ * Writes one entry. This module offers only writing and reading, and the database refuses any
+ * change or removal of an entry (migration 0021_audit_append_only). Pass the action's transaction so the entry and the change commit together.
  */
 export async function recordAudit(
   db: Db,

@@ -1,4 +1,4 @@
-import { and, count, eq, gte } from "drizzle-orm";
+import { count, gte } from "drizzle-orm";
 import type { Db } from "./db";
 import { funnelEvents } from "./schema";
 
@@ -16,18 +16,13 @@ export async function countFunnelEvents(db: Db, since: Date | null = null) {
 
 /**
  * Records a funnel event once per subject: a business's signup, verification and activation and a
- * subscriber's trial and first payment happen once, even when a webhook is delivered twice.
+ * subscriber's trial and first payment happen once, even when a webhook is delivered twice at the
+ * same moment (the unique indexes `funnel_events_business_once` and `funnel_events_subscriber_once`
+ * decide; the second insert does nothing).
  */
 export async function recordFunnelEventOnce(db: Db, name: FunnelEvent, subject: { businessId?: number; subscriberId?: number }) {
-  const match =
-    subject.businessId !== undefined
-      ? eq(funnelEvents.businessId, subject.businessId)
-      : eq(funnelEvents.subscriberId, subject.subscriberId!);
-  const [seen] = await db
-    .select({ id: funnelEvents.id })
-    .from(funnelEvents)
-    .where(and(eq(funnelEvents.name, name), match))
-    .limit(1);
-  if (seen) return;
-  await db.insert(funnelEvents).values({ name, businessId: subject.businessId ?? null, subscriberId: subject.subscriberId ?? null });
+  await db
+    .insert(funnelEvents)
+    .values({ name, businessId: subject.businessId ?? null, subscriberId: subject.subscriberId ?? null })
+    .onConflictDoNothing();
 }

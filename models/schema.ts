@@ -15,6 +15,7 @@ import {
   text,
   timestamp,
   unique,
+  uniqueIndex,
 } from "drizzle-orm/pg-core";
 
 /** Fixed-window counters shared by every process that uses the same database. */
@@ -440,17 +441,29 @@ export const funnelEventName = pgEnum("funnel_event_name", [
 ]);
 
 /** First-party product analytics of the funnels (empathy, business, subscription): no phone number, no third-party tag. */
-export const funnelEvents = pgTable("funnel_events", {
-  id: serial("id").primaryKey(),
-  name: funnelEventName("name").notNull(),
-  empathyRequestId: integer("empathy_request_id").references(() => empathyRequests.id, { onDelete: "set null" }),
-  businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
-  subscriberId: integer("subscriber_id").references(() => subscribers.id, { onDelete: "set null" }),
-  language: text("language"),
-  createdAt: timestamp("created_at", { withTimezone: true })
-    .notNull()
-    .default(sql`now()`),
-});
+export const funnelEvents = pgTable(
+  "funnel_events",
+  {
+    id: serial("id").primaryKey(),
+    name: funnelEventName("name").notNull(),
+    empathyRequestId: integer("empathy_request_id").references(() => empathyRequests.id, { onDelete: "set null" }),
+    businessId: integer("business_id").references(() => businesses.id, { onDelete: "set null" }),
+    subscriberId: integer("subscriber_id").references(() => subscribers.id, { onDelete: "set null" }),
+    language: text("language"),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [
+    // A business's or a subscriber's step happens once, even when two deliveries race.
+    uniqueIndex("funnel_events_business_once")
+      .on(table.name, table.businessId)
+      .where(sql`business_id is not null`),
+    uniqueIndex("funnel_events_subscriber_once")
+      .on(table.name, table.subscriberId)
+      .where(sql`subscriber_id is not null`),
+  ],
+);
 
 export const callPurpose = pgEnum("call_purpose", ["empathy", "booking_confirmation", "demo", "customer_service", "test", "support"]);
 export const callStatus = pgEnum("call_status", [

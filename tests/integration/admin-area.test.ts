@@ -1,6 +1,7 @@
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, businesses, calls, funnelEvents, payments, supportTickets } from "#models/schema";
+import { recordFunnelEventOnce } from "#models/funnel";
+import { accounts, auditLog, businesses, calls, funnelEvents, payments, supportTickets } from "#models/schema";
 import { placeCallJob } from "~/features/calls/engine.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startAppInProcess } from "../support/app-in-process";
@@ -164,6 +165,41 @@ describe("the admin area", () => {
     const html = await (await admin.client.get("/admin/funnel")).text();
     expect(html).toContain("Went to payment");
     expect(html).toContain("50%");
+  });
+
+  it("counts a business's funnel step once when two deliveries record it at the same moment", async () => {
+    const business = await demoBusiness();
+    await Promise.all(
+      Array.from({ length: 4 }, () => recordFunnelEventOnce(app.services.db, "business_verified", { businessId: business.id })),
+    );
+    const rows = await app.services.db
+      .select()
+      .from(funnelEvents)
+      .where(and(eq(funnelEvents.name, "business_verified"), eq(funnelEvents.businessId, business.id)));
+    expect(rows).toHaveLength(1);
+  });
+
+  it("the database refuses to change or remove an audit entry; deleting the admin's account keeps the entry", async () => {
+    const db = app.services.db;
+    const [account] = await db
+      .insert(accounts)
+      .values({ name: "Former admin", email: "former-admin@example.com", passwordHash: "x", role: "admin" })
+      .returning();
+    await db.insert(auditLog).values({ accountId: account!.id, actorEmail: account!.email, action: "test.entry" });
+    // Drizzle wraps the database's error; its cause is what PostgreSQL said.
+    const refusal = (query: Promise<unknown>) =>
+      query.then(
+        () => "accepted",
+        (error: { message: string; cause?: { message?: string } }) => error.cause?.message ?? error.message,
+      );
+    expect(await refusal(db.update(auditLog).set({ action: "test.rewritten" }).where(eq(auditLog.action, "test.entry")))).toMatch(
+      /append-only: UPDATE refused/,
+    );
+    expect(await refusal(db.delete(auditLog).where(eq(auditLog.action, "test.entry")))).toMatch(/append-only: DELETE refused/);
+    expect(await refusal(db.execute(sql`truncate audit_log`))).toMatch(/append-only: TRUNCATE refused/);
+    await db.delete(accounts).where(eq(accounts.id, account!.id));
+    const [kept] = await db.select().from(auditLog).where(eq(auditLog.action, "test.entry"));
+    expect(kept).toMatchObject({ accountId: null, actorEmail: "former-admin@example.com" });
   });
 
   it("lists consumers with masked numbers, calls, refusals, provider health and jobs", async () => {
