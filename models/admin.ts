@@ -20,12 +20,23 @@ export async function createAdmin(db: Db, input: { email: string; name: string; 
   return { kind: "owner" as const };
 }
 
-/** Keeps a new, not yet confirmed TOTP secret (enrolment); one already confirmed is never replaced here. */
-export async function setPendingTotpSecret(db: Db, accountId: number, secret: string) {
+/**
+ * Keeps a new, not yet confirmed TOTP secret (enrolment) in place of `replacing` (null: none yet);
+ * one already confirmed is never replaced here. Two enrolment pages loaded at once: the first
+ * write wins and both read it back.
+ */
+export async function setPendingTotpSecret(db: Db, accountId: number, secret: string, replacing: string | null) {
   await db
     .update(accounts)
     .set({ totpSecret: secret })
-    .where(and(eq(accounts.id, accountId), eq(accounts.role, "admin"), isNull(accounts.totpEnabledAt)));
+    .where(
+      and(
+        eq(accounts.id, accountId),
+        eq(accounts.role, "admin"),
+        isNull(accounts.totpEnabledAt),
+        replacing === null ? isNull(accounts.totpSecret) : eq(accounts.totpSecret, replacing),
+      ),
+    );
 }
 
 /**

@@ -98,7 +98,7 @@ export const accounts = pgTable("accounts", {
   /** Bumped on every password change, so a late job can tell the password changed since it looked. */
   sessionVersion: integer("session_version").notNull().default(1),
   lastLoginAt: timestamp("last_login_at", { withTimezone: true }),
-  /** An admin's TOTP secret (base32); set at enrolment, in use once totp_enabled_at is set. */
+  /** An admin's TOTP secret, sealed (AES-256-GCM, see features/admin/totp.server.ts); set at enrolment, in use once totp_enabled_at is set. */
   totpSecret: text("totp_secret"),
   totpEnabledAt: timestamp("totp_enabled_at", { withTimezone: true }),
   /** The last accepted TOTP time step: a code is never accepted twice. */

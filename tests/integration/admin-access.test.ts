@@ -89,6 +89,9 @@ describe("an admin's second factor", () => {
     const [account] = await app.services.db.select().from(accounts).where(eq(accounts.email, admin.email));
     expect(account!.role).toBe("admin");
     expect(account!.totpEnabledAt).not.toBeNull();
+    // The TOTP secret is sealed at rest: the database holds neither it nor anything it starts with.
+    expect(account!.totpSecret).toMatch(/^v1:/);
+    expect(account!.totpSecret).not.toContain(admin.secret.slice(0, 8));
     const stored = await app.services.db.select().from(recoveryCodes).where(eq(recoveryCodes.accountId, account!.id));
     expect(stored).toHaveLength(10);
     expect(stored.map((row) => row.codeHash)).not.toContain(admin.recoveryCodes[0]);

@@ -6,7 +6,7 @@ import { passSecondFactor } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
 import { attemptWithBackoff, forgiveAttempts } from "~/platform/rate-limit.server";
 import { audit } from "./access.server";
-import { hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, otpauthUri } from "./totp.server";
+import { hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, openTotpSecret, otpauthUri, sealTotpSecret } from "./totp.server";
 
 /** Five wrong codes are free, then each further try waits 1, 2, 4 … minutes (at most an hour). */
 const CODE_BACKOFF = { freeAttempts: 5, baseSeconds: 60, maxSeconds: 3600, forgetSeconds: 86_400 };
@@ -14,12 +14,14 @@ const ruleFor = (account: Account) => ({ name: "admin:second-factor", subject: S
 
 /** The secret being enrolled: kept on the account until the first code proves the app has it. */
 export async function enrolmentSecret(context: Readonly<RouterContextProvider>, account: Account) {
-  const { db } = context.get(servicesContext);
-  let secret = account.totpSecret;
-  if (!secret) {
-    await setPendingTotpSecret(db, account.id, newTotpSecret());
-    secret = (await findAccountById(db, account.id))?.totpSecret ?? null;
+  const { db, signingSecret } = context.get(servicesContext);
+  let stored = account.totpSecret;
+  // Not yet enrolled, and a pending secret sealed under another signing secret is replaced too.
+  if (!stored || openTotpSecret(signingSecret, stored) === null) {
+    await setPendingTotpSecret(db, account.id, sealTotpSecret(signingSecret, newTotpSecret()), stored);
+    stored = (await findAccountById(db, account.id))?.totpSecret ?? null;
   }
+  const secret = stored ? openTotpSecret(signingSecret, stored) : null;
   if (!secret) throw new Error(`admin ${account.id} has no TOTP secret after enrolment began`);
   return { secret, uri: otpauthUri(secret, account.email) };
 }
@@ -47,7 +49,8 @@ export async function verifySecondFactor(
   const enrolling = account.totpEnabledAt === null;
   const code = typed.trim().slice(0, 64);
   let method: "totp" | "recovery_code" | null = null;
-  const step = account.totpSecret ? matchTotp(account.totpSecret, code) : null;
+  const secret = account.totpSecret ? openTotpSecret(services.signingSecret, account.totpSecret) : null;
+  const step = secret ? matchTotp(secret, code) : null;
   if (step !== null && (await acceptTotpStep(services.db, account.id, step))) method = "totp";
   else if (!enrolling && (await consumeRecoveryCode(services.db, account.id, hashRecoveryCode(code)))) method = "recovery_code";
   if (!method) return { ok: false, reason: "invalid" };

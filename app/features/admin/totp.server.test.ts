@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { base32Decode, base32Encode, hashRecoveryCode, matchTotp, newRecoveryCodes, otpauthUri, totpCode } from "./totp.server";
+import {
+  base32Decode,
+  base32Encode,
+  hashRecoveryCode,
+  matchTotp,
+  newRecoveryCodes,
+  openTotpSecret,
+  otpauthUri,
+  sealTotpSecret,
+  totpCode,
+} from "./totp.server";
 
 // RFC 6238 appendix B, SHA-1: the secret is the ASCII "12345678901234567890"; 8-digit codes there,
 // whose last 6 digits are the 6-digit codes.
@@ -48,5 +58,18 @@ describe("TOTP (RFC 6238)", () => {
     expect(new Set(codes).size).toBe(10);
     expect(codes[0]).toMatch(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
     expect(hashRecoveryCode(codes[0]!.toUpperCase().replace(/-/g, " "))).toBe(hashRecoveryCode(codes[0]!));
+  });
+
+  it("seals a secret so that only the same signing secret opens it", () => {
+    const signing = "a".repeat(32);
+    const sealed = sealTotpSecret(signing, "JBSWY3DPEHPK3PXP");
+    expect(sealed).toMatch(/^v1:/);
+    expect(sealed).not.toContain("JBSWY3DPEHPK3PXP");
+    expect(sealTotpSecret(signing, "JBSWY3DPEHPK3PXP")).not.toBe(sealed);
+    expect(openTotpSecret(signing, sealed)).toBe("JBSWY3DPEHPK3PXP");
+    expect(openTotpSecret("b".repeat(32), sealed)).toBeNull();
+    expect(openTotpSecret(signing, `${sealed.slice(0, -2)}AA`)).toBeNull();
+    // Stored before sealing existed: read as it is.
+    expect(openTotpSecret(signing, "JBSWY3DPEHPK3PXP")).toBe("JBSWY3DPEHPK3PXP");
   });
 });

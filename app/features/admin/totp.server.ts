@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** RFC 6238 with the parameters every authenticator app assumes: HMAC-SHA1, 30-second steps, 6 digits. */
 export const TOTP_STEP_SECONDS = 30;
@@ -97,4 +97,33 @@ export function newRecoveryCodes(count = 10) {
 export function hashRecoveryCode(code: string) {
   const normal = code.toLowerCase().replace(/[^a-z0-9]/g, "");
   return createHash("sha256").update(normal).digest("hex");
+}
+
+/**
+ * An admin's TOTP secret at rest: AES-256-GCM under a key derived from the server's signing
+ * secret (SESSION_SECRET), so a copy of the database alone does not give anyone the codes.
+ * Stored as "v1:" + base64url(iv, tag, ciphertext). A value without the prefix is a secret
+ * stored before sealing existed and is read as it is.
+ */
+const SEALED = "v1:";
+const sealKey = (signingSecret: string) => Buffer.from(hkdfSync("sha256", signingSecret, "sakina", "admin totp secret", 32));
+
+export function sealTotpSecret(signingSecret: string, secret: string) {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", sealKey(signingSecret), iv);
+  const sealed = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
+  return SEALED + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString("base64url");
+}
+
+/** The base32 secret, or null when it cannot be opened (the signing secret changed: enrol again). */
+export function openTotpSecret(signingSecret: string, stored: string): string | null {
+  if (!stored.startsWith(SEALED)) return stored;
+  try {
+    const bytes = Buffer.from(stored.slice(SEALED.length), "base64url");
+    const decipher = createDecipheriv("aes-256-gcm", sealKey(signingSecret), bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8");
+  } catch {
+    return null;
+  }
 }
