@@ -71,7 +71,8 @@ export interface Payments {
    */
   useCardFromSetup(subscriptionId: string, setupIntentId: string): Promise<SubscriptionState>;
   /** Reports usage to a meter; the identifier makes a retried report count once. */
-  reportUsage(input: { meterEventName: string; customerId: string; identifier: string; value: number }): Promise<void>;
+  /** `at`: when the usage happened, so a call late in a period is billed to that period. */
+  reportUsage(input: { meterEventName: string; customerId: string; identifier: string; value: number; at?: Date }): Promise<void>;
   /** Checks a webhook's signature (and its age) and reads the event; null when it does not verify. */
   verifyEvent(payload: string, signature: string): Promise<PaymentEvent | null>;
   /** Whether signed events can be checked (a webhook secret is configured). */
@@ -544,11 +545,14 @@ class StripePayments implements Payments {
     });
   }
 
-  async reportUsage(input: { meterEventName: string; customerId: string; identifier: string; value: number }) {
+  async reportUsage(input: { meterEventName: string; customerId: string; identifier: string; value: number; at?: Date }) {
+    // Stripe takes a timestamp up to 35 days old; an older report (a job stuck that long) is dated now.
+    const at = input.at && input.at.getTime() > Date.now() - 34 * 86_400_000 ? input.at : new Date();
     try {
       await this.stripe.billing.meterEvents.create({
         event_name: input.meterEventName,
         identifier: input.identifier,
+        timestamp: Math.floor(at.getTime() / 1000),
         payload: { stripe_customer_id: input.customerId, value: String(input.value) },
       });
     } catch (error) {

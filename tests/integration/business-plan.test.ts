@@ -268,6 +268,8 @@ describe("the monthly plan: 100 calls, then $1 a call", () => {
     const ours = events.filter((e) => e.identifier === meterIdentifier(call.id));
     expect(ours).toHaveLength(1);
     expect(ours[0]).toMatchObject({ event_name: OVERAGE_METER_EVENT, payload: { value: "1" } });
+    // Dated when the call was counted, so it is billed to the period it was made in.
+    expect(ours[0]!.timestamp).toBe(Math.floor(counted!.createdAt.getTime() / 1000));
     expect(fake.meterEventErrors).toEqual([]);
 
     // The owner sees it: 101 used, one extra call, the next invoice $99 + $1.

@@ -243,6 +243,7 @@ export const reportCallUsageJob: AppJob<{ callId: number; businessId: number }> 
       customerId: business.stripeCustomerId,
       identifier: meterIdentifier(callId),
       value: 1,
+      at: counted.createdAt,
     });
   },
 };
