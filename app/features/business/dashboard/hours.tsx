@@ -1,3 +1,4 @@
+import { useMemo } from "react";
 import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { WeeklySchedule } from "~/features/booking/slots";
@@ -14,6 +15,24 @@ const WEEK = [1, 2, 3, 4, 5, 6, 0] as const;
 const QUARTER_HOURS = Array.from({ length: 96 }, (_, index) => formatTimeOfDay(index * 15));
 
 /**
+ * "13:30" → "1:30 PM" in English, "13:30" in German: as the booking page writes its times, with one
+ * formatter for the whole form (a formatter per label costs the server seconds for the week's lists).
+ */
+function useTimeLabel() {
+  const { i18n } = useTranslation();
+  return useMemo(() => {
+    const format = new Intl.DateTimeFormat(i18n.language, { hour: "numeric", minute: "2-digit", timeZone: "UTC" });
+    const label = (time: string) => {
+      const [hours, minutes] = time.split(":").map(Number);
+      if (hours === undefined || minutes === undefined || Number.isNaN(hours) || Number.isNaN(minutes)) return time;
+      return format.format(new Date(Date.UTC(2024, 0, 1, hours, minutes)));
+    };
+    const grid = new Map(QUARTER_HOURS.map((time) => [time, label(time)]));
+    return (time: string) => grid.get(time) ?? label(time);
+  }, [i18n.language]);
+}
+
+/**
  * A time of the week form, chosen from a list rather than typed: a time input shows the browser's
  * 12- or 24-hour clock, this list the page language's. The values stay "HH:MM" for the action; a
  * saved time off the quarter-hour grid (or "24:00") is offered too, so saving again keeps it.
@@ -23,6 +42,7 @@ function TimeField({
   field,
   label,
   value,
+  timeLabel,
   optional = false,
   errors,
 }: {
@@ -30,20 +50,12 @@ function TimeField({
   field: "start1" | "end1" | "start2" | "end2";
   label: string;
   value: string;
+  timeLabel: (time: string) => string;
   optional?: boolean;
   errors?: string[] | null;
 }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const times = value && !QUARTER_HOURS.includes(value) ? [...QUARTER_HOURS, value].sort() : QUARTER_HOURS;
-  const timeLabel = (time: string) => {
-    const [hours, minutes] = time.split(":").map(Number);
-    if (hours === undefined || minutes === undefined || Number.isNaN(hours) || Number.isNaN(minutes)) return time;
-    return new Date(Date.UTC(2024, 0, 1, hours, minutes)).toLocaleTimeString(i18n.language, {
-      hour: "numeric",
-      minute: "2-digit",
-      timeZone: "UTC",
-    });
-  };
   return (
     <SelectField id={`d${day}_${field}`} label={label} name={`d${day}_${field}`} defaultValue={value} errors={errors} className="sm:w-36">
       {optional ? <option value="">{t("hours.notSet")}</option> : null}
@@ -69,6 +81,7 @@ export function HoursSection({
   const weekdayName = (day: number) =>
     new Date(Date.UTC(2024, 0, 7 + day)).toLocaleDateString(i18n.language, { weekday: "long", timeZone: "UTC" });
   const err = (field: string) => errorsFor(actionData, "save-hours", field);
+  const timeLabel = useTimeLabel();
   return (
     <div className="mt-4 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
       <h2 className="text-lg font-semibold text-slate-900">{t("owner.hours.week")}</h2>
@@ -94,6 +107,7 @@ export function HoursSection({
                 <TimeField
                   day={day}
                   field="start1"
+                  timeLabel={timeLabel}
                   label={t("hours.opens")}
                   value={first ? formatTimeOfDay(first.startMinute) : "09:00"}
                   errors={err(`d${day}_start1`)}
@@ -101,6 +115,7 @@ export function HoursSection({
                 <TimeField
                   day={day}
                   field="end1"
+                  timeLabel={timeLabel}
                   label={t("hours.closes")}
                   value={first ? formatTimeOfDay(first.endMinute) : "17:00"}
                   errors={err(`d${day}_end1`)}
@@ -108,6 +123,7 @@ export function HoursSection({
                 <TimeField
                   day={day}
                   field="start2"
+                  timeLabel={timeLabel}
                   label={t("hours.reopens")}
                   value={second ? formatTimeOfDay(second.startMinute) : ""}
                   optional
@@ -116,6 +132,7 @@ export function HoursSection({
                 <TimeField
                   day={day}
                   field="end2"
+                  timeLabel={timeLabel}
                   label={t("hours.closesAgain")}
                   value={second ? formatTimeOfDay(second.endMinute) : ""}
                   optional
