@@ -235,6 +235,11 @@ export async function setCallOutcome(db: Db, id: number, outcome: string, answer
     .where(eq(calls.id, id));
 }
 
+/** The summary the booking agent wrote for the owner, already redacted and cut to length. */
+export async function setCallSummary(db: Db, id: number, summary: string) {
+  await db.update(calls).set({ summary, updatedAt: new Date() }).where(eq(calls.id, id));
+}
+
 export async function failCall(db: Db, id: number, error: string) {
   await db
     .update(calls)
@@ -375,6 +380,7 @@ export async function latestCallsOfBookings(db: Db, bookingIds: number[]) {
       bookingId: calls.bookingId,
       status: calls.status,
       outcome: calls.outcome,
+      summary: calls.summary,
       attempt: calls.attempt,
       durationSeconds: calls.durationSeconds,
       transcript: calls.transcript,

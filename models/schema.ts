@@ -502,6 +502,11 @@ export const calls = pgTable(
     dialClaimedAt: timestamp("dial_claimed_at", { withTimezone: true }),
     /** What the call ended with, in the agent's words: confirmed, cancelled, voicemail, … */
     outcome: text("outcome"),
+    /**
+     * A booking confirmation call's summary for the owner, written by the agent before its goodbye
+     * (its save_summary tool): one or two sentences, redacted like the transcript.
+     */
+    summary: text("summary"),
     answeredBy: text("answered_by"),
     attempt: integer("attempt").notNull().default(1),
     timeLimitSeconds: integer("time_limit_seconds").notNull(),

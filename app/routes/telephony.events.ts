@@ -28,7 +28,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
           if (!(await getAccount(context, request).catch(() => null))) break;
         }
         const rows = await listRecentCalls(services.db, { ...scope, limit: 25 }).catch(() => []);
-        const fingerprint = rows.map((c) => `${c.id}:${c.status}:${c.outcome ?? ""}`).join(",");
+        const fingerprint = rows.map((c) => `${c.id}:${c.status}:${c.outcome ?? ""}:${c.summary ? 1 : 0}`).join(",");
         if (fingerprint !== last) {
           if (last) send("calls", JSON.stringify({ changed: true }));
           last = fingerprint;

@@ -1,6 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import ar from "~/locales/ar";
+import de from "~/locales/de";
 import en from "~/locales/en";
 import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
 import { demoOwnerPassword } from "../support/demo-owner";
@@ -126,6 +127,44 @@ describe.each([
     await waitForMail(server.dataDir, customer, /is confirmed$/);
     const violations = await axeViolations(page, { javaScript });
     expect(describeViolations(violations), page.url()).toBe("");
+    await context.close();
+  });
+});
+
+describe.each([false, true])("the opening hours, JavaScript %s", (javaScript) => {
+  it("offers each time in the page language's clock, every quarter hour, and saves the one chosen", async () => {
+    const context = await newVisitor(browser, { javaScript });
+    expect((await context.request.post(`${server.url}/api/auth/login`, { data: { email: "demo@sakina.app", password } })).status()).toBe(
+      200,
+    );
+    const page = await context.newPage();
+    const chosen = (select: ReturnType<Page["getByLabel"]>) =>
+      select.evaluate((element: HTMLSelectElement) => ({ value: element.value, label: element.selectedOptions[0]?.textContent }));
+    await page.goto(`${server.url}/dashboard/hours?lng=en`);
+    const monday = page.getByRole("group", { name: "Monday" });
+    const opens = monday.getByRole("combobox", { name: en.hours.opens, exact: true });
+    expect(await chosen(opens)).toEqual({ value: "09:00", label: "9:00 AM" });
+    expect(await opens.locator("option").count()).toBe(96);
+    const closesAgain = monday.getByRole("combobox", { name: en.hours.closesAgain, exact: true });
+    const before = await chosen(closesAgain);
+    await closesAgain.selectOption({ label: "5:45 PM" });
+    await page.getByRole("button", { name: en.hours.save }).click();
+    await page.getByRole("status").filter({ hasText: en.hours.saved }).waitFor();
+    // In German the same time reads on the 24-hour clock.
+    await page.goto(`${server.url}/dashboard/hours?lng=de`);
+    const montag = page.getByRole("group", { name: "Montag" });
+    expect(await chosen(montag.getByRole("combobox", { name: de.hours.closesAgain, exact: true }))).toEqual({
+      value: "17:45",
+      label: "17:45",
+    });
+    // Back to the demo's hours for the other tests.
+    await montag.getByRole("combobox", { name: de.hours.closesAgain, exact: true }).selectOption(before.value);
+    await page.getByRole("button", { name: de.hours.save }).click();
+    await page.getByRole("status").filter({ hasText: de.hours.saved }).waitFor();
+    await page.goto(`${server.url}/dashboard/hours?lng=en`);
+    expect(
+      await chosen(page.getByRole("group", { name: "Monday" }).getByRole("combobox", { name: en.hours.closesAgain, exact: true })),
+    ).toEqual(before);
     await context.close();
   });
 });

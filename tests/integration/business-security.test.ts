@@ -256,6 +256,21 @@ describe("dashboard forms", () => {
     const hoursHtml = await hours.text();
     expect(hoursHtml).toContain("Closing must be after opening.");
     expect(hoursHtml).toContain("Enter a time like 09:00.");
+    // The times are chosen from a list in the page's clock; a saved time off its quarter hours stays chosen.
+    const saved = await owner.postForm(
+      "/dashboard/hours",
+      { intent: "save-hours", d1_open: "on", d1_start1: "09:10", d1_end1: "17:00", d1_start2: "", d1_end2: "" },
+      { tokenFrom: "/dashboard/hours" },
+    );
+    expect(saved.status).toBe(302);
+    const week = await (await owner.get("/dashboard/hours?lng=en")).text();
+    expect(week).toContain('<option value="09:10" selected="">9:10 AM</option>');
+    expect(week).toContain('<option value="17:00" selected="">5:00 PM</option>');
+    expect(week).toContain('<option value="" selected="">Not used</option>');
+    expect(week).not.toContain('type="time"');
+    const german = await (await owner.get("/dashboard/hours?lng=de")).text();
+    expect(german).toContain('<option value="17:00" selected="">17:00</option>');
+    await owner.get("/dashboard/hours?lng=en"); // the language chosen stays for the next pages
     const settings = await owner.postForm(
       "/dashboard/settings",
       {

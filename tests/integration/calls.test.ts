@@ -8,6 +8,7 @@ import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { connectMediaStream } from "../fakes/media-stream";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
+import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
 import { expectLog } from "../support/console";
@@ -141,6 +142,62 @@ describe("a booking confirmation call", () => {
     expect(done.durationSeconds).toBeGreaterThanOrEqual(0);
     expect(done.transcript.some((t) => t.role === "agent")).toBe(true);
     expect(session.functionOutputs.map((o) => o.name)).toContain("confirm_booking");
+  });
+
+  it("keeps the summary the agent writes for the owner, redacted, and shows it on the booking's page and in the calls", async () => {
+    const index = sessionCount++;
+    realtime.script(
+      [
+        { say: "Hello Nadia, this is the AI assistant of Sakina Demo Salon calling to confirm your haircut. Does it still work?" },
+        { transcriptOfCaller: "Yes, and could the stylist keep it short? Call me on +1 212 555 0188 if anything changes." },
+        { tool: "confirm_booking", arguments: {} },
+        {
+          tool: "save_summary",
+          arguments: { summary: "The customer confirmed and asked for a short cut.\n Call back on +1 212 555 0188 or nadia@example.com." },
+        },
+        { tool: "end_call", arguments: { reason: "done" }, say: "Wonderful, it's confirmed. Goodbye!" },
+      ],
+      index,
+    );
+    const bookingId = await bookDemo();
+    const row = await callFor((c) => c.bookingId === bookingId);
+    const call = await placedCall(row.id);
+    const stream = await twilio.stream(call.providerCallId!);
+    const session = await realtime.waitForSession(index, 10_000);
+    await realtime.waitForServerEvent(index, "session.updated");
+    // The agent is told to write it, in the business's language, before its goodbye.
+    expect(String(session.session.instructions)).toContain("use save_summary once");
+    const tool = session.session.tools.find((t: { name: string }) => t.name === "save_summary");
+    expect(tool.description).toContain("in English");
+    await realtime.waitForServerEvent(index, "response.done");
+    await waitFor(() => stream.pendingPlaybackMs() === 0, { what: "the greeting to finish playing" });
+    await stream.sendSpeech(700);
+    await twilio.waitForStatus(call.providerCallId!, "completed", 30_000);
+    const summary = "The customer confirmed and asked for a short cut. Call back on [phone] or [email].";
+    const done = await waitFor(
+      async () => {
+        const c = await findCall(app.services.db, row.id);
+        return c?.status === "completed" && c.summary ? c : null;
+      },
+      { what: "the completed call with its summary" },
+    );
+    expect(done.summary).toBe(summary);
+    expect(done.outcome).toBe("confirmed");
+    expect(session.functionOutputs.map((o) => o.name)).toContain("save_summary");
+
+    // The owner reads it, labelled, on the booking's own page and in the recent calls.
+    const owner = httpClient(app.url, { forwardedFor: "192.0.2.200" });
+    const password = await demoOwnerPassword(app.url, app.dataDir);
+    expect((await owner.postJson("/api/auth/login", { email: "demo@sakina.app", password })).status).toBe(200);
+    const page = await owner.get(`/dashboard/bookings/${bookingId}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    // Labelled, beside the call's outcome, in its own direction.
+    expect(/<dt[^>]*>Call summary<\/dt><dd[^>]*><p dir="auto"[^>]*>([^<]*)<\/p>/.exec(html)![1]).toBe(summary);
+    expect(html).not.toContain("555 0188");
+    expect(html).not.toContain("nadia@example.com");
+    const calls = await (await owner.get("/dashboard/calls")).text();
+    expect(calls).toContain(summary);
   });
 
   it("leaves a voicemail when a machine answers and tries again later", async () => {

@@ -81,6 +81,8 @@ function bookingView(owner: Owner, booking: Booking, serviceName: string, call: 
               ? new Intl.NumberFormat(locale, { style: "unit", unit: "second", unitDisplay: "short" }).format(call.durationSeconds)
               : null,
           transcript: call.transcript.map((line) => ({ role: line.role, text: line.text })),
+          /** What the agent wrote for the owner before its goodbye (redacted), in the agent's words. */
+          agentSummary: call.summary,
         }
       : null,
     canConfirm: live && booking.status !== "confirmed",

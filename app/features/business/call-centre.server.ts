@@ -30,6 +30,8 @@ export async function loadCallCentre(services: AppServices, t: TFunction, locale
       to: c.toNumber ? formatPhone(c.toNumber) : null,
       status: t(`owner.callStatus.${c.status}`),
       outcome: c.outcome,
+      /** A booking confirmation call's summary for the owner, redacted. */
+      summary: c.summary,
       duration: c.durationSeconds !== null ? seconds.format(c.durationSeconds) : null,
     })),
   };

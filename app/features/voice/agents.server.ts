@@ -2,7 +2,7 @@ import { announceBusinessChange } from "#models/analytics";
 import { findBooking, setBookingStatus } from "#models/bookings";
 import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
-import { optOut, setCallOutcome, type Call } from "#models/calls";
+import { optOut, setCallOutcome, setCallSummary, type Call } from "#models/calls";
 import { findSupportCall, setSupportCallSummary } from "#models/subscribers";
 import { redact } from "~/features/voice/crisis.server";
 import { callLanguages } from "~/lib/languages";
@@ -122,13 +122,26 @@ async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
     await setCallOutcome(services.db, call.id, outcome);
     await announceBusinessChange(services.db, business.id);
   };
+  // The owner reads the summary in the business's own language, whatever the customer spoke.
+  const ownerLanguage = LANGUAGE_NAMES[business.defaultLanguage] ?? "English";
+  const saveSummary: AgentTool = {
+    name: "save_summary",
+    description: `Save, once, before your goodbye, a summary of this call for the business owner: one or two short sentences in ${ownerLanguage}, about what the customer decided and anything they asked for. No phone numbers or e-mails.`,
+    parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
+    run: async (args) => {
+      const summary = typeof args.summary === "string" ? redact(args.summary.replace(/\s+/g, " ").trim()).slice(0, 600) : "";
+      if (!summary) return "Nothing saved.";
+      await setCallSummary(services.db, call.id, summary);
+      return "Saved. Now say goodbye.";
+    },
+  };
   return {
     voice: call.voice,
     speed: business.voiceSpeed,
     instructions: [
       `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} about their booking: ${service.name} on ${when}.`,
       "Say you are an AI assistant. Ask them to confirm, cancel, or ask for another time, and record their answer with the matching tool before saying goodbye.",
-      "If they ask not to be called again, use do_not_call. Be brief and polite; then use end_call.",
+      "If they ask not to be called again, use do_not_call. Before your goodbye, use save_summary once. Be brief and polite; then use end_call.",
     ].join("\n"),
     greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} calling to confirm ${service.name} on ${when}, and ask if that still works.`,
     tools: [
@@ -166,6 +179,7 @@ async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
           return "Noted: this number will not be called again.";
         },
       },
+      saveSummary,
       endCallTool,
     ],
   };

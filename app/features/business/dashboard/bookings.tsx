@@ -144,6 +144,16 @@ export function BookingCard({
             </span>
           ) : null}
         </dd>
+        {booking.call?.agentSummary ? (
+          <>
+            <dt className="font-medium text-slate-600">{t("owner.bookings.agentSummary")}</dt>
+            <dd className="text-slate-900">
+              <p dir="auto" data-call-summary>
+                {booking.call.agentSummary}
+              </p>
+            </dd>
+          </>
+        ) : null}
       </dl>
       {booking.call && booking.call.transcript.length > 0 ? (
         <details className="mt-3 rounded-lg bg-slate-50 p-3 text-sm">

@@ -85,6 +85,12 @@ export function CallCentre({ data, error }: { data: CallCentreData; error?: stri
                   ) : null}
                   {call.duration ? ` · ${call.duration}` : ""}
                 </span>
+                {call.summary ? (
+                  <p className="text-slate-700 sm:col-span-3">
+                    <span className="font-medium text-slate-600">{t("owner.bookings.agentSummary")}:</span>{" "}
+                    <span dir="auto">{call.summary}</span>
+                  </p>
+                ) : null}
               </li>
             ))}
           </ul>

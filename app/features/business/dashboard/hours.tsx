@@ -1,14 +1,72 @@
+import { useMemo } from "react";
 import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { WeeklySchedule } from "~/features/booking/slots";
 import { formatTimeOfDay } from "~/lib/time";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";
-import { Field } from "~/ui/field";
+import { Field, SelectField } from "~/ui/field";
 import { errorsFor, type DashboardActionData } from "~/features/business/dashboard/types";
 
 // Monday first, as most business weeks are written.
 const WEEK = [1, 2, 3, 4, 5, 6, 0] as const;
+
+/** The times the week form offers: every quarter of an hour, "00:00" to "23:45". */
+const QUARTER_HOURS = Array.from({ length: 96 }, (_, index) => formatTimeOfDay(index * 15));
+
+/**
+ * "13:30" → "1:30 PM" in English, "13:30" in German: as the booking page writes its times, with one
+ * formatter for the whole form (a formatter per label costs the server seconds for the week's lists).
+ */
+function useTimeLabel() {
+  const { i18n } = useTranslation();
+  return useMemo(() => {
+    const format = new Intl.DateTimeFormat(i18n.language, { hour: "numeric", minute: "2-digit", timeZone: "UTC" });
+    const label = (time: string) => {
+      const [hours, minutes] = time.split(":").map(Number);
+      if (hours === undefined || minutes === undefined || Number.isNaN(hours) || Number.isNaN(minutes)) return time;
+      return format.format(new Date(Date.UTC(2024, 0, 1, hours, minutes)));
+    };
+    const grid = new Map(QUARTER_HOURS.map((time) => [time, label(time)]));
+    return (time: string) => grid.get(time) ?? label(time);
+  }, [i18n.language]);
+}
+
+/**
+ * A time of the week form, chosen from a list rather than typed: a time input shows the browser's
+ * 12- or 24-hour clock, this list the page language's. The values stay "HH:MM" for the action; a
+ * saved time off the quarter-hour grid (or "24:00") is offered too, so saving again keeps it.
+ */
+function TimeField({
+  day,
+  field,
+  label,
+  value,
+  timeLabel,
+  optional = false,
+  errors,
+}: {
+  day: number;
+  field: "start1" | "end1" | "start2" | "end2";
+  label: string;
+  value: string;
+  timeLabel: (time: string) => string;
+  optional?: boolean;
+  errors?: string[] | null;
+}) {
+  const { t } = useTranslation();
+  const times = value && !QUARTER_HOURS.includes(value) ? [...QUARTER_HOURS, value].sort() : QUARTER_HOURS;
+  return (
+    <SelectField id={`d${day}_${field}`} label={label} name={`d${day}_${field}`} defaultValue={value} errors={errors} className="sm:w-36">
+      {optional ? <option value="">{t("hours.notSet")}</option> : null}
+      {times.map((time) => (
+        <option key={time} value={time}>
+          {timeLabel(time)}
+        </option>
+      ))}
+    </SelectField>
+  );
+}
 
 export function HoursSection({
   schedule,
@@ -23,6 +81,7 @@ export function HoursSection({
   const weekdayName = (day: number) =>
     new Date(Date.UTC(2024, 0, 7 + day)).toLocaleDateString(i18n.language, { weekday: "long", timeZone: "UTC" });
   const err = (field: string) => errorsFor(actionData, "save-hours", field);
+  const timeLabel = useTimeLabel();
   return (
     <div className="mt-4 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
       <h2 className="text-lg font-semibold text-slate-900">{t("owner.hours.week")}</h2>
@@ -45,41 +104,39 @@ export function HoursSection({
                   <input type="checkbox" name={`d${day}_open`} defaultChecked={intervals.length > 0} className="h-4 w-4 accent-teal-700" />
                   {t("hours.open")}
                 </label>
-                <Field
-                  id={`d${day}_start1`}
+                <TimeField
+                  day={day}
+                  field="start1"
+                  timeLabel={timeLabel}
                   label={t("hours.opens")}
-                  name={`d${day}_start1`}
-                  type="time"
-                  defaultValue={first ? formatTimeOfDay(first.startMinute) : "09:00"}
+                  value={first ? formatTimeOfDay(first.startMinute) : "09:00"}
                   errors={err(`d${day}_start1`)}
-                  className="sm:w-36"
                 />
-                <Field
-                  id={`d${day}_end1`}
+                <TimeField
+                  day={day}
+                  field="end1"
+                  timeLabel={timeLabel}
                   label={t("hours.closes")}
-                  name={`d${day}_end1`}
-                  type="time"
-                  defaultValue={first ? formatTimeOfDay(first.endMinute) : "17:00"}
+                  value={first ? formatTimeOfDay(first.endMinute) : "17:00"}
                   errors={err(`d${day}_end1`)}
-                  className="sm:w-36"
                 />
-                <Field
-                  id={`d${day}_start2`}
+                <TimeField
+                  day={day}
+                  field="start2"
+                  timeLabel={timeLabel}
                   label={t("hours.reopens")}
-                  name={`d${day}_start2`}
-                  type="time"
-                  defaultValue={second ? formatTimeOfDay(second.startMinute) : ""}
+                  value={second ? formatTimeOfDay(second.startMinute) : ""}
+                  optional
                   errors={err(`d${day}_start2`)}
-                  className="sm:w-36"
                 />
-                <Field
-                  id={`d${day}_end2`}
+                <TimeField
+                  day={day}
+                  field="end2"
+                  timeLabel={timeLabel}
                   label={t("hours.closesAgain")}
-                  name={`d${day}_end2`}
-                  type="time"
-                  defaultValue={second ? formatTimeOfDay(second.endMinute) : ""}
+                  value={second ? formatTimeOfDay(second.endMinute) : ""}
+                  optional
                   errors={err(`d${day}_end2`)}
-                  className="sm:w-36"
                 />
               </div>
             </fieldset>
