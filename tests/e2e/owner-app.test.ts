@@ -50,6 +50,7 @@ const texts = { en, ar };
 
 /** Presses Tab until the focused element matches, as a keyboard user would; fails after `limit` presses. */
 async function tabTo(page: Page, matches: (element: { tag: string; name: string; inNav: boolean }) => boolean, limit = 60) {
+  const passed: string[] = [];
   for (let i = 0; i < limit; i++) {
     await page.keyboard.press("Tab");
     const focused = await page.evaluate(() => {
@@ -61,8 +62,9 @@ async function tabTo(page: Page, matches: (element: { tag: string; name: string;
       };
     });
     if (matches(focused)) return;
+    passed.push(`${focused.tag} "${focused.name}"`);
   }
-  throw new Error("the control was not reached by Tab");
+  throw new Error(`the control was not reached by Tab on ${page.url()}; passed: ${passed.join(", ")}`);
 }
 
 describe.each([
@@ -203,6 +205,75 @@ describe.each([false, true])("the skip link in the owner's app, JavaScript %s", 
     await page.goto(`${server.url}/dashboard/services?lng=en`);
     await page.getByRole("heading", { level: 1, name: en.dashboard.invalidTitle }).waitFor();
     expect(await skipTarget()).toBe(true);
+    await context.close();
+  });
+});
+
+/** A booking's control: its visible label, then (for screen readers) ": customer, when". */
+const bookingControl = (tag: string, label: string, customer: string) => {
+  const name = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*: ${customer},`);
+  return (f: { tag: string; name: string }) => f.tag === tag && name.test(f.name);
+};
+
+describe.each([false, true])("changing a booking by hand, JavaScript %s", (javaScript) => {
+  it("the owner moves one booking and cancels another by keyboard, and each customer gets the e-mail", async () => {
+    // Two bookings of this run's own customers, on the first days with free times.
+    const services = await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json();
+    const haircut = services.find((s: { name: string }) => s.name === "Haircut");
+    const who = { move: `Move ${javaScript ? "JS" : "HTML"}`, cancel: `Cancel ${javaScript ? "JS" : "HTML"}` };
+    const emails = { move: `move-${javaScript}@example.com`, cancel: `cancel-${javaScript}@example.com` };
+    let n = 0;
+    for (let day = 2; day < 30 && n < 2; day++) {
+      const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+      const slots = await (await fetch(`${server.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json();
+      const slot = Array.isArray(slots) ? slots.findLast((s: { available: boolean }) => s.available) : null;
+      if (!slot) continue;
+      const kind = n === 0 ? "move" : "cancel";
+      const guest = httpClient(server.url, { forwardedFor: `198.51.100.${javaScript ? 20 + n : 30 + n}` });
+      const response = await guest.postJson("/api/booking/create", {
+        businessLink: "demo-salon",
+        serviceId: haircut.id,
+        appointmentDate: `${date}T${slot.time}`,
+        customerInfo: { name: who[kind], phone: `+1212555${javaScript ? 4100 + n : 4200 + n}`, email: emails[kind] },
+        requestCall: false,
+      });
+      expect(response.status).toBe(201);
+      n++;
+    }
+    expect(n).toBe(2);
+
+    const context = await newVisitor(browser, { javaScript });
+    expect((await context.request.post(`${server.url}/api/auth/login`, { data: { email: "demo@sakina.app", password } })).status()).toBe(
+      200,
+    );
+    const page = await context.newPage();
+    await page.goto(`${server.url}/dashboard?lng=en`);
+    await page.getByRole("heading", { level: 1, name: en.bookings.title }).waitFor();
+
+    // Move: the booking's own page, the first day offered, its first free time.
+    await tabTo(page, bookingControl("a", en.owner.bookings.reschedule, who.move), 200);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: en.owner.reschedule.title }).waitFor();
+    await tabTo(page, (f) => f.tag === "button" && f.name === en.owner.reschedule.showTimes, 100);
+    await page.keyboard.press("Enter");
+    await page.locator('input[name="time"]').first().waitFor();
+    await tabTo(page, (f) => f.tag === "input", 100);
+    await page.keyboard.press("Space");
+    await tabTo(page, (f) => f.tag === "button" && f.name === en.owner.reschedule.move, 100);
+    await page.keyboard.press("Enter");
+    const moved = await waitForMail(server.dataDir, emails.move, /has a new time$/);
+    expect(moved.text).toContain(who.move);
+
+    // Cancel: the disclosure on the bookings list, then its confirming button.
+    await page.goto(`${server.url}/dashboard?lng=en`);
+    await page.getByRole("heading", { level: 1, name: en.bookings.title }).waitFor();
+    await tabTo(page, bookingControl("summary", en.owner.bookings.cancel, who.cancel), 200);
+    await page.keyboard.press("Enter");
+    await tabTo(page, bookingControl("button", en.owner.bookings.cancelConfirm, who.cancel), 20);
+    await page.keyboard.press("Enter");
+    await waitForMail(server.dataDir, emails.cancel, /is cancelled$/);
+    await page.getByRole("heading", { level: 1, name: en.bookings.title }).waitFor();
+    expect(describeViolations(await axeViolations(page, { javaScript })), page.url()).toBe("");
     await context.close();
   });
 });
