@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, desc, eq, gt, inArray, lt, lte, ne, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
 import { bookings, businessServices } from "./schema";
@@ -220,38 +220,26 @@ export async function findBusinessBooking(db: Db, businessId: number, bookingId:
   return row ?? null;
 }
 
-/** Confirmed by the owner; null when it was not waiting for a confirmation (already confirmed, cancelled, over). */
-export async function confirmBusinessBooking(db: Db, businessId: number, bookingId: number, now = new Date()) {
+/** Sets the status of one of the business's bookings when `allowed` holds for it; the row, or null. */
+async function setOwnedStatus(db: Db, businessId: number, bookingId: number, status: BookingStatus, now: Date, allowed: SQL) {
   const [row] = await db
     .update(bookings)
-    .set({ status: "confirmed", updatedAt: now })
-    .where(
-      and(
-        eq(bookings.businessId, businessId),
-        eq(bookings.id, bookingId),
-        inArray(bookings.status, ["pending", "reschedule_requested", "unreachable"]),
-        gt(bookings.endsAt, now),
-      ),
-    )
+    .set({ status, updatedAt: now })
+    .where(and(eq(bookings.businessId, businessId), eq(bookings.id, bookingId), allowed))
     .returning();
   return row ?? null;
 }
 
+/** Confirmed by the owner; null when it was not waiting for a confirmation (already confirmed, cancelled, over). */
+export function confirmBusinessBooking(db: Db, businessId: number, bookingId: number, now = new Date()) {
+  const waiting = and(inArray(bookings.status, ["pending", "reschedule_requested", "unreachable"]), gt(bookings.endsAt, now))!;
+  return setOwnedStatus(db, businessId, bookingId, "confirmed", now, waiting);
+}
+
 /** Cancelled by the owner, which frees the time at once; null when it already was cancelled or is over. */
-export async function cancelBusinessBooking(db: Db, businessId: number, bookingId: number, now = new Date()) {
-  const [row] = await db
-    .update(bookings)
-    .set({ status: "cancelled", updatedAt: now })
-    .where(
-      and(
-        eq(bookings.businessId, businessId),
-        eq(bookings.id, bookingId),
-        notInArray(bookings.status, ["cancelled", "no_show"]),
-        gt(bookings.endsAt, now),
-      ),
-    )
-    .returning();
-  return row ?? null;
+export function cancelBusinessBooking(db: Db, businessId: number, bookingId: number, now = new Date()) {
+  const open = and(notInArray(bookings.status, ["cancelled", "no_show"]), gt(bookings.endsAt, now))!;
+  return setOwnedStatus(db, businessId, bookingId, "cancelled", now, open);
 }
 
 /**
@@ -259,20 +247,9 @@ export async function cancelBusinessBooking(db: Db, businessId: number, bookingI
  * future) and the customer did not. Null when it has not started yet, is cancelled, or already
  * was marked; the caller tells these apart from the booking it read.
  */
-export async function markBusinessBookingNoShow(db: Db, businessId: number, bookingId: number, now = new Date()) {
-  const [row] = await db
-    .update(bookings)
-    .set({ status: "no_show", updatedAt: now })
-    .where(
-      and(
-        eq(bookings.businessId, businessId),
-        eq(bookings.id, bookingId),
-        notInArray(bookings.status, ["cancelled", "no_show"]),
-        lte(bookings.startsAt, now),
-      ),
-    )
-    .returning();
-  return row ?? null;
+export function markBusinessBookingNoShow(db: Db, businessId: number, bookingId: number, now = new Date()) {
+  const started = and(notInArray(bookings.status, ["cancelled", "no_show"]), lte(bookings.startsAt, now))!;
+  return setOwnedStatus(db, businessId, bookingId, "no_show", now, started);
 }
 
 /**
