@@ -7,8 +7,8 @@ import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { customerServiceTools } from "./tools.server";
 
-/** How much of the conversation the model sees: the last messages, enough for a chat. */
-const HISTORY = 20;
+/** How much of the conversation the model sees, typed or by voice: the last messages, enough for a chat. */
+export const HISTORY = 20;
 export { MAX_MESSAGE_LENGTH } from "./chat";
 
 const TEXT_INSTRUCTIONS = `${CUSTOMER_SERVICE_INSTRUCTIONS}\nأنت الآن في محادثة نصية عبر المتصفح: أجب بجملة إلى ثلاث جمل قصيرة باللهجة السعودية. إذا أعطتك أداة رابطاً للعميل فأرسله له كما هو.`;

@@ -5,6 +5,7 @@ import { customerServiceAgent, type Agent } from "~/features/voice/agents.server
 import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
 import { parseCapabilityToken } from "~/platform/capability.server";
 import type { AppServices } from "~/platform/services.server";
+import { HISTORY } from "./conversation.server";
 import { REPLY_VOICE } from "./voice-turn.server";
 
 /** Where a browser streams its microphone: `/web-call-stream/{webCallId}` (the token comes in "start"). */
@@ -12,9 +13,6 @@ export const WEB_VOICE_PATH = /^\/web-call-stream\/(\d{1,10})$/;
 
 /** One voice session lasts at most this long (the conversation stays open in text). */
 export const WEB_VOICE_LIMIT_MS = 10 * 60_000;
-
-/** How much of the typed conversation the voice agent is given to carry on from. */
-const HISTORY = 20;
 
 /** The conversations that have a voice session in this process: one each at a time (each is a paid model session). */
 const liveSessions = new Set<number>();
