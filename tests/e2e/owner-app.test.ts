@@ -215,13 +215,19 @@ const bookingControl = (tag: string, label: string, customer: string) => {
   return (f: { tag: string; name: string }) => f.tag === tag && name.test(f.name);
 };
 
-describe.each([false, true])("changing a booking by hand, JavaScript %s", (javaScript) => {
+describe.each([
+  ["en", false, 0],
+  ["en", true, 1],
+  ["ar", false, 2],
+  ["ar", true, 3],
+] as const)("changing a booking by hand in %s, JavaScript %s", (lng, javaScript, variant) => {
   it("the owner moves one booking and cancels another by keyboard, and each customer gets the e-mail", async () => {
     // Two bookings of this run's own customers, on the first days with free times.
     const services = await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json();
     const haircut = services.find((s: { name: string }) => s.name === "Haircut");
-    const who = { move: `Move ${javaScript ? "JS" : "HTML"}`, cancel: `Cancel ${javaScript ? "JS" : "HTML"}` };
-    const emails = { move: `move-${javaScript}@example.com`, cancel: `cancel-${javaScript}@example.com` };
+    const t = texts[lng];
+    const who = { move: `Move ${variant}`, cancel: `Cancel ${variant}` };
+    const emails = { move: `move-${variant}@example.com`, cancel: `cancel-${variant}@example.com` };
     let n = 0;
     for (let day = 2; day < 30 && n < 2; day++) {
       const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
@@ -229,12 +235,12 @@ describe.each([false, true])("changing a booking by hand, JavaScript %s", (javaS
       const slot = Array.isArray(slots) ? slots.findLast((s: { available: boolean }) => s.available) : null;
       if (!slot) continue;
       const kind = n === 0 ? "move" : "cancel";
-      const guest = httpClient(server.url, { forwardedFor: `198.51.100.${javaScript ? 20 + n : 30 + n}` });
+      const guest = httpClient(server.url, { forwardedFor: `198.51.100.${20 + variant * 2 + n}` });
       const response = await guest.postJson("/api/booking/create", {
         businessLink: "demo-salon",
         serviceId: haircut.id,
         appointmentDate: `${date}T${slot.time}`,
-        customerInfo: { name: who[kind], phone: `+1212555${javaScript ? 4100 + n : 4200 + n}`, email: emails[kind] },
+        customerInfo: { name: who[kind], phone: `+1212555${4100 + variant * 10 + n}`, email: emails[kind] },
         requestCall: false,
       });
       expect(response.status).toBe(201);
@@ -247,32 +253,32 @@ describe.each([false, true])("changing a booking by hand, JavaScript %s", (javaS
       200,
     );
     const page = await context.newPage();
-    await page.goto(`${server.url}/dashboard?lng=en`);
-    await page.getByRole("heading", { level: 1, name: en.bookings.title }).waitFor();
+    await page.goto(`${server.url}/dashboard?lng=${lng}`);
+    await page.getByRole("heading", { level: 1, name: t.bookings.title }).waitFor();
 
     // Move: the booking's own page, the first day offered, its first free time.
-    await tabTo(page, bookingControl("a", en.owner.bookings.reschedule, who.move), 200);
+    await tabTo(page, bookingControl("a", t.owner.bookings.reschedule, who.move), 200);
     await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: en.owner.reschedule.title }).waitFor();
-    await tabTo(page, (f) => f.tag === "button" && f.name === en.owner.reschedule.showTimes, 100);
+    await page.getByRole("heading", { name: t.owner.reschedule.title }).waitFor();
+    await tabTo(page, (f) => f.tag === "button" && f.name === t.owner.reschedule.showTimes, 100);
     await page.keyboard.press("Enter");
     await page.locator('input[name="time"]').first().waitFor();
     await tabTo(page, (f) => f.tag === "input", 100);
     await page.keyboard.press("Space");
-    await tabTo(page, (f) => f.tag === "button" && f.name === en.owner.reschedule.move, 100);
+    await tabTo(page, (f) => f.tag === "button" && f.name === t.owner.reschedule.move, 100);
     await page.keyboard.press("Enter");
     const moved = await waitForMail(server.dataDir, emails.move, /has a new time$/);
     expect(moved.text).toContain(who.move);
 
     // Cancel: the disclosure on the bookings list, then its confirming button.
-    await page.goto(`${server.url}/dashboard?lng=en`);
-    await page.getByRole("heading", { level: 1, name: en.bookings.title }).waitFor();
-    await tabTo(page, bookingControl("summary", en.owner.bookings.cancel, who.cancel), 200);
+    await page.goto(`${server.url}/dashboard?lng=${lng}`);
+    await page.getByRole("heading", { level: 1, name: t.bookings.title }).waitFor();
+    await tabTo(page, bookingControl("summary", t.owner.bookings.cancel, who.cancel), 200);
     await page.keyboard.press("Enter");
-    await tabTo(page, bookingControl("button", en.owner.bookings.cancelConfirm, who.cancel), 20);
+    await tabTo(page, bookingControl("button", t.owner.bookings.cancelConfirm, who.cancel), 20);
     await page.keyboard.press("Enter");
     await waitForMail(server.dataDir, emails.cancel, /is cancelled$/);
-    await page.getByRole("heading", { level: 1, name: en.bookings.title }).waitFor();
+    await page.getByRole("heading", { level: 1, name: t.bookings.title }).waitFor();
     expect(describeViolations(await axeViolations(page, { javaScript })), page.url()).toBe("");
     await context.close();
   });
