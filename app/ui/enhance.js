@@ -194,9 +194,14 @@
     }
   });
 
-  // Back and Forward: the page at that address, as the browser would load it.
+  // Back and Forward: the page at that address, as the browser would load it. A document the
+  // browser kept in its back-forward cache comes back as it was last shown, which may be a later
+  // step than its address says: that one is loaded afresh too.
   window.addEventListener("popstate", () => {
     if (withoutHash(location.href) !== shown) location.reload();
+  });
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted && withoutHash(location.href) !== shown) location.reload();
   });
 
   document.addEventListener("click", (event) => {
