@@ -135,6 +135,7 @@ const sakina: SweepTarget = {
     "NODE_ENV=production",
     "HOST=127.0.0.1",
     `DATABASE_URL=${databaseUrl}`,
+    `SESSION_SECRET=${randomBytes(32).toString("hex")}`,
     // The stream URL Twilio is given, and so the URL its signature covers.
     "MEDIA_STREAM_ORIGIN=http://127.0.0.1:{PORT}",
     `TWILIO_ACCOUNT_SID=AC${"0".repeat(32)}`,

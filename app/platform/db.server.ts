@@ -27,6 +27,12 @@ export interface DatabaseHandle {
    * reconnecting after a drop (notifications sent while it was down are lost).
    */
   listen(channel: string, onPayload: (payload: string) => void): Promise<void>;
+  /**
+   * Runs `work` while no other process holds the lock `name` (a PostgreSQL advisory lock, so it
+   * holds across every process on the server): start-up steps such as the demo seed, which two
+   * processes started together would otherwise both attempt. PGlite has one process: it just runs.
+   */
+  exclusively<T>(name: string, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -52,7 +58,21 @@ export async function openDatabase(options: {
       if (!closing) console.error("PostgreSQL pool error:", error.message);
     });
     const db = drizzlePg(pool, { schema });
-    await migratePg(db, { migrationsFolder });
+    const exclusively = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      const client = await pool.connect();
+      try {
+        await client.query("SELECT pg_advisory_lock(hashtext($1))", [name]);
+        try {
+          return await work();
+        } finally {
+          await client.query("SELECT pg_advisory_unlock(hashtext($1))", [name]);
+        }
+      } finally {
+        client.release();
+      }
+    };
+    // Two processes started together on a fresh database would both create the same tables.
+    await exclusively("sakina:migrations", () => migratePg(db, { migrationsFolder }));
     const listeners = new Set<pg.Client>();
     const reconnects = new Set<NodeJS.Timeout>();
     const listenOn = async (channel: string, onPayload: (payload: string) => void): Promise<void> => {
@@ -94,6 +114,7 @@ export async function openDatabase(options: {
       connectionString: options.databaseUrl,
       executeSql: async (text, values) => ({ rows: (await pool.query(text, values)).rows }),
       listen: listenOn,
+      exclusively,
       close: async () => {
         closing = true;
         for (const timer of reconnects) clearTimeout(timer);
@@ -125,6 +146,7 @@ export async function openDatabase(options: {
     listen: async (channel, onPayload) => {
       await pglite.listen(channel, onPayload);
     },
+    exclusively: (_name, work) => work(),
     close: () => pglite.close(),
   };
 }

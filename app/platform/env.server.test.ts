@@ -19,4 +19,11 @@ describe("parseEnv", () => {
       /PORT[\s\S]*DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL[\s\S]*STRIPE_API_URL/,
     );
   });
+
+  it("refuses a PostgreSQL deployment without a shared SESSION_SECRET, saying why", () => {
+    const url = "postgres://db.internal/sakina";
+    expect(() => parseEnv({ DATABASE_URL: url })).toThrowError(/SESSION_SECRET: required with DATABASE_URL: every process/);
+    expect(parseEnv({ DATABASE_URL: url, SESSION_SECRET: "s".repeat(32) }).DATABASE_URL).toBe(url);
+    expect(parseEnv({ NODE_ENV: "production" }).SESSION_SECRET).toBeUndefined();
+  });
 });

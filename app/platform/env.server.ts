@@ -159,12 +159,30 @@ function isAddressOrRange(entry: string) {
 
 export class EnvError extends Error {}
 
+/** Rules that tie variables together. */
+function deploymentIssues(env: Env): { path: string[]; message: string }[] {
+  // With a PostgreSQL server, several processes may serve one site: each must sign and read the
+  // same cookies, so a secret generated per process (the try-out's default) would make sessions
+  // and forms fail on every other process. The embedded database allows one process only.
+  if (env.DATABASE_URL && !env.SESSION_SECRET) {
+    return [
+      {
+        path: ["SESSION_SECRET"],
+        message:
+          "required with DATABASE_URL: every process serving the site must sign sessions with the same secret (at least 32 characters, e.g. the output of `openssl rand -hex 32`)",
+      },
+    ];
+  }
+  return [];
+}
+
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   // An empty value in a .env file means "not set", not "set to the empty string".
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
   const result = envSchema.safeParse(cleaned);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+  const issues = result.success ? deploymentIssues(result.data) : result.error.issues;
+  if (result.success && issues.length === 0) return result.data;
+  const lines = issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
   throw new EnvError(`Invalid environment variables:\n${lines.join("\n")}`);
 }
 

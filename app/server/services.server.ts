@@ -35,8 +35,12 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     databaseUrl: env.DATABASE_URL,
     dataDir: path.join(dataDir, "pglite"),
   });
-  const jobs = await startJobQueue(database);
-  await jobs.prepare(allJobs);
+  // The queue's schema and queues are created by whichever process starts first; two at once deadlock.
+  const jobs = await database.exclusively("sakina:job-queue", async () => {
+    const queue = await startJobQueue(database);
+    await queue.prepare(allJobs);
+    return queue;
+  });
   const outboxDir = path.join(dataDir, "outbox");
   const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir });
   const secret = loadSessionSecret(env.SESSION_SECRET, dataDir);
@@ -66,7 +70,7 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     },
   };
   if (env.SEED_DEMO_DATA ?? !env.DATABASE_URL) {
-    const demo = await seedDemoData(database.db, dataDir);
+    const demo = await database.exclusively("sakina:demo-seed", () => seedDemoData(database.db, dataDir));
     services.startupNotes.push(
       `Demo booking page: {url}/book/${demo.bookingLink}`,
       demo.password

@@ -153,7 +153,8 @@ describe("npm run admin:create", () => {
             ...process.env,
             DATA_DIR: dataDir,
             APP_URL: "http://127.0.0.1:9",
-            DATABASE_URL: database.databaseUrl ?? "",
+            DATABASE_URL: "",
+            ...database.env,
             SEED_DEMO_DATA: "false",
           },
         });

@@ -23,7 +23,7 @@ export async function startAppInProcess(env: Record<string, string>) {
     DATA_DIR: dataDir,
     APP_URL: url,
     SEED_DEMO_DATA: "true",
-    ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+    ...database.env,
     ...env,
   });
   // @ts-expect-error the build has no type declarations

@@ -5,9 +5,14 @@ import pg from "pg";
  * A database of its own for one test file or one e2e server: a fresh PostgreSQL database when
  * DATABASE_URL is set (CI runs the suite both ways), otherwise nothing, and PGlite is used.
  */
-export async function createIsolatedDatabase(): Promise<{ databaseUrl?: string; drop(): Promise<void> }> {
+export async function createIsolatedDatabase(): Promise<{
+  databaseUrl?: string;
+  /** What a process needs to use it: the URL and, as every deployment on a server, a shared SESSION_SECRET. */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}> {
   const base = process.env.DATABASE_URL;
-  if (!base) return { drop: async () => {} };
+  if (!base) return { env: {}, drop: async () => {} };
   const name = `sakina_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
@@ -17,6 +22,7 @@ export async function createIsolatedDatabase(): Promise<{ databaseUrl?: string; 
   url.pathname = `/${name}`;
   return {
     databaseUrl: url.toString(),
+    env: { DATABASE_URL: url.toString(), SESSION_SECRET: randomBytes(32).toString("hex") },
     async drop() {
       const client = new pg.Client({ connectionString: base });
       await client.connect();

@@ -29,7 +29,7 @@ export async function startServer(env: Record<string, string> = {}, options: { a
       NODE_ENV: "production",
       PORT: "0",
       DATA_DIR: dataDir,
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      ...database.env,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -14,7 +14,7 @@ export async function createTestServices(env: Record<string, string> = {}, optio
       NODE_ENV: "test",
       DATA_DIR: dataDir,
       SEED_DEMO_DATA: "false",
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      ...database.env,
       ...env,
     }),
     options,
