@@ -21,32 +21,20 @@ export async function acquireLease(db: Db, lease: { kind: string; holder: string
       SELECT ${lease.kind}, ${lease.holder}, now() + make_interval(secs => ${lease.ttlSeconds})
       WHERE (SELECT count(*) FROM live_leases WHERE kind = ${lease.kind} AND holder = ${lease.holder}) < ${lease.limit}
       RETURNING id`)) as unknown as { rows: { id: number }[] };
-    const row = inserted.rows[0];
-    return row?.id ?? null;
+    return inserted.rows[0]?.id ?? null;
   });
 }
 
-/** Keeps a lease for another `ttlSeconds`; false when it is gone (expired and taken over, or purged). */
+/** Keeps a lease for another `ttlSeconds` (a lease that already ran out and was dropped stays gone). */
 export async function renewLease(db: Db, id: number, ttlSeconds: number) {
-  const rows = await db
+  await db
     .update(liveLeases)
     .set({ expiresAt: sql`now() + make_interval(secs => ${ttlSeconds})` })
-    .where(eq(liveLeases.id, id))
-    .returning({ id: liveLeases.id });
-  return rows.length > 0;
+    .where(eq(liveLeases.id, id));
 }
 
 export async function releaseLease(db: Db, id: number) {
   await db.delete(liveLeases).where(eq(liveLeases.id, id));
-}
-
-/** How many unexpired leases `holder` has of `kind`. */
-export async function countLeases(db: Db, kind: string, holder: string) {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(liveLeases)
-    .where(and(eq(liveLeases.kind, kind), eq(liveLeases.holder, holder), sql`${liveLeases.expiresAt} > now()`));
-  return row?.n ?? 0;
 }
 
 /** Drops the leases that expired (their holder's process ended without releasing them). */

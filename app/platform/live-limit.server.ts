@@ -3,11 +3,11 @@ import { acquireLease, releaseLease, renewLease } from "#models/live-leases";
 import { rateLimitKey } from "~/platform/rate-limit.server";
 
 /** A held place lasts this long unless renewed: what a crashed process held frees up within it. */
-export const LEASE_TTL_SECONDS = 60;
+const LEASE_TTL_SECONDS = 60;
 const RENEW_EVERY_MS = 20_000;
 
 /** What a refused caller is told to wait: places free up when a session or stream ends, at no set time. */
-export const LIVE_RETRY_AFTER_SECONDS = 30;
+const LIVE_RETRY_AFTER_SECONDS = 30;
 
 /** Event streams (live pages) one session may hold open of each kind; each one wakes the server every second or so. */
 export const EVENT_STREAMS_PER_SESSION = 3;
