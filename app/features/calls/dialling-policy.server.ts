@@ -37,7 +37,8 @@ export function classifyNumber(e164: string, allowedCountries: readonly string[]
   if (!parsed || !parsed.isValid()) return { ok: false, reason: "invalid", country: parsed?.country ?? null };
   const country = parsed.country ?? null;
   const type = parsed.getType();
-  if (!type || !DIALLABLE_TYPES.has(type)) return { ok: false, reason: type && PREMIUM_TYPES.has(type) ? "premium" : "unroutable", country };
+  if (!type || !DIALLABLE_TYPES.has(type))
+    return { ok: false, reason: type && PREMIUM_TYPES.has(type) ? "premium" : "unroutable", country };
   if (!country || !allowedCountries.includes(country)) return { ok: false, reason: "country", country };
   return { ok: true, e164: parsed.number, country };
 }
