@@ -25,6 +25,24 @@ export const rateLimits = pgTable("rate_limits", {
   hits: integer("hits").notNull(),
 });
 
+/**
+ * Things held open (a voice session, an event stream), counted per holder so a cap holds across
+ * every process on the database. The holder renews its row while it lasts; a row a crashed process
+ * left behind stops counting when it expires.
+ */
+export const liveLeases = pgTable(
+  "live_leases",
+  {
+    id: serial("id").primaryKey(),
+    /** What is held, e.g. "voice:address". */
+    kind: text("kind").notNull(),
+    /** Who holds it: a keyed hash of an address group, a session, a conversation. */
+    holder: text("holder").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [index("live_leases_holder").on(table.kind, table.holder)],
+);
+
 export const contactUrgency = pgEnum("contact_urgency", ["low", "normal", "high", "urgent"]);
 
 /** Messages sent through /contact, kept so none is lost if the e-mail provider is down. */

@@ -63,6 +63,8 @@ const de = {
     sending: "Wird gesendet…",
     errorTitle: "Fehler",
     genericError: "Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.",
+    tooManyStreams:
+      "In diesem Browser sind zu viele Live-Seiten geöffnet. Schließen Sie eine und laden Sie diese Seite neu, um Änderungen sofort zu sehen.",
     tooManyRequests: "Zu viele Versuche. Bitte warten Sie {{minutes}} Minuten und versuchen Sie es dann erneut.",
     englishOnly: "Diese Seite ist auf Englisch verfügbar.",
   },
@@ -1052,6 +1054,8 @@ const de = {
     liveConnecting: "Verbindung zum Agenten wird hergestellt…",
     liveListening: "Mikrofon an. Der Agent hört zu.",
     liveUnavailable: "Die Live-Stimme ist gerade nicht verfügbar. Sie können weiterhin aufgenommene Nachrichten senden oder schreiben.",
+    liveBusy:
+      "Von Ihrer Verbindung sind zu viele Live-Sprachsitzungen offen. Beenden Sie eine (oder schließen Sie ihren Tab) und drücken Sie dann erneut das Mikrofon, oder schreiben Sie.",
     liveLost: "Die Sprachverbindung wurde unterbrochen. Drücken Sie das Mikrofon, um sich neu zu verbinden, oder schreiben Sie.",
     voiceEmpty: "In der Aufnahme war nichts zu hören. Bitte sprechen Sie noch einmal, etwas näher am Mikrofon.",
     audioMissing: "Nehmen Sie zuerst eine Nachricht auf.",

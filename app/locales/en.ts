@@ -64,6 +64,7 @@ const en = {
     sending: "Sending…",
     errorTitle: "Error",
     genericError: "Something went wrong. Please try again.",
+    tooManyStreams: "Too many live pages are open in this browser. Close one and reload this page to see changes as they happen.",
     tooManyRequests: "Too many attempts. Please wait {{minutes}} minutes and try again.",
     englishOnly: "This page is available in English.",
   },
@@ -1030,6 +1031,8 @@ const en = {
     liveConnecting: "Connecting to the agent…",
     liveListening: "Microphone on. The agent is listening.",
     liveUnavailable: "The live voice is unavailable right now. You can still send recorded messages or type.",
+    liveBusy:
+      "Too many live voice sessions are open from your connection. End one (or close its tab), then press the microphone again, or type.",
     liveLost: "The voice connection was lost. Press the microphone to reconnect, or type.",
     voiceEmpty: "We could not hear anything in the recording. Please speak again, a little closer to the microphone.",
     audioMissing: "Record a message first.",

@@ -63,6 +63,8 @@ const es = {
     sending: "Enviando…",
     errorTitle: "Error",
     genericError: "Algo ha salido mal. Inténtalo de nuevo.",
+    tooManyStreams:
+      "Hay demasiadas páginas en directo abiertas en este navegador. Cierra una y vuelve a cargar esta página para ver los cambios al momento.",
     tooManyRequests: "Demasiados intentos. Espera {{minutes}} minutos y vuelve a intentarlo.",
     englishOnly: "Esta página está disponible en inglés.",
   },
@@ -1044,6 +1046,8 @@ const es = {
     liveConnecting: "Conectando con el agente…",
     liveListening: "Micrófono activado. El agente te escucha.",
     liveUnavailable: "La voz en directo no está disponible ahora. Aún puedes enviar mensajes grabados o escribir.",
+    liveBusy:
+      "Hay demasiadas sesiones de voz en directo abiertas desde tu conexión. Cierra una (o su pestaña) y vuelve a pulsar el micrófono, o escribe.",
     liveLost: "Se perdió la conexión de voz. Pulsa el micrófono para volver a conectar, o escribe.",
     voiceEmpty: "No hemos oído nada en la grabación. Vuelve a hablar, un poco más cerca del micrófono.",
     audioMissing: "Graba un mensaje primero.",

@@ -63,6 +63,8 @@ const fr = {
     sending: "Envoi en cours…",
     errorTitle: "Erreur",
     genericError: "Une erreur s’est produite. Veuillez réessayer.",
+    tooManyStreams:
+      "Trop de pages en direct sont ouvertes dans ce navigateur. Fermez-en une et rechargez cette page pour voir les changements en direct.",
     tooManyRequests: "Trop de tentatives. Veuillez patienter {{minutes}} minutes, puis réessayer.",
     englishOnly: "Cette page est disponible en anglais.",
   },
@@ -1055,6 +1057,8 @@ const fr = {
     liveListening: "Micro activé. L'agent vous écoute.",
     liveUnavailable:
       "La voix en direct n'est pas disponible pour le moment. Vous pouvez toujours envoyer des messages enregistrés ou écrire.",
+    liveBusy:
+      "Trop de sessions vocales en direct sont ouvertes depuis votre connexion. Terminez-en une (ou fermez son onglet), puis appuyez à nouveau sur le micro, ou écrivez.",
     liveLost: "La connexion vocale a été perdue. Appuyez sur le micro pour vous reconnecter, ou écrivez.",
     voiceEmpty: "Nous n’avons rien entendu dans l’enregistrement. Parlez de nouveau, un peu plus près du microphone.",
     audioMissing: "Enregistrez d’abord un message.",

@@ -63,6 +63,8 @@ const it = {
     sending: "Invio in corso…",
     errorTitle: "Errore",
     genericError: "Si è verificato un errore. Riprova.",
+    tooManyStreams:
+      "In questo browser sono aperte troppe pagine in diretta. Chiudine una e ricarica questa pagina per vedere le modifiche in tempo reale.",
     tooManyRequests: "Troppi tentativi. Attendi {{minutes}} minuti e riprova.",
     englishOnly: "Questa pagina è disponibile in inglese.",
   },
@@ -1047,6 +1049,8 @@ const it = {
     liveConnecting: "Connessione all'agente…",
     liveListening: "Microfono attivo. L'agente ti ascolta.",
     liveUnavailable: "La voce in diretta non è disponibile al momento. Puoi comunque inviare messaggi registrati o scrivere.",
+    liveBusy:
+      "Dalla tua connessione sono aperte troppe sessioni vocali in diretta. Chiudine una (o la sua scheda), poi premi di nuovo il microfono, oppure scrivi.",
     liveLost: "La connessione vocale si è interrotta. Premi il microfono per riconnetterti, oppure scrivi.",
     voiceEmpty: "Non abbiamo sentito nulla nella registrazione. Parla di nuovo, un po’ più vicino al microfono.",
     audioMissing: "Registra prima un messaggio.",

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
 import { clearRateLimit, hitBackoff, hitRateLimit, type BackoffRule } from "#models/rate-limits";
+import { addressGroup } from "~/platform/address-group.server";
 import { clientIpContext, servicesContext } from "~/platform/context";
 
 export interface RateRule {
@@ -74,8 +75,13 @@ export const retryAfterMiddleware: MiddlewareFunction<Response> = async ({ conte
   return response;
 };
 
-/** The row key for a rule and subject: `name:` and the subject's HMAC (case-insensitive). */
+/**
+ * The row key for a rule and subject: `name:` and the subject's HMAC (case-insensitive). A subject
+ * that is an IP address counts as its address group (an IPv6 /64), here where every limit passes,
+ * so no caller can forget it and let one subscriber spend a fresh address on each attempt.
+ */
 export function rateLimitKey(secret: string, rule: Pick<RateRule, "name" | "subject">) {
-  const digest = createHmac("sha256", secret).update(`rate-limit:${rule.subject.toLowerCase()}`).digest("base64url");
+  const subject = addressGroup(rule.subject);
+  const digest = createHmac("sha256", secret).update(`rate-limit:${subject.toLowerCase()}`).digest("base64url");
   return `${rule.name}:${digest}`;
 }

@@ -1,7 +1,9 @@
 import type { Route } from "./+types/dashboard.analytics.events";
-import { getAccount } from "~/features/auth/auth.server";
+import { getAccount, sessionKey } from "~/features/auth/auth.server";
 import { followBusiness } from "~/features/analytics/live.server";
 import { servicesContext } from "~/platform/context";
+import { getI18n } from "~/platform/i18n.server";
+import { EVENT_STREAMS_PER_SESSION, holdLiveSlot, tooManyStreams } from "~/platform/live-limit.server";
 
 /** A comment line every so often keeps proxies from closing an idle stream, and checks the session. */
 const HEARTBEAT_MS = 25_000;
@@ -12,7 +14,8 @@ const STREAM_LIFETIME_MS = 30 * 60_000;
  * Server-sent events for the owner's analytics page: "ready" once, then "change" whenever a
  * booking or confirmation call of the signed-in owner's own business changes (the business comes
  * from the session, never from the request). No query runs while nothing changes, apart from the
- * session check with each heartbeat; a logout ends the stream at the next one.
+ * session check with each heartbeat; a logout ends the stream at the next one. A session keeps at
+ * most EVENT_STREAMS_PER_SESSION open, counted in the database; one more is answered 429.
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
@@ -20,6 +23,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (!account) return new Response(null, { status: 401, headers: { "Cache-Control": "no-store" } });
   const businessId = account.businessId;
   if (!businessId || account.mustChangePassword) return new Response(null, { status: 403, headers: { "Cache-Control": "no-store" } });
+  const slot = await holdLiveSlot(services, {
+    name: "events:analytics",
+    subject: (await sessionKey(services, request))!,
+    limit: EVENT_STREAMS_PER_SESSION,
+  });
+  if (!slot) return tooManyStreams(getI18n(context).t("common.tooManyStreams"));
 
   const encoder = new TextEncoder();
   let finish = () => {};
@@ -42,6 +51,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
         clearInterval(heartbeat);
         clearTimeout(lifetime);
         follow.stop();
+        void slot.release();
         try {
           controller.close();
         } catch {

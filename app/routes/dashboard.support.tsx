@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/dashboard.support";
-import { isPriority, openSupportTicket } from "~/features/admin/support.server";
+import { isPriority, openSupportTicket, supportTicketAllowance } from "~/features/admin/support.server";
 import { MESSAGE_MAX, SUBJECT_MAX, supportSchema } from "~/features/admin/support-schema";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerForAction, ownerForPage, ownerTitle } from "~/features/business/owner.server";
@@ -38,6 +38,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   const owner = await ownerForAction(context, request);
   const submission = parseWithZod(await request.formData(), { schema: supportSchema(owner.t) });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  const exceeded = await supportTicketAllowance(context, owner);
+  if (exceeded) {
+    const formErrors = [owner.t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes })];
+    return data(submission.reply({ formErrors }), { status: 429, headers: { "Retry-After": String(exceeded.retryAfterSeconds) } });
+  }
   await openSupportTicket(owner, submission.value);
   return redirect("/dashboard/support?sent=1");
 }
@@ -65,7 +70,7 @@ export default function Support({ loaderData, actionData }: Route.ComponentProps
         className="mt-6 max-w-2xl space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm"
       >
         <AuthenticityTokenInput />
-        <ErrorSummary problems={problemsOf([fields.subject, fields.message])} />
+        <ErrorSummary problems={problemsOf([fields.subject, fields.message])} formErrors={form.errors ?? []} />
         <Field
           label={t("support.subject")}
           id={fields.subject.id}

@@ -1,8 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import { bridgeWebCallVoice, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
+import { bridgeWebCallVoice, CLOSE_TOO_MANY_VOICES, VOICE_SESSIONS_PER_ADDRESS, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
 import { bridgeMediaStream, mediaStreamUrl, type BridgeServices } from "~/features/voice/bridge.server";
+import { holdLiveSlot } from "~/platform/live-limit.server";
 import type { AppServices } from "~/platform/services.server";
 
 /**
@@ -39,15 +40,34 @@ export function mediaStreamEndpoint(services: BridgeServices) {
 /**
  * A browser's voice for a web call, `/web-call-stream/{webCallId}`, on the web server (the page's
  * own origin). The conversation's capability token, sent in the stream's "start", is the permission.
+ * Before anything else, the visitor's address group takes one of its VOICE_SESSIONS_PER_ADDRESS
+ * places (held in the database, so every web process counts them): each socket may become a paid
+ * realtime session, so one address may not open them by the dozen. `clientIp` reads the address
+ * as the pages do (the trusted proxy hops).
  */
-export function webCallStreamEndpoint(services: AppServices) {
+export function webCallStreamEndpoint(services: AppServices, clientIp: (request: IncomingMessage) => string) {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  async function admit(request: IncomingMessage, socket: Duplex, head: Buffer, callId: number) {
+    const slot = await holdLiveSlot(services, { name: "voice:address", subject: clientIp(request), limit: VOICE_SESSIONS_PER_ADDRESS });
+    // The visitor may have gone while the database answered: nothing to hold the place for.
+    if (slot && !socket.writable) return slot.release();
+    // A refusal is a WebSocket close with its own code, not an HTTP status: a browser's WebSocket
+    // never sees the status of a refused handshake, only that it failed.
+    sockets.handleUpgrade(request, socket, head, (ws) => {
+      if (!slot) return ws.close(CLOSE_TOO_MANY_VOICES, "too many voice sessions from this address");
+      ws.once("close", () => void slot.release());
+      bridgeWebCallVoice(services, ws, callId);
+    });
+  }
   return {
     /** Takes the upgrade when it is for this endpoint; false leaves it to another. */
     upgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
       const match = WEB_VOICE_PATH.exec(new URL(request.url ?? "/", "http://localhost").pathname);
       if (!match) return false;
-      sockets.handleUpgrade(request, socket, head, (ws) => bridgeWebCallVoice(services, ws, Number(match[1])));
+      admit(request, socket, head, Number(match[1])).catch((error: Error) => {
+        console.error("A voice stream could not be admitted:", error.message);
+        socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
+      });
       return true;
     },
     close() {

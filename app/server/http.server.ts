@@ -135,7 +135,9 @@ export async function createAppServer(options: {
   );
 
   const mediaStreams = mediaStreamEndpoint(services);
-  const webCallStreams = webCallStreamEndpoint(services);
+  // An upgrade bypasses Express, so its visitor's address is read with the same trusted-proxy rule.
+  const trustProxy = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+  const webCallStreams = webCallStreamEndpoint(services, (request) => upgradeClientIp(request, trustProxy));
   // A health check needs none of what pages need (router, headers, compression, sessions).
   const answerHealth = healthCheck(services);
   // Nor does a booking page's repeated question for a day whose slots are already known.
@@ -161,6 +163,19 @@ export async function createAppServer(options: {
       await services.close();
     },
   };
+}
+
+/** As Express's req.ip: the right-most X-Forwarded-For hop that no trusted proxy added. */
+function upgradeClientIp(request: IncomingMessage, trust: (address: string, hop: number) => boolean) {
+  const forwarded = String(request.headers["x-forwarded-for"] ?? "")
+    .split(",")
+    .map((hop) => hop.trim())
+    .filter(Boolean)
+    .reverse();
+  const hops = [request.socket.remoteAddress ?? "unknown", ...forwarded];
+  let hop = 0;
+  while (hop < hops.length - 1 && trust(hops[hop]!, hop)) hop += 1;
+  return hops[hop]!;
 }
 
 export async function createProductionServer() {

@@ -8,11 +8,12 @@ import { createIsolatedDatabase } from "./database";
 
 /**
  * The production build served in this test process, so a test can both drive it over HTTP and
- * reach its services (database, job queue) directly. `npm test` builds first.
+ * reach its services (database, job queue) directly. `npm test` builds first. Given a
+ * DATABASE_URL (another app's `databaseUrl`), it shares that database, as a second process would.
  */
 export async function startAppInProcess(env: Record<string, string>) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "sakina-inproc-"));
-  const database = await createIsolatedDatabase();
+  const database = env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, drop: async () => {} } : await createIsolatedDatabase();
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -35,6 +36,8 @@ export async function startAppInProcess(env: Record<string, string>) {
   return {
     url,
     dataDir,
+    /** Its PostgreSQL database, for a second app on the same one (undefined on PGlite, which one process owns). */
+    databaseUrl: database.databaseUrl,
     /** The app's request handler, to serve it on another address too. */
     handler: app.handler,
     services: app.services as AppServices,

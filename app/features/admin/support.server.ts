@@ -1,11 +1,23 @@
 import { listAdminEmails } from "#models/admin";
 import { createSupportTicket } from "#models/admin-lists";
 import { supportTicketEmail } from "#emails/admin";
+import type { RouterContextProvider } from "react-router";
 import type { Owner } from "~/features/business/owner.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
+import { firstExceededRule } from "~/platform/rate-limit.server";
+
+/** Each ticket e-mails every admin, so a business may open only this many an hour. */
+export const SUPPORT_TICKETS_PER_OWNER_PER_HOUR = 5;
 
 /** Owners on the paid monthly plan are answered first. */
 export const isPriority = (owner: Owner) => owner.business.planStatus === "active";
+
+/** Counts a ticket against the business's hourly allowance (in the database); the refusal says how long to wait. */
+export function supportTicketAllowance(context: Readonly<RouterContextProvider>, owner: Owner) {
+  return firstExceededRule(context, [
+    { name: "support:business", subject: String(owner.business.id), limit: SUPPORT_TICKETS_PER_OWNER_PER_HOUR, windowSeconds: 3600 },
+  ]);
+}
 
 /**
  * Keeps the owner's ticket and tells every admin by e-mail; the ticket and the e-mail jobs

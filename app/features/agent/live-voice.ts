@@ -9,19 +9,23 @@ import workletUrl from "./mic-worklet.js?url&no-inline";
  * "clear" to drop what is still unplayed.
  */
 
-/** The server's close codes (app/features/voice/bridge.server.ts). */
+/** The server's close codes (app/features/voice/bridge.server.ts, and the address cap in web-voice.server.ts). */
 const CLOSE_REFUSED = 4403;
 const CLOSE_MODEL_UNAVAILABLE = 4503;
+const CLOSE_TOO_MANY_VOICES = 4429;
 const RATE = 24000;
 
-export type LiveVoiceEnd = "ended" | "refused" | "unavailable" | "failed";
+export type LiveVoiceEnd = "ended" | "refused" | "busy" | "unavailable" | "failed";
 
 export interface LiveVoiceHandlers {
   /** The agent's audio started or stopped playing. */
   onSpeaking(speaking: boolean): void;
   /** A line was added to the conversation (the caller's words or the agent's). */
   onTranscript(): void;
-  /** The voice ended: by the agent or the time limit ("ended"), refused, the model unavailable, or the connection lost. */
+  /**
+   * The voice ended: by the agent or the time limit ("ended"), refused, too many voices open from
+   * this address ("busy"), the model unavailable, or the connection lost.
+   */
   onEnd(why: LiveVoiceEnd): void;
 }
 
@@ -160,11 +164,13 @@ export async function startLiveVoice(callId: number, token: string, handlers: Li
     handlers.onEnd(
       event.code === CLOSE_REFUSED
         ? "refused"
-        : event.code === CLOSE_MODEL_UNAVAILABLE
-          ? "unavailable"
-          : event.code === 1000
-            ? "ended"
-            : "failed",
+        : event.code === CLOSE_TOO_MANY_VOICES
+          ? "busy"
+          : event.code === CLOSE_MODEL_UNAVAILABLE
+            ? "unavailable"
+            : event.code === 1000
+              ? "ended"
+              : "failed",
     );
   };
   capture.port.onmessage = (event: MessageEvent<ArrayBuffer>) =>

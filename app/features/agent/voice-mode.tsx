@@ -103,9 +103,11 @@ export function VoiceMode({ token, active, live, children }: { token: string; ac
           ? t("agent.liveUnavailable")
           : why === "refused"
             ? t("agent.chatNotFound")
-            : why === "failed"
-              ? t("agent.liveLost")
-              : null,
+            : why === "busy"
+              ? t("agent.liveBusy")
+              : why === "failed"
+                ? t("agent.liveLost")
+                : null,
       );
       void revalidator.revalidate();
     };

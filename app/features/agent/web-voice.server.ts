@@ -4,6 +4,7 @@ import { BROWSER_AUDIO, bridgeCall, type BridgeServices, type CallerLeg } from "
 import { customerServiceAgent, type Agent } from "~/features/voice/agents.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
 import { parseCapabilityToken } from "~/platform/capability.server";
+import { holdLiveSlot } from "~/platform/live-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { HISTORY } from "./conversation.server";
 import { REPLY_VOICE } from "./voice-turn.server";
@@ -14,8 +15,13 @@ export const WEB_VOICE_PATH = /^\/web-call-stream\/(\d{1,10})$/;
 /** One voice session lasts at most this long (the conversation stays open in text). */
 export const WEB_VOICE_LIMIT_MS = 10 * 60_000;
 
-/** The conversations that have a voice session in this process: one each at a time (each is a paid model session). */
-const liveSessions = new Set<number>();
+/**
+ * Live voice sessions one address group may hold at once, and open voice sockets (each may become
+ * one). Two: a visitor may reconnect while the last socket is still closing.
+ */
+export const VOICE_SESSIONS_PER_ADDRESS = 2;
+/** The close code of a voice socket refused over that cap; the page says to end another voice session first. */
+export const CLOSE_TOO_MANY_VOICES = 4429;
 
 /** The customer-service agent, carrying on the conversation typed so far. */
 export function webVoiceAgent(services: AppServices, call: WebCall): Agent {
@@ -40,7 +46,7 @@ export function webVoiceAgent(services: AppServices, call: WebCall): Agent {
  * streamed with the same messages as a phone's media stream, through the same bridge, agent and
  * tools. What is said is kept with the typed conversation, and each line is sent to the page too,
  * so text and voice are one conversation. The capability token of the conversation is the
- * permission; a conversation has one voice session at a time.
+ * permission; a conversation has one voice session at a time, counted in the database.
  */
 function browserLeg(services: AppServices, socket: WebSocket, callId: number, log: (message: string) => void): CallerLeg {
   let call: WebCall | null = null;
@@ -54,9 +60,11 @@ function browserLeg(services: AppServices, socket: WebSocket, callId: number, lo
         return null;
       }
       call = await findWebCall(services.db, callId);
-      if (!call || call.status !== "active" || liveSessions.has(callId)) return null;
-      liveSessions.add(callId);
-      socket.once("close", () => liveSessions.delete(callId));
+      if (!call || call.status !== "active") return null;
+      // One voice at a time per conversation (each is a paid model session), in whichever process.
+      const slot = await holdLiveSlot(services, { name: "voice:conversation", subject: String(callId), limit: 1 });
+      if (!slot) return null;
+      socket.once("close", () => void slot.release());
       const found = call;
       return { agent: async () => webVoiceAgent(services, found), prepared: async () => null };
     },

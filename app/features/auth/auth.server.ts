@@ -189,6 +189,12 @@ export async function getAccount(context: Readonly<RouterContextProvider>, reque
   return (await getSignedIn(context, request))?.account ?? null;
 }
 
+/** This browser's session as a key (the hash of its id, never the id), or null: what per-session caps count. */
+export async function sessionKey(services: AppServices, request: Request) {
+  const id = await sessionIdOf(services, request);
+  return id ? hashSessionId(id) : null;
+}
+
 /** Records that this browser's session passed the admin's second factor. */
 export async function passSecondFactor(services: AppServices, request: Request) {
   const id = await sessionIdOf(services, request);

@@ -11,23 +11,34 @@ import { rateLimitKey } from "~/platform/rate-limit.server";
 /** Why the policy refused a number; each has its own message and is recorded for the admin. */
 export type RefusalReason = "invalid" | "country" | "premium" | "unroutable" | "number_cap" | "ip_cap" | "opted_out";
 
-/** Number types that cost the caller money or reach no person. */
-const PREMIUM_TYPES = new Set(["PREMIUM_RATE", "SHARED_COST"]);
-const UNROUTABLE_TYPES = new Set(["UAN", "VOICEMAIL", "PAGER"]);
+/**
+ * The kinds of number a call may go to: lines that ring a person. Everything else is refused by
+ * its type in the full ("max") metadata, never by a list of prefixes, so a range the metadata
+ * knows (UK 070, US 500/533, a country's premium block) is refused without anyone writing it down.
+ * Toll-free is refused too: nobody books or asks for a call from a free-phone line, and
+ * international free-phone termination is itself a toll-fraud route.
+ */
+const DIALLABLE_TYPES = new Set(["MOBILE", "FIXED_LINE", "FIXED_LINE_OR_MOBILE"]);
+/**
+ * The refused types that cost the caller money (the rest reach no person, or no person of
+ * their own): personal numbers (UK 070, US 500/533) forward at the owner's chosen premium rate
+ * and UANs at non-geographic rates, so they are refused with the premium ranges.
+ */
+const PREMIUM_TYPES = new Set(["PREMIUM_RATE", "SHARED_COST", "PERSONAL_NUMBER", "UAN"]);
 
 export type Classification = { ok: true; e164: string; country: string } | { ok: false; reason: RefusalReason; country: string | null };
 
 /**
- * What a number is, before anything is counted: valid, in `allowedCountries`, and not a premium,
- * shared-cost or unroutable range. Pure, so it is unit-tested on its own.
+ * What a number is, before anything is counted: valid, a mobile or fixed line (see
+ * DIALLABLE_TYPES), and in `allowedCountries`. Pure, so it is unit-tested on its own.
  */
 export function classifyNumber(e164: string, allowedCountries: readonly string[]): Classification {
   const parsed = parsePhoneNumberFromString(e164);
   if (!parsed || !parsed.isValid()) return { ok: false, reason: "invalid", country: parsed?.country ?? null };
   const country = parsed.country ?? null;
   const type = parsed.getType();
-  if (type && PREMIUM_TYPES.has(type)) return { ok: false, reason: "premium", country };
-  if (type && UNROUTABLE_TYPES.has(type)) return { ok: false, reason: "unroutable", country };
+  if (!type || !DIALLABLE_TYPES.has(type))
+    return { ok: false, reason: type && PREMIUM_TYPES.has(type) ? "premium" : "unroutable", country };
   if (!country || !allowedCountries.includes(country)) return { ok: false, reason: "country", country };
   return { ok: true, e164: parsed.number, country };
 }

@@ -1,4 +1,5 @@
 import { eraseExpiredEmpathyContacts } from "#models/empathy";
+import { purgeExpiredLeases } from "#models/live-leases";
 import { purgeExpiredRateLimits } from "#models/rate-limits";
 import { purgeSpentTokensAndSessions } from "#models/retention";
 import { forgetRecording, recordingsMadeBefore } from "#models/calls";
@@ -15,12 +16,14 @@ const RATE_LIMIT_KEEP_MS = 2 * 24 * 3_600_000;
 
 /**
  * What the privacy page promises, done on a schedule: anonymous callers' phone numbers and
- * e-mail addresses erased 24 hours after the call, expired rate-limit windows, spent or expired
+ * e-mail addresses erased 24 hours after the call, expired rate-limit windows and leases (left by
+ * a process that ended without releasing them), spent or expired
  * e-mail tokens and expired sessions deleted. Each step is idempotent: a second run finds nothing.
  */
 export async function runRetention(services: Pick<AppServices, "db" | "telephony">, now = new Date()) {
   const erased = await eraseExpiredEmpathyContacts(services.db, now);
   await purgeExpiredRateLimits(services.db, new Date(now.getTime() - RATE_LIMIT_KEEP_MS));
+  await purgeExpiredLeases(services.db);
   const purged = await purgeSpentTokensAndSessions(services.db, now);
   const webCalls = await deleteWebCallsBefore(services.db, new Date(now.getTime() - 24 * 3_600_000));
   // Recordings older than twelve months: deleted at the provider first, then forgotten here.
