@@ -187,13 +187,23 @@ function planPrice(services: AppServices, frequency: CallFrequency) {
 const subscriptionMetadata = (subscriber: Subscriber) => ({ purpose: "consumer_subscription", subscriberId: String(subscriber.id) });
 
 /**
+ * Cancels the signup's earlier card step at Stripe. It is forgotten first: the cancellation's
+ * event, arriving at any moment, then belongs to no subscriber and cannot end the signup.
+ */
+async function withdrawEarlierAttempt(services: AppServices, subscriber: Subscriber) {
+  if (!subscriber.stripeSubscriptionId) return;
+  await updateSubscriber(services.db, subscriber.id, { stripeSubscriptionId: null });
+  await requirePayments(services.payments).cancelNow(subscriber.stripeSubscriptionId);
+}
+
+/**
  * The card step in the page: a subscription trialing for 7 days that waits for the card, and the
  * SetupIntent's client secret for the Payment Element. An unfinished earlier attempt is cancelled.
  */
 export async function startTrialInPage(services: AppServices, subscriber: Subscriber) {
   const payments = requirePayments(services.payments);
   const customerId = await stripeCustomer(services, subscriber);
-  if (subscriber.stripeSubscriptionId) await payments.cancelNow(subscriber.stripeSubscriptionId);
+  await withdrawEarlierAttempt(services, subscriber);
   const started = await payments.startTrial(
     {
       customerId,
@@ -217,10 +227,7 @@ export async function startTrialInPage(services: AppServices, subscriber: Subscr
 export async function startTrialCheckout(services: AppServices, subscriber: Subscriber) {
   const payments = requirePayments(services.payments);
   const customerId = await stripeCustomer(services, subscriber);
-  if (subscriber.stripeSubscriptionId) {
-    await payments.cancelNow(subscriber.stripeSubscriptionId);
-    await updateSubscriber(services.db, subscriber.id, { stripeSubscriptionId: null });
-  }
+  await withdrawEarlierAttempt(services, subscriber);
   const origin = services.publicOrigin();
   return payments.createTrialCheckout({
     customerId,
