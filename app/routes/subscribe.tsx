@@ -108,7 +108,10 @@ export default function Subscribe({ loaderData, actionData }: Route.ComponentPro
   const hasErrors = Boolean(actionData && (actionData.formError || Object.keys(actionData.fields).length > 0));
   return (
     <div className="mx-auto max-w-2xl px-4 py-10 sm:py-14">
-      <PageTitle title={loaderData.title} error={hasErrors} />
+      <PageTitle
+        title={actionData && "checkEmail" in actionData ? `${t("subscribe.checkEmail.title")} · Sakina` : loaderData.title}
+        error={hasErrors}
+      />
       <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("subscribe.title")}</h1>
       <p className="mt-2 text-slate-700">{isolateNumbers(t("subscribe.intro"))}</p>
       <div className="mt-6">
