@@ -243,6 +243,8 @@ describe("the payments provider failing on the card step", () => {
     // The attempt without a card step was withdrawn at Stripe, not left running as a trial.
     const theirs = [...stripe.subscriptions.values()].filter((s) => s.customer === row!.stripeCustomerId);
     expect(theirs.filter((s) => s.status !== "canceled")).toEqual([]);
+    // Once Stripe's events about it have all arrived, the signup is still unfinished, free to try again.
+    await stripe.flush();
     expect((await findSubscriber(app.services.db, row!.id))!.status).toBe("incomplete");
   });
 

@@ -209,7 +209,7 @@ export async function startTrialInPage(services: AppServices, subscriber: Subscr
       customerId,
       priceId: await planPrice(services, subscriber.callFrequency as CallFrequency),
       trialDays: TRIAL_DAYS,
-      metadata: subscriptionMetadata(subscriber),
+      metadata: { ...subscriptionMetadata(subscriber), cardStep: "page" },
     },
     `subscriber-${subscriber.id}-trial-${Date.now()}`,
   );
@@ -294,9 +294,11 @@ export async function syncSubscription(services: AppServices, subscriptionId: st
   if (!subscriber || (subscriber.stripeCustomerId && subscriber.stripeCustomerId !== state.customerId)) return null;
   // Only the subscriber's own subscription counts: an earlier attempt of the same signup (cancelled
   // when the card step moved to Stripe's page) must not overwrite it, even while none is stored.
+  // One started in the page is ours only once stored: its id is stored as soon as Stripe answers,
+  // and one that never was is being withdrawn (Stripe gave it no SetupIntent).
   const ours = subscriber.stripeSubscriptionId
     ? subscriber.stripeSubscriptionId === state.id
-    : !["canceled", "incomplete_expired"].includes(state.status);
+    : !["canceled", "incomplete_expired"].includes(state.status) && state.metadata.cardStep !== "page";
   if (!ours) return subscriber;
 
   return services.db.transaction(async (tx) => {
