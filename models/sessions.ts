@@ -47,6 +47,11 @@ export async function deleteAccountSessions(db: Db, accountId: number, options: 
   await db.delete(sessions).where(and(eq(sessions.accountId, accountId), options.except ? ne(sessions.idHash, options.except) : undefined));
 }
 
+/** Ends every session of the subscriber, in every browser. */
+export async function deleteSubscriberSessions(db: Db, subscriberId: number) {
+  await db.delete(sessions).where(eq(sessions.subscriberId, subscriberId));
+}
+
 /** Drops sessions that have expired; for a scheduled clean-up. */
 export async function purgeExpiredSessions(db: Db, now = new Date()) {
   await db.delete(sessions).where(lt(sessions.expiresAt, now));

@@ -1112,6 +1112,15 @@ const de = {
     pendingTitle: "Fast geschafft",
     pendingBody: "Wir warten darauf, dass Stripe Ihre Karte bestätigt. Sobald das geschehen ist, zeigt diese Seite Ihre Testphase an.",
     checkAgain: "Erneut prüfen",
+    checkEmail: {
+      title: "Sehen Sie in Ihren E-Mails nach",
+      body: "Mit {{email}} wurde bereits eine Anmeldung begonnen. Wir haben dieser Adresse einen Link geschickt, um sie fortzusetzen: Öffnen Sie ihn auf diesem Gerät, um Ihre Karte hinzuzufügen. Der Link funktioniert einmal, 15 Minuten lang.",
+    },
+    unreachable: {
+      title: "Stripe ist nicht erreichbar",
+      body: "Stripe, unser Zahlungsanbieter, hat nicht geantwortet, daher können wir noch nicht anzeigen, ob Ihre Karte gespeichert wurde. Während der Testphase wird nichts abgebucht. Versuchen Sie es in einer Minute erneut.",
+      retry: "Erneut versuchen",
+    },
     goToDashboard: "Zum Dashboard",
     requestFirstCall: "Ihren ersten Anruf anfordern",
     invalidUserId: "Ungültige Benutzer-ID",

@@ -1087,6 +1087,15 @@ const en = {
     pendingTitle: "Almost there",
     pendingBody: "We are waiting for Stripe to confirm your card. This page will show your trial as soon as it does.",
     checkAgain: "Check again",
+    checkEmail: {
+      title: "Check your e-mail",
+      body: "A signup with {{email}} has already been started. We have sent that address a link to continue it: open it on this device to add your card. The link works once, for 15 minutes.",
+    },
+    unreachable: {
+      title: "We could not reach Stripe",
+      body: "Stripe, our payment provider, did not answer, so we cannot show whether your card was saved yet. Nothing is charged during the trial. Try again in a minute.",
+      retry: "Try again",
+    },
     goToDashboard: "Go to Dashboard",
     requestFirstCall: "Request Your First Call",
     invalidUserId: "Invalid user ID",

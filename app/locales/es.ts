@@ -1102,6 +1102,15 @@ const es = {
     pendingTitle: "Ya casi está",
     pendingBody: "Estamos esperando a que Stripe confirme tu tarjeta. Esta página mostrará tu prueba en cuanto lo haga.",
     checkAgain: "Volver a comprobar",
+    checkEmail: {
+      title: "Revisa tu correo",
+      body: "Ya se ha empezado una suscripción con {{email}}. Hemos enviado a esa dirección un enlace para continuarla: ábrelo en este dispositivo para añadir tu tarjeta. El enlace funciona una vez, durante 15 minutos.",
+    },
+    unreachable: {
+      title: "No hemos podido contactar con Stripe",
+      body: "Stripe, nuestro proveedor de pagos, no ha respondido, así que todavía no podemos mostrar si tu tarjeta se guardó. No se cobra nada durante la prueba. Inténtalo de nuevo en un minuto.",
+      retry: "Intentar de nuevo",
+    },
     goToDashboard: "Ir al panel",
     requestFirstCall: "Solicita tu primera llamada",
     invalidUserId: "ID de usuario no válido",

@@ -1114,6 +1114,15 @@ const fr = {
     pendingTitle: "Presque terminé",
     pendingBody: "Nous attendons que Stripe confirme votre carte. Cette page affichera votre essai dès que ce sera fait.",
     checkAgain: "Vérifier à nouveau",
+    checkEmail: {
+      title: "Consultez vos e-mails",
+      body: "Une inscription avec {{email}} a déjà été commencée. Nous avons envoyé à cette adresse un lien pour la poursuivre : ouvrez-le sur cet appareil pour ajouter votre carte. Le lien fonctionne une fois, pendant 15 minutes.",
+    },
+    unreachable: {
+      title: "Impossible de joindre Stripe",
+      body: "Stripe, notre prestataire de paiement, n’a pas répondu : nous ne pouvons pas encore afficher si votre carte a été enregistrée. Rien n’est prélevé pendant l’essai. Réessayez dans une minute.",
+      retry: "Réessayer",
+    },
     goToDashboard: "Aller au tableau de bord",
     requestFirstCall: "Demander votre premier appel",
     invalidUserId: "Identifiant utilisateur non valide",

@@ -1106,6 +1106,15 @@ const it = {
     pendingTitle: "Ci siamo quasi",
     pendingBody: "Stiamo aspettando che Stripe confermi la tua carta. Questa pagina mostrerà la tua prova non appena succederà.",
     checkAgain: "Controlla di nuovo",
+    checkEmail: {
+      title: "Controlla la tua e-mail",
+      body: "È già stata avviata un’iscrizione con {{email}}. Abbiamo inviato a quell’indirizzo un link per continuarla: aprilo su questo dispositivo per aggiungere la tua carta. Il link funziona una volta, per 15 minuti.",
+    },
+    unreachable: {
+      title: "Non riusciamo a raggiungere Stripe",
+      body: "Stripe, il nostro fornitore di pagamenti, non ha risposto, quindi non possiamo ancora mostrare se la tua carta è stata salvata. Durante la prova non viene addebitato nulla. Riprova tra un minuto.",
+      retry: "Riprova",
+    },
     goToDashboard: "Vai alla dashboard",
     requestFirstCall: "Richiedi la tua prima chiamata",
     invalidUserId: "ID utente non valido",

@@ -2,6 +2,7 @@ import { Form, Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/sign-in.confirm";
 import { consumeEmailToken, peekEmailToken } from "#models/email-tokens";
+import { findSubscriber } from "#models/subscribers";
 import { commitSubscriberLogin } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -19,7 +20,8 @@ const params = (url: URL) => ({
 
 /**
  * The magic link. Opening it (as a mail scanner's preview does) only shows a button; the token is
- * used by the POST that button sends, once, within 15 minutes.
+ * used by the POST that button sends, once, within 15 minutes. For an unfinished signup it leads
+ * on to the card step.
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
@@ -36,9 +38,16 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { t } = getI18n(context);
   const { token, email } = params(new URL(request.url));
   const used = token && email ? await consumeEmailToken(services.db, "sign_in", token, email) : null;
-  if (!used?.subscriberId) throw redirect(new URL(request.url).pathname + new URL(request.url).search);
-  const cookie = await commitSubscriberLogin(services, used.subscriberId, request);
-  const response = await redirectWithToast(services, `/dashboard?userId=${used.subscriberId}`, {
+  const subscriber = used?.subscriberId ? await findSubscriber(services.db, used.subscriberId) : null;
+  if (!subscriber) throw redirect(new URL(request.url).pathname + new URL(request.url).search);
+  if (subscriber.status === "incomplete") {
+    // The address's owner takes the unfinished signup back: whoever started it with their e-mail
+    // is signed out of it before any card makes it an account (ADR 0018).
+    const cookie = await commitSubscriberLogin(services, subscriber.id, request, { only: true });
+    return redirect("/subscribe?step=payment", { headers: { "Set-Cookie": cookie } });
+  }
+  const cookie = await commitSubscriberLogin(services, subscriber.id, request);
+  const response = await redirectWithToast(services, `/dashboard?userId=${subscriber.id}`, {
     title: t("subscribe.signIn.signedIn"),
     type: "success",
   });

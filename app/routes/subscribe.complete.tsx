@@ -1,4 +1,4 @@
-import { Link, redirect } from "react-router";
+import { data, Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/subscribe.complete";
 import { findSubscriber } from "#models/subscribers";
@@ -6,7 +6,7 @@ import { getSubscriberId } from "~/features/auth/auth.server";
 import { syncSubscription } from "~/features/subscriptions/subscriptions.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
-import { requirePayments } from "~/providers/payments.server";
+import { PaymentsError, requirePayments } from "~/providers/payments.server";
 import { buttonClass } from "~/ui/button";
 import { Card } from "~/ui/card";
 import { FocusHeading } from "~/ui/focus";
@@ -15,6 +15,7 @@ import { Steps } from "~/ui/steps";
 /**
  * Where the card step returns (the Payment Element, or Stripe Checkout with `?checkout=`): the
  * subscription is read from Stripe, not from the URL, and shown only to the signed-in subscriber.
+ * When Stripe does not answer, the page says so and offers to ask again.
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
@@ -22,19 +23,35 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const id = await getSubscriberId(services, request);
   let subscriber = id ? await findSubscriber(services.db, id) : null;
   if (!subscriber) throw redirect("/sign-in");
-  const checkoutId = new URL(request.url).searchParams.get("checkout");
-  if (checkoutId && /^cs_[A-Za-z0-9_]{1,200}$/.test(checkoutId) && services.payments) {
-    const checkout = await requirePayments(services.payments).findCheckout(checkoutId);
-    if (checkout?.subscriptionId && checkout.metadata.subscriberId === String(subscriber.id)) {
-      subscriber = (await syncSubscription(services, checkout.subscriptionId, { subscriberId: subscriber.id })) ?? subscriber;
+  const url = new URL(request.url);
+  const checkoutId = url.searchParams.get("checkout");
+  try {
+    if (checkoutId && /^cs_[A-Za-z0-9_]{1,200}$/.test(checkoutId) && services.payments) {
+      const checkout = await requirePayments(services.payments).findCheckout(checkoutId);
+      if (checkout?.subscriptionId && checkout.metadata.subscriberId === String(subscriber.id)) {
+        subscriber = (await syncSubscription(services, checkout.subscriptionId, { subscriberId: subscriber.id })) ?? subscriber;
+      }
+    } else if (subscriber.stripeSubscriptionId && services.payments) {
+      subscriber = (await syncSubscription(services, subscriber.stripeSubscriptionId)) ?? subscriber;
     }
-  } else if (subscriber.stripeSubscriptionId && services.payments) {
-    subscriber = (await syncSubscription(services, subscriber.stripeSubscriptionId)) ?? subscriber;
+  } catch (error) {
+    if (!(error instanceof PaymentsError)) throw error;
+    // The card is safe at Stripe whatever happened; the same address asks Stripe again.
+    return data(
+      {
+        title: `${t("subscribe.unreachable.title")} · Sakina`,
+        state: "unreachable" as const,
+        retry: url.pathname + url.search,
+        userId: null,
+      },
+      { status: 503, headers: { "Retry-After": "30" } },
+    );
   }
   const active = subscriber.status !== "incomplete";
   return {
     title: `${active ? t("subscribe.successTitle") : t("subscribe.pendingTitle")} · Sakina`,
-    active,
+    state: active ? ("active" as const) : ("pending" as const),
+    retry: null,
     userId: subscriber.id,
   };
 }
@@ -50,10 +67,22 @@ export default function SubscribeComplete({ loaderData }: Route.ComponentProps) 
       <div className="mt-6">
         <Steps
           steps={[t("subscribe.steps.form"), t("subscribe.steps.payment"), t("subscribe.steps.success")]}
-          current={loaderData.active ? 2 : 1}
+          current={loaderData.state === "active" ? 2 : 1}
         />
       </div>
-      {loaderData.active ? (
+      {loaderData.state === "unreachable" ? (
+        <Card className="mt-6">
+          <div role="alert">
+            <FocusHeading key="unreachable" level={2} className="text-2xl font-semibold text-slate-900">
+              {t("subscribe.unreachable.title")}
+            </FocusHeading>
+            <p className="mt-2 text-slate-700">{t("subscribe.unreachable.body")}</p>
+          </div>
+          <Link to={loaderData.retry} reloadDocument className={`${buttonClass()} mt-5`}>
+            {t("subscribe.unreachable.retry")}
+          </Link>
+        </Card>
+      ) : loaderData.state === "active" ? (
         <Card tone="brand" className="mt-6">
           <div role="status">
             <FocusHeading key="done" level={2} className="text-2xl font-semibold">

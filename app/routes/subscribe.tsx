@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/subscribe";
 import { findSubscriber } from "#models/subscribers";
 import { commitSubscriberLogin, getSubscriberId } from "~/features/auth/auth.server";
-import { checkSignup } from "~/features/subscriptions/access.server";
+import { checkSignup, sendResumeLink } from "~/features/subscriptions/access.server";
 import { callFrequencies, PLAN_CURRENCY, PLAN_PRICE_CENTS, type CallFrequency } from "~/features/subscriptions/plans";
 import { beginSignup, startTrialCheckout } from "~/features/subscriptions/subscriptions.server";
 import { postJson } from "~/lib/stripe-js";
@@ -25,7 +25,9 @@ import { StripePayment } from "~/ui/stripe-payment";
 /**
  * /subscribe: the spec's three steps. Details (checked on the server, any browser), then the card
  * (Stripe's Payment Element with JavaScript, Stripe Checkout without), then success on
- * /subscribe/complete. The details step signs the browser in as the new subscriber.
+ * /subscribe/complete. The details step signs the browser in as the new subscriber, or resumes
+ * this browser's unfinished signup; another browser's unfinished signup with the same e-mail is
+ * resumed only by the link this sends to the address (ADR 0018).
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
@@ -84,7 +86,14 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: 400 },
     );
   }
-  const begun = await beginSignup(services, checked.value);
+  const begun = await beginSignup(services, checked.value, await getSubscriberId(services, request));
+  if (!begun.ok && begun.reason === "check_email") {
+    const wait = await sendResumeLink(context, t, begun.email, getLocale(context));
+    if (wait !== null) {
+      return data({ formError: t("common.tooManyRequests", { minutes: wait }), fields: {}, values }, { status: 429 });
+    }
+    return { checkEmail: begun.email, formError: null, fields: {}, values };
+  }
   if (!begun.ok) {
     const message = begun.reason === "trial_used" ? t("subscribe.trialUsed") : t("subscribe.exists");
     return data({ formError: null, fields: { email: [message] }, values, signIn: true }, { status: 409 });
@@ -99,13 +108,18 @@ export default function Subscribe({ loaderData, actionData }: Route.ComponentPro
   const hasErrors = Boolean(actionData && (actionData.formError || Object.keys(actionData.fields).length > 0));
   return (
     <div className="mx-auto max-w-2xl px-4 py-10 sm:py-14">
-      <PageTitle title={loaderData.title} error={hasErrors} />
+      <PageTitle
+        title={actionData && "checkEmail" in actionData ? `${t("subscribe.checkEmail.title")} · Sakina` : loaderData.title}
+        error={hasErrors}
+      />
       <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("subscribe.title")}</h1>
       <p className="mt-2 text-slate-700">{isolateNumbers(t("subscribe.intro"))}</p>
       <div className="mt-6">
         <Steps steps={steps} current={loaderData.step === "form" ? 0 : 1} />
       </div>
-      {loaderData.step === "form" ? (
+      {actionData && "checkEmail" in actionData ? (
+        <CheckEmail email={actionData.checkEmail} />
+      ) : loaderData.step === "form" ? (
         <DetailsStep actionData={actionData} locale={i18n.language} />
       ) : (
         <PaymentStep
@@ -120,6 +134,20 @@ export default function Subscribe({ loaderData, actionData }: Route.ComponentPro
 }
 
 type ActionData = Route.ComponentProps["actionData"];
+
+function CheckEmail({ email }: { email: string }) {
+  const { t } = useTranslation();
+  return (
+    <Card tone="brand" className="mt-6">
+      <div role="status">
+        <FocusHeading key="check-email" level={2} className="text-xl font-semibold">
+          {t("subscribe.checkEmail.title")}
+        </FocusHeading>
+        <p className="mt-2">{tIsolated(t, "subscribe.checkEmail.body", { email: <Ltr>{email}</Ltr> })}</p>
+      </div>
+    </Card>
+  );
+}
 
 function DetailsStep({ actionData, locale }: { actionData: ActionData; locale: string }) {
   const { t } = useTranslation();

@@ -29,23 +29,22 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { subscriber } = access;
   const checkoutId = url.searchParams.get("checkout");
   if (checkoutId && /^cs_[A-Za-z0-9_]{1,200}$/.test(checkoutId) && services.payments) {
-    const checkout = await requirePayments(services.payments).findCheckout(checkoutId);
-    if (checkout?.setupIntentId && checkout.metadata.subscriberId === String(subscriber.id)) {
-      try {
+    try {
+      const checkout = await requirePayments(services.payments).findCheckout(checkoutId);
+      if (checkout?.setupIntentId && checkout.metadata.subscriberId === String(subscriber.id)) {
         await cardSaved(services, { subscriberId: subscriber.id, setupIntentId: checkout.setupIntentId });
         throw await redirectWithToast(services, `/dashboard?userId=${subscriber.id}`, {
           type: "success",
           title: t("subscribe.dash.cardUpdated"),
         });
-      } catch (error) {
-        if (!(error instanceof PaymentsError)) throw error;
-        return {
-          kind: "ok" as const,
-          title: `${t("subscribe.card.title")} · Sakina`,
-          userId: subscriber.id,
-          error: t("subscribe.card.failed"),
-        };
       }
+    } catch (error) {
+      if (!(error instanceof PaymentsError)) throw error;
+      // Stripe did not answer or refused: the page says so, and its button starts the card step again.
+      return data(
+        { kind: "ok" as const, title: `${t("subscribe.card.title")} · Sakina`, userId: subscriber.id, error: t("subscribe.card.failed") },
+        { status: 503 },
+      );
     }
   }
   return { kind: "ok" as const, title: `${t("subscribe.card.title")} · Sakina`, userId: subscriber.id, error: null };

@@ -7,6 +7,7 @@ import {
   createSession,
   deleteAccountSessions,
   deleteSession,
+  deleteSubscriberSessions,
   findLiveSession,
   findSubscriberSession,
   touchSession,
@@ -120,12 +121,19 @@ export async function commitLogin(services: AppServices, account: Account, reque
 
 /**
  * Opens a subscriber's session (at signup, or from a magic link) and returns its Set-Cookie; the
- * subscriber session this browser had before ends.
+ * subscriber session this browser had before ends. `only`: every other session of the subscriber
+ * ends too (the e-mail's owner taking back an unfinished signup someone else may have started).
  */
-export async function commitSubscriberLogin(services: AppServices, subscriberId: number, request?: Request) {
+export async function commitSubscriberLogin(
+  services: AppServices,
+  subscriberId: number,
+  request?: Request,
+  options: { only?: boolean } = {},
+) {
   const previous = request ? await sessionIdOf(services, request, "memberSession") : null;
   if (previous) await deleteSession(services.db, hashSessionId(previous));
   const id = randomBytes(32).toString("base64url");
+  if (options.only) await deleteSubscriberSessions(services.db, subscriberId);
   await createSession(services.db, { idHash: hashSessionId(id), subscriberId, expiresAt: new Date(Date.now() + SESSION_SECONDS * 1000) });
   return services.cookies.memberSession.serialize(id);
 }

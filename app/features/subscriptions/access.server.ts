@@ -1,14 +1,16 @@
 import type { TFunction } from "i18next";
-import { data } from "react-router";
+import { data, type RouterContextProvider } from "react-router";
 import { findSubscriber, type Subscriber } from "#models/subscribers";
 import { getSubscriberId } from "~/features/auth/auth.server";
 import { screenNumber, refusalMessage } from "~/features/calls/dialling-policy.server";
 import { callLanguages } from "~/lib/languages";
 import { apiError } from "~/platform/api.server";
+import { servicesContext } from "~/platform/context";
+import { firstExceededRule } from "~/platform/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { callFrequencies, urgencies, type CallFrequency, type Urgency } from "./plans";
 import { isCallTimeAllowed, isTimeZone, SCHEDULE_TYPES } from "./schedule";
-import type { SignupDetails } from "./subscriptions.server";
+import { sendSignInLink, type SignupDetails } from "./subscriptions.server";
 
 /**
  * `userId` in a URL is only an address: the subscriber is shown to the session that owns it.
@@ -84,6 +86,18 @@ export async function checkSignup(
     ok: true,
     value: { fullName, email, phone: screened.e164, callFrequency: callFrequency as CallFrequency, language: options.language },
   };
+}
+
+/**
+ * A signup met an unfinished signup with the same e-mail that this browser did not start: the
+ * address gets the link that resumes it, within the same limit as /sign-in's (the two share it,
+ * so neither can flood an inbox). The minutes to wait when the limit is reached, else null.
+ */
+export async function sendResumeLink(context: Readonly<RouterContextProvider>, t: TFunction, email: string, language: string) {
+  const exceeded = await firstExceededRule(context, [{ name: "sign-in:email", subject: email, limit: 5, windowSeconds: 3600 }]);
+  if (exceeded) return exceeded.retryAfterMinutes;
+  await sendSignInLink(context.get(servicesContext), email, t, language);
+  return null;
 }
 
 export interface PreferencesInput {

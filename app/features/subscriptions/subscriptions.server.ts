@@ -43,7 +43,7 @@ import { translatorFor } from "~/platform/i18n.server";
 import type { Db } from "~/platform/db.server";
 import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
 import type { EmailMessage } from "~/providers/email.server";
-import { requirePayments, type InvoiceFacts, type SubscriptionState } from "~/providers/payments.server";
+import { PaymentsError, requirePayments, type InvoiceFacts, type SubscriptionState } from "~/providers/payments.server";
 import {
   MONTHLY_CALLS,
   PLAN_CURRENCY,
@@ -73,27 +73,34 @@ export interface SignupDetails {
 /** A signup without a card for this long is abandoned: its phone and e-mail are free again. */
 const ABANDONED_SIGNUP_MS = 60 * 60_000;
 
-export type SignupResult = { ok: true; subscriber: Subscriber } | { ok: false; reason: "trial_used" | "exists" };
+export type SignupResult =
+  | { ok: true; subscriber: Subscriber }
+  | { ok: false; reason: "trial_used" | "exists" }
+  /** An unfinished signup with this e-mail that this browser did not start: only a link sent to the address resumes it. */
+  | { ok: false; reason: "check_email"; email: string };
 
 const claimKeys = (services: AppServices, phone: string, email: string) =>
   [`phone:${phone}`, `email:${email.toLowerCase()}`].map((key) => createHmac("sha256", services.signingSecret).update(key).digest("hex"));
 
 /**
- * The subscriber row for a signup: a new one, or the same person's unfinished signup (no card yet)
- * taken up again. A phone or e-mail that has had a trial (even on a deleted account) is refused.
+ * The subscriber row for a signup: a new one, or this browser's own unfinished signup (no card
+ * yet; `signedInAs` is the browser's subscriber session) taken up again. Knowing an unfinished
+ * signup's e-mail and phone proves nothing: anyone else who types them is told to check the
+ * e-mail (ADR 0018). A phone or e-mail that has had a trial (even on a deleted account) is refused.
  */
-export async function beginSignup(services: AppServices, details: SignupDetails): Promise<SignupResult> {
+export async function beginSignup(services: AppServices, details: SignupDetails, signedInAs: number | null): Promise<SignupResult> {
   if (await trialClaimed(services.db, claimKeys(services, details.phone, details.email))) return { ok: false, reason: "trial_used" };
   const existing = await findSubscriberByPhoneOrEmail(services.db, details.phone, details.email);
   if (existing) {
-    const samePerson = existing.phone === details.phone && existing.email === details.email.toLowerCase();
     if (existing.status !== "incomplete") return { ok: false, reason: "exists" };
-    // Someone else's signup that never got a card holds the number or address for an hour at
-    // most: nobody can block a person's trial by typing their number first.
-    if (!samePerson) {
+    const sameEmail = existing.email === details.email.toLowerCase();
+    if (sameEmail && existing.id !== signedInAs) return { ok: false, reason: "check_email", email: existing.email };
+    // Someone else's signup that never got a card holds the number for an hour at most: nobody
+    // can block a person's trial by typing their number first.
+    if (existing.phone !== details.phone || !sameEmail) {
       if (Date.now() - existing.createdAt.getTime() < ABANDONED_SIGNUP_MS) return { ok: false, reason: "exists" };
       await deleteAccount(services, existing);
-      return beginSignup(services, details);
+      return beginSignup(services, details, signedInAs);
     }
     const updated = await updateSubscriber(services.db, existing.id, {
       fullName: details.fullName,
@@ -180,23 +187,38 @@ function planPrice(services: AppServices, frequency: CallFrequency) {
 const subscriptionMetadata = (subscriber: Subscriber) => ({ purpose: "consumer_subscription", subscriberId: String(subscriber.id) });
 
 /**
+ * Cancels the signup's earlier card step at Stripe. It is forgotten first: the cancellation's
+ * event, arriving at any moment, then belongs to no subscriber and cannot end the signup.
+ */
+async function withdrawEarlierAttempt(services: AppServices, subscriber: Subscriber) {
+  if (!subscriber.stripeSubscriptionId) return;
+  await updateSubscriber(services.db, subscriber.id, { stripeSubscriptionId: null });
+  await requirePayments(services.payments).cancelNow(subscriber.stripeSubscriptionId);
+}
+
+/**
  * The card step in the page: a subscription trialing for 7 days that waits for the card, and the
  * SetupIntent's client secret for the Payment Element. An unfinished earlier attempt is cancelled.
  */
 export async function startTrialInPage(services: AppServices, subscriber: Subscriber) {
   const payments = requirePayments(services.payments);
   const customerId = await stripeCustomer(services, subscriber);
-  if (subscriber.stripeSubscriptionId) await payments.cancelNow(subscriber.stripeSubscriptionId);
+  await withdrawEarlierAttempt(services, subscriber);
   const started = await payments.startTrial(
     {
       customerId,
       priceId: await planPrice(services, subscriber.callFrequency as CallFrequency),
       trialDays: TRIAL_DAYS,
-      metadata: subscriptionMetadata(subscriber),
+      metadata: { ...subscriptionMetadata(subscriber), cardStep: "page" },
     },
     `subscriber-${subscriber.id}-trial-${Date.now()}`,
   );
-  if (!started.clientSecret) throw new Error(`Stripe gave subscription ${started.subscriptionId} no SetupIntent to collect the card`);
+  if (!started.clientSecret) {
+    // Nothing for the Payment Element to collect the card with: the attempt is withdrawn and the
+    // browser told to try again, as for any other refusal by the provider.
+    await payments.cancelNow(started.subscriptionId);
+    throw new PaymentsError(`Stripe gave subscription ${started.subscriptionId} no SetupIntent to collect the card`, false);
+  }
   await updateSubscriber(services.db, subscriber.id, { stripeSubscriptionId: started.subscriptionId });
   return { clientSecret: started.clientSecret };
 }
@@ -205,10 +227,7 @@ export async function startTrialInPage(services: AppServices, subscriber: Subscr
 export async function startTrialCheckout(services: AppServices, subscriber: Subscriber) {
   const payments = requirePayments(services.payments);
   const customerId = await stripeCustomer(services, subscriber);
-  if (subscriber.stripeSubscriptionId) {
-    await payments.cancelNow(subscriber.stripeSubscriptionId);
-    await updateSubscriber(services.db, subscriber.id, { stripeSubscriptionId: null });
-  }
+  await withdrawEarlierAttempt(services, subscriber);
   const origin = services.publicOrigin();
   return payments.createTrialCheckout({
     customerId,
@@ -275,9 +294,11 @@ export async function syncSubscription(services: AppServices, subscriptionId: st
   if (!subscriber || (subscriber.stripeCustomerId && subscriber.stripeCustomerId !== state.customerId)) return null;
   // Only the subscriber's own subscription counts: an earlier attempt of the same signup (cancelled
   // when the card step moved to Stripe's page) must not overwrite it, even while none is stored.
+  // One started in the page is ours only once stored: its id is stored as soon as Stripe answers,
+  // and one that never was is being withdrawn (Stripe gave it no SetupIntent).
   const ours = subscriber.stripeSubscriptionId
     ? subscriber.stripeSubscriptionId === state.id
-    : !["canceled", "incomplete_expired"].includes(state.status);
+    : !["canceled", "incomplete_expired"].includes(state.status) && state.metadata.cardStep !== "page";
   if (!ours) return subscriber;
 
   return services.db.transaction(async (tx) => {
@@ -574,10 +595,13 @@ export async function savePreferences(
 
 export const SIGN_IN_MINUTES = 15;
 
-/** E-mails a single-use sign-in link; the same answer whether or not the address has an account. */
+/**
+ * E-mails a single-use sign-in link; the same answer whether or not the address has an account.
+ * For an unfinished signup the link resumes it: the address's owner is the one who may.
+ */
 export async function sendSignInLink(services: AppServices, email: string, t: TFunction, language: string) {
   const subscriber = await findSubscriberByEmail(services.db, email);
-  if (!subscriber || subscriber.status === "incomplete") return;
+  if (!subscriber) return;
   const token = await createEmailToken(services.db, {
     purpose: "sign_in",
     email: subscriber.email,

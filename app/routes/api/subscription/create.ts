@@ -1,6 +1,6 @@
 import type { Route } from "./+types/create";
-import { commitSubscriberLogin } from "~/features/auth/auth.server";
-import { checkSignup } from "~/features/subscriptions/access.server";
+import { commitSubscriberLogin, getSubscriberId } from "~/features/auth/auth.server";
+import { checkSignup, sendResumeLink } from "~/features/subscriptions/access.server";
 import { beginSignup, startTrialInPage } from "~/features/subscriptions/subscriptions.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
@@ -11,7 +11,9 @@ import { PaymentsError } from "~/providers/payments.server";
 /**
  * POST /api/subscription/create { phone, email, fullName, callFrequency } → { clientSecret, userId }:
  * the subscriber, a Stripe customer and a subscription trialing for 7 days that waits for the
- * card (the client secret is the SetupIntent's, for the Payment Element). Signs the browser in.
+ * card (the client secret is the SetupIntent's, for the Payment Element). Signs the browser in as
+ * a new subscriber or as its own unfinished signup; an unfinished signup with the same e-mail that
+ * another browser started gets 409 `action: "check_email"` and a link sent to the address (ADR 0018).
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -29,7 +31,15 @@ export async function action({ request, context }: Route.ActionArgs) {
     { name: "subscribe:phone", subject: checked.value.phone, limit: 10, windowSeconds: 86_400 },
   ]);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
-  const begun = await beginSignup(services, checked.value);
+  const begun = await beginSignup(services, checked.value, await getSubscriberId(services, request));
+  if (!begun.ok && begun.reason === "check_email") {
+    const wait = await sendResumeLink(context, t, begun.email, getLocale(context));
+    if (wait !== null) return apiError(429, t("common.tooManyRequests", { minutes: wait }));
+    return apiError(409, t("subscribe.checkEmail.body", { email: begun.email }), {
+      action: "check_email",
+      title: t("subscribe.checkEmail.title"),
+    });
+  }
   if (!begun.ok) {
     const message = begun.reason === "trial_used" ? t("subscribe.trialUsed") : t("subscribe.exists");
     return apiError(409, message, { action: "sign_in" });
