@@ -1,6 +1,6 @@
 import { useTranslation } from "react-i18next";
 import { textDirection } from "~/i18n";
-import { HELP_DIRECTORY, helpCountries, helpFor, type EmergencyNumber, type HelpCountry } from "~/lib/help-lines";
+import { HELP_DIRECTORY, helpCountries, helpFor, type EmergencyNumber, type HelpCountry, type HelpLine } from "~/lib/help-lines";
 import { isolateNumbers, Ltr } from "~/ui/bidi";
 import { useRootData } from "~/ui/root-data";
 
@@ -11,10 +11,17 @@ function countryNames(language: string) {
   return helpCountries.map((code) => ({ code, name: names.of(code) ?? code })).sort((a, b) => collator.compare(a.name, b.name));
 }
 
-/** A number as a link that dials it, read left to right inside any paragraph. */
+/** A service's numbers on one row (TelefonSeelsorge has two). */
+function byService(lines: readonly HelpLine[]) {
+  const rows = new Map<string, HelpLine[]>();
+  for (const line of lines) rows.set(line.name, [...(rows.get(line.name) ?? []), line]);
+  return [...rows];
+}
+
+/** A number as a link that dials it, read left to right inside any paragraph and never broken across lines. */
 function Dial({ number }: { number: string }) {
   return (
-    <a href={`tel:${number.replace(/\s/g, "")}`} className="font-semibold underline underline-offset-2">
+    <a href={`tel:${number.replace(/\s/g, "")}`} className="font-semibold whitespace-nowrap underline underline-offset-2">
       <Ltr>{number}</Ltr>
     </a>
   );
@@ -72,10 +79,16 @@ export function CrisisNotice({
             </span>
           ))}
         </li>
-        {help.lines.map((line) => (
-          <li key={line.number}>
-            <bdi>{line.name}</bdi>: <Dial number={line.number} />
-            {line.text ? ` (${t("crisis.callOrText")})` : null}
+        {byService(help.lines).map(([name, lines]) => (
+          <li key={name}>
+            <bdi>{name}</bdi>:{" "}
+            {lines.map((line, index) => (
+              <span key={line.number}>
+                {index > 0 ? " · " : null}
+                <Dial number={line.number} />
+                {line.text ? ` (${t("crisis.callOrText")})` : null}
+              </span>
+            ))}
           </li>
         ))}
         {help.lines.length === 0 ? (
