@@ -18,6 +18,7 @@ import { noStoreMiddleware } from "~/platform/cache-control.server";
 import { csrfMiddleware } from "~/platform/csrf.server";
 import { publicEnv } from "~/platform/env.server";
 import type { RootData } from "~/ui/root-data";
+import { likelyHelpCountry } from "~/lib/help-lines";
 import { getLocale, i18nextMiddleware, persistLanguageMiddleware } from "~/platform/i18n.server";
 import { toastContext, toastMiddleware } from "~/platform/toast.server";
 import { retryAfterMiddleware } from "~/platform/rate-limit.server";
@@ -39,13 +40,19 @@ export const links: Route.LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
   const { env } = context.get(servicesContext);
+  const locale = getLocale(context);
   return data({
-    locale: getLocale(context),
+    locale,
     csrfToken: context.get(csrfTokenContext),
     toast: context.get(toastContext),
     publicEnv: publicEnv(env),
+    helpCountry: likelyHelpCountry({
+      chosen: new URL(request.url).searchParams.get("helpCountry"),
+      acceptLanguage: request.headers.get("Accept-Language"),
+      pageLanguage: locale,
+    }),
   } satisfies RootData);
 }
 

@@ -9,6 +9,7 @@ import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/button";
 import { callLanguages } from "~/lib/languages";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { helpCountryOf } from "~/features/voice/crisis.server";
 import { empathyCalls, findEmpathyRequest } from "#models/empathy";
 import { queuePosition } from "#models/calls";
 import { appOrigin } from "~/features/business/onboarding.server";
@@ -111,6 +112,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       refundReason: empathy.refundReason,
       // Waiting for a free line: its place in the queue.
       queuePosition: latest ? await queuePosition(services.db, latest) : null,
+      // The called number's country (the number is erased after a day: then the browser's guess).
+      helpCountry: helpCountryOf(empathy.phone),
     },
     cleared ? { headers: { "Set-Cookie": cleared } } : undefined,
   );
@@ -280,7 +283,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
       <p className="mt-2 text-sm text-slate-600">{isolateNumbers(t("empathy.privacyNote"))}</p>
 
       <div className="mt-8">
-        <CrisisNotice />
+        <CrisisNotice country={loaderData.helpCountry ?? undefined} />
       </div>
       <Link to="/" className={`${buttonClass("secondary")} mt-8`}>
         {t("empathy.another")}

@@ -32,7 +32,9 @@ import {
   languageCode,
   type EmpathyDetails,
 } from "~/features/empathy/empathy.server";
-import { getI18n } from "~/platform/i18n.server";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { likelyHelpCountry } from "~/lib/help-lines";
+import { helpCountryOf } from "~/features/voice/crisis.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { PaymentsError } from "~/providers/payments.server";
 
@@ -47,7 +49,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const stored = await services.cookies.empathyDraft.parse(request.headers.get("Cookie"));
   // The phone number shown back is formatted here: the formatting rules stay out of the browser.
   const draft = isDraft(stored) ? { ...stored, shownPhone: formatPhone(stored.phone) } : null;
-  const wantsPayment = new URL(request.url).searchParams.get("step") === "payment";
+  const url = new URL(request.url);
+  const wantsPayment = url.searchParams.get("step") === "payment";
   return {
     title: `${t("meta.appName")} · ${t("home.title")}`,
     description: t("home.intro"),
@@ -57,6 +60,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     callsConfigured: services.telephony.configured,
     // The notice speaks of recording only when calls are really recorded.
     recordCalls: services.env.RECORD_CALLS,
+    // The number the visitor gave is the best guess of where they are; a country they pick wins.
+    helpCountry: likelyHelpCountry({
+      chosen: url.searchParams.get("helpCountry"),
+      phoneCountry: helpCountryOf(draft?.phone),
+      acceptLanguage: request.headers.get("Accept-Language"),
+      pageLanguage: getLocale(context),
+    }),
   };
 }
 
@@ -215,7 +225,7 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
       </section>
 
       <div className="py-8">
-        <CrisisNotice />
+        <CrisisNotice country={loaderData.helpCountry} chooseAction="/" keep={loaderData.step === "payment" ? { step: "payment" } : {}} />
       </div>
     </div>
   );

@@ -1,4 +1,5 @@
 import { useRouteLoaderData } from "react-router";
+import type { HelpCountry } from "~/lib/help-lines";
 import type { PublicEnv } from "~/platform/env.server";
 import type { Toast } from "~/platform/toast.server";
 
@@ -8,6 +9,8 @@ export interface RootData {
   csrfToken: string;
   toast: Toast | null;
   publicEnv: PublicEnv;
+  /** The visitor's likely country for the help lines (?helpCountry=, else the browser's language and region). */
+  helpCountry: HelpCountry;
 }
 
 export function useRootData() {

@@ -120,7 +120,7 @@ describe("the web call in text", () => {
     const before = realtime.chatRequests.length;
     const reply = await browser.postJson("/api/conversation/process", { message: "أريد أن أموت", token });
     const { message } = (await reply.json()) as { message: string };
-    expect(message).toContain("رقم الطوارئ");
+    expect(message).toContain("997");
     expect(realtime.chatRequests.length).toBe(before);
     const [row] = await app.services.db.select().from(webCalls).where(eq(webCalls.id, id));
     expect(row!.flaggedForReview).toBe(true);

@@ -246,7 +246,7 @@ describe("an empathy call", () => {
       (e) => String(e.response?.instructions ?? "").includes("988"),
       15_000,
     );
-    expect(scripted.response.instructions).toContain("text HOME to 741741");
+    expect(scripted.response.instructions).toContain("please call 911 now");
     await waitFor(async () => (await findCall(app.services.db, call.id))?.flaggedForReview, { what: "the review flag" });
     const flagged = (await findCall(app.services.db, call.id))!;
     expect(flagged.flagReason).toBe("crisis language");

@@ -45,7 +45,7 @@ export async function agentReply(
     sessionKey?: string | null;
   },
 ) {
-  if (soundsLikeCrisis(input.message)) return { text: crisisScript("ar", input.phone), crisis: true };
+  if (soundsLikeCrisis(input.message)) return { text: crisisScript("ar", input.phone, "SA"), crisis: true };
   const turns = [...input.history.slice(-HISTORY), { role: "user" as const, text: input.message }].map((m) => ({
     role: m.role === "agent" ? ("assistant" as const) : ("user" as const),
     content: m.text,

@@ -77,7 +77,7 @@ function browserLeg(services: AppServices, socket: WebSocket, callId: number, lo
       ]);
       tell({ event: "transcript", role: role === "caller" ? "user" : "agent", text: kept });
     },
-    crisisScript: (text) => (soundsLikeCrisis(text) ? crisisScript("ar", call?.phone ?? null) : null),
+    crisisScript: (text) => (soundsLikeCrisis(text) ? crisisScript("ar", call?.phone ?? null, "SA") : null),
     flag: async () => void (await appendWebCallMessages(services.db, callId, [], true)),
     sessionStarted: ({ hangUp }) => [setTimeout(() => void hangUp(), WEB_VOICE_LIMIT_MS)],
     // The voice ends (the agent said goodbye, the time is up); the conversation stays open in text.

@@ -23,6 +23,7 @@ import { callLanguages } from "~/lib/languages";
 import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
 import { placeCallJob, publicOrigin, queueCall } from "~/features/calls/engine.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
+import { helpCountryOf } from "~/features/voice/crisis.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
@@ -271,6 +272,7 @@ export async function empathyCallFinished(services: AppServices, call: Call, ori
             to: moved.email,
             statusUrl: `${publicOrigin(services)}${empathyStatusPath(services, moved.id)}`,
             minutes: Math.max(1, Math.round(services.env.EMPATHY_RETRY_DELAY_SECONDS / 60)),
+            country: helpCountryOf(moved.phone),
           }),
           { tx },
         );
@@ -326,6 +328,7 @@ export const empathyRefundJob: AppJob<{ requestId: number; origin: string }> = {
             to: refunded.email,
             statusUrl: `${publicOrigin(services)}${empathyStatusPath(services, refunded.id)}`,
             networkDown: refunded.refundReason === "telephony_unavailable",
+            country: helpCountryOf(refunded.phone),
           }),
           { tx },
         );

@@ -6,6 +6,8 @@ import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.
 import { callTexts } from "~/features/voice/call-texts.server";
 
 const TOOL_TIMEOUT_MS = 8_000;
+/** Calls whose agent reads the fixed crisis script: the listener (paid or subscribed) and the Saudi agent. */
+const CRISIS_SCRIPT_PURPOSES = new Set<Call["purpose"]>(["empathy", "support", "customer_service"]);
 /** Audio that arrives before the model is ready is kept, up to this much (5 s). */
 const MAX_EARLY_FRAMES = 250;
 /**
@@ -239,7 +241,8 @@ function phoneLeg(services: BridgeServices, callId: number, log: (message: strin
     },
     record: (moment) => markCallMoment(services.db, callId, moment),
     transcript: (role, text) => appendTranscript(services.db, callId, [{ role, text: redact(text), at: new Date().toISOString() }]),
-    crisisScript: (text) => (call?.purpose === "empathy" && soundsLikeCrisis(text) ? crisisScript(call.language, call.toNumber) : null),
+    crisisScript: (text) =>
+      call && CRISIS_SCRIPT_PURPOSES.has(call.purpose) && soundsLikeCrisis(text) ? crisisScript(call.language, call.toNumber) : null,
     flag: (reason) => flagCall(services.db, callId, reason),
     sessionStarted({ requestResponse }) {
       if (call?.purpose !== "empathy") return [];

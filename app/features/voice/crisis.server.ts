@@ -1,37 +1,76 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { HELP_DIRECTORY, helpFor, isHelpCountry, type EmergencyService, type HelpCountry } from "~/lib/help-lines";
 
 /**
  * Fixed, reviewed crisis texts. The model never improvises these: when crisis language is heard
  * the bridge tells it to read the script for the caller's language and country word for word.
+ * The numbers come from the help-line table (app/lib/help-lines.ts), the words from here.
  */
-const LINES: Record<string, Record<string, string>> = {
-  US: {
-    en: "In the United States, call 911 now if you are in danger. You can call or text 988, the Suicide and Crisis Lifeline, or text HOME to 741741.",
-    es: "En Estados Unidos, llama al 911 ahora si estás en peligro. Puedes llamar o enviar un mensaje al 988, o enviar HOME al 741741.",
-    ar: "في الولايات المتحدة، اتصل بالرقم 911 الآن إذا كنت في خطر. يمكنك الاتصال أو إرسال رسالة إلى 988، أو إرسال كلمة HOME إلى 741741.",
-    fr: "Aux États-Unis, appelez le 911 maintenant si vous êtes en danger. Vous pouvez appeler ou écrire au 988, ou envoyer HOME au 741741.",
-    de: "In den USA rufen Sie jetzt die 911 an, wenn Sie in Gefahr sind. Sie können die 988 anrufen oder ihr schreiben, oder HOME an 741741 senden.",
-    it: "Negli Stati Uniti, chiama subito il 911 se sei in pericolo. Puoi chiamare o scrivere al 988, oppure inviare HOME al 741741.",
+interface CrisisWords {
+  danger(emergency: string): string;
+  line(name: string, number: string, text: boolean): string;
+  directory: string;
+  service: Record<EmergencyService, string>;
+  /** When the caller's country is unknown or not in the table. */
+  unknown: string;
+}
+
+const WORDS: Record<string, CrisisWords> = {
+  en: {
+    danger: (emergency) => `If you are in danger, please call ${emergency} now.`,
+    line: (name, number, text) => `You can also ${text ? "call or text" : "call"} ${name} on ${number}.`,
+    directory: `You can also find a free help line for your country at ${HELP_DIRECTORY.label}.`,
+    service: { police: "for the police", ambulance: "for an ambulance", fire: "for the fire service" },
+    unknown: "If you are in danger, please call your local emergency number now.",
   },
-  GB: {
-    en: "In the United Kingdom, call 999 now if you are in danger, or call Samaritans free on 116 123, any time.",
+  ar: {
+    danger: (emergency) => `إذا كنت في خطر، اتصل الآن من فضلك بالرقم ${emergency}.`,
+    line: (name, number, text) => `ويمكنك أيضاً ${text ? "الاتصال أو المراسلة" : "الاتصال"} بـ ${name} على الرقم ${number}.`,
+    directory: `ويمكنك أيضاً أن تجد رقم مساعدة مجانياً في بلدك على موقع ${HELP_DIRECTORY.label}.`,
+    service: { police: "للشرطة", ambulance: "للإسعاف", fire: "للدفاع المدني" },
+    unknown: "إذا كنت في خطر، اتصل برقم الطوارئ المحلي الآن من فضلك.",
   },
-  CA: {
-    en: "In Canada, call 911 now if you are in danger, or call or text 988 any time.",
-    fr: "Au Canada, appelez le 911 maintenant si vous êtes en danger, ou appelez ou écrivez au 988 à tout moment.",
+  es: {
+    danger: (emergency) => `Si estás en peligro, llama ahora al ${emergency}.`,
+    line: (name, number, text) => `También puedes ${text ? "llamar o escribir" : "llamar"} a ${name} al ${number}.`,
+    directory: `También puedes encontrar una línea de ayuda gratuita de tu país en ${HELP_DIRECTORY.label}.`,
+    service: { police: "para la policía", ambulance: "para una ambulancia", fire: "para los bomberos" },
+    unknown: "Si estás en peligro, llama ahora al número de emergencias local.",
   },
-  AU: {
-    en: "In Australia, call 000 now if you are in danger, or call Lifeline on 13 11 14 any time.",
+  fr: {
+    danger: (emergency) => `Si vous êtes en danger, appelez maintenant le ${emergency}.`,
+    line: (name, number, text) => `Vous pouvez aussi ${text ? "appeler ou écrire à" : "appeler"} ${name} au ${number}.`,
+    directory: `Vous trouverez aussi une ligne d'écoute gratuite pour votre pays sur ${HELP_DIRECTORY.label}.`,
+    service: { police: "pour la police", ambulance: "pour une ambulance", fire: "pour les pompiers" },
+    unknown: "Si vous êtes en danger, appelez maintenant le numéro d'urgence local.",
   },
-  DEFAULT: {
-    en: "If you are in danger, please call your local emergency number now.",
-    ar: "إذا كنت في خطر، اتصل برقم الطوارئ المحلي الآن من فضلك. في السعودية الرقم 911، وفي الإمارات 999.",
-    es: "Si estás en peligro, llama ahora al número de emergencias local. En España y en Europa, el 112.",
-    fr: "Si vous êtes en danger, appelez maintenant le numéro d'urgence local. En France et en Europe, le 112.",
-    de: "Wenn Sie in Gefahr sind, rufen Sie jetzt die örtliche Notrufnummer an. In Deutschland und Europa die 112.",
-    it: "Se sei in pericolo, chiama subito il numero di emergenza locale. In Italia e in Europa, il 112.",
+  de: {
+    danger: (emergency) => `Wenn Sie in Gefahr sind, rufen Sie bitte jetzt die ${emergency} an.`,
+    line: (name, number, text) => `Sie können auch ${name} unter ${number} ${text ? "anrufen oder ihr schreiben" : "anrufen"}.`,
+    directory: `Ein kostenloses Hilfe-Telefon in Ihrem Land finden Sie auch auf ${HELP_DIRECTORY.label}.`,
+    service: { police: "für die Polizei", ambulance: "für den Rettungsdienst", fire: "für die Feuerwehr" },
+    unknown: "Wenn Sie in Gefahr sind, rufen Sie jetzt die örtliche Notrufnummer an.",
+  },
+  it: {
+    danger: (emergency) => `Se sei in pericolo, chiama subito il ${emergency}.`,
+    line: (name, number, text) => `Puoi anche ${text ? "chiamare o scrivere a" : "chiamare"} ${name} al ${number}.`,
+    directory: `Puoi anche trovare una linea di ascolto gratuita del tuo paese su ${HELP_DIRECTORY.label}.`,
+    service: { police: "per la polizia", ambulance: "per un'ambulanza", fire: "per i vigili del fuoco" },
+    unknown: "Se sei in pericolo, chiama subito il numero di emergenza locale.",
   },
 };
+
+/** The sentences naming a country's emergency numbers and help lines, in one language. */
+function helpSentences(language: string, country: HelpCountry | null) {
+  const words = WORDS[language] ?? WORDS.en!;
+  if (!country) return [words.unknown, words.directory];
+  const help = helpFor(country);
+  const emergency = new Intl.ListFormat(language, { type: "disjunction" }).format(
+    help.emergency.numbers.map((entry) => (entry.service ? `${entry.number} ${words.service[entry.service]}` : entry.number)),
+  );
+  const lines = help.lines.map((line) => words.line(line.name, line.number, Boolean(line.text)));
+  return [words.danger(emergency), ...(lines.length ? lines : [words.directory])];
+}
 
 const OPENING: Record<string, string> = {
   en: "I'm really glad you told me. Your safety matters most right now, and I want you to get help from a person.",
@@ -51,11 +90,19 @@ const STAY: Record<string, string> = {
   it: "Sono ancora qui con te e puoi continuare a parlarmi.",
 };
 
-export function crisisScript(language: string, phone: string | null) {
-  const country = (phone && parsePhoneNumberFromString(phone)?.country) || "DEFAULT";
-  const lines = LINES[country] ?? LINES.DEFAULT!;
-  const line = lines[language] ?? LINES.DEFAULT![language] ?? lines.en ?? LINES.DEFAULT!.en!;
-  return [OPENING[language] ?? OPENING.en, line, STAY[language] ?? STAY.en].join(" ");
+/** The country of a phone number when the help-line table has a row for it. */
+export function helpCountryOf(phone: string | null | undefined): HelpCountry | null {
+  const country = phone ? parsePhoneNumberFromString(phone)?.country : undefined;
+  return isHelpCountry(country) ? country : null;
+}
+
+/**
+ * What the listener reads when crisis language is heard: for the called number's country, else
+ * `fallbackCountry` (the Saudi agent's, when a web visitor gave no number), else no country.
+ */
+export function crisisScript(language: string, phone: string | null, fallbackCountry?: HelpCountry) {
+  const country = helpCountryOf(phone) ?? fallbackCountry ?? null;
+  return [OPENING[language] ?? OPENING.en, ...helpSentences(language, country), STAY[language] ?? STAY.en].join(" ");
 }
 
 const PHRASES: RegExp[] = [

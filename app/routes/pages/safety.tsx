@@ -114,7 +114,7 @@ export default function SafetyPage() {
           <p className="font-medium text-slate-900">
             Sakina cannot send help to you. If you or someone else is in immediate danger, hang up and call your local emergency number now.
           </p>
-          <CrisisNotice headingLevel={3} />
+          <CrisisNotice headingLevel={3} chooseAction="/safety" />
           <p>If you live elsewhere, your local emergency number and crisis lines are the fastest way to reach a person who can help.</p>
         </Section>
 
