@@ -1,24 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dbId, INT4_MAX, isCalendarDate, parseDbId, safeText } from "./validation";
-
-describe("parseDbId", () => {
-  it("takes digits within PostgreSQL's integer range", () => {
-    expect(parseDbId("1")).toBe(1);
-    expect(parseDbId(" 42 ")).toBe(42);
-    expect(parseDbId(INT4_MAX)).toBe(INT4_MAX);
-  });
-
-  it("refuses what is no id", () => {
-    for (const value of ["0", "-1", "1.5", "abc", "", "2147483648", "99999999999999999999", "1e3", null, undefined, 2 ** 31]) {
-      expect(parseDbId(value)).toBeNull();
-    }
-  });
-
-  it("gives a field error, not an exception, in a schema", () => {
-    expect(dbId("bad").safeParse("2147483648").error?.issues[0]?.message).toBe("bad");
-    expect(dbId("bad").safeParse("7").data).toBe(7);
-  });
-});
+import { isCalendarDate, safeText } from "./validation";
 
 describe("isCalendarDate", () => {
   it("knows which days exist", () => {

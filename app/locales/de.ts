@@ -83,6 +83,9 @@ const de = {
     serverTitle: "Etwas ist schiefgelaufen",
     serverBody: "Ihre Anfrage konnte nicht abgeschlossen werden. Bitte versuchen Sie es gleich noch einmal.",
     goHome: "Zur Startseite",
+    badRequestTitle: "Diese Anfrage konnte nicht bearbeitet werden",
+    badRequestBody:
+      "Etwas in der Adresse oder im Formular war ungültig. Gehen Sie zurück, laden Sie die Seite neu und versuchen Sie es erneut.",
   },
   home: {
     title: "Jemand, der zuhört – wann immer Sie es brauchen",
@@ -184,6 +187,11 @@ const de = {
     statusTitle: "Ihr Unterstützungsgespräch",
     statusNotFoundTitle: "Anruf nicht gefunden",
     statusNotFound: "Dieser Link führt zu keinem Anruf. Bitte prüfen Sie, ob Sie die vollständige Adresse kopiert haben.",
+    returnUnconfirmedTitle: "Wir konnten Ihre Zahlung noch nicht bestätigen",
+    returnUnconfirmedBody:
+      "Unser Zahlungsanbieter hat gerade nicht geantwortet. Ihre Zahlung ist sicher: Sie werden nicht doppelt belastet, und sobald die Zahlung bestätigt ist, wird Ihr Anruf automatisch getätigt, auch wenn Sie diese Seite schließen.",
+    returnUnconfirmedNext: "Versuchen Sie es in einer Minute erneut, um den Status Ihres Anrufs zu sehen.",
+    returnRetry: "Erneut versuchen",
     initiatedTitle: "Anruf gestartet!",
     expectation:
       "Ihr Telefon klingelt innerhalb von 30–60 Sekunden (bei hoher Nachfrage nach bis zu 2–3 Minuten). Halten Sie es bereit: Der Anruf kommt von einer Nummer, die Sie vielleicht nicht kennen.",
@@ -1234,6 +1242,7 @@ const de = {
       summary: "Zusammenfassung",
       deleteSummary: "Zusammenfassung löschen",
       summaryDeleted: "Zusammenfassung gelöscht.",
+      summaryNotFound: "Diese Anrufzusammenfassung wurde nicht gefunden. Laden Sie die Seite neu und versuchen Sie es erneut.",
       quickActions: "Schnellaktionen",
       requestCall: "Unterstützungsanruf anfordern",
       requestIntro: "Sagen Sie uns, wie es Ihnen geht, und wir rufen Sie innerhalb von ein bis zwei Minuten an.",
@@ -1437,6 +1446,8 @@ const de = {
     },
   },
   admin: {
+    invalidRowId:
+      "Diese Zeile wurde nicht gefunden: Das Formular nannte keine gültige Zeile. Laden Sie die Liste neu und versuchen Sie es erneut.",
     signOut: "Abmelden",
     suspendedPage: {
       title: "{{name}} nimmt derzeit keine Buchungen an",

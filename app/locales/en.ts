@@ -82,6 +82,8 @@ const en = {
     serverTitle: "Something went wrong",
     serverBody: "We couldn't complete your request. Please try again in a moment.",
     goHome: "Go to the home page",
+    badRequestTitle: "This request could not be handled",
+    badRequestBody: "Something in the address or the form was not valid. Go back, reload the page and try again.",
   },
   home: {
     title: "Someone to listen, whenever you need it",
@@ -179,6 +181,11 @@ const en = {
     statusTitle: "Your support call",
     statusNotFoundTitle: "Call not found",
     statusNotFound: "This link does not lead to a call. Check that you copied the whole address.",
+    returnUnconfirmedTitle: "We could not confirm your payment yet",
+    returnUnconfirmedBody:
+      "Our payment provider did not answer just now. Your payment is safe: you will not be charged twice, and once the payment is confirmed your call is placed automatically, even if you close this page.",
+    returnUnconfirmedNext: "Try again in a minute to see your call's status.",
+    returnRetry: "Try again",
     initiatedTitle: "Call Initiated!",
     expectation:
       "Your phone will ring within 30-60 seconds (up to 2-3 minutes when demand is high). Keep it nearby: the call comes from a number you may not know.",
@@ -1203,6 +1210,7 @@ const en = {
       summary: "Summary",
       deleteSummary: "Delete summary",
       summaryDeleted: "Summary deleted.",
+      summaryNotFound: "That call summary could not be found. Reload the page and try again.",
       quickActions: "Quick Actions",
       requestCall: "Request Support Call",
       requestIntro: "Tell us how you feel, and we will call you within a minute or two.",
@@ -1402,6 +1410,7 @@ const en = {
     },
   },
   admin: {
+    invalidRowId: "That row could not be found: the form named no valid row. Reload the list and try again.",
     signOut: "Sign out",
     suspendedPage: {
       title: "{{name}} is not taking bookings right now",

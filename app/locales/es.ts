@@ -82,6 +82,8 @@ const es = {
     serverTitle: "Algo ha salido mal",
     serverBody: "No hemos podido completar tu solicitud. Inténtalo de nuevo dentro de un momento.",
     goHome: "Ir a la página de inicio",
+    badRequestTitle: "No se ha podido atender esta solicitud",
+    badRequestBody: "Algo en la dirección o en el formulario no era válido. Vuelve atrás, recarga la página e inténtalo de nuevo.",
   },
   home: {
     title: "Alguien que te escuche, cuando lo necesites",
@@ -181,6 +183,11 @@ const es = {
     statusTitle: "Tu llamada de apoyo",
     statusNotFoundTitle: "Llamada no encontrada",
     statusNotFound: "Este enlace no lleva a ninguna llamada. Comprueba que has copiado la dirección completa.",
+    returnUnconfirmedTitle: "Todavía no hemos podido confirmar tu pago",
+    returnUnconfirmedBody:
+      "Nuestro proveedor de pagos no ha respondido en este momento. Tu pago está seguro: no se te cobrará dos veces y, en cuanto se confirme el pago, tu llamada se realizará automáticamente, aunque cierres esta página.",
+    returnUnconfirmedNext: "Inténtalo de nuevo dentro de un minuto para ver el estado de tu llamada.",
+    returnRetry: "Intentar de nuevo",
     initiatedTitle: "¡Llamada iniciada!",
     expectation:
       "Tu teléfono sonará en 30–60 segundos (hasta 2–3 minutos cuando hay mucha demanda). Tenlo a mano: la llamada llega desde un número que quizá no conozcas.",
@@ -1222,6 +1229,7 @@ const es = {
       summary: "Resumen",
       deleteSummary: "Eliminar resumen",
       summaryDeleted: "Resumen eliminado.",
+      summaryNotFound: "No se ha encontrado ese resumen de llamada. Recarga la página e inténtalo de nuevo.",
       quickActions: "Acciones rápidas",
       requestCall: "Solicitar llamada de apoyo",
       requestIntro: "Cuéntanos cómo te sientes y te llamaremos en uno o dos minutos.",
@@ -1423,6 +1431,7 @@ const es = {
     },
   },
   admin: {
+    invalidRowId: "No se ha encontrado esa fila: el formulario no indicaba ninguna fila válida. Recarga la lista e inténtalo de nuevo.",
     signOut: "Cerrar sesión",
     suspendedPage: {
       title: "{{name}} no acepta reservas en este momento",

@@ -82,6 +82,8 @@ const fr = {
     serverTitle: "Une erreur s’est produite",
     serverBody: "Nous n’avons pas pu traiter votre demande. Veuillez réessayer dans un instant.",
     goHome: "Aller à la page d’accueil",
+    badRequestTitle: "Cette demande n’a pas pu être traitée",
+    badRequestBody: "Quelque chose dans l’adresse ou le formulaire n’était pas valide. Revenez en arrière, rechargez la page et réessayez.",
   },
   home: {
     title: "Quelqu’un pour vous écouter, dès que vous en avez besoin",
@@ -183,6 +185,11 @@ const fr = {
     statusTitle: "Votre appel de soutien",
     statusNotFoundTitle: "Appel introuvable",
     statusNotFound: "Ce lien ne mène à aucun appel. Vérifiez que vous avez bien copié l’adresse complète.",
+    returnUnconfirmedTitle: "Nous n’avons pas encore pu confirmer votre paiement",
+    returnUnconfirmedBody:
+      "Notre prestataire de paiement n’a pas répondu pour le moment. Votre paiement est en sécurité : vous ne serez pas débité deux fois, et dès que le paiement sera confirmé, votre appel sera passé automatiquement, même si vous fermez cette page.",
+    returnUnconfirmedNext: "Réessayez dans une minute pour voir l’état de votre appel.",
+    returnRetry: "Réessayer",
     initiatedTitle: "Appel lancé !",
     expectation:
       "Votre téléphone sonnera d’ici 30 à 60 secondes (jusqu’à 2 à 3 minutes en cas de forte demande). Gardez-le près de vous : l’appel provient d’un numéro que vous ne connaissez peut-être pas.",
@@ -1236,6 +1243,7 @@ const fr = {
       summary: "Résumé",
       deleteSummary: "Supprimer le résumé",
       summaryDeleted: "Résumé supprimé.",
+      summaryNotFound: "Ce résumé d’appel est introuvable. Rechargez la page et réessayez.",
       quickActions: "Actions rapides",
       requestCall: "Demander un appel de soutien",
       requestIntro: "Dites-nous comment vous vous sentez, et nous vous appellerons d’ici une à deux minutes.",
@@ -1438,6 +1446,7 @@ const fr = {
     },
   },
   admin: {
+    invalidRowId: "Cette ligne est introuvable : le formulaire ne désignait aucune ligne valide. Rechargez la liste et réessayez.",
     signOut: "Se déconnecter",
     suspendedPage: {
       title: "{{name}} ne prend pas de réservations pour le moment",

@@ -82,6 +82,8 @@ const it = {
     serverTitle: "Si è verificato un errore",
     serverBody: "Non siamo riusciti a completare la tua richiesta. Riprova tra qualche istante.",
     goHome: "Vai alla home page",
+    badRequestTitle: "Non è stato possibile gestire questa richiesta",
+    badRequestBody: "Qualcosa nell’indirizzo o nel modulo non era valido. Torna indietro, ricarica la pagina e riprova.",
   },
   home: {
     title: "Qualcuno che ti ascolta, ogni volta che ne hai bisogno",
@@ -181,6 +183,11 @@ const it = {
     statusTitle: "La tua chiamata di supporto",
     statusNotFoundTitle: "Chiamata non trovata",
     statusNotFound: "Questo link non porta a nessuna chiamata. Controlla di aver copiato l’indirizzo completo.",
+    returnUnconfirmedTitle: "Non siamo ancora riusciti a confermare il tuo pagamento",
+    returnUnconfirmedBody:
+      "Il nostro fornitore di pagamenti non ha risposto in questo momento. Il tuo pagamento è al sicuro: non ti verrà addebitato due volte e, appena il pagamento sarà confermato, la chiamata partirà automaticamente, anche se chiudi questa pagina.",
+    returnUnconfirmedNext: "Riprova tra un minuto per vedere lo stato della tua chiamata.",
+    returnRetry: "Riprova",
     initiatedTitle: "Chiamata avviata!",
     expectation:
       "Il tuo telefono squillerà entro 30–60 secondi (fino a 2–3 minuti quando le richieste sono molte). Tienilo a portata di mano: la chiamata arriva da un numero che forse non conosci.",
@@ -1227,6 +1234,7 @@ const it = {
       summary: "Riepilogo",
       deleteSummary: "Elimina riepilogo",
       summaryDeleted: "Riepilogo eliminato.",
+      summaryNotFound: "Riepilogo della chiamata non trovato. Ricarica la pagina e riprova.",
       quickActions: "Azioni rapide",
       requestCall: "Richiedi una chiamata di supporto",
       requestIntro: "Dicci come ti senti e ti chiameremo entro un paio di minuti.",
@@ -1429,6 +1437,7 @@ const it = {
     },
   },
   admin: {
+    invalidRowId: "Riga non trovata: il modulo non indicava una riga valida. Ricarica l’elenco e riprova.",
     signOut: "Esci",
     suspendedPage: {
       title: "{{name}} non accetta prenotazioni in questo momento",

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 import type { AppServices } from "~/platform/services.server";
 
 /**

@@ -23,6 +23,8 @@ export function createRequestHandler(options: {
   getLoadContext(req: express.Request, res: express.Response): RouterContextProvider;
   /** Where first-visit renders of public pages are kept (see page-cache.server.ts). */
   pageCache?: { cache: PageCache; csrfCookieName: string };
+  /** The app's own origin (APP_URL or the listening address): a request whose Host names no origin gets this one. */
+  publicOrigin(): string;
   /** Called before any request that may write (not GET or HEAD): cached reads are dropped. */
   onWrite?: () => void;
 }): express.RequestHandler {
@@ -34,7 +36,7 @@ export function createRequestHandler(options: {
         options.pageCache?.cache.clear();
         options.onWrite?.();
       }
-      const request = toRequest(req, res);
+      const request = toRequest(req, res, options.publicOrigin());
       const context = options.getLoadContext(req, res);
       let response = await handle(request, context);
       if (options.pageCache?.cache.cacheable(request)) response = await keep(options.pageCache, request, response, context, res);
@@ -68,13 +70,8 @@ async function keep(
   return new Response(html, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-function toRequest(req: express.Request, res: express.Response) {
-  // The URL is built as @react-router/express builds it.
-  const [, forwardedPort] = req.app.enabled("trust proxy") ? (req.get("X-Forwarded-Host")?.split(":") ?? []) : [];
-  const [, hostPort] = req.get("host")?.split(":") ?? [];
-  const port = [forwardedPort, hostPort].map((p) => Number.parseInt(p ?? "", 10)).find((p) => Number.isSafeInteger(p));
-  const hostname = req.hostname?.split(/[\\/?#@]/)[0] || "localhost";
-  const url = new URL(`${req.protocol}://${hostname}${port ? `:${port}` : ""}${req.originalUrl}`);
+function toRequest(req: express.Request, res: express.Response, publicOrigin: string) {
+  const url = requestUrl(req, publicOrigin);
 
   const headers = new Headers();
   for (const [key, values] of Object.entries(req.headers)) {
@@ -92,6 +89,52 @@ function toRequest(req: express.Request, res: express.Response) {
     signal: controller.signal,
     ...(hasBody ? { body: new Uint8Array(bufferedBody(req) ?? Buffer.alloc(0)) } : {}),
   });
+}
+
+/**
+ * The request's URL: its path and query, on the origin the client addressed (Host, or the trusted
+ * proxy's X-Forwarded-Host), which a JSON request's Origin is compared with. Nothing the app
+ * sends out is built from it (links use the public origin), so a Host that names no valid origin
+ * ("x:99999", "a b", "evil/x") is replaced by the public origin rather than failing the request.
+ */
+function requestUrl(req: express.Request, publicOrigin: string) {
+  const forwarded = req.app.enabled("trust proxy") ? req.get("X-Forwarded-Host")?.split(",")[0]?.trim() : undefined;
+  const authority = forwarded || req.get("host") || "";
+  let origin = publicOrigin;
+  if (/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(authority)) {
+    try {
+      origin = new URL(`${req.protocol}://${authority}`).origin;
+    } catch {
+      // A port over 65535 or a malformed address: the public origin stands.
+    }
+  }
+  // An absolute-form target ("http://other/x") keeps only its path; "//x" stays a path on this origin.
+  const target = req.originalUrl.startsWith("/") ? req.originalUrl : pathOf(req.originalUrl);
+  const url = new URL(`${origin}${target}`);
+  // React Router decodes the path to match it: a malformed escape ("%FF", "%C3%28") makes it warn
+  // on every such request, and a decoded line break matches no route at all, not even the "not
+  // found" one (a 500). Such a path is matched as the literal text it is, and answered 404.
+  if (!decodesToText(url.pathname)) url.pathname = url.pathname.replaceAll("%", "%25");
+  return url;
+}
+
+function decodesToText(pathname: string) {
+  try {
+    const decoded = decodeURIComponent(pathname);
+    for (let i = 0; i < decoded.length; i++) if (decoded.charCodeAt(i) < 0x20 || decoded.charCodeAt(i) === 0x7f) return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function pathOf(target: string) {
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return "/";
+  }
 }
 
 async function send(res: express.Response, response: Response) {

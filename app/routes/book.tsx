@@ -25,7 +25,7 @@ import { draftCookie, placedBooking, placedCookie, readDraft, type BookingDraft 
 import { isolatedText } from "~/ui/bidi";
 import type { ShellHandle } from "~/ui/shell";
 import { isLanguage } from "~/i18n";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 
 function stepUrl(link: string, params: Record<string, string | number | undefined>) {
   const search = new URLSearchParams();
@@ -106,7 +106,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     return { ...base, step: "done" as const, booking };
   }
 
-  const serviceId = Number(url.searchParams.get("service"));
+  const serviceId = parseDbId(url.searchParams.get("service"));
   const service = serviceList.find((s) => s.id === serviceId);
   if (!service) return { ...base, step: "service" as const };
 

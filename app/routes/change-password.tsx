@@ -10,7 +10,7 @@ import { Button } from "~/ui/button";
 import { Field } from "~/ui/field";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
 import { FocusHeading } from "~/ui/focus";
-import { safeRedirectPath } from "~/lib/safe-redirect";
+import { safeRedirect } from "~/lib/safe-redirect";
 import { requireAccount, setPasswordAndSignIn } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -36,7 +36,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   return {
     forced: account.mustChangePassword,
-    redirectTo: safeRedirectPath(new URL(request.url).searchParams.get("redirectTo"), "/dashboard"),
+    redirectTo: safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/dashboard"),
     title: `${t("password.changeTitle")} · Sakina`,
   };
 }
@@ -64,7 +64,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   // Every other browser is signed out; this one continues with a fresh session.
   const headers = new Headers({ "Set-Cookie": await setPasswordAndSignIn(services, account.id, await hashPassword(password)) });
   headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("password.changed") }));
-  return redirect(safeRedirectPath(formData.get("redirectTo"), "/dashboard"), { headers });
+  return redirect(safeRedirect(formData.get("redirectTo"), "/dashboard"), { headers });
 }
 
 export default function ChangePassword({ loaderData, actionData }: Route.ComponentProps) {

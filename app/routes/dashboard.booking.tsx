@@ -7,7 +7,7 @@ import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerAction } from "~/features/business/owner-action.server";
 import { ownerForPage, ownerTitle } from "~/features/business/owner.server";
 import { isolate } from "~/features/business/bidi";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button, linkClass } from "~/ui/button";
 import { SelectField } from "~/ui/field";

@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { data, Form, Link, redirect, useNavigation, useRevalidator } from "react-router";
+import { data, Form, isRouteErrorResponse, Link, redirect, useNavigation, useRevalidator } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/empathy";
 import { CallSummary } from "~/features/empathy/call-summary";
@@ -10,7 +10,7 @@ import { Button, buttonClass, linkClass } from "~/ui/button";
 import { callLanguages } from "~/lib/languages";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { helpCountryOf } from "~/features/voice/crisis.server";
-import { empathyCalls, findEmpathyRequest } from "#models/empathy";
+import { empathyCalls, findEmpathyRequest, type EmpathyRequest } from "#models/empathy";
 import { queuePosition } from "#models/calls";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
@@ -23,10 +23,12 @@ import {
 } from "~/features/empathy/empathy.server";
 import { getI18n } from "~/platform/i18n.server";
 import { dialDeadline } from "~/features/calls/engine.server";
-import { requirePayments } from "~/providers/payments.server";
+import { PaymentsError, requirePayments } from "~/providers/payments.server";
+import type { AppServices } from "~/platform/services.server";
 import { firstExceededRule } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { FocusHeading } from "~/ui/focus";
+import { ErrorPage } from "~/ui/error-page";
 import { isolateNumbers, tIsolated } from "~/ui/bidi";
 
 /** The country code and the last four digits: enough to recognise one's own number, no more. */
@@ -55,6 +57,23 @@ async function requestFor(context: Route.LoaderArgs["context"], token: string) {
   return request;
 }
 
+/**
+ * The call for a Checkout the customer just paid, or null when the session is not paid for this
+ * request. When Stripe cannot be asked, the customer sees that the payment is safe (the webhook
+ * places the call once Stripe answers) and a link that asks again: never "Call not found".
+ */
+async function placePaidCall(services: AppServices, empathy: EmpathyRequest, sessionId: string) {
+  try {
+    const checkout = await requirePayments(services.payments).findCheckout(sessionId);
+    if (checkout?.metadata.empathyRequestId !== String(empathy.id) || !checkout.paymentId) return null;
+    return await startEmpathyCall(services, checkout.paymentId, appOrigin(services));
+  } catch (error) {
+    if (!(error instanceof PaymentsError)) throw error;
+    const retry = `${empathyStatusPath(services, empathy.id)}?session_id=${encodeURIComponent(sessionId)}`;
+    throw data({ unconfirmed: true, retry }, { status: 503 });
+  }
+}
+
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
@@ -64,17 +83,14 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   // Back from Stripe Checkout (the no-JavaScript path): place the call, then show the clean address.
   if (sessionId) {
     if (/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId) && sessionId === empathy.checkoutSessionId && empathy.status === "awaiting_payment") {
-      const checkout = await requirePayments(services.payments).findCheckout(sessionId);
-      if (checkout?.metadata.empathyRequestId === String(empathy.id) && checkout.paymentId) {
-        const result = await startEmpathyCall(services, checkout.paymentId, appOrigin(services));
-        if (result.ok || result.reason === "already_used") {
-          // The clean address's loader then forgets the draft, as it does after a paid request.
-          throw await redirectWithToast(services, empathyStatusPath(services, empathy.id), {
-            type: "success",
-            title: t("payment.successTitle"),
-            description: t("empathy.initiatedTitle"),
-          });
-        }
+      const result = await placePaidCall(services, empathy, sessionId);
+      if (result?.ok || result?.reason === "already_used") {
+        // The clean address's loader then forgets the draft, as it does after a paid request.
+        throw await redirectWithToast(services, empathyStatusPath(services, empathy.id), {
+          type: "success",
+          title: t("payment.successTitle"),
+          description: t("empathy.initiatedTitle"),
+        });
       }
     }
     throw redirect(empathyStatusPath(services, empathy.id));
@@ -292,8 +308,24 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
   );
 }
 
-export function ErrorBoundary() {
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const { t } = useTranslation();
+  if (isRouteErrorResponse(error) && error.status === 503 && error.data?.unconfirmed) {
+    return (
+      <div className="mx-auto max-w-xl px-4 py-16">
+        <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
+          {t("empathy.returnUnconfirmedTitle")}
+        </FocusHeading>
+        <p className="mt-3 text-slate-700">{t("empathy.returnUnconfirmedBody")}</p>
+        <p className="mt-3 text-slate-700">{t("empathy.returnUnconfirmedNext")}</p>
+        {/* A plain link: the loader asks Stripe again, with or without JavaScript. */}
+        <a href={String(error.data.retry)} className={`${buttonClass()} mt-6`}>
+          {t("empathy.returnRetry")}
+        </a>
+      </div>
+    );
+  }
+  if (!isRouteErrorResponse(error) || error.status !== 404) return <ErrorPage error={error} />;
   return (
     <div className="mx-auto max-w-xl px-4 py-16">
       <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">

@@ -8,6 +8,7 @@ import { getI18n } from "~/platform/i18n.server";
 import { requirePayments } from "~/providers/payments.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { FocusHeading } from "~/ui/focus";
+import { parseDbId } from "~/lib/ids";
 
 /** Where Stripe Checkout returns (the no-JavaScript payment path): activate, then show the result. */
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -17,7 +18,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (!/^cs_[A-Za-z0-9_]+$/.test(sessionId)) throw redirect("/get-started");
   const payments = requirePayments(services.payments);
   const checkout = await payments.findCheckout(sessionId).catch(() => null);
-  const businessId = Number(checkout?.metadata.businessId);
+  const businessId = parseDbId(checkout?.metadata.businessId);
   const intentId = checkout?.paymentId;
   if (checkout?.metadata.purpose !== "business_starter" || !businessId || !intentId) throw redirect("/get-started");
   const result = await activateWithPayment(services, businessId, intentId, appOrigin(services));

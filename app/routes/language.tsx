@@ -5,12 +5,12 @@ import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";
 import { SelectField } from "~/ui/field";
 import { isLanguage, languageNames, supportedLanguages } from "~/i18n";
-import { safeRedirectPath } from "~/lib/safe-redirect";
+import { safeRedirect } from "~/lib/safe-redirect";
 import { localeCookie } from "~/platform/cookies.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 
 export function loader({ request, context }: Route.LoaderArgs) {
-  const redirectTo = safeRedirectPath(new URL(request.url).searchParams.get("redirectTo"));
+  const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"));
   const { t } = getI18n(context);
   return { current: getLocale(context), redirectTo, title: `${t("language.label")} · Sakina` };
 }
@@ -22,7 +22,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = await request.formData();
   const lng = form.get("lng");
   // A ?lng= left in the address would override the new choice on the way back.
-  const target = new URL(safeRedirectPath(form.get("redirectTo")), "http://local");
+  const target = new URL(safeRedirect(form.get("redirectTo")), "http://local");
   target.searchParams.delete("lng");
   const redirectTo = `${target.pathname}${target.search}`;
   if (!isLanguage(lng)) {

@@ -7,7 +7,7 @@ import { Button, buttonClass } from "~/ui/button";
 import { Field } from "~/ui/field";
 import { ErrorSummary, PageTitle } from "~/ui/error-summary";
 import { FocusHeading } from "~/ui/focus";
-import { safeRedirectPath } from "~/lib/safe-redirect";
+import { safeRedirect } from "~/lib/safe-redirect";
 import { getSignedIn } from "~/features/auth/auth.server";
 import { enrolmentSecret, verifySecondFactor } from "~/features/admin/second-factor.server";
 import { servicesContext } from "~/platform/context";
@@ -26,7 +26,7 @@ async function signedInAdmin(context: Route.LoaderArgs["context"], request: Requ
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   const signedIn = await signedInAdmin(context, request);
-  const redirectTo = safeRedirectPath(new URL(request.url).searchParams.get("redirectTo"), "/admin");
+  const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/admin");
   const account = signedIn.account;
   // Already passed (also right after enrolment, when this loader runs again to render the
   // recovery codes the action returned): no form, only the way on.
@@ -49,7 +49,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { t } = getI18n(context);
   const signedIn = await signedInAdmin(context, request);
   const form = await request.formData();
-  const redirectTo = safeRedirectPath(form.get("redirectTo"), "/admin");
+  const redirectTo = safeRedirect(form.get("redirectTo"), "/admin");
   if (signedIn.secondFactorPassed) throw redirect(redirectTo);
   // Read afresh: the enrolment secret was written after the session's account was loaded.
   const account = (await findAccountById(context.get(servicesContext).db, signedIn.account.id)) ?? signedIn.account;

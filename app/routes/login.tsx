@@ -6,14 +6,14 @@ import { Button, linkClass } from "~/ui/button";
 import { Field } from "~/ui/field";
 import { ErrorSummary, PageTitle } from "~/ui/error-summary";
 import { FocusHeading } from "~/ui/focus";
-import { safeRedirectPath } from "~/lib/safe-redirect";
+import { safeRedirect } from "~/lib/safe-redirect";
 import { authenticate, commitLogin, getSignedIn, nextAfterLogin } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { toastHeader } from "~/platform/toast.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const redirectTo = safeRedirectPath(new URL(request.url).searchParams.get("redirectTo"), "/dashboard");
+  const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/dashboard");
   const signedIn = await getSignedIn(context, request);
   if (signedIn) throw redirect(nextAfterLogin(signedIn.account, redirectTo, signedIn.secondFactorPassed));
   const { t } = getI18n(context);
@@ -30,7 +30,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const form = await request.clone().formData();
-  const redirectTo = safeRedirectPath(form.get("redirectTo"), "/dashboard");
+  const redirectTo = safeRedirect(form.get("redirectTo"), "/dashboard");
   const result = await authenticate(context, request);
   if (result.error) {
     return data(

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
+import { parseDbId } from "~/lib/ids";
 import { bridgeWebCallVoice, CLOSE_TOO_MANY_VOICES, VOICE_SESSIONS_PER_ADDRESS, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
 import { bridgeMediaStream, mediaStreamUrl, type BridgeServices } from "~/features/voice/bridge.server";
 import { holdLiveSlot } from "~/platform/live-limit.server";
@@ -16,12 +17,11 @@ export function mediaStreamEndpoint(services: BridgeServices) {
     /** Any other path is refused, as is a handshake Twilio did not sign. */
     upgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
       const url = new URL(request.url ?? "/", "http://localhost");
-      const match = /^\/media-stream\/(\d+)$/.exec(url.pathname);
-      if (!match) {
+      const callId = parseDbId(/^\/media-stream\/(\d+)$/.exec(url.pathname)?.[1]);
+      if (callId === null) {
         socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
         return;
       }
-      const callId = Number(match[1]);
       // Twilio signs the handshake over the stream URL it was given (never the request's Host).
       const signature = request.headers["x-twilio-signature"];
       if (!services.telephony.verifySignature(typeof signature === "string" ? signature : null, mediaStreamUrl(services, callId), {})) {
@@ -62,9 +62,9 @@ export function webCallStreamEndpoint(services: AppServices, clientIp: (request:
   return {
     /** Takes the upgrade when it is for this endpoint; false leaves it to another. */
     upgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
-      const match = WEB_VOICE_PATH.exec(new URL(request.url ?? "/", "http://localhost").pathname);
-      if (!match) return false;
-      admit(request, socket, head, Number(match[1])).catch((error: Error) => {
+      const webCallId = parseDbId(WEB_VOICE_PATH.exec(new URL(request.url ?? "/", "http://localhost").pathname)?.[1]);
+      if (webCallId === null) return false;
+      admit(request, socket, head, webCallId).catch((error: Error) => {
         console.error("A voice stream could not be admitted:", error.message);
         socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
       });

@@ -122,6 +122,7 @@ export async function createAppServer(options: {
       build: options.build,
       mode: options.devMiddleware ? "development" : "production",
       ...(pageCache ? { pageCache: { cache: pageCache, csrfCookieName: services.cookies.csrf.name } } : {}),
+      publicOrigin: services.publicOrigin,
       onWrite: () => services.readCache.clear(),
       getLoadContext(req, res) {
         const context = new RouterContextProvider();

@@ -13,9 +13,14 @@ export function ErrorPage({ error }: { error: unknown }) {
   } else if (isRouteErrorResponse(error) && error.status === 403) {
     title = t("errors.forbiddenTitle");
     body = t("errors.forbiddenBody");
+  } else if (isRouteErrorResponse(error) && error.status < 500) {
+    title = t("errors.badRequestTitle");
+    body = t("errors.badRequestBody");
   } else if (!isRouteErrorResponse(error)) {
     console.error(error);
   }
+  // A refusal that says why (a row id that is none, a call summary not found) shows its reason.
+  if (isRouteErrorResponse(error) && error.status < 500 && typeof error.data?.message === "string") body = error.data.message;
   return (
     <div className="mx-auto max-w-2xl px-4 py-20 text-center">
       <title>{`${title} · Sakina`}</title>

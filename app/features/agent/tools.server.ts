@@ -10,6 +10,7 @@ import { translatorFor } from "~/platform/i18n.server";
 import { rateLimitKey, type RateRule } from "~/platform/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import type { ChatTool } from "~/providers/ai.server";
+import { parseDbId } from "~/lib/ids";
 
 /**
  * The Saudi customer-service agent's tools, the same in the browser's text chat (Chat Completions
@@ -183,10 +184,11 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       const { availabilityFor, bookableBusiness, slotsForDay } = await bookingPath();
       const business = await bookableBusiness(services, str(args.business, 100));
       if (!business) return "Unknown business: use find_business first and pass the business value it gives.";
-      const serviceId = Number(args.service_id);
+      const serviceId = parseDbId(args.service_id);
+      if (!serviceId) return `Unknown service_id for ${business.name}: use a service_id from find_business.`;
       const date = str(args.date, 20);
       if (!date) {
-        const service = Number.isInteger(serviceId) ? await findService(services.db, business.id, serviceId) : null;
+        const service = await findService(services.db, business.id, serviceId);
         if (!service || !service.active) return `Unknown service_id for ${business.name}: use a service_id from find_business.`;
         const availability = await availabilityFor(services, business, service);
         const freeDays = new Set<string>();
@@ -239,8 +241,8 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       }
       const business = await bookableBusiness(services, str(args.business, 100));
       if (!business) return "Unknown business: use find_business first and pass the business value it gives.";
-      const serviceId = Number(args.service_id);
-      const service = Number.isInteger(serviceId) ? await findService(services.db, business.id, serviceId) : null;
+      const serviceId = parseDbId(args.service_id);
+      const service = serviceId ? await findService(services.db, business.id, serviceId) : null;
       if (!service || !service.active) return `Unknown service_id for ${business.name}: use a service_id from find_business.`;
       const date = str(args.date, 20);
       const minute = parseTimeOfDay(str(args.time, 10));

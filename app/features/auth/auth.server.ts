@@ -13,7 +13,7 @@ import {
   touchSession,
 } from "#models/sessions";
 import { markSecondFactor } from "#models/admin";
-import { safeRedirectPath } from "~/lib/safe-redirect";
+import { safeRedirect } from "~/lib/safe-redirect";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { verifyAccountPassword } from "~/features/auth/passwords.server";
@@ -235,7 +235,7 @@ export async function requireAccount(
 ) {
   const signedIn = await getSignedIn(context, request);
   const url = new URL(request.url);
-  const here = safeRedirectPath(`${url.pathname}${url.search}`);
+  const here = safeRedirect(`${url.pathname}${url.search}`);
   if (!signedIn) throw redirect(`/login?redirectTo=${encodeURIComponent(here)}`);
   const { account } = signedIn;
   // An admin's password alone opens nothing: the session must pass the second factor first.

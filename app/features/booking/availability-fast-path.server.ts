@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AppServices } from "~/platform/services.server";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 import { availabilityKey, type DayAvailability } from "./booking.server";
 
 const PATH = /^\/api\/booking\/availability\/([a-z0-9-]{1,80})\/(\d{4}-\d{2}-\d{2})\/(\d{1,10})$/;

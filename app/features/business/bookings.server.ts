@@ -27,7 +27,7 @@ import type { Owner } from "~/features/business/owner.server";
 import { isolate } from "~/features/business/bidi";
 import { formatPhone } from "~/platform/phone.server";
 import { formatTimeOfDay, isCalendarDate, parseTimeOfDay } from "~/lib/time";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";

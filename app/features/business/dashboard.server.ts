@@ -15,13 +15,14 @@ import { businessPhoneField } from "~/features/business/schemas.server";
 import type { WeeklySchedule } from "~/features/booking/slots";
 import { parseTimeOfDay } from "~/lib/time";
 import type { AppServices } from "~/platform/services.server";
-import { INT4_MAX, isCalendarDate, parseDbId } from "~/lib/validation";
+import { dbId, parseDbId } from "~/lib/ids";
+import { isCalendarDate } from "~/lib/validation";
 
 export const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440] as const;
 
 export function serviceSchema(t: TFunction) {
   return z.object({
-    serviceId: z.coerce.number().int().positive().max(INT4_MAX).optional(),
+    serviceId: dbId(t("services.notFound")).optional(),
     name: z
       .string(t("services.nameRequired"))
       .trim()

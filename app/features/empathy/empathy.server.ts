@@ -29,6 +29,7 @@ import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.ser
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import { requirePayments, type Payment } from "~/providers/payments.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
+import { parseDbId } from "~/lib/ids";
 
 export const EMPATHY_AMOUNT_CENTS = 500;
 export const EMPATHY_CURRENCY = "usd";
@@ -180,7 +181,8 @@ export async function startEmpathyCall(services: AppServices, paymentIntentId: s
   let request = await findEmpathyRequestByPaymentIntent(services.db, intent.id);
   if (!request) {
     // The Checkout path: the PaymentIntent is born when the customer pays, so it is tied now.
-    const candidate = await findEmpathyRequest(services.db, Number(intent.metadata.empathyRequestId));
+    const candidateId = parseDbId(intent.metadata.empathyRequestId);
+    const candidate = candidateId ? await findEmpathyRequest(services.db, candidateId) : null;
     if (!candidate || (candidate.paymentIntentId && candidate.paymentIntentId !== intent.id)) return { ok: false, reason: "not_found" };
     await setEmpathyPaymentIntent(services.db, candidate.id, intent.id);
     request = candidate;

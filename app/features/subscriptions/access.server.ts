@@ -3,6 +3,7 @@ import { data, type RouterContextProvider } from "react-router";
 import { findSubscriber, type Subscriber } from "#models/subscribers";
 import { getSubscriberId } from "~/features/auth/auth.server";
 import { screenNumber, refusalMessage } from "~/features/calls/dialling-policy.server";
+import { parseDbId } from "~/lib/ids";
 import { callLanguages } from "~/lib/languages";
 import { apiError } from "~/platform/api.server";
 import { servicesContext } from "~/platform/context";
@@ -19,14 +20,8 @@ import { sendSignInLink, type SignupDetails } from "./subscriptions.server";
  */
 export type SubscriberAccess = { ok: true; subscriber: Subscriber } | { ok: false; reason: "invalid" | "not_found" };
 
-export function parseUserId(value: string | null | undefined): number | null {
-  if (!value || !/^[1-9][0-9]{0,9}$/.test(value)) return null;
-  const id = Number(value);
-  return id <= 2_147_483_647 ? id : null;
-}
-
 export async function subscriberFor(services: AppServices, request: Request, userId: string | null | undefined): Promise<SubscriberAccess> {
-  const id = parseUserId(userId);
+  const id = parseDbId(userId);
   if (id === null) return { ok: false, reason: "invalid" };
   const signedIn = await getSubscriberId(services, request);
   if (signedIn !== id) return { ok: false, reason: "not_found" };

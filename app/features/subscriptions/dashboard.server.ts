@@ -1,6 +1,7 @@
 import { data, redirect, type RouterContextProvider } from "react-router";
 import { setSupportCallSummary } from "#models/subscribers";
 import { commitSubscriberLogout } from "~/features/auth/auth.server";
+import { parseDbId } from "~/lib/ids";
 import { formatMoney } from "~/lib/money";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -92,8 +93,9 @@ export async function consumerDashboardAction(context: Readonly<RouterContextPro
           : redirectWithToast(services, here, { type: "success", title: t("subscribe.dash.resumed") });
       }
       case "delete_summary": {
-        const id = Number(form.supportCallId);
-        if (Number.isInteger(id) && id > 0) await setSupportCallSummary(services.db, subscriber.id, id, null);
+        const id = parseDbId(form.supportCallId);
+        const deleted = id ? await setSupportCallSummary(services.db, subscriber.id, id, null) : null;
+        if (!deleted) throw data({ message: t("subscribe.dash.summaryNotFound") }, { status: id ? 404 : 400 });
         return redirectWithToast(services, here, { type: "success", title: t("subscribe.dash.summaryDeleted") });
       }
       case "sign_out": {

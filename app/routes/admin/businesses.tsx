@@ -36,8 +36,8 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, t, admin } = await requireAdmin(context, request);
-  const fields = await rowAction(request);
-  if (!fields || (fields.intent !== "suspend" && fields.intent !== "reactivate")) throw data(null, { status: 400 });
+  const fields = await rowAction(request, t);
+  if (fields.intent !== "suspend" && fields.intent !== "reactivate") throw data(null, { status: 400 });
   const changed =
     fields.intent === "suspend" ? await suspendBusiness(services, admin, fields.id) : await reactivateBusiness(services, admin, fields.id);
   if (!changed) return redirectWithToast(services, backTo(request), { type: "error", title: t("admin.businesses.notActive") });

@@ -36,8 +36,8 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, t, admin } = await requireAdmin(context, request);
-  const fields = await rowAction(request);
-  if (!fields || fields.intent !== "refund") throw data(null, { status: 400 });
+  const fields = await rowAction(request, t);
+  if (fields.intent !== "refund") throw data(null, { status: 400 });
   const result = await refundPayment(services, admin, fields.id);
   if (result.ok)
     return redirectWithToast(services, backTo(request), { type: "success", title: t("admin.payments.refundDone", { id: fields.id }) });

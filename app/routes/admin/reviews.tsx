@@ -33,8 +33,8 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, t, admin } = await requireAdmin(context, request);
-  const fields = await rowAction(request);
-  if (!fields || fields.intent !== "reviewed") throw data(null, { status: 400 });
+  const fields = await rowAction(request, t);
+  if (fields.intent !== "reviewed") throw data(null, { status: 400 });
   await reviewCall(services, admin, fields.id);
   // Reviewed now or by another admin a moment ago: either way it has left the queue.
   return redirectWithToast(services, backTo(request), { type: "success", title: t("admin.reviews.done", { id: fields.id }) });

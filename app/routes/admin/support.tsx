@@ -36,8 +36,8 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, t, admin } = await requireAdmin(context, request);
-  const fields = await rowAction(request);
-  if (!fields || fields.intent !== "close") throw data(null, { status: 400 });
+  const fields = await rowAction(request, t);
+  if (fields.intent !== "close") throw data(null, { status: 400 });
   await closeTicket(services, admin, fields.id);
   return redirectWithToast(services, backTo(request), { type: "success", title: t("admin.support.closedToast", { id: fields.id }) });
 }

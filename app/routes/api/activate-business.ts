@@ -4,16 +4,17 @@ import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server"
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { registrationBusiness } from "~/features/business/registration-cookie.server";
+import { parseDbId } from "~/lib/ids";
 
 /** POST /api/activate-business { businessId, paymentIntentId }: checked with Stripe, idempotent. */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const body = await readJsonBody(request);
-  const businessId = Number(body.businessId);
+  const businessId = parseDbId(body.businessId);
   const paymentIntentId = String(body.paymentIntentId ?? "");
   const business = await registrationBusiness(services, request);
-  if (!business || business.id !== businessId) return apiError(403, t("register.notYours"));
+  if (!business || businessId === null || business.id !== businessId) return apiError(403, t("register.notYours"));
   if (!/^pi_[A-Za-z0-9]+$/.test(paymentIntentId)) return apiError(400, t("activation.badPayment"));
   if (!services.payments) return apiError(503, t("payment.notConfigured"));
   const result = await activateWithPayment(services, businessId, paymentIntentId, appOrigin(services));

@@ -4,6 +4,7 @@ import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server"
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { registrationBusiness } from "~/features/business/registration-cookie.server";
+import { parseDbId } from "~/lib/ids";
 
 /**
  * POST /api/create-subscription { businessId }: the $1 starter PaymentIntent. Only the browser
@@ -14,7 +15,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { t } = getI18n(context);
   const body = await readJsonBody(request);
   const business = await registrationBusiness(services, request);
-  if (!business || business.id !== Number(body.businessId)) return apiError(403, t("register.notYours"));
+  if (!business || business.id !== parseDbId(body.businessId)) return apiError(403, t("register.notYours"));
   if (business.status === "pending_verification") return apiError(409, t("register.verifyFirst"));
   if (business.status !== "payment_required") return apiError(409, t("register.alreadyActive"));
   if (!services.payments) return apiError(503, t("payment.notConfigured"));

@@ -3,7 +3,7 @@ import { findCall } from "#models/calls";
 import { afterStreamTwiml } from "~/features/calls/engine.server";
 import { servicesContext } from "~/platform/context";
 import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 
 /** POST /twilio/stream-ended/{callId}: the <Connect> action, when the media stream ends and the call is still up (signed). */
 export async function action({ request, params, context }: Route.ActionArgs) {

@@ -4,7 +4,7 @@ import { voiceTwiml } from "~/features/calls/engine.server";
 import { servicesContext } from "~/platform/context";
 import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
 import { voicemailFor } from "~/features/voice/agents.server";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 
 /** POST /twilio/voice/{callId}: Twilio asks what to do with the answered call (signed). */
 export async function action({ request, params, context }: Route.ActionArgs) {

@@ -3,7 +3,7 @@ import { findCall } from "#models/calls";
 import { applyStatusCallback } from "~/features/calls/engine.server";
 import { servicesContext } from "~/platform/context";
 import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 
 /** POST /webhooks/twilio/status/{callId}: signed call-progress events; replays change nothing. */
 export async function action({ request, params, context }: Route.ActionArgs) {

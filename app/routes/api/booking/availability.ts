@@ -3,7 +3,7 @@ import { apiError } from "~/platform/api.server";
 import { dayAvailability } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 
 /** GET /api/booking/availability/{bookingLink}/{YYYY-MM-DD}/{serviceId} → [{ time, available }] */
 export async function loader({ params, context }: Route.LoaderArgs) {

@@ -8,7 +8,7 @@ import { bookableBusiness, normalizeCustomerPhone, parseAppointmentDate, placeBo
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
-import { parseDbId } from "~/lib/validation";
+import { parseDbId } from "~/lib/ids";
 
 /**
  * POST /api/booking/create { businessLink, serviceId, appointmentDate, customerInfo, requestCall }.
