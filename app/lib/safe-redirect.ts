@@ -1,6 +1,6 @@
 /**
  * Any origin works as the base: only whether a target stays on it matters. A fixed one, because
- * the request's Host is the sender's to choose (docs/decisions/0018-same-origin-redirects.md).
+ * the request's Host is the sender's to choose (docs/decisions/0020-same-origin-redirects.md).
  */
 const BASE = "http://sakina.invalid";
 
