@@ -140,7 +140,11 @@ export async function createAppServer(options: {
   app.use(async (req, res, next) => {
     try {
       const url = new URL(req.originalUrl, "http://path.only");
-      const admin = !mayConcernAdminArea(url) || (await isSignedInAdmin(services, url, req.headers.cookie));
+      const concerns = mayConcernAdminArea(url);
+      // The answer depends on who asks (React Router marks /__manifest answers public and immutable):
+      // a cache in front keeps one per cookie, so no admin's answer reaches a stranger, nor the reverse.
+      if (concerns) res.vary("Cookie");
+      const admin = !concerns || (await isSignedInAdmin(services, url, req.headers.cookie));
       await (admin ? everyone : strangers)(req, res, next);
     } catch (error) {
       next(error);
