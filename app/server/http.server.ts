@@ -144,8 +144,8 @@ export async function createAppServer(options: {
       // The answer depends on who asks (React Router marks /__manifest answers public and immutable):
       // a cache in front keeps one per cookie, so no admin's answer reaches a stranger, nor the reverse.
       if (concerns) res.vary("Cookie");
-      const admin = !concerns || (await isSignedInAdmin(services, url, req.headers.cookie));
-      await (admin ? everyone : strangers)(req, res, next);
+      const seesAdminArea = !concerns || (await isSignedInAdmin(services, url, req.headers.cookie));
+      await (seesAdminArea ? everyone : strangers)(req, res, next);
     } catch (error) {
       next(error);
     }
