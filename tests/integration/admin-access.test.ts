@@ -342,6 +342,8 @@ describe("npm run admin:create", () => {
       DATA_DIR: app.dataDir,
       APP_URL: app.url,
       DATABASE_URL: database.connectionString ?? "",
+      // As every process serving the site: the server's own signing secret.
+      SESSION_SECRET: app.services.signingSecret,
     });
     if (database.kind === "pglite") {
       expect(code).toBe(1);
