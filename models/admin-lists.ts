@@ -152,8 +152,9 @@ export async function listPaymentsForAdmin(db: Db, page: Page) {
   return { rows, total: total(all) };
 }
 
-export async function findPayment(db: Db, id: number) {
-  const [row] = await db.select().from(payments).where(eq(payments.id, id));
+/** The payment, its row locked until the caller's transaction ends (one refund decision at a time). */
+export async function lockPayment(db: Db, id: number) {
+  const [row] = await db.select().from(payments).where(eq(payments.id, id)).for("update");
   return row ?? null;
 }
 

@@ -25,6 +25,14 @@ export async function createEmailToken(
   return token;
 }
 
+/** Ends every unused token of this purpose for this account (a newer link replaces them). */
+export async function revokeEmailTokens(db: Db, purpose: Purpose, accountId: number) {
+  await db
+    .update(emailTokens)
+    .set({ usedAt: new Date() })
+    .where(and(eq(emailTokens.purpose, purpose), eq(emailTokens.accountId, accountId), isNull(emailTokens.usedAt)));
+}
+
 /**
  * Marks the token used and returns its row, in one statement, so two clicks on the same link
  * cannot both succeed. Expired, used or unknown tokens, or a different e-mail, give null.

@@ -1,7 +1,9 @@
 // `npm run admin:create -- someone@example.com`: creates an admin (or finds the existing one) and
 // prints a single-use link to set the password; the same link is e-mailed through the job queue.
 // The admin signs in at /login and must enrol an authenticator app before /admin opens.
+// On the embedded PGlite database it refuses while the server runs on the same data folder.
 import { createAdminWithLink, ADMIN_LINK_HOURS } from "~/features/admin/admins.server";
+import { DataDirInUseError } from "~/platform/data-dir-lock.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { EnvError, parseEnv } from "~/platform/env.server";
 import { createServices } from "~/server/services.server";
@@ -21,7 +23,16 @@ try {
 }
 
 // The job queue's handlers do not run in this process, except the e-mail one below.
-const services = await createServices(env, { runWorkers: false });
+const services = await createServices(env, { runWorkers: false }).catch((error: unknown) => {
+  // PGlite's folder opens in one process at a time: with the server running, an admin written
+  // here would be lost, so the command refuses instead of printing "created".
+  if (!(error instanceof DataDirInUseError)) throw error;
+  console.error(
+    `The server is running on this data folder (process ${error.pid}); stop it first, or set DATABASE_URL ` +
+      `so that both use the same PostgreSQL server. (If no server runs, delete ${error.lockFile}.)`,
+  );
+  process.exit(1);
+});
 let exitCode = 0;
 try {
   const result = await createAdminWithLink(services, email);

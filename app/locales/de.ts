@@ -1498,10 +1498,13 @@ const de = {
     twoFactor: {
       enrolTitle: "Anmeldung in zwei Schritten einrichten",
       enrolIntro:
-        "Administratoren melden sich mit Passwort und einem Code aus einer Authenticator-App an. Fügen Sie diesen Schlüssel Ihrer App hinzu (tippen Sie ihn ein oder öffnen Sie den otpauth-Link) und geben Sie dann den sechsstelligen Code ein, den sie anzeigt.",
+        "Administratoren melden sich mit Passwort und einem Code aus einer Authenticator-App an. Fügen Sie diesen Schlüssel Ihrer App hinzu (scannen Sie den QR-Code, tippen Sie ihn ein oder öffnen Sie den otpauth-Link) und geben Sie dann den sechsstelligen Code ein, den sie anzeigt.",
       verifyTitle: "Anmeldecode eingeben",
       verifyIntro:
         "Öffnen Sie Ihre Authenticator-App und geben Sie den sechsstelligen Code für Sakina ein, oder einen Ihrer Wiederherstellungscodes.",
+      qr: "QR-Code",
+      qrHint: "Mit Ihrer Authenticator-App scannen",
+      qrLabel: "QR-Code mit dem Schlüssel für Ihre Authenticator-App (derselbe Schlüssel steht unten ausgeschrieben)",
       secret: "Schlüssel (Base32)",
       uri: "otpauth-Link",
       code: "Code",

@@ -1461,9 +1461,12 @@ const en = {
     twoFactor: {
       enrolTitle: "Set up two-step sign-in",
       enrolIntro:
-        "Admins sign in with a password and a code from an authenticator app. Add this key to your app (type the key, or open the otpauth link), then enter the six-digit code it shows.",
+        "Admins sign in with a password and a code from an authenticator app. Add this key to your app (scan the QR code, type the key, or open the otpauth link), then enter the six-digit code it shows.",
       verifyTitle: "Enter your sign-in code",
       verifyIntro: "Open your authenticator app and enter the six-digit code for Sakina, or one of your recovery codes.",
+      qr: "QR code",
+      qrHint: "Scan with your authenticator app",
+      qrLabel: "QR code holding the key for your authenticator app (the same key is written out below)",
       secret: "Key (base32)",
       uri: "otpauth link",
       code: "Code",

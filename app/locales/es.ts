@@ -1482,9 +1482,12 @@ const es = {
     twoFactor: {
       enrolTitle: "Configura el inicio de sesión en dos pasos",
       enrolIntro:
-        "Los administradores inician sesión con una contraseña y un código de una app de autenticación. Añade esta clave a tu app (escríbela o abre el enlace otpauth) e introduce el código de seis dígitos que muestra.",
+        "Los administradores inician sesión con una contraseña y un código de una app de autenticación. Añade esta clave a tu app (escanea el código QR, escríbela o abre el enlace otpauth) e introduce el código de seis dígitos que muestra.",
       verifyTitle: "Introduce tu código de acceso",
       verifyIntro: "Abre tu app de autenticación e introduce el código de seis dígitos de Sakina, o uno de tus códigos de recuperación.",
+      qr: "Código QR",
+      qrHint: "Escanéalo con tu app de autenticación",
+      qrLabel: "Código QR con la clave para tu app de autenticación (la misma clave está escrita abajo)",
       secret: "Clave (base32)",
       uri: "Enlace otpauth",
       code: "Código",

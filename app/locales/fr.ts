@@ -1497,10 +1497,13 @@ const fr = {
     twoFactor: {
       enrolTitle: "Configurer la connexion en deux étapes",
       enrolIntro:
-        "Les administrateurs se connectent avec un mot de passe et un code d’une application d’authentification. Ajoutez cette clé à votre application (saisissez-la ou ouvrez le lien otpauth), puis entrez le code à six chiffres qu’elle affiche.",
+        "Les administrateurs se connectent avec un mot de passe et un code d’une application d’authentification. Ajoutez cette clé à votre application (scannez le code QR, saisissez-la ou ouvrez le lien otpauth), puis entrez le code à six chiffres qu’elle affiche.",
       verifyTitle: "Entrez votre code de connexion",
       verifyIntro:
         "Ouvrez votre application d’authentification et entrez le code à six chiffres de Sakina, ou l’un de vos codes de secours.",
+      qr: "Code QR",
+      qrHint: "Scannez-le avec votre application d’authentification",
+      qrLabel: "Code QR contenant la clé pour votre application d’authentification (la même clé est écrite ci-dessous)",
       secret: "Clé (base32)",
       uri: "Lien otpauth",
       code: "Code",

@@ -1488,9 +1488,12 @@ const it = {
     twoFactor: {
       enrolTitle: "Configura l’accesso in due passaggi",
       enrolIntro:
-        "Gli amministratori accedono con una password e un codice di un’app di autenticazione. Aggiungi questa chiave alla tua app (digitala o apri il link otpauth), poi inserisci il codice a sei cifre che mostra.",
+        "Gli amministratori accedono con una password e un codice di un’app di autenticazione. Aggiungi questa chiave alla tua app (scansiona il codice QR, digitala o apri il link otpauth), poi inserisci il codice a sei cifre che mostra.",
       verifyTitle: "Inserisci il codice di accesso",
       verifyIntro: "Apri la tua app di autenticazione e inserisci il codice a sei cifre di Sakina, oppure uno dei codici di recupero.",
+      qr: "Codice QR",
+      qrHint: "Scansionalo con la tua app di autenticazione",
+      qrLabel: "Codice QR con la chiave per la tua app di autenticazione (la stessa chiave è scritta qui sotto)",
       secret: "Chiave (base32)",
       uri: "Link otpauth",
       code: "Codice",

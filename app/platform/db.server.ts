@@ -9,6 +9,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import * as schema from "#models/schema";
+import { lockDataDir } from "./data-dir-lock.server";
 
 import type { Db } from "#models/db";
 
@@ -125,14 +126,29 @@ export async function openDatabase(options: {
   }
 
   let client = options.pglite;
+  let unlock = () => {};
   if (!client) {
     const dataDir = options.dataDir ?? "memory://";
-    if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
-    client = await PGlite.create(dataDir.startsWith("memory://") ? dataDir : path.resolve(dataDir), { extensions: { btree_gist } });
+    if (!dataDir.startsWith("memory://")) {
+      mkdirSync(dataDir, { recursive: true });
+      unlock = lockDataDir(path.resolve(dataDir));
+    }
+    try {
+      client = await PGlite.create(dataDir.startsWith("memory://") ? dataDir : path.resolve(dataDir), { extensions: { btree_gist } });
+    } catch (error) {
+      unlock();
+      throw error;
+    }
   }
   const pglite = client;
   const db = drizzlePglite(pglite, { schema });
-  await migratePglite(db, { migrationsFolder });
+  try {
+    await migratePglite(db, { migrationsFolder });
+  } catch (error) {
+    await pglite.close();
+    unlock();
+    throw error;
+  }
   return {
     db: db as unknown as Db,
     kind: "pglite",
@@ -147,6 +163,9 @@ export async function openDatabase(options: {
       await pglite.listen(channel, onPayload);
     },
     exclusively: (_name, work) => work(),
-    close: () => pglite.close(),
+    close: async () => {
+      await pglite.close();
+      unlock();
+    },
   };
 }

@@ -119,6 +119,21 @@ export default function SecondFactor({ loaderData, actionData }: Route.Component
       {enrolment ? (
         <dl className="mt-6 space-y-3 rounded-2xl border border-slate-200 bg-white p-6 text-sm shadow-sm">
           <div>
+            <dt className="font-medium text-slate-800">{t("admin.twoFactor.qr")}</dt>
+            <dd className="mt-1">
+              <p className="text-slate-700">{t("admin.twoFactor.qrHint")}</p>
+              {/* The SVG is drawn on the server by the qrcode library from the otpauth URI: markup of
+                  our own making, no user input in it. */}
+              <div
+                role="img"
+                aria-label={t("admin.twoFactor.qrLabel")}
+                className="mt-2 size-48 bg-white [&>svg]:size-full"
+                data-testid="totp-qr"
+                dangerouslySetInnerHTML={{ __html: enrolment.qrSvg }}
+              />
+            </dd>
+          </div>
+          <div>
             <dt className="font-medium text-slate-800">{t("admin.twoFactor.secret")}</dt>
             <dd className="mt-1 break-all font-mono text-base text-slate-900" dir="ltr" data-testid="totp-secret">
               {enrolment.secret}

@@ -18,6 +18,7 @@ import { healthCheck } from "~/platform/health.server";
 import { createRequestHandler } from "~/platform/request-handler.server";
 import { mediaStreamEndpoint, webCallStreamEndpoint } from "./bridge-streams.server";
 import { availabilityFastPath } from "~/features/booking/availability-fast-path.server";
+import { isSignedInAdmin, mayConcernAdminArea, strangersBuild } from "~/features/admin/hidden-area.server";
 
 // The context must be an instance of the RouterContextProvider the Express adapter checks
 // against: the react-router module the adapter itself loads (with require), which under some
@@ -103,7 +104,10 @@ export async function createAppServer(options: {
     app.use(options.devMiddleware);
   } else {
     const clientDir = fileURLToPath(new URL("../client", import.meta.url));
-    app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));
+    const assets = express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" });
+    // The full route manifest (admin area included) is never loaded by a page, since routes are
+    // discovered through /__manifest: it is not served, and its address answers as unknown ones do.
+    app.use("/assets", (req, res, next) => (/^\/manifest-[\w-]+\.js$/.test(req.path) ? next() : assets(req, res, next)));
     // The few files at the client root (favicon…), looked up in a set made once: asking the file
     // system about every page's address (and building a "not found" error each time) was a
     // large share of every request.
@@ -117,23 +121,37 @@ export async function createAppServer(options: {
   }
 
   app.use(boundedBodies());
-  app.use(
-    createRequestHandler({
-      build: options.build,
-      mode: options.devMiddleware ? "development" : "production",
-      ...(pageCache ? { pageCache: { cache: pageCache, csrfCookieName: services.cookies.csrf.name } } : {}),
-      publicOrigin: services.publicOrigin,
-      onWrite: () => services.readCache.clear(),
-      getLoadContext(req, res) {
-        const context = new RouterContextProvider();
-        context.set(servicesContext, services);
-        context.set(nonceContext, String(res.locals.nonce ?? ""));
-        context.set(clientIpContext, req.ip ?? req.socket.remoteAddress ?? "unknown");
-        context.set(socketPeerContext, req.socket.remoteAddress ?? "unknown");
-        return context;
-      },
-    }),
-  );
+  const handlerOptions = {
+    mode: options.devMiddleware ? "development" : "production",
+    ...(pageCache ? { pageCache: { cache: pageCache, csrfCookieName: services.cookies.csrf.name } } : {}),
+    publicOrigin: services.publicOrigin,
+    onWrite: () => services.readCache.clear(),
+    getLoadContext(req: express.Request, res: express.Response) {
+      const context = new RouterContextProvider();
+      context.set(servicesContext, services);
+      context.set(nonceContext, String(res.locals.nonce ?? ""));
+      context.set(clientIpContext, req.ip ?? req.socket.remoteAddress ?? "unknown");
+      context.set(socketPeerContext, req.socket.remoteAddress ?? "unknown");
+      return context;
+    },
+  };
+  const everyone = createRequestHandler({ build: options.build, ...handlerOptions });
+  // Strangers get the app without the admin area (see hidden-area.server.ts).
+  const strangers = createRequestHandler({ build: strangersBuild(options.build), ...handlerOptions });
+  app.use(async (req, res, next) => {
+    try {
+      // A target no URL can hold (e.g. "//[") is answered as a stranger's: the handler copes with it.
+      const url = URL.canParse(req.originalUrl, "http://path.only") ? new URL(req.originalUrl, "http://path.only") : null;
+      const concerns = url === null || mayConcernAdminArea(url);
+      // The answer depends on who asks (React Router marks /__manifest answers public and immutable):
+      // a cache in front keeps one per cookie, so no admin's answer reaches a stranger, nor the reverse.
+      if (concerns) res.vary("Cookie");
+      const seesAdminArea = !concerns || (url !== null && (await isSignedInAdmin(services, url, req.headers.cookie)));
+      await (seesAdminArea ? everyone : strangers)(req, res, next);
+    } catch (error) {
+      next(error);
+    }
+  });
 
   const mediaStreams = mediaStreamEndpoint(services);
   // An upgrade bypasses Express, so its visitor's address is read with the same trusted-proxy rule.

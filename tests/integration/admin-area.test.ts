@@ -131,6 +131,37 @@ describe("the admin area", () => {
     expect(entry!.detail).toMatchObject({ amountCents: 500, currency: "usd" });
   });
 
+  it("three refund clicks at once give one Stripe refund and one audit entry; the others hear it was already refunded", async () => {
+    const intent = stripe.seedPaymentIntent({ amount: 700, currency: "usd", status: "succeeded" });
+    const [payment] = await app.services.db
+      .insert(payments)
+      .values({ purpose: "empathy_call", providerPaymentId: String(intent.id), amountCents: 700, currency: "usd", status: "succeeded" })
+      .returning();
+    const click = () => admin.client.postForm("/admin/payments", { intent: "refund", id: String(payment!.id) });
+    const answers = await Promise.all([click(), click(), click()]);
+    expect(answers.map((answer) => answer.status)).toEqual([302, 302, 302]);
+    expect([...stripe.refunds.values()].filter((r) => r.payment_intent === intent.id)).toHaveLength(1);
+    const refundCalls = stripe.requests.filter(
+      (r) => r.method === "POST" && r.path === "/v1/refunds" && r.body.payment_intent === intent.id,
+    );
+    expect(refundCalls).toHaveLength(1);
+    const entries = await app.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "payment.refund"), eq(auditLog.targetId, String(payment!.id))));
+    expect(entries).toHaveLength(1);
+    // A fourth click is told, and logs nothing.
+    const late = await click();
+    const shown = await (await admin.client.get(late.headers.get("location")!)).text();
+    expect(shown).toContain("This payment was already refunded.");
+    expect(
+      await app.services.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "payment.refund"), eq(auditLog.targetId, String(payment!.id)))),
+    ).toHaveLength(1);
+  });
+
   it("shows an owner's support ticket, e-mails the admins, and marks paid-plan owners priority", async () => {
     const password = await demoOwnerPassword(app.url, app.dataDir);
     const owner = httpClient(app.url);

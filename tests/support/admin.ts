@@ -21,7 +21,7 @@ let admins = 0;
 /**
  * An admin made the way the CLI makes one: the e-mailed link sets the password, then the
  * enrolment page's secret gives the first code. Returns the signed-in client (second factor
- * passed), the secret and the recovery codes shown once.
+ * passed), the secret, the recovery codes shown once and the code that enrolled (for replays).
  */
 export async function enrolledAdmin(app: { url: string; dataDir: string; services: AppServices }) {
   admins += 1;
@@ -43,10 +43,11 @@ export async function enrolledAdmin(app: { url: string; dataDir: string; service
   const page = await (await client.get("/login/second-factor?redirectTo=%2Fadmin")).text();
   const secret = /data-testid="totp-secret"[^>]*>([A-Z2-7]+)</.exec(page)?.[1];
   if (!secret) throw new Error("no TOTP secret on the enrolment page");
-  const enrolled = await client.postForm("/login/second-factor", { code: currentCode(secret), redirectTo: "/admin" });
+  const enrolmentCode = currentCode(secret);
+  const enrolled = await client.postForm("/login/second-factor", { code: enrolmentCode, redirectTo: "/admin" });
   expect(enrolled.status, enrolled.headers.get("location") ?? "").toBe(200);
   const html = await enrolled.text();
   const recoveryCodes = [...html.matchAll(/<li>([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})<\/li>/g)].map((m) => m[1]!);
   expect(recoveryCodes).toHaveLength(10);
-  return { client, email, password, secret, recoveryCodes };
+  return { client, email, password, secret, recoveryCodes, enrolmentCode };
 }

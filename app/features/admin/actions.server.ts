@@ -1,5 +1,5 @@
 import type { Account } from "#models/accounts";
-import { closeSupportTicket, findPayment, markCallReviewed, markPaymentRefunded, setBusinessStatus } from "#models/admin-lists";
+import { closeSupportTicket, lockPayment, markCallReviewed, markPaymentRefunded, setBusinessStatus } from "#models/admin-lists";
 import { PaymentsError } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 import { audit } from "./access.server";
@@ -48,26 +48,30 @@ export type RefundResult =
   | { ok: false; reason: "provider"; message: string };
 
 /**
- * Refunds a payment in full through Stripe. The idempotency key is the payment's own, so a
- * double click or a retry after a timeout refunds once; Stripe's "already refunded" counts as done.
+ * Refunds a payment in full through Stripe, deciding and recording in one transaction: the
+ * payment's row stays locked from the check to the audit entry, so of several clicks (or admins)
+ * at once, one refunds and writes the entry; the others wait, then find it refunded. The Stripe
+ * call inside the transaction carries the payment's own idempotency key, so a retry after a
+ * rolled-back attempt refunds once too.
  */
 export async function refundPayment(services: AppServices, admin: Account, paymentId: number): Promise<RefundResult> {
-  if (!services.payments) return { ok: false, reason: "not_configured" };
-  const payment = await findPayment(services.db, paymentId);
-  if (!payment) return { ok: false, reason: "not_found" };
-  if (payment.refundedAt) return { ok: false, reason: "already_refunded" };
-  let refundId: string;
-  try {
-    ({ refundId } = await services.payments.refund(
-      payment.providerPaymentId,
-      { reason: "admin", paymentId: String(payment.id), admin: admin.email },
-      `admin-refund-${payment.providerPaymentId}`,
-    ));
-  } catch (error) {
-    if (error instanceof PaymentsError) return { ok: false, reason: "provider", message: error.message };
-    throw error;
-  }
-  await services.db.transaction(async (tx) => {
+  const payments = services.payments;
+  if (!payments) return { ok: false, reason: "not_configured" };
+  return services.db.transaction(async (tx): Promise<RefundResult> => {
+    const payment = await lockPayment(tx, paymentId);
+    if (!payment) return { ok: false, reason: "not_found" };
+    if (payment.refundedAt) return { ok: false, reason: "already_refunded" };
+    let refundId: string;
+    try {
+      ({ refundId } = await payments.refund(
+        payment.providerPaymentId,
+        { reason: "admin", paymentId: String(payment.id), admin: admin.email },
+        `admin-refund-${payment.providerPaymentId}`,
+      ));
+    } catch (error) {
+      if (error instanceof PaymentsError) return { ok: false, reason: "provider", message: error.message };
+      throw error;
+    }
     await markPaymentRefunded(tx, payment.id);
     await audit(
       tx,
@@ -76,6 +80,6 @@ export async function refundPayment(services: AppServices, admin: Account, payme
       { type: "payment", id: payment.id },
       { refundId, amountCents: payment.amountCents, currency: payment.currency },
     );
+    return { ok: true };
   });
-  return { ok: true };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createAdmin } from "#models/admin";
-import { createEmailToken } from "#models/email-tokens";
+import { createEmailToken, revokeEmailTokens } from "#models/email-tokens";
 import { adminInviteEmail } from "#emails/admin";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
@@ -16,6 +16,7 @@ export type CreateAdminResult =
 /**
  * Creates an admin (or finds the existing one) whose password nobody knows, and sends a
  * single-use link to choose one: the password-reset link, so the same page and token rules apply.
+ * Each new link revokes the admin's earlier ones.
  * An address that belongs to a business owner is refused, never promoted.
  */
 export async function createAdminWithLink(services: AppServices, rawEmail: string, language = "en"): Promise<CreateAdminResult> {
@@ -25,11 +26,11 @@ export async function createAdminWithLink(services: AppServices, rawEmail: strin
   const unusablePasswordHash = await hashPassword(randomBytes(32).toString("base64"));
   const result = await createAdmin(services.db, { email, name: email.split("@")[0]!, unusablePasswordHash });
   if (result.kind === "owner") return { ok: false, reason: "owner_account" };
-  const token = await createEmailToken(services.db, {
-    purpose: "reset_password",
-    email,
-    accountId: result.account.id,
-    ttlMinutes: ADMIN_LINK_HOURS * 60,
+  // A new link is the only one that works: any earlier one (a lost e-mail, a link sent to the
+  // wrong inbox) stops working at the same moment.
+  const token = await services.db.transaction(async (tx) => {
+    await revokeEmailTokens(tx, "reset_password", result.account.id);
+    return createEmailToken(tx, { purpose: "reset_password", email, accountId: result.account.id, ttlMinutes: ADMIN_LINK_HOURS * 60 });
   });
   const link = `${services.publicOrigin()}/reset-password?token=${encodeURIComponent(token)}&email=${encodeURIComponent(email)}`;
   const t = await translatorFor(language);

@@ -4,13 +4,32 @@ import { acceptTotpStep, consumeRecoveryCode, replaceRecoveryCodes, setPendingTo
 import { findAccountById } from "#models/accounts";
 import { passSecondFactor } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
-import { attemptWithBackoff, forgiveAttempts } from "~/platform/rate-limit.server";
+import { addressGroup } from "~/platform/address-group.server";
+import { attemptWithBackoff, clientIp, forgiveAttempts } from "~/platform/rate-limit.server";
 import { audit } from "./access.server";
-import { hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, openTotpSecret, otpauthUri, sealTotpSecret } from "./totp.server";
+import {
+  hashRecoveryCode,
+  matchTotp,
+  newRecoveryCodes,
+  newTotpSecret,
+  openTotpSecret,
+  otpauthQrSvg,
+  otpauthUri,
+  sealTotpSecret,
+} from "./totp.server";
 
-/** Five wrong codes are free, then each further try waits 1, 2, 4 … minutes (at most an hour). */
+/**
+ * Five wrong codes are free, then each further try waits 1, 2, 4 … minutes (at most an hour),
+ * counted per admin and address (an IPv6 /64 as one): someone guessing elsewhere, even with the
+ * password, makes only their own address wait, never the admin signing in from theirs. The count
+ * is a row in PostgreSQL, so every app process sees the same one.
+ */
 const CODE_BACKOFF = { freeAttempts: 5, baseSeconds: 60, maxSeconds: 3600, forgetSeconds: 86_400 };
-const ruleFor = (account: Account) => ({ name: "admin:second-factor", subject: String(account.id), ...CODE_BACKOFF });
+const ruleFor = (context: Readonly<RouterContextProvider>, account: Account) => ({
+  name: "admin:second-factor",
+  subject: `${account.id} ${addressGroup(clientIp(context))}`,
+  ...CODE_BACKOFF,
+});
 
 /** The secret being enrolled: kept on the account until the first code proves the app has it. */
 export async function enrolmentSecret(context: Readonly<RouterContextProvider>, account: Account) {
@@ -23,7 +42,8 @@ export async function enrolmentSecret(context: Readonly<RouterContextProvider>, 
   }
   const secret = stored ? openTotpSecret(signingSecret, stored) : null;
   if (!secret) throw new Error(`admin ${account.id} has no TOTP secret after enrolment began`);
-  return { secret, uri: otpauthUri(secret, account.email) };
+  const uri = otpauthUri(secret, account.email);
+  return { secret, uri, qrSvg: await otpauthQrSvg(uri) };
 }
 
 export type SecondFactorResult =
@@ -42,7 +62,7 @@ export async function verifySecondFactor(
   typed: string,
 ): Promise<SecondFactorResult> {
   const services = context.get(servicesContext);
-  const rule = ruleFor(account);
+  const rule = ruleFor(context, account);
   const refused = await attemptWithBackoff(context, rule);
   if (refused)
     return { ok: false, reason: "wait", retryAfterMinutes: refused.retryAfterMinutes, retryAfterSeconds: refused.retryAfterSeconds };

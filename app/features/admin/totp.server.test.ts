@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
 import {
-  base32Decode,
-  base32Encode,
   hashRecoveryCode,
   matchTotp,
   newRecoveryCodes,
+  newTotpSecret,
   openTotpSecret,
+  otpauthQrSvg,
   otpauthUri,
   sealTotpSecret,
   totpCode,
 } from "./totp.server";
 
-// RFC 6238 appendix B, SHA-1: the secret is the ASCII "12345678901234567890"; 8-digit codes there,
-// whose last 6 digits are the 6-digit codes.
-const RFC_SECRET = base32Encode(Buffer.from("12345678901234567890"));
+// RFC 6238 appendix B, SHA-1: the secret is the ASCII "12345678901234567890" (base32 below); 8-digit
+// codes there, whose last 6 digits are the 6-digit codes.
+const RFC_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
 const vectors: [number, string][] = [
   [59, "94287082"],
   [1111111109, "07081804"],
@@ -28,9 +28,11 @@ describe("TOTP (RFC 6238)", () => {
     for (const [seconds, code] of vectors) expect(totpCode(RFC_SECRET, Math.floor(seconds / 30))).toBe(code.slice(2));
   });
 
-  it("round-trips base32", () => {
-    expect(RFC_SECRET).toBe("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ");
-    expect(base32Decode(RFC_SECRET).toString()).toBe("12345678901234567890");
+  it("makes 160-bit base32 secrets, as the secrets of admins enrolled before", () => {
+    const secret = newTotpSecret();
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(newTotpSecret()).not.toBe(secret);
+    expect(matchTotp(secret, totpCode(secret, Math.floor(Date.now() / 30_000)))).not.toBeNull();
   });
 
   it("accepts the code of the step before and after, not two steps away", () => {
@@ -50,7 +52,18 @@ describe("TOTP (RFC 6238)", () => {
     expect(uri.host).toBe("totp");
     expect(decodeURIComponent(uri.pathname)).toBe("/Sakina:admin@example.com");
     expect(uri.searchParams.get("secret")).toBe("JBSWY3DPEHPK3PXP");
-    expect(uri.searchParams.get("period")).toBe("30");
+    // Left out where they are the Key URI format's defaults, which are the app's parameters.
+    expect(uri.searchParams.get("period") ?? "30").toBe("30");
+    expect(uri.searchParams.get("digits") ?? "6").toBe("6");
+    expect(uri.searchParams.get("algorithm") ?? "SHA1").toBe("SHA1");
+    expect(uri.searchParams.get("issuer")).toBe("Sakina");
+  });
+
+  it("draws the URI as an SVG QR code", async () => {
+    const svg = await otpauthQrSvg(otpauthUri("JBSWY3DPEHPK3PXP", "admin@example.com"));
+    expect(svg).toMatch(/^<svg [^>]*viewBox="0 0 \d+ \d+"/);
+    expect(svg).toContain("<path");
+    expect(svg).not.toContain("<script");
   });
 
   it("makes distinct recovery codes whose hash ignores case and dashes", () => {

@@ -1,64 +1,24 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
+import { generateSecret, generateSync, generateURI, verifySync } from "otplib";
+import QRCode from "qrcode";
 
-/** RFC 6238 with the parameters every authenticator app assumes: HMAC-SHA1, 30-second steps, 6 digits. */
+/**
+ * RFC 6238 with the parameters every authenticator app assumes (HMAC-SHA1, 30-second steps, 6
+ * digits, a base32 secret), so the admins enrolled before otplib keep their codes.
+ */
 export const TOTP_STEP_SECONDS = 30;
-const DIGITS = 6;
+const TOTP = { algorithm: "sha1", digits: 6, period: TOTP_STEP_SECONDS } as const;
 /** A code from the step before or after is accepted too, for clocks a little apart. */
-const WINDOW = 1;
-
-const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-
-export function base32Encode(bytes: Uint8Array) {
-  let bits = 0;
-  let value = 0;
-  let out = "";
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
-  return out;
-}
-
-export function base32Decode(text: string) {
-  const clean = text.toUpperCase().replace(/[\s=]/g, "");
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const char of clean) {
-    const index = BASE32.indexOf(char);
-    if (index < 0) throw new Error("not base32");
-    value = (value << 5) | index;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
+const WINDOW_STEPS = 1;
 
 /** A new 160-bit secret (the size RFC 4226 recommends for SHA-1), in base32. */
 export function newTotpSecret() {
-  return base32Encode(randomBytes(20));
+  return generateSecret({ length: 20 });
 }
 
-export function timeStep(now = Date.now()) {
-  return Math.floor(now / 1000 / TOTP_STEP_SECONDS);
-}
-
-/** The code for one time step (RFC 4226's HOTP with the step as counter). */
+/** The code for one time step. */
 export function totpCode(secret: string, step: number) {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac("sha1", base32Decode(secret)).update(counter).digest();
-  const offset = mac[mac.length - 1]! & 0xf;
-  const binary = mac.readUInt32BE(offset) & 0x7fffffff;
-  return String(binary % 10 ** DIGITS).padStart(DIGITS, "0");
+  return generateSync({ ...TOTP, secret, epoch: step * TOTP_STEP_SECONDS });
 }
 
 /**
@@ -68,19 +28,25 @@ export function totpCode(secret: string, step: number) {
 export function matchTotp(secret: string, code: string, now = Date.now()) {
   const typed = code.replace(/\s/g, "");
   if (!/^\d{6}$/.test(typed)) return null;
-  const current = timeStep(now);
-  for (let delta = -WINDOW; delta <= WINDOW; delta += 1) {
-    const expected = totpCode(secret, current + delta);
-    if (timingSafeEqual(Buffer.from(expected), Buffer.from(typed))) return current + delta;
-  }
-  return null;
+  const result = verifySync({
+    ...TOTP,
+    secret,
+    token: typed,
+    epoch: Math.floor(now / 1000),
+    epochTolerance: WINDOW_STEPS * TOTP_STEP_SECONDS,
+  });
+  // A TOTP result carries the step it matched (HOTP results, the other half of the type, do not).
+  return result.valid && "timeStep" in result ? result.timeStep : null;
 }
 
-/** The otpauth:// URI an authenticator app reads (typed in or from a QR code made elsewhere). */
+/** The otpauth:// URI an authenticator app reads (typed in, or from the QR code below). */
 export function otpauthUri(secret: string, account: string, issuer = "Sakina") {
-  const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
-  const params = new URLSearchParams({ secret, issuer, algorithm: "SHA1", digits: String(DIGITS), period: String(TOTP_STEP_SECONDS) });
-  return `otpauth://totp/${label}?${params.toString()}`;
+  return generateURI({ ...TOTP, issuer, label: account, secret });
+}
+
+/** The URI as a QR code in an SVG string, drawn on the server so the page needs no script. */
+export function otpauthQrSvg(uri: string) {
+  return QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
 }
 
 /** Ten recovery codes like "k3m9-x7qp-2hd4", from an alphabet without look-alike characters. */

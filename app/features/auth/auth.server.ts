@@ -192,9 +192,15 @@ export async function getSignedIn(context: Readonly<RouterContextProvider>, requ
   return { account: found.account, secondFactorPassed: found.session.secondFactorAt !== null };
 }
 
-/** The signed-in account, or null when the session is missing, ended or expired. */
+/**
+ * The signed-in account, or null when the session is missing, ended or expired. An admin whose
+ * session has not passed the second factor is not signed in yet: the password alone opens no
+ * page and no view (only the second-factor page asks getSignedIn for them).
+ */
 export async function getAccount(context: Readonly<RouterContextProvider>, request: Request) {
-  return (await getSignedIn(context, request))?.account ?? null;
+  const signedIn = await getSignedIn(context, request);
+  if (!signedIn || (signedIn.account.role === "admin" && !signedIn.secondFactorPassed)) return null;
+  return signedIn.account;
 }
 
 /** This browser's session as a key (the hash of its id, never the id), or null: what per-session caps count. */
