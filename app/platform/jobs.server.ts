@@ -77,8 +77,8 @@ export async function startJobQueue(
   database: DatabaseHandle,
   options: { signingSecret: string; pollingIntervalSeconds?: number },
 ): Promise<Jobs> {
-  // Finished jobs leave the database within a day: e-mail jobs carry addresses, and the privacy
-  // page promises contact details of anonymous calls are gone 24 hours after the call.
+  // Finished jobs leave the database within a day: the privacy page promises contact details of
+  // anonymous calls are gone 24 hours after the call (e-mail jobs are erased as soon as they are sent).
   const retention = { archiveCompletedAfterSeconds: 3600, deleteAfterHours: 22, maintenanceIntervalSeconds: MAINTENANCE_SECONDS };
   const boss = new PgBoss(
     database.connectionString
