@@ -240,12 +240,13 @@ describe("the development outbox", () => {
     const local = await get(app.url, "/dev/outbox");
     expect(local.status).toBe(200);
     expect(local.body).toContain("/reset-password?token=");
-    for (const headers of [
+    const forwardings: Record<string, string>[] = [
       { "X-Forwarded-For": "203.0.113.9" },
       { Forwarded: "for=203.0.113.9" },
       { "X-Real-IP": "203.0.113.9" },
       { "X-Forwarded-For": "127.0.0.1" },
-    ]) {
+    ];
+    for (const headers of forwardings) {
       const forwarded = await get(app.url, "/dev/outbox", headers);
       expect(forwarded.status, JSON.stringify(headers)).toBe(404);
       expect(forwarded.body).not.toContain("reset-password");
