@@ -114,7 +114,7 @@ describe("secrets at rest", () => {
     expect((await visitor.postJson("/api/auth/forgot-password", { email: DEMO_EMAIL })).status).toBe(200);
     const invite = await createAdminWithLink(app.services, ADMIN_EMAIL);
     expect(invite.ok).toBe(true);
-    const subscriber = await subscriberWithCustomer(SUBSCRIBER_EMAIL, "+12125550177");
+    await subscriberWithCustomer(SUBSCRIBER_EMAIL, "+12125550177");
     expect((await visitor.postForm("/sign-in", { email: SUBSCRIBER_EMAIL })).status).toBe(200);
     await bookDemoSalon(CUSTOMER_EMAIL);
     const registered = await httpClient(app.url).postJson("/api/business/register", {
@@ -186,8 +186,8 @@ describe("secrets at rest", () => {
     const signInPage = await (await owner.get(signInPath)).text();
     expect(signInPage).toContain("Sign in to Sakina");
     expect(signInPage).not.toContain("This sign-in link does not work");
-    expect(subscriber.id).toBeGreaterThan(0);
-  });
+    // Some sixty token-looking strings, each tried as four links, on a busy machine.
+  }, 240_000);
 
   it("deletes an account's waiting e-mails and its customer at Stripe with the account", async () => {
     const email = "leaving.subscriber@example.com";
