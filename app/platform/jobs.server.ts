@@ -1,5 +1,6 @@
 import PgBoss from "pg-boss";
 import type { DatabaseHandle, Db } from "~/platform/db.server";
+import { keyedHash, seal, unseal } from "~/platform/secret.server";
 
 /**
  * A job kind: its queue name, how it retries, and what it does. Handlers must be safe to run
@@ -14,6 +15,14 @@ export interface JobDefinition<Data extends object, Services = unknown> {
    * crash, a kill) mid-way. The queue checks every MAINTENANCE_SECONDS. Default: pg-boss's 15 minutes.
    */
   expireInSeconds?: number;
+  /**
+   * The data holds secrets or personal details (an e-mail with its sign-in links, a temporary
+   * password): it is stored sealed (see secret.server.ts), so a plain SELECT over the queue's
+   * tables opens nothing, and it is erased from the job once the handler succeeded, so pg-boss's
+   * completed and archived jobs keep no copy. `owner` names whose it is (stored as a keyed hash),
+   * so `discard` can find a person's jobs without opening any.
+   */
+  sealed?: { owner(data: Data): string };
   handle(data: Data, services: Services): Promise<void>;
 }
 
@@ -31,6 +40,12 @@ export interface Jobs {
       tx?: Db;
     },
   ): Promise<string | null>;
+  /**
+   * Deletes the jobs of a sealed kind that belong to `owner` and have not run (waiting, retrying
+   * or given up): an account being deleted leaves nothing of its own in the queue. A job running
+   * right now finishes. Returns how many went.
+   */
+  discard(definition: JobDefinition<object, never>, owner: string): Promise<number>;
   /** Asks this process's worker of a kind to fetch now instead of at its next poll. */
   wake(definition: JobDefinition<object, never>): void;
   /** Runs a job kind on a cron schedule (kept in the database; every process may declare it). */
@@ -43,12 +58,27 @@ export interface Jobs {
   boss: PgBoss;
 }
 
+/** pg-boss's schema (its default). */
+const SCHEMA = "pgboss";
+
 /** How often the queue fails expired jobs (so a job a dead worker held is retried within expiry + this). */
 export const MAINTENANCE_SECONDS = 15;
 
-export async function startJobQueue(database: DatabaseHandle, options: { pollingIntervalSeconds?: number } = {}): Promise<Jobs> {
-  // Finished jobs leave the database within a day: e-mail jobs carry addresses, and the privacy
-  // page promises contact details of anonymous calls are gone 24 hours after the call.
+/** The key of a sealed job's data; the owner's keyed hash uses the same purpose. */
+const SEAL_PURPOSE = "job data";
+
+/** A sealed job's data as stored: nothing readable but the owner's keyed hash. */
+interface SealedData {
+  sealed: string;
+  owner: string;
+}
+
+export async function startJobQueue(
+  database: DatabaseHandle,
+  options: { signingSecret: string; pollingIntervalSeconds?: number },
+): Promise<Jobs> {
+  // Finished jobs leave the database within a day: the privacy page promises contact details of
+  // anonymous calls are gone 24 hours after the call (e-mail jobs are erased as soon as they are sent).
   const retention = { archiveCompletedAfterSeconds: 3600, deleteAfterHours: 22, maintenanceIntervalSeconds: MAINTENANCE_SECONDS };
   const boss = new PgBoss(
     database.connectionString
@@ -64,6 +94,20 @@ export async function startJobQueue(database: DatabaseHandle, options: { polling
   await boss.start();
   const created = new Set<string>();
   const workerIds = new Map<string, string>();
+
+  const ownerKey = (owner: string) => keyedHash(options.signingSecret, SEAL_PURPOSE, owner.trim().toLowerCase());
+  const sealData = (definition: JobDefinition<object, never>, data: object): SealedData => ({
+    sealed: seal(options.signingSecret, SEAL_PURPOSE, JSON.stringify(data)),
+    owner: ownerKey(definition.sealed!.owner(data as never)),
+  });
+  const openData = (definition: JobDefinition<object, never>, stored: object) => {
+    const sealed = (stored as Partial<SealedData>).sealed;
+    // Jobs queued before sealing existed (an upgrade with e-mails waiting) are read as they are.
+    if (typeof sealed !== "string") return stored;
+    const opened = unseal(options.signingSecret, SEAL_PURPOSE, sealed);
+    if (opened === null) throw new Error(`A sealed ${definition.name} job cannot be opened: was SESSION_SECRET changed?`);
+    return JSON.parse(opened) as object;
+  };
 
   async function ensureQueue(definition: JobDefinition<object, never>) {
     if (created.has(definition.name)) return;
@@ -85,7 +129,7 @@ export async function startJobQueue(database: DatabaseHandle, options: { polling
       } else {
         await ensureQueue(definition);
       }
-      return boss.send(definition.name, data, {
+      return boss.send(definition.name, definition.sealed ? sealData(definition, data) : data, {
         ...(sendOptions.tx ? { db: transactionExecutor(sendOptions.tx) } : {}),
         retryLimit: definition.retryLimit,
         retryDelay: definition.retryDelaySeconds,
@@ -94,6 +138,18 @@ export async function startJobQueue(database: DatabaseHandle, options: { polling
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
         ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
       });
+    },
+    async discard(definition, owner) {
+      const { rows } = await boss.getDb().executeSql(
+        `WITH waiting AS (
+           DELETE FROM ${SCHEMA}.job WHERE name = $1 AND data->>'owner' = $2 AND state IN ('created', 'retry', 'failed') RETURNING 1
+         ), archived AS (
+           DELETE FROM ${SCHEMA}.archive WHERE name = $1 AND data->>'owner' = $2 RETURNING 1
+         )
+         SELECT (SELECT count(*) FROM waiting) + (SELECT count(*) FROM archived) AS discarded`,
+        [definition.name, ownerKey(owner)],
+      );
+      return Number((rows[0] as { discarded: number | string }).discarded);
     },
     wake(definition) {
       const id = workerIds.get(definition.name);
@@ -110,7 +166,16 @@ export async function startJobQueue(database: DatabaseHandle, options: { polling
       for (const definition of definitions) {
         await ensureQueue(definition);
         const id = await boss.work(definition.name, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 }, async (batch) => {
-          for (const job of batch) await definition.handle(job.data as object, services);
+          for (const job of batch) {
+            if (!definition.sealed) {
+              await definition.handle(job.data as object, services);
+              continue;
+            }
+            // Erased data is work already done: the process died before the job was marked complete.
+            if (job.data === null) continue;
+            await definition.handle(openData(definition, job.data as object), services);
+            await boss.getDb().executeSql(`UPDATE ${SCHEMA}.job SET data = NULL WHERE name = $1 AND id = $2`, [definition.name, job.id]);
+          }
         });
         workerIds.set(definition.name, id);
       }

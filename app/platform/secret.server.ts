@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -19,4 +19,37 @@ export function loadSessionSecret(configured: string | undefined, dataDir: strin
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(file, secret, { mode: 0o600 });
   return secret;
+}
+
+/**
+ * Data at rest that must not be readable from a copy of the database (a queued e-mail with its
+ * sign-in links): AES-256-GCM under a key derived from the signing secret and the data's purpose.
+ * Stored as "v1:" + base64url(iv, tag, ciphertext), as the admin TOTP secret is.
+ */
+const SEALED = "v1:";
+const sealKey = (signingSecret: string, purpose: string) => Buffer.from(hkdfSync("sha256", signingSecret, "sakina", purpose, 32));
+
+export function seal(signingSecret: string, purpose: string, plaintext: string) {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", sealKey(signingSecret, purpose), iv);
+  const sealed = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return SEALED + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString("base64url");
+}
+
+/** The plaintext, or null when it cannot be opened (another purpose, tampered, or the signing secret changed). */
+export function unseal(signingSecret: string, purpose: string, stored: string): string | null {
+  if (!stored.startsWith(SEALED)) return null;
+  try {
+    const bytes = Buffer.from(stored.slice(SEALED.length), "base64url");
+    const decipher = createDecipheriv("aes-256-gcm", sealKey(signingSecret, purpose), bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** A keyed hash (HMAC-SHA256): sealed rows can be found by a value that is not stored. */
+export function keyedHash(signingSecret: string, purpose: string, value: string) {
+  return createHmac("sha256", signingSecret).update(`${purpose}:${value}`).digest("hex");
 }

@@ -65,6 +65,8 @@ export interface Payments {
   setCancelAtPeriodEnd(subscriptionId: string, cancel: boolean): Promise<SubscriptionState>;
   /** Cancels at once (the account is being deleted). */
   cancelNow(subscriptionId: string): Promise<void>;
+  /** Deletes the customer, and with it the name, e-mail and phone the provider holds (the account is being deleted). */
+  deleteCustomer(customerId: string): Promise<void>;
   /**
    * Makes the card of a succeeded SetupIntent the subscription's card, and pays the open invoice
    * with it when a payment had failed. Returns the new state.
@@ -515,6 +517,16 @@ class StripePayments implements Payments {
       await this.stripe.subscriptions.cancel(subscriptionId);
     } catch (error) {
       // Already cancelled, or never made it: nothing left to stop.
+      if (isMissing(error)) return;
+      throw toPaymentsError(error);
+    }
+  }
+
+  async deleteCustomer(customerId: string) {
+    try {
+      await this.stripe.customers.del(customerId);
+    } catch (error) {
+      // Deleted before (a retried deletion): nothing of theirs is left there.
       if (isMissing(error)) return;
       throw toPaymentsError(error);
     }

@@ -8,13 +8,16 @@ import { servicesContext, socketPeerContext } from "~/platform/context";
 export const meta: Route.MetaFunction = () => [{ title: "Outbox · Sakina" }];
 
 /**
- * A development aid: the e-mails written to the outbox folder. It exists only while no SMTP server
- * is set, and only for this machine as the socket sees it: forwarded headers and TRUST_PROXY do
- * not count, since the outbox holds other people's mail (links, temporary passwords).
+ * A development aid: the e-mails written to the outbox folder. The outbox holds other people's
+ * mail (reset links, temporary passwords), so it is served only in development, only while no
+ * SMTP server is set, and only to this machine as the socket sees it. A forwarded request is
+ * refused whatever its headers claim: a proxy on this machine (its socket peer is loopback)
+ * relays visitors from anywhere, and not every proxy says so, hence TRUST_PROXY counts too.
  */
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
   const { mailer, outboxDir, env } = context.get(servicesContext);
-  if (env.SMTP_URL || mailer.kind === "smtp") throw data(null, { status: 404 });
+  if (env.NODE_ENV === "production" || env.SMTP_URL || mailer.kind === "smtp") throw data(null, { status: 404 });
+  if (env.TRUST_PROXY !== false || isForwarded(request.headers)) throw data(null, { status: 404 });
   if (!isLoopback(context.get(socketPeerContext))) throw data(null, { status: 404 });
   const files = await readdir(outboxDir).catch(() => [] as string[]);
   const newest = files
@@ -31,6 +34,12 @@ export async function loader({ context }: Route.LoaderArgs) {
     }),
   );
   return { dir: outboxDir, messages };
+}
+
+const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "via"];
+
+function isForwarded(headers: Headers) {
+  return FORWARDING_HEADERS.some((name) => headers.has(name));
 }
 
 function isLoopback(ip: string) {

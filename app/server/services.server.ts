@@ -35,15 +35,15 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     databaseUrl: env.DATABASE_URL,
     dataDir: path.join(dataDir, "pglite"),
   });
+  const secret = loadSessionSecret(env.SESSION_SECRET, dataDir);
   // The queue's schema and queues are created by whichever process starts first; two at once deadlock.
   const jobs = await database.exclusively("sakina:job-queue", async () => {
-    const queue = await startJobQueue(database);
+    const queue = await startJobQueue(database, { signingSecret: secret });
     await queue.prepare(allJobs);
     return queue;
   });
   const outboxDir = path.join(dataDir, "outbox");
   const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir });
-  const secret = loadSessionSecret(env.SESSION_SECRET, dataDir);
   // Until server.js has listened, the configured port on this machine is the best guess.
   let listeningOrigin = `http://localhost:${env.PORT}`;
   const configuredOrigin = env.APP_URL ? new URL(env.APP_URL).origin : null;

@@ -17,7 +17,9 @@ export function startupSummary(services: AppServices, bound: { address: string; 
     services.database.kind === "postgres"
       ? `PostgreSQL at ${postgresLocation(env.DATABASE_URL)}`
       : `PGlite (embedded) in ${path.resolve(env.DATA_DIR, "pglite")}`;
-  const mail = env.SMTP_URL ? `SMTP via ${new URL(env.SMTP_URL).host}` : `written to ${services.outboxDir} (listed at ${url}/dev/outbox)`;
+  // The outbox page is a development aid (npm run dev); npm start runs in production, where it does not exist.
+  const listed = env.NODE_ENV === "production" ? "" : ` (listed at ${url}/dev/outbox)`;
+  const mail = env.SMTP_URL ? `SMTP via ${new URL(env.SMTP_URL).host}` : `written to ${services.outboxDir}${listed}`;
   const configured = (name: string, yes: boolean, variables: string) => `${name}: ${yes ? "configured" : `not configured (${variables})`}`;
   const providers = [
     configured("payments", Boolean(services.payments), "STRIPE_*"),

@@ -38,7 +38,7 @@ import { callLanguages } from "~/lib/languages";
 import { formatMoney } from "~/lib/money";
 import { placeCallJob, queueCall } from "~/features/calls/engine.server";
 import { normalizePhone } from "~/platform/phone.server";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { discardQueuedEmails, sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { Db } from "~/platform/db.server";
 import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
@@ -388,14 +388,16 @@ export async function cancelAtPeriodEnd(services: AppServices, subscriber: Subsc
   return syncSubscription(services, subscriber.stripeSubscriptionId);
 }
 
-/** Deletes the account and its data; the plan at Stripe is cancelled at once. The trial stays claimed. */
+/** Deletes the account and its data, its e-mails still waiting and its customer at Stripe (the plan is cancelled at once). The trial stays claimed. */
 export async function deleteAccount(services: AppServices, subscriber: Subscriber) {
   if (subscriber.stripeSubscriptionId) await requirePayments(services.payments).cancelNow(subscriber.stripeSubscriptionId);
+  if (subscriber.stripeCustomerId) await requirePayments(services.payments).deleteCustomer(subscriber.stripeCustomerId);
   await services.db.transaction(async (tx) => {
     // The call records stay for the provider's invoices, without the number or the words.
     await forgetSubscriberCalls(tx, subscriber.id);
     await deleteSubscriber(tx, subscriber.id);
   });
+  await discardQueuedEmails(services, subscriber.email);
 }
 
 // ---------------------------------------------------------------------------------------------
