@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { envSchema } from "~/platform/env.server";
-import { HELP_DIRECTORY, HELP_LINES, helpCountries, likelyHelpCountry, type Source } from "./help-lines";
+import { HELP_DIRECTORY, HELP_LINES, helpCountries, likelyHelpCountry, type Source } from "~/lib/help-lines";
 
 /** Every country the dialling policy allows when no setting narrows it. */
 function defaultPolicyCountries() {
