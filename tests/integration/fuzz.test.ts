@@ -423,7 +423,7 @@ describe("the route table", () => {
 describe("the route fuzz, as every kind of visitor", () => {
   it(
     "answers 10,000 seeded hostile requests on every route and role without a 5xx or a stack trace, and stays responsive",
-    { timeout: 600_000 },
+    { timeout: 900_000 },
     async () => {
       // React Router warns of each address it cannot percent-decode (it answers 404); the fuzz sends many.
       expectLog("warn", /could not be decoded because it is a malformed URL segment/);
