@@ -13,9 +13,37 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const NO_FORM_PATHS = ["/api/", "/healthz", ...SIGNED_PATHS];
 
 /**
+ * The JSON APIs (script clients, and the pages' own `fetch`), by route: only these may do without
+ * the form token. Any other address (every page, and a new API until it is listed here) needs the
+ * token, whatever Content-Type the request claims, since that header is the sender's to choose.
+ */
+export const JSON_API_ROUTES = [
+  "/api/business/register",
+  "/api/verify-email-and-setup",
+  "/api/create-subscription",
+  "/api/activate-business",
+  "/api/auth/login",
+  "/api/auth/forgot-password",
+  "/api/calls/demo",
+  "/api/create-payment-intent",
+  "/api/empathy/start-call",
+  "/api/booking/create",
+  "/api/subscription/create",
+  "/api/subscription/upgrade",
+  "/api/subscription/cancel",
+  "/api/users/:id/preferences",
+  "/api/speech/synthesize",
+  "/api/voice/settings",
+  "/api/calls/make-call",
+  "/api/calls",
+  "/api/conversation/process",
+];
+
+/**
  * Double-submit CSRF protection for every state-changing request: a form must echo the token
- * from the visitor's signed cookie. A JSON request cannot be sent cross-site without a CORS
- * preflight (which this app never grants), so it is accepted when its Origin, if any, is ours.
+ * from the visitor's signed cookie. On a JSON API, a body whose media type is exactly JSON cannot
+ * be sent cross-site without a CORS preflight (which this app never grants), and a browser always
+ * names the page's origin on such a request, so it is accepted when its Origin, if any, is ours.
  */
 export const csrfMiddleware: MiddlewareFunction<Response> = async ({ request, context, params }, next) => {
   const { cookies } = context.get(servicesContext);
@@ -40,8 +68,9 @@ export const csrfMiddleware: MiddlewareFunction<Response> = async ({ request, co
 };
 
 async function verify(request: Request, url: URL, token: string | null) {
-  const contentType = request.headers.get("Content-Type") ?? "";
-  if (contentType.includes("application/json")) {
+  // A browser says so when another site sent the request: no token or Origin makes that ours.
+  if (request.headers.get("Sec-Fetch-Site") === "cross-site") throw forbidden();
+  if (isJsonApi(url.pathname) && mediaType(request) === "application/json") {
     const origin = request.headers.get("Origin");
     if (origin === null || origin === url.origin) return;
     throw forbidden();
@@ -53,6 +82,21 @@ async function verify(request: Request, url: URL, token: string | null) {
     throw forbidden();
   }
   if (token === null || typeof sent !== "string" || !sameString(sent, token)) throw forbidden();
+}
+
+function isJsonApi(pathname: string) {
+  const segments = pathname.split("/");
+  return JSON_API_ROUTES.some((route) => {
+    const pattern = route.split("/");
+    return (
+      pattern.length === segments.length && pattern.every((part, i) => (part.startsWith(":") ? segments[i] !== "" : part === segments[i]))
+    );
+  });
+}
+
+/** The media type alone: `text/plain; application/json` is plain text (as a browser sends it without a preflight). */
+function mediaType(request: Request) {
+  return (request.headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
 function sameString(a: string, b: string) {

@@ -1,4 +1,6 @@
+import http from "node:http";
 import { eq } from "drizzle-orm";
+import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerBusiness } from "#models/businesses";
 import { bookings, businessServices } from "#models/schema";
@@ -10,6 +12,10 @@ import en from "~/locales/en";
 import { startAppInProcess } from "../support/app-in-process";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
+import { describeProbe, probe as fuzzProbe, seededRandom, send as sendProbe, STACK, type Probe as FuzzProbe } from "../support/fuzz-probes";
+import { fuzzRoles } from "../support/fuzz-roles";
+import { expectLog } from "../support/console";
+import { JSON_API_ROUTES } from "~/platform/csrf.server";
 
 /**
  * Every route and method of the route table, sent what a careless client or an attacker sends,
@@ -45,7 +51,8 @@ beforeAll(async () => {
     OPENAI_API_KEY: realtime.apiKey,
     OPENAI_BASE_URL: realtime.url,
   });
-  paths = routePaths(routeConfig as RouteEntry[]);
+  stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_fuzz");
+  paths = distinctPaths(routeConfig as RouteEntry[]);
 });
 
 afterAll(async () => {
@@ -64,6 +71,9 @@ function routePaths(routes: RouteEntry[], prefix = ""): string[] {
     return [...(route.path !== undefined || route.index ? [`/${own}`] : []), ...routePaths(route.children ?? [], own)];
   });
 }
+
+/** Each URL pattern once (a layout and its index share theirs). */
+const distinctPaths = (routes: RouteEntry[]) => [...new Set(routePaths(routes))];
 
 const RTL = "\u202E";
 const NUL = "\u0000";
@@ -251,8 +261,6 @@ function probesFor(
 const OVERSIZED_FORM = `a=${"x".repeat(2 * 1024 * 1024)}`;
 const OVERSIZED_JSON = JSON.stringify({ a: "x".repeat(2 * 1024 * 1024) });
 
-const STACK = /\n\s+at \S|\(\/work\/|\/app\/(routes|features|platform)\/|node_modules\//;
-
 /** Sends the probes, three at a time; returns what failed the rule, and each request's time. */
 async function send(queue: Probe[], cookie: string) {
   const failures: string[] = [];
@@ -286,45 +294,316 @@ async function send(queue: Probe[], cookie: string) {
   return { failures, timings, sent };
 }
 
-describe("the route fuzz", () => {
-  it("answers every route and method without a 5xx or a stack trace, and stays responsive", { timeout: 240_000 }, async () => {
-    const client = httpClient(app.url);
-    const html = await (await client.get("/contact")).text();
-    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-    const cookie = [...client.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+/**
+ * Every route of app/routes.ts, with the intents its own forms send (every probe may also send
+ * any intent of any page). A route missing here fails the completeness test below.
+ */
+const ROUTE_TABLE: Record<string, string[]> = {
+  "/": ["checkout", "contact", "request_call"],
+  "/old-landing": [],
+  "/contact": ["contact"],
+  "/language": [],
+  "/privacy": [],
+  "/terms": [],
+  "/cookies": [],
+  "/how-it-works": [],
+  "/languages": [],
+  "/faq": [],
+  "/safety": [],
+  "/accessibility": [],
+  "/business": ["register"],
+  "/get-started": ["register", "resend", "restart", "checkout", "continue_payment"],
+  "/get-started/complete": [],
+  "/verify-email": ["resend"],
+  "/setup-complete": [],
+  "/login": [],
+  "/login/second-factor": [],
+  "/logout": [],
+  "/change-password": [],
+  "/forgot-password": [],
+  "/reset-password": [],
+  "/dashboard": OWNER_INTENTS["/dashboard"]!.concat([
+    "call_me",
+    "delete_summary",
+    "sign_out",
+    "upgrade",
+    "cancel",
+    "resume",
+    "request_call",
+  ]),
+  "/dashboard/bookings/:bookingId": OWNER_INTENTS["/dashboard/bookings/:bookingId"]!,
+  "/dashboard/services": OWNER_INTENTS["/dashboard/services"]!,
+  "/dashboard/hours": OWNER_INTENTS["/dashboard/hours"]!,
+  "/dashboard/calls": OWNER_INTENTS["/dashboard/calls"]!,
+  "/dashboard/plan": OWNER_INTENTS["/dashboard/plan"]!,
+  "/dashboard/settings": OWNER_INTENTS["/dashboard/settings"]!,
+  "/dashboard/analytics": [],
+  "/dashboard/analytics/events": [],
+  "/dashboard/support": ["request_call", "send"],
+  "/api/business/register": [],
+  "/api/verify-email-and-setup": [],
+  "/api/create-subscription": [],
+  "/api/activate-business": [],
+  "/api/auth/login": [],
+  "/api/auth/forgot-password": [],
+  "/book/:bookingLink": ["confirm"],
+  "/book/:bookingLink/calendar.ics": [],
+  "/booking/:token": ["cancel", "reschedule"],
+  "/api/booking/business/:bookingLink": [],
+  "/api/booking/services/:bookingLink": [],
+  "/api/booking/availability/:bookingLink/:date/:serviceId": [],
+  "/api/calls/demo": [],
+  "/api/create-payment-intent": [],
+  "/api/empathy/start-call": [],
+  "/empathy/:token": [],
+  "/api/voice/providers": [],
+  "/providers": [],
+  "/telephony": [],
+  "/telephony/events": [],
+  "/api/booking/create": [],
+  "/webhooks/stripe": [],
+  "/webhooks/twilio/status/:callId": [],
+  "/webhooks/twilio/recording/:callId": [],
+  "/twilio/voice/:callId": [],
+  "/twilio/stream-ended/:callId": [],
+  "/subscribe": ["checkout"],
+  "/subscribe/complete": [],
+  "/preferences": ["delete"],
+  "/subscription/card": [],
+  "/sign-in": [],
+  "/sign-in/confirm": [],
+  "/api/subscription/create": [],
+  "/api/subscription/upgrade": [],
+  "/api/subscription/cancel": [],
+  "/api/user/:userId/dashboard": [],
+  "/api/users/:id/profile": [],
+  "/api/users/:id/preferences": [],
+  "/call": ["start_chat", "send", "call_me", "hang_up"],
+  "/voice-settings": [],
+  "/api/speech/synthesize": [],
+  "/api/voice/settings": [],
+  "/voice": [],
+  "/api/calls/make-call": [],
+  "/api/calls": [],
+  "/api/conversation/process": [],
+  "/api/conversation/voice": [],
+  "/admin": [],
+  "/admin/businesses": ["suspend", "reactivate"],
+  "/admin/consumers": [],
+  "/admin/calls": [],
+  "/admin/reviews": ["reviewed"],
+  "/admin/payments": ["refund"],
+  "/admin/refusals": [],
+  "/admin/health": [],
+  "/admin/jobs": [],
+  "/admin/support": ["close"],
+  "/admin/funnel": [],
+  "/admin/audit": [],
+  "/dev/outbox": [],
+  "/styleguide": [],
+  "/*": [],
+};
 
-    const queue = paths.flatMap((pattern) => probesFor(pattern, csrf));
-    let slowestHealth = 0;
-    let healthChecks = 0;
-    let running = true;
-    const monitor = (async () => {
-      while (running) {
-        const started = performance.now();
-        const response = await fetch(`${app.url}/healthz`).catch(() => null);
-        await response?.arrayBuffer();
-        slowestHealth = Math.max(slowestHealth, performance.now() - started);
-        healthChecks += 1;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+/** Probes per route and role: 5 roles × 95 routes × 22 is over 10,000 requests (FUZZ_PROBES changes it for a quick look). */
+const PROBES_PER_ROUTE_AND_ROLE = Number(process.env.FUZZ_PROBES ?? 22);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
+
+/** What ends the role's own session or account: sent after every other probe, so the rest run signed in. */
+const endsSession = (probe: FuzzProbe) =>
+  probe.method === "POST" &&
+  (["/logout", "/change-password", "/preferences"].includes(probe.pattern) ||
+    ["sign_out", "delete", "suspend"].includes(probe.intent ?? ""));
+
+describe("the route table", () => {
+  it("lists every route of app/routes.ts, so a new route is fuzzed too", () => {
+    expect([...paths].sort()).toEqual(Object.keys(ROUTE_TABLE).sort());
+  });
+});
+
+describe("the route fuzz, as every kind of visitor", () => {
+  it(
+    "answers 10,000 seeded hostile requests on every route and role without a 5xx or a stack trace, and stays responsive",
+    { timeout: 900_000 },
+    async () => {
+      // React Router warns of each address it cannot percent-decode (it answers 404); the fuzz sends many.
+      expectLog("warn", /could not be decoded because it is a malformed URL segment/);
+      const { roles, subscriberId } = await fuzzRoles(app, stripe.url);
+      const random = seededRandom(SEED);
+      const base = new URL(app.url);
+      const goodParams: Record<string, string> = {
+        bookingLink: "demo-salon",
+        bookingId: "1",
+        userId: String(subscriberId),
+        id: String(subscriberId),
+        date: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
+        serviceId: "1",
+        callId: "1",
+      };
+      const probes: FuzzProbe[] = [];
+      for (const role of roles) {
+        for (const pattern of paths) {
+          const target = { pattern, intents: ROUTE_TABLE[pattern] ?? [], goodParams, jsonApi: JSON_API_ROUTES.includes(pattern) };
+          for (let i = 0; i < PROBES_PER_ROUTE_AND_ROLE; i += 1) probes.push(fuzzProbe(random, target, role));
+        }
       }
-    })();
+      const queue = [...probes.filter((p) => !endsSession(p)), ...probes.filter(endsSession)];
+      const agents = new Map(
+        roles.map((role) => [role.name, new http.Agent({ keepAlive: true, maxSockets: 2, localAddress: role.localAddress })]),
+      );
 
-    const started = performance.now();
-    const { failures, timings, sent } = await send(queue, cookie);
-    running = false;
-    await monitor;
-    console.log(
-      `fuzz: ${sent} requests on ${paths.length} routes in ${Math.round(performance.now() - started)} ms; ` +
-        `slowest of ${healthChecks} health checks ${Math.round(slowestHealth)} ms; slowest requests:\n` +
-        timings
+      let slowestHealth = 0;
+      let healthChecks = 0;
+      let running = true;
+      const monitor = (async () => {
+        while (running) {
+          const started = performance.now();
+          const response = await fetch(`${app.url}/healthz`).catch(() => null);
+          await response?.arrayBuffer();
+          slowestHealth = Math.max(slowestHealth, performance.now() - started);
+          healthChecks += 1;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+
+      const started = performance.now();
+      const perRole = new Map<string, number>();
+      const fiveHundreds: string[] = [];
+      const timings: [number, string][] = [];
+      const failures = new Map<string, { count: number; example: string }>();
+      let next = 0;
+      const worker = async () => {
+        while (next < queue.length) {
+          const one = queue[next++]!;
+          const outcome = await sendProbe(base, agents.get(one.role)!, one);
+          perRole.set(one.role, (perRole.get(one.role) ?? 0) + 1);
+          timings.push([outcome.ms, `${describeProbe(one).slice(0, 160)} → ${outcome.status}`]);
+          const problem =
+            outcome.error && !outcome.error.startsWith("client refused")
+              ? outcome.error
+              : outcome.status >= 500
+                ? `${outcome.status}`
+                : STACK.test(outcome.body)
+                  ? `stack trace (${outcome.status})`
+                  : outcome.status === 429 && !outcome.retryAfter
+                    ? "429 without Retry-After"
+                    : null;
+          if (outcome.status >= 500) fiveHundreds.push(describeProbe(one));
+          if (!problem) continue;
+          // One example of each kind of failure (the answer, its error, and the Host if one was sent), with a count.
+          const error = /\b\w*Error\b:? [^<\n]{0,80}/.exec(outcome.body)?.[0] ?? outcome.body.slice(0, 80);
+          const kind = `${problem} ${error} ${one.headers.Host === undefined ? "" : `Host ${one.headers.Host.slice(0, 20)}`}`;
+          const seen = failures.get(kind);
+          if (seen) seen.count += 1;
+          else failures.set(kind, { count: 1, example: `${describeProbe(one)} → ${outcome.body.slice(0, 400)}` });
+        }
+      };
+      await Promise.all(Array.from({ length: 4 }, worker));
+      running = false;
+      await monitor;
+      for (const agent of agents.values()) agent.destroy();
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      console.log(
+        `fuzz summary: seed ${SEED}; ${queue.length} requests; ${paths.length} routes; ${roles.length} roles ` +
+          `(${[...perRole].map(([role, n]) => `${role} ${n}`).join(", ")}); ${fiveHundreds.length} x 5xx; ` +
+          `${failures.size} failure kinds; ${seconds} s; slowest of ${healthChecks} health checks ${Math.round(slowestHealth)} ms`,
+      );
+      console.log(
+        `fuzz slowest requests:\n${timings
           .sort((a, b) => b[0] - a[0])
           .slice(0, 8)
           .map(([ms, what]) => `  ${Math.round(ms)} ms ${what}`)
-          .join("\n"),
-    );
-    expect(failures).toEqual([]);
-    expect(healthChecks).toBeGreaterThan(0);
-    expect(slowestHealth).toBeLessThan(1000);
-  });
+          .join("\n")}`,
+      );
+      if (failures.size > 0) {
+        console.log(
+          `fuzz failures (FUZZ_SEED=${SEED} reproduces them):\n${[...failures]
+            .map(([kind, { count, example }]) => `${count} x ${kind}\n  e.g. ${example}`)
+            .join("\n")}`,
+        );
+      }
+      expect(queue.length).toBeGreaterThanOrEqual(10_000);
+      expect(new Set(queue.map((p) => p.role)).size).toBe(5);
+      expect([...failures.keys()]).toEqual([]);
+      expect(fiveHundreds).toHaveLength(0);
+      expect(healthChecks).toBeGreaterThan(0);
+      expect(slowestHealth).toBeLessThan(1000);
+    },
+  );
+});
+
+describe("the call streams, sent what an attacker sends", () => {
+  it(
+    "refuse or close every forged, garbage or oversized WebSocket without a 5xx, and the server keeps answering",
+    { timeout: 60_000 },
+    async () => {
+      expectLog("warn", /voice stream for web call \d+ refused: bad token/);
+      const ws = app.url.replace(/^http/, "ws");
+      const forgedStart = (token: string) =>
+        JSON.stringify({ event: "start", start: { streamSid: "MZ1", callSid: "CA1", customParameters: { token } } });
+      const frames: (string | Buffer)[] = [
+        "not json",
+        "{}",
+        forgedStart("forged"),
+        forgedStart(""),
+        JSON.stringify({ event: "media", media: { payload: "%%%not base64" } }),
+        JSON.stringify({ event: "stop" }),
+        Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x00]),
+        "x".repeat(2 * 1024 * 1024),
+      ];
+      const paths = [
+        "/media-stream/1",
+        "/media-stream/abc",
+        `/media-stream/${2 ** 53}`,
+        "/web-call-stream/1",
+        "/web-call-stream/9999999999",
+        "/web-call-stream/%FF",
+        "/web-call-stream/",
+        "/no-such-stream",
+      ];
+      const headerSets: Record<string, string>[] = [
+        {},
+        { "X-Twilio-Signature": "forged" },
+        { Host: "x:99999", Origin: "https://evil.example" },
+      ];
+      const results: string[] = [];
+      for (const path of paths) {
+        for (const headers of headerSets) {
+          for (const frame of frames) {
+            const outcome = await new Promise<string>((resolve) => {
+              const socket = new WebSocket(ws + path, { headers });
+              const timer = setTimeout(() => {
+                socket.terminate();
+                resolve("still open after 5 s");
+              }, 5000);
+              const end = (what: string) => {
+                clearTimeout(timer);
+                resolve(what);
+              };
+              socket.on("unexpected-response", (_request, response) => {
+                end(`refused ${response.statusCode}`);
+                socket.terminate();
+              });
+              socket.on("error", (error) => end(`error ${error.message}`));
+              socket.on("open", () => {
+                socket.send(frame);
+                // A forged start is answered by closing; anything else gets a well-formed stop so the socket ends.
+                socket.send(JSON.stringify({ event: "stop" }));
+                socket.close();
+              });
+              socket.on("close", (code) => end(`closed ${code}`));
+            });
+            results.push(`${path} ${JSON.stringify(headers)} ${String(frame).slice(0, 20)}: ${outcome}`);
+          }
+        }
+      }
+      const health = await fetch(`${app.url}/healthz`);
+      console.log(
+        `call stream fuzz: ${results.length} connections; ${results.filter((r) => /refused 5|still open/.test(r)).length} x 5xx or hung`,
+      );
+      expect(results.filter((r) => /refused 5\d\d|still open/.test(r))).toEqual([]);
+      expect(health.status).toBe(200);
+    },
+  );
 });
 
 describe("the owner's app, fuzzed with a signed-in owner", () => {
