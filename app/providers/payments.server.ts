@@ -298,7 +298,7 @@ class StripePayments implements Payments {
         idempotencyKey ? { idempotencyKey } : undefined,
       ),
     );
-    if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+    if (!session.url) throw new PaymentsError("Stripe returned a Checkout Session without a URL", true);
     return { id: session.id, url: session.url };
   }
 
@@ -489,7 +489,7 @@ class StripePayments implements Payments {
         success_url: params.success_url?.replace("{CHECKOUT_ID}", "{CHECKOUT_SESSION_ID}"),
       }),
     );
-    if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+    if (!session.url) throw new PaymentsError("Stripe returned a Checkout Session without a URL", true);
     return { id: session.id, url: session.url };
   }
 
