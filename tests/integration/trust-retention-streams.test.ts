@@ -174,16 +174,18 @@ describe("a media stream whose database write fails", () => {
       TWILIO_API_URL: "http://127.0.0.1:9",
     });
     try {
-      // A call id beyond PostgreSQL's integer range: the bridge's first write (using the token) fails in the database.
-      expectLog("warn", /call 99999999999 could not start: .*out of range/i);
+      // The calls table out of reach: the bridge's first database step (finding the call by its token) fails.
+      await app.services.database.executeSql("ALTER TABLE calls RENAME TO calls_unreachable");
+      expectLog("warn", /call 1 could not start: .*calls/i);
       const stream = await connectMediaStream({
-        url: `${app.url.replace("http", "ws")}/media-stream/99999999999`,
+        url: `${app.url.replace("http", "ws")}/media-stream/1`,
         authToken,
         customParameters: { token: "whatever" },
       });
       const closed = await stream.closed;
       expect(closed.initiator).toBe("app");
       expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
+      await app.services.database.executeSql("ALTER TABLE calls_unreachable RENAME TO calls");
     } finally {
       await app.stop();
     }
