@@ -121,7 +121,11 @@ describe("the booking page with JavaScript, without React", () => {
 
     // Back: the browser's history has each step, and the page shows the step of the address.
     await page.goBack();
+    // The date step has no times yet: their going is the sign the step before is shown (its
+    // heading alone is on both steps), and the page has settled before the next Back.
+    await page.locator("fieldset input[type=radio]").first().waitFor({ state: "detached" });
     await page.getByRole("heading", { name: en.book.chooseDate }).waitFor();
+    await page.waitForLoadState();
     expect(new URL(page.url()).searchParams.get("date")).toBeNull();
     await page.goBack();
     await page.getByRole("heading", { name: en.book.chooseService }).waitFor();
