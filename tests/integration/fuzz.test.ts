@@ -12,7 +12,15 @@ import en from "~/locales/en";
 import { startAppInProcess } from "../support/app-in-process";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
-import { describeProbe, probe as fuzzProbe, seededRandom, send as sendProbe, STACK, type Probe as FuzzProbe } from "../support/fuzz-probes";
+import {
+  describeProbe,
+  fieldNames,
+  probe as fuzzProbe,
+  seededRandom,
+  send as sendProbe,
+  STACK,
+  type Probe as FuzzProbe,
+} from "../support/fuzz-probes";
 import { fuzzRoles } from "../support/fuzz-roles";
 import { expectLog } from "../support/console";
 import { JSON_API_ROUTES } from "~/platform/csrf.server";
@@ -80,46 +88,6 @@ const NUL = "\u0000";
 const hostile = ["", "2147483648", "-1", "abc", "2026-02-31", "😀🇸🇦", `${RTL}gnp.exe`, `a${NUL}b`, "x".repeat(5000)];
 const pathValues = ["1", "2147483648", "-1", "abc", "😀", RTL, "%00", "x".repeat(3000)];
 
-/** Field names the app's forms and APIs read; unknown names are harmless extras. */
-const fieldNames = [
-  "email",
-  "password",
-  "current",
-  "confirm",
-  "name",
-  "businessName",
-  "phone",
-  "to",
-  "message",
-  "subject",
-  "urgency",
-  "industry",
-  "service",
-  "serviceId",
-  "bookingId",
-  "businessId",
-  "dayOffId",
-  "date",
-  "time",
-  "note",
-  "price",
-  "currency",
-  "durationMinutes",
-  "description",
-  "address",
-  "timeZone",
-  "language",
-  "voice",
-  "token",
-  "code",
-  "paymentIntentId",
-  "idempotencyKey",
-  "active",
-  "lng",
-  "redirectTo",
-  "adult",
-  "recording",
-];
 const intents = [
   "confirm-booking",
   "cancel-booking",
