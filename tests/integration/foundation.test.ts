@@ -42,14 +42,16 @@ describe("e-mail delivery through the durable job queue", () => {
     const services = await createTestServices();
     try {
       await services.jobs.enqueue(sendEmailJob, { to: "a@example.com", subject: "Outbox test", text: "hi", html: "<p>hi</p>" });
+      // The outbox writes each message under a hidden temporary name and renames it when whole.
       const files = await waitFor(
         async () => {
-          const found = await readdir(path.join(services.dataDir, "outbox")).catch(() => []);
+          const found = (await readdir(path.join(services.dataDir, "outbox")).catch(() => [])).filter((name) => name.endsWith(".eml"));
           return found.length > 0 ? found : null;
         },
         { what: "an .eml file" },
       );
-      expect(files[0]).toMatch(/\.eml$/);
+      expect(files).toHaveLength(1);
+      expect(files[0]).not.toMatch(/^\./);
     } finally {
       await services.close();
     }
