@@ -66,11 +66,12 @@ function reasonOf(error: unknown) {
 }
 
 /**
- * What the bridge needs of the app's services: the settings, the database, the realtime model and
- * the telephony provider (to hang up). The web server passes its own; the bridge process
- * (app/server/bridge-server.ts) makes only these.
+ * What the bridge needs of the app's services: the settings, the database, the realtime model, the
+ * telephony provider (to hang up), and the job queue with its sealing secret (a booking the agent
+ * makes queues its e-mails and confirmation call). The web server passes its own; the bridge
+ * process (app/server/bridge-server.ts) makes only these.
  */
-export type BridgeServices = Pick<AppServices, "env" | "db" | "voiceModel" | "telephony" | "publicOrigin">;
+export type BridgeServices = Pick<AppServices, "env" | "db" | "jobs" | "signingSecret" | "voiceModel" | "telephony" | "publicOrigin">;
 
 /**
  * The call's media-stream URL, as Twilio is given it in the TwiML and as it signs the handshake:
@@ -81,7 +82,7 @@ export function mediaStreamUrl(services: Pick<AppServices, "env" | "publicOrigin
   return `${origin.replace(/^http/, "ws")}/media-stream/${callId}`;
 }
 
-/** agentFor reads the settings and the database only, which the bridge process has. */
+/** agentFor and the agents' tools read the settings and the database and queue jobs, which the bridge process has. */
 const agentForCall = (services: BridgeServices, call: Call) => agentFor(services as AppServices, call);
 
 export interface StreamLimits {
