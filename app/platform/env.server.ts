@@ -116,6 +116,15 @@ export const envSchema = z.object({
     .enum(["true", "false"])
     .default("false")
     .transform((value) => value === "true"),
+  /**
+   * Whether this process runs the job workers (calls, e-mails, retries, scheduled work). Default
+   * true; web processes behind a load balancer may leave them to processes of their own
+   * (deploy/systemd/sakina-worker.service). The queue is in the database: each job runs once.
+   */
+  JOB_WORKERS: z
+    .enum(["true", "false"])
+    .default("true")
+    .transform((value) => value === "true"),
   /** Default: seed on the embedded database (a try-out), not on a real server. */
   SEED_DEMO_DATA: z
     .enum(["true", "false"])
