@@ -547,8 +547,8 @@ export function bridgeCall(
   }
 
   function onModelMessage(data: WebSocket.RawData) {
-    if (closed) return;
-    idleTimer.refresh();
+    // A refreshed timer would start again: after the end, the last transcripts are still kept.
+    if (!closed) idleTimer.refresh();
     if (Buffer.isBuffer(data) && startsWith(data, MODEL_AUDIO)) {
       const itemId = stringAfter(data, ITEM_KEY, MODEL_AUDIO.length);
       const delta = stringAfter(data, DELTA_KEY, MODEL_AUDIO.length);
