@@ -128,6 +128,7 @@ const de = {
       "Versuch {{attempt}} von {{attempts}} wurde kein Gespräch. Wir rufen um {{time}} wieder an, oder Sie fordern den Anruf jetzt an.",
     reasonVoicemail: "Ihre Mailbox hat geantwortet, deshalb haben wir ohne Nachricht aufgelegt.",
     reasonModel: "Unser Zuhörer konnte wegen eines technischen Problems nicht am Anruf teilnehmen.",
+    reasonModelStopped: "Unser Zuhörer hat während des Anrufs wegen eines technischen Problems aufgehört zu antworten.",
     reasonAudio: "Der Anruf kam zustande, aber die Stimme unseres Zuhörers hat Sie nicht erreicht.",
     reasonShort: "Der Anruf endete, bevor wir wirklich sprechen konnten.",
     refundedNetworkBody:
@@ -199,6 +200,8 @@ const de = {
       "Wir warten darauf, dass Stripe Ihre Zahlung bestätigt. Diese Seite aktualisiert sich von selbst; Ihr Anruf wird gestartet, sobald die Zahlung bestätigt ist.",
     progressQueued: "Ihr Anruf wird aufgebaut…",
     progressRinging: "Ihr Telefon klingelt.",
+    progressConnecting: "Wir verbinden Sie mit dem Zuhörer…",
+    progressListenerFailed: "Unser Zuhörer konnte wegen eines technischen Problems nicht antworten. Dieser Anruf zählt nicht.",
     progressConnected: "Sie sind verbunden. Nehmen Sie sich Zeit.",
     progressCompleted: "Ihr Anruf ist beendet. Danke, dass Sie mit uns gesprochen haben.",
     missedTitle: "Wir konnten Sie nicht erreichen",

@@ -125,6 +125,7 @@ const en = {
       "Attempt {{attempt}} of {{attempts}} did not become a conversation. We'll call again at {{time}}, or you can ask for the call now.",
     reasonVoicemail: "Your voicemail answered, so we hung up without leaving a message.",
     reasonModel: "Our listener could not join the call because of a technical problem.",
+    reasonModelStopped: "Our listener stopped answering during the call because of a technical problem.",
     reasonAudio: "The call connected, but our listener's voice did not reach you.",
     reasonShort: "The call ended before we could really talk.",
     refundedNetworkBody:
@@ -193,6 +194,8 @@ const en = {
       "We're waiting for Stripe to confirm your payment. This page updates by itself; your call is placed as soon as the payment is confirmed.",
     progressQueued: "Placing your call…",
     progressRinging: "Your phone is ringing.",
+    progressConnecting: "Connecting you to the listener…",
+    progressListenerFailed: "Our listener could not answer because of a technical problem. This call does not count.",
     progressConnected: "You're connected. Take your time.",
     progressCompleted: "Your call has ended. Thank you for talking with us.",
     missedTitle: "We couldn't reach you",

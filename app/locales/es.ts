@@ -125,6 +125,7 @@ const es = {
       "El intento {{attempt}} de {{attempts}} no llegó a ser una conversación. Volveremos a llamar a las {{time}}, o puede pedir la llamada ahora.",
     reasonVoicemail: "Respondió su buzón de voz, así que colgamos sin dejar mensaje.",
     reasonModel: "Nuestro oyente no pudo unirse a la llamada por un problema técnico.",
+    reasonModelStopped: "Nuestro oyente dejó de responder durante la llamada por un problema técnico.",
     reasonAudio: "La llamada se conectó, pero la voz de nuestro oyente no le llegó.",
     reasonShort: "La llamada terminó antes de que pudiéramos hablar de verdad.",
     refundedNetworkBody:
@@ -195,6 +196,8 @@ const es = {
       "Estamos esperando a que Stripe confirme tu pago. Esta página se actualiza sola; tu llamada se realizará en cuanto se confirme el pago.",
     progressQueued: "Realizando tu llamada…",
     progressRinging: "Tu teléfono está sonando.",
+    progressConnecting: "Te estamos conectando con el oyente…",
+    progressListenerFailed: "Nuestro oyente no pudo responder por un problema técnico. Esta llamada no cuenta.",
     progressConnected: "Ya estás en línea. Tómate tu tiempo.",
     progressCompleted: "Tu llamada ha terminado. Gracias por hablar con nosotros.",
     missedTitle: "No hemos podido contactarte",

@@ -126,6 +126,7 @@ const fr = {
       "La tentative {{attempt}} sur {{attempts}} n'a pas abouti à une conversation. Nous rappellerons à {{time}}, ou vous pouvez demander l'appel maintenant.",
     reasonVoicemail: "Votre messagerie a répondu : nous avons raccroché sans laisser de message.",
     reasonModel: "Notre écoutant n'a pas pu rejoindre l'appel à cause d'un problème technique.",
+    reasonModelStopped: "Notre écoutant a cessé de répondre pendant l'appel à cause d'un problème technique.",
     reasonAudio: "L'appel a abouti, mais la voix de notre écoutant ne vous est pas parvenue.",
     reasonShort: "L'appel s'est terminé avant que nous puissions vraiment parler.",
     refundedNetworkBody:
@@ -197,6 +198,8 @@ const fr = {
       "Nous attendons que Stripe confirme votre paiement. Cette page se met à jour toute seule ; votre appel sera lancé dès que le paiement sera confirmé.",
     progressQueued: "Lancement de votre appel…",
     progressRinging: "Votre téléphone sonne.",
+    progressConnecting: "Nous vous mettons en relation avec l'écoutant…",
+    progressListenerFailed: "Notre écoutant n'a pas pu répondre à cause d'un problème technique. Cet appel ne compte pas.",
     progressConnected: "Vous êtes en ligne. Prenez votre temps.",
     progressCompleted: "Votre appel est terminé. Merci d’avoir parlé avec nous.",
     missedTitle: "Nous n’avons pas pu vous joindre",

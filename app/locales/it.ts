@@ -125,6 +125,7 @@ const it = {
       "Il tentativo {{attempt}} di {{attempts}} non è diventato una conversazione. Richiameremo alle {{time}}, oppure può chiedere la chiamata ora.",
     reasonVoicemail: "Ha risposto la segreteria, quindi abbiamo riattaccato senza lasciare messaggi.",
     reasonModel: "Il nostro ascoltatore non ha potuto partecipare alla chiamata per un problema tecnico.",
+    reasonModelStopped: "Il nostro ascoltatore ha smesso di rispondere durante la chiamata per un problema tecnico.",
     reasonAudio: "La chiamata si è collegata, ma la voce del nostro ascoltatore non le è arrivata.",
     reasonShort: "La chiamata è finita prima che potessimo davvero parlare.",
     refundedNetworkBody:
@@ -195,6 +196,8 @@ const it = {
       "Stiamo aspettando che Stripe confermi il tuo pagamento. Questa pagina si aggiorna da sola; la chiamata partirà non appena il pagamento sarà confermato.",
     progressQueued: "Stiamo avviando la tua chiamata…",
     progressRinging: "Il tuo telefono sta squillando.",
+    progressConnecting: "Ti stiamo mettendo in contatto con l'ascoltatore…",
+    progressListenerFailed: "Il nostro ascoltatore non ha potuto rispondere per un problema tecnico. Questa chiamata non conta.",
     progressConnected: "Sei in linea. Prenditi tutto il tempo che ti serve.",
     progressCompleted: "La chiamata è terminata. Grazie per aver parlato con noi.",
     missedTitle: "Non siamo riusciti a raggiungerti",
