@@ -5,7 +5,7 @@ const ar = {
   meta: {
     appName: "Sakina",
     tagline: "من يُصغي إليك، متى احتجت إليه",
-    version: "v3.0.0 AI Appointment Concierge",
+    about: "مكالمات هاتفية بالذكاء الاصطناعي: مستمع لكل من يحتاج إلى الحديث، وتأكيد الحجوزات للأنشطة التجارية.",
   },
   nav: {
     skipToContent: "انتقل إلى المحتوى الرئيسي",
@@ -65,6 +65,7 @@ const ar = {
     dismiss: "إخفاء الإشعار",
     required: "مطلوب",
     optional: "اختياري",
+    free: "مجاني",
     sending: "جارٍ الإرسال…",
     errorTitle: "خطأ",
     genericError: "حدث خطأ ما. يُرجى المحاولة مرة أخرى.",

@@ -5,7 +5,7 @@ const de = {
   meta: {
     appName: "Sakina",
     tagline: "Jemand, der zuhört – wann immer Sie es brauchen",
-    version: "v3.0.0 AI Appointment Concierge",
+    about: "KI-Telefonanrufe: ein offenes Ohr für alle, die reden möchten, und Buchungsbestätigungen für Unternehmen.",
   },
   nav: {
     skipToContent: "Zum Hauptinhalt springen",
@@ -66,6 +66,7 @@ const de = {
     dismiss: "Benachrichtigung schließen",
     required: "Pflichtfeld",
     optional: "optional",
+    free: "Kostenlos",
     sending: "Wird gesendet…",
     errorTitle: "Fehler",
     genericError: "Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.",

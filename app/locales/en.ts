@@ -6,7 +6,7 @@ const en = {
   meta: {
     appName: "Sakina",
     tagline: "Someone to listen, whenever you need it",
-    version: "v3.0.0 AI Appointment Concierge",
+    about: "AI phone calls: a listener for anyone who needs to talk, and booking confirmations for businesses.",
   },
   nav: {
     skipToContent: "Skip to main content",
@@ -67,6 +67,7 @@ const en = {
     dismiss: "Dismiss notification",
     required: "required",
     optional: "optional",
+    free: "Free",
     sending: "Sending…",
     errorTitle: "Error",
     genericError: "Something went wrong. Please try again.",

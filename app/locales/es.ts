@@ -5,7 +5,7 @@ const es = {
   meta: {
     appName: "Sakina",
     tagline: "Alguien que te escuche, cuando lo necesites",
-    version: "v3.0.0 AI Appointment Concierge",
+    about: "Llamadas telefónicas con IA: alguien que escucha a quien necesita hablar, y confirmación de reservas para negocios.",
   },
   nav: {
     skipToContent: "Saltar al contenido principal",
@@ -66,6 +66,7 @@ const es = {
     dismiss: "Descartar notificación",
     required: "obligatorio",
     optional: "opcional",
+    free: "Gratis",
     sending: "Enviando…",
     errorTitle: "Error",
     genericError: "Algo ha salido mal. Inténtalo de nuevo.",

@@ -5,7 +5,7 @@ const fr = {
   meta: {
     appName: "Sakina",
     tagline: "Quelqu’un pour vous écouter, dès que vous en avez besoin",
-    version: "v3.0.0 AI Appointment Concierge",
+    about: "Des appels téléphoniques par IA : une écoute pour qui a besoin de parler, et la confirmation des réservations pour les entreprises.",
   },
   nav: {
     skipToContent: "Aller au contenu principal",
@@ -66,6 +66,7 @@ const fr = {
     dismiss: "Fermer la notification",
     required: "obligatoire",
     optional: "facultatif",
+    free: "Gratuit",
     sending: "Envoi en cours…",
     errorTitle: "Erreur",
     genericError: "Une erreur s’est produite. Veuillez réessayer.",

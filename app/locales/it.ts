@@ -5,7 +5,7 @@ const it = {
   meta: {
     appName: "Sakina",
     tagline: "Qualcuno che ti ascolta, ogni volta che ne hai bisogno",
-    version: "v3.0.0 AI Appointment Concierge",
+    about: "Chiamate telefoniche con l’IA: un ascolto per chi ha bisogno di parlare e la conferma delle prenotazioni per le attività.",
   },
   nav: {
     skipToContent: "Vai al contenuto principale",
@@ -66,6 +66,7 @@ const it = {
     dismiss: "Chiudi notifica",
     required: "obbligatorio",
     optional: "facoltativo",
+    free: "Gratis",
     sending: "Invio in corso…",
     errorTitle: "Errore",
     genericError: "Si è verificato un errore. Riprova.",

@@ -99,7 +99,7 @@ function ServiceStep({ data }: { data: StepData<"service"> }) {
                   <span className="text-slate-700">
                     {tIsolated(t, "services.summary", {
                       minutes: service.durationMinutes,
-                      price: <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} />,
+                      price: <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} free={t("common.free")} />,
                     })}
                   </span>
                 </span>
@@ -312,7 +312,7 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
         <bdi>{service.name}</bdi> (
         {tIsolated(t, "services.summary", {
           minutes: service.durationMinutes,
-          price: <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} />,
+          price: <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} free={t("common.free")} />,
         })}
         )
       </>,
