@@ -386,6 +386,11 @@ const de = {
     incompleteBody: "Der Bestätigungslink ist ungültig oder abgelaufen.",
     registerAgain: "Erneut registrieren",
     tryLogin: "Anmeldung versuchen",
+    alreadyTitle: "Ihre E-Mail-Adresse ist bestätigt",
+    alreadyBody: "Dieser Link wurde bereits verwendet, hier ist nichts mehr zu tun. Melden Sie sich an, um Ihr Unternehmen zu verwalten.",
+    alreadyPaymentBody:
+      "Dieser Link wurde bereits verwendet. Ein Schritt fehlt noch: Die Startzahlung von 1 $ aktiviert Ihr Unternehmen und schickt Ihnen Ihre Zugangsdaten.",
+    signIn: "Anmelden",
   },
   setup: {
     title: "Einrichtung abgeschlossen",

@@ -377,6 +377,11 @@ const en = {
     incompleteBody: "The verification link is invalid or expired.",
     registerAgain: "Register Again",
     tryLogin: "Try Login",
+    alreadyTitle: "Your e-mail address is verified",
+    alreadyBody: "This link was already used, so there is nothing more to do here. Log in to manage your business.",
+    alreadyPaymentBody:
+      "This link was already used. One step is left: the $1 starter payment activates your business and sends your login details.",
+    signIn: "Log in",
   },
   setup: {
     title: "Setup complete",

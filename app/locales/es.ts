@@ -382,6 +382,10 @@ const es = {
     incompleteBody: "El enlace de verificación no es válido o ha caducado.",
     registerAgain: "Registrarse de nuevo",
     tryLogin: "Intentar iniciar sesión",
+    alreadyTitle: "Tu dirección de correo electrónico está verificada",
+    alreadyBody: "Este enlace ya se usó, así que no hay nada más que hacer aquí. Inicia sesión para gestionar tu negocio.",
+    alreadyPaymentBody: "Este enlace ya se usó. Queda un paso: el pago inicial de 1 $ activa tu negocio y te envía los datos de acceso.",
+    signIn: "Iniciar sesión",
   },
   setup: {
     title: "Configuración completada",

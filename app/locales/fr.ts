@@ -5,7 +5,8 @@ const fr = {
   meta: {
     appName: "Sakina",
     tagline: "Quelqu’un pour vous écouter, dès que vous en avez besoin",
-    about: "Des appels téléphoniques par IA : une écoute pour qui a besoin de parler, et la confirmation des réservations pour les entreprises.",
+    about:
+      "Des appels téléphoniques par IA : une écoute pour qui a besoin de parler, et la confirmation des réservations pour les entreprises.",
   },
   nav: {
     skipToContent: "Aller au contenu principal",
@@ -383,6 +384,11 @@ const fr = {
     incompleteBody: "Le lien de vérification n’est pas valide ou a expiré.",
     registerAgain: "S’inscrire à nouveau",
     tryLogin: "Essayer de se connecter",
+    alreadyTitle: "Votre adresse e-mail est vérifiée",
+    alreadyBody: "Ce lien a déjà été utilisé : il n’y a plus rien à faire ici. Connectez-vous pour gérer votre entreprise.",
+    alreadyPaymentBody:
+      "Ce lien a déjà été utilisé. Il reste une étape : le paiement de démarrage de 1 $ active votre entreprise et vous envoie vos identifiants.",
+    signIn: "Se connecter",
   },
   setup: {
     title: "Configuration terminée",

@@ -383,6 +383,11 @@ const it = {
     incompleteBody: "Il link di verifica non è valido o è scaduto.",
     registerAgain: "Registrati di nuovo",
     tryLogin: "Prova ad accedere",
+    alreadyTitle: "Il tuo indirizzo e-mail è verificato",
+    alreadyBody: "Questo link è già stato usato, quindi qui non c’è altro da fare. Accedi per gestire la tua attività.",
+    alreadyPaymentBody:
+      "Questo link è già stato usato. Manca un passo: il pagamento iniziale di 1 $ attiva la tua attività e ti invia i dati di accesso.",
+    signIn: "Accedi",
   },
   setup: {
     title: "Configurazione completata",

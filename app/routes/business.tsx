@@ -100,7 +100,7 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
           {t("demo.title")}
         </h2>
         <p className="mt-1 text-ink-soft">{t("demo.intro")}</p>
-        <Form method="post" className="mt-4 flex flex-wrap items-end gap-3">
+        <Form method="post" noValidate className="mt-4 flex flex-wrap items-end gap-3">
           <AuthenticityTokenInput />
           {actionData?.error ? (
             <p role="alert" className="w-full rounded-lg bg-rose-50 p-3 text-sm text-rose-800">

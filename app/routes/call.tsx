@@ -413,7 +413,7 @@ function Conversation({ chat, liveVoice, problem }: { chat: NonNullable<LoaderDa
                 </Button>
               </fetcher.Form>
             </VoiceMode>
-            <Form method="post">
+            <Form method="post" noValidate>
               <AuthenticityTokenInput />
               <input type="hidden" name="intent" value="hang_up" />
               <input type="hidden" name="token" value={chat.token} />

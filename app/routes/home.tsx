@@ -263,7 +263,7 @@ function DetailsStep({
   const voiceErrorId = `${fields.voice.id}-error`;
   const problems = problemsOf([fields.phone, fields.language, fields.voice, fields.email, fields.adult, fields.recording]);
   return (
-    <Form method="post" {...getFormProps(form)} className="space-y-5">
+    <Form method="post" {...getFormProps(form)} noValidate className="space-y-5">
       <PageTitle title={title} error={problems.length > 0 || Boolean(form.errors?.length)} />
       <AuthenticityTokenInput />
       <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
@@ -432,7 +432,7 @@ function PaymentStep({
   }
 
   const checkoutForm = (
-    <Form method="post">
+    <Form method="post" noValidate>
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="checkout" />
       <Button type="submit" className="w-full">

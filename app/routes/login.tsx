@@ -60,7 +60,7 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
         {t("auth.loginTitle")}
       </FocusHeading>
       <p className="mt-2 text-slate-700">{t("auth.loginIntro")}</p>
-      <Form method="post" className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+      <Form method="post" noValidate className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
         <AuthenticityTokenInput />
         <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
         {/* Which of the two was wrong is not said; the summary leads back to the first field. */}

@@ -276,7 +276,7 @@ function PaymentStep({
   const navigate = useNavigate();
   const money = <Money cents={PLAN_PRICE_CENTS[pending.callFrequency]} currency={PLAN_CURRENCY} locale={locale} />;
   const checkoutForm = (
-    <Form method="post" className="space-y-2">
+    <Form method="post" noValidate className="space-y-2">
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="checkout" />
       <p className="text-sm text-slate-700">{t("subscribe.checkoutIntro")}</p>

@@ -99,7 +99,9 @@ function ServiceStep({ data }: { data: StepData<"service"> }) {
                   <span className="text-slate-700">
                     {tIsolated(t, "services.summary", {
                       minutes: service.durationMinutes,
-                      price: <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} free={t("common.free")} />,
+                      price: (
+                        <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} free={t("common.free")} />
+                      ),
                     })}
                   </span>
                 </span>
@@ -236,7 +238,7 @@ function ContactStep({ data, actionData }: { data: StepData<"contact">; actionDa
   const problems = problemsOf([fields.name, fields.phone, fields.email, fields.notes]);
   const formError = actionData && "formError" in actionData ? actionData.formError : null;
   return (
-    <Form method="post" {...getFormProps(form)} className="space-y-5">
+    <Form method="post" {...getFormProps(form)} noValidate className="space-y-5">
       <PageTitle title={data.title} error={problems.length > 0 || Boolean(formError)} />
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="contact" />
@@ -338,7 +340,7 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
       : []),
   ];
   return (
-    <Form method="post" className="space-y-5">
+    <Form method="post" noValidate className="space-y-5">
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="confirm" />
       <input type="hidden" name="service" value={data.serviceId} />

@@ -33,7 +33,7 @@ export function CallCentre({ data, error }: { data: CallCentreData; error?: stri
         <h2 id="test-call-title" className="text-lg font-semibold text-slate-900">
           {t("telephony.testCall")}
         </h2>
-        <Form method="post" className="mt-3 flex flex-wrap items-end gap-3">
+        <Form method="post" noValidate className="mt-3 flex flex-wrap items-end gap-3">
           <AuthenticityTokenInput />
           <Field
             label={t("demo.phone")}
