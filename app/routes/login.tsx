@@ -42,7 +42,12 @@ export async function action({ request, context }: Route.ActionArgs) {
     );
   }
   const headers = new Headers({ "Set-Cookie": await commitLogin(services, result.account, request) });
-  headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("auth.welcomeBack") }));
+  // The account as it was before this sign-in: no earlier sign-in means a first visit, not a return.
+  const firstSignIn = !result.account.lastLoginAt;
+  headers.append(
+    "Set-Cookie",
+    await toastHeader(services, { type: "success", title: t(firstSignIn ? "auth.welcome" : "auth.welcomeBack") }),
+  );
   return redirect(nextAfterLogin(result.account, redirectTo, false), { headers });
 }
 
