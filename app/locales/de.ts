@@ -67,6 +67,10 @@ const de = {
     required: "Pflichtfeld",
     optional: "optional",
     free: "Kostenlos",
+    callsNotConfigured:
+      "Telefonanrufe sind auf diesem Server noch nicht eingerichtet, daher kann über dieses Formular vorerst kein Anruf erfolgen.",
+    voiceNotConfigured:
+      "Die KI-Stimme ist auf diesem Server noch nicht eingerichtet, daher kann über dieses Formular vorerst kein Anruf erfolgen.",
     sending: "Wird gesendet…",
     errorTitle: "Fehler",
     genericError: "Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.",

@@ -68,6 +68,8 @@ const en = {
     required: "required",
     optional: "optional",
     free: "Free",
+    callsNotConfigured: "Phone calls are not set up on this server yet, so no call can be placed from this form for now.",
+    voiceNotConfigured: "The AI voice is not set up on this server yet, so no call can be placed from this form for now.",
     sending: "Sending…",
     errorTitle: "Error",
     genericError: "Something went wrong. Please try again.",

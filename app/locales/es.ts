@@ -67,6 +67,10 @@ const es = {
     required: "obligatorio",
     optional: "opcional",
     free: "Gratis",
+    callsNotConfigured:
+      "Las llamadas telefónicas aún no están configuradas en este servidor, así que por ahora no se puede hacer ninguna llamada desde este formulario.",
+    voiceNotConfigured:
+      "La voz de IA aún no está configurada en este servidor, así que por ahora no se puede hacer ninguna llamada desde este formulario.",
     sending: "Enviando…",
     errorTitle: "Error",
     genericError: "Algo ha salido mal. Inténtalo de nuevo.",

@@ -68,6 +68,10 @@ const fr = {
     required: "obligatoire",
     optional: "facultatif",
     free: "Gratuit",
+    callsNotConfigured:
+      "Les appels téléphoniques ne sont pas encore configurés sur ce serveur : aucun appel ne peut être passé depuis ce formulaire pour le moment.",
+    voiceNotConfigured:
+      "La voix IA n’est pas encore configurée sur ce serveur : aucun appel ne peut être passé depuis ce formulaire pour le moment.",
     sending: "Envoi en cours…",
     errorTitle: "Erreur",
     genericError: "Une erreur s’est produite. Veuillez réessayer.",

@@ -67,6 +67,10 @@ const it = {
     required: "obbligatorio",
     optional: "facoltativo",
     free: "Gratis",
+    callsNotConfigured:
+      "Le chiamate telefoniche non sono ancora configurate su questo server, quindi per ora da questo modulo non si può effettuare alcuna chiamata.",
+    voiceNotConfigured:
+      "La voce IA non è ancora configurata su questo server, quindi per ora da questo modulo non si può effettuare alcuna chiamata.",
     sending: "Invio in corso…",
     errorTitle: "Errore",
     genericError: "Si è verificato un errore. Riprova.",
