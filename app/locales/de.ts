@@ -640,8 +640,15 @@ const de = {
     email: "E-Mail (optional)",
     emailHint: "Für eine Bestätigung mit Kalenderdatei und einem Link zum Ändern oder Stornieren.",
     notes: "Hinweise für das Unternehmen (optional)",
-    callConsent:
-      "Ein KI-Assistent von {{business}} ruft Sie innerhalb weniger Minuten an, um diese Buchung zu bestätigen. Im Gespräch können Sie bestätigen, stornieren oder um eine andere Zeit bitten.",
+    promiseNow:
+      "Ein KI-Assistent von {{business}} ruft Sie in wenigen Minuten an, um diese Buchung zu bestätigen. Im Anruf können Sie bestätigen, absagen oder um einen anderen Termin bitten.",
+    promiseLater:
+      "Ein KI-Assistent von {{business}} ruft Sie {{when}} an, um diese Buchung zu bestätigen: Anrufe erfolgen nur zwischen 08:00 und 21:00 Uhr. Im Anruf können Sie bestätigen, absagen oder um einen anderen Termin bitten.",
+    promiseWhen: "{{day}} um {{time}} ({{zone}})",
+    promiseNone:
+      "Für diese Buchung erfolgt kein Bestätigungsanruf. {{business}} erhält sie sofort und meldet sich bei Ihnen, falls sich etwas ändert.",
+    promiseNoneEmailed:
+      "Für diese Buchung erfolgt kein Bestätigungsanruf: Ihre Bestätigung kommt per E-Mail. {{business}} erhält die Buchung sofort und meldet sich bei Ihnen, falls sich etwas ändert.",
     review: "Buchung prüfen",
     back: "Zurück",
     confirmTitle: "Prüfen und bestätigen",
@@ -650,7 +657,6 @@ const de = {
     confirm: "Buchung bestätigen",
     editDetails: "Angaben bearbeiten",
     sentTitle: "Buchungsanfrage gesendet",
-    sentBody: "Innerhalb weniger Minuten erhalten Sie einen Bestätigungsanruf.",
     another: "Weiteren Termin buchen",
     nameRequired: "Bitte geben Sie Ihren Namen ein.",
     phoneRequired: "Bitte geben Sie Ihre Telefonnummer ein.",
@@ -726,7 +732,7 @@ const de = {
     notes: "Hinweise",
     customerSubject: "Ihre Buchungsanfrage bei {{business}}",
     customerBody: "Hallo {{name}}, vielen Dank für Ihre Buchung bei {{business}}.",
-    customerCall: "Ein KI-Assistent ruft Sie innerhalb weniger Minuten zur Bestätigung an. Die Kalenderdatei finden Sie im Anhang.",
+    calendarAttached: "Die Kalenderdatei ist angehängt.",
     manage: "Ändern oder stornieren",
     manageButton: "Meine Buchung ändern oder stornieren",
   },

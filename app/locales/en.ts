@@ -626,8 +626,15 @@ const en = {
     email: "E-mail (optional)",
     emailHint: "For a confirmation with a calendar file and a link to change or cancel.",
     notes: "Notes for the business (optional)",
-    callConsent:
+    promiseNow:
       "An AI assistant from {{business}} will phone you within minutes to confirm this booking. You can confirm, cancel or ask for another time on the call.",
+    promiseLater:
+      "An AI assistant from {{business}} will phone you {{when}} to confirm this booking: calls are placed only between 08:00 and 21:00. You can confirm, cancel or ask for another time on the call.",
+    promiseWhen: "at {{time}} {{day}} ({{zone}})",
+    promiseNone:
+      "No confirmation call will be placed for this booking. {{business}} receives it at once and will contact you if anything changes.",
+    promiseNoneEmailed:
+      "No confirmation call will be placed for this booking: your confirmation comes by e-mail. {{business}} receives the booking at once and will contact you if anything changes.",
     review: "Review booking",
     back: "Back",
     confirmTitle: "Check and confirm",
@@ -636,7 +643,6 @@ const en = {
     confirm: "Confirm booking",
     editDetails: "Edit details",
     sentTitle: "Booking request sent",
-    sentBody: "A confirmation call comes within minutes.",
     another: "Book another appointment",
     nameRequired: "Enter your name.",
     phoneRequired: "Enter your phone number.",
@@ -712,7 +718,7 @@ const en = {
     notes: "Notes",
     customerSubject: "Your booking request at {{business}}",
     customerBody: "Hello {{name}}, thank you for booking with {{business}}.",
-    customerCall: "An AI assistant will phone you within minutes to confirm. The calendar file is attached.",
+    calendarAttached: "The calendar file is attached.",
     manage: "Change or cancel",
     manageButton: "Change or cancel my booking",
   },

@@ -634,8 +634,15 @@ const es = {
     email: "Correo electrónico (opcional)",
     emailHint: "Para recibir una confirmación con un archivo de calendario y un enlace para cambiar o cancelar.",
     notes: "Notas para el negocio (opcional)",
-    callConsent:
-      "Un asistente de IA de {{business}} te llamará en pocos minutos para confirmar esta reserva. Durante la llamada podrás confirmarla, cancelarla o pedir otra hora.",
+    promiseNow:
+      "Un asistente de IA de {{business}} te llamará en unos minutos para confirmar esta reserva. En la llamada puedes confirmarla, cancelarla o pedir otra hora.",
+    promiseLater:
+      "Un asistente de IA de {{business}} te llamará {{when}} para confirmar esta reserva: solo se llama entre las 08:00 y las 21:00. En la llamada puedes confirmarla, cancelarla o pedir otra hora.",
+    promiseWhen: "{{day}} a las {{time}} ({{zone}})",
+    promiseNone:
+      "No se hará ninguna llamada de confirmación para esta reserva. {{business}} la recibe al momento y se pondrá en contacto contigo si algo cambia.",
+    promiseNoneEmailed:
+      "No se hará ninguna llamada de confirmación para esta reserva: la confirmación te llega por correo electrónico. {{business}} recibe la reserva al momento y se pondrá en contacto contigo si algo cambia.",
     review: "Revisar la reserva",
     back: "Atrás",
     confirmTitle: "Revisa y confirma",
@@ -644,7 +651,6 @@ const es = {
     confirm: "Confirmar la reserva",
     editDetails: "Editar mis datos",
     sentTitle: "Solicitud de reserva enviada",
-    sentBody: "En pocos minutos recibirás una llamada de confirmación.",
     another: "Reservar otra cita",
     nameRequired: "Introduce tu nombre.",
     phoneRequired: "Introduce tu número de teléfono.",
@@ -720,7 +726,7 @@ const es = {
     notes: "Notas",
     customerSubject: "Tu solicitud de reserva en {{business}}",
     customerBody: "Hola, {{name}}: gracias por reservar en {{business}}.",
-    customerCall: "Un asistente de IA te llamará en pocos minutos para confirmar. Te adjuntamos el archivo de calendario.",
+    calendarAttached: "El archivo de calendario va adjunto.",
     manage: "Cambiar o cancelar",
     manageButton: "Cambiar o cancelar mi reserva",
   },

@@ -640,8 +640,15 @@ const fr = {
     email: "E-mail (facultatif)",
     emailHint: "Pour recevoir une confirmation avec un fichier de calendrier et un lien pour modifier ou annuler.",
     notes: "Remarques pour l’entreprise (facultatif)",
-    callConsent:
-      "Un assistant IA de {{business}} vous appellera d’ici quelques minutes pour confirmer cette réservation. Pendant l’appel, vous pourrez confirmer, annuler ou demander un autre horaire.",
+    promiseNow:
+      "Un assistant IA de {{business}} vous appellera dans quelques minutes pour confirmer cette réservation. Pendant l’appel, vous pourrez confirmer, annuler ou demander un autre horaire.",
+    promiseLater:
+      "Un assistant IA de {{business}} vous appellera {{when}} pour confirmer cette réservation : les appels ont lieu uniquement entre 08:00 et 21:00. Pendant l’appel, vous pourrez confirmer, annuler ou demander un autre horaire.",
+    promiseWhen: "{{day}} à {{time}} ({{zone}})",
+    promiseNone:
+      "Aucun appel de confirmation ne sera passé pour cette réservation. {{business}} la reçoit immédiatement et vous contactera en cas de changement.",
+    promiseNoneEmailed:
+      "Aucun appel de confirmation ne sera passé pour cette réservation : votre confirmation arrive par e-mail. {{business}} reçoit la réservation immédiatement et vous contactera en cas de changement.",
     review: "Vérifier la réservation",
     back: "Retour",
     confirmTitle: "Vérifiez et confirmez",
@@ -650,7 +657,6 @@ const fr = {
     confirm: "Confirmer la réservation",
     editDetails: "Modifier mes coordonnées",
     sentTitle: "Demande de réservation envoyée",
-    sentBody: "Un appel de confirmation suivra d’ici quelques minutes.",
     another: "Prendre un autre rendez-vous",
     nameRequired: "Saisissez votre nom.",
     phoneRequired: "Saisissez votre numéro de téléphone.",
@@ -726,7 +732,7 @@ const fr = {
     notes: "Remarques",
     customerSubject: "Votre demande de réservation chez {{business}}",
     customerBody: "Bonjour {{name}}, merci d’avoir réservé chez {{business}}.",
-    customerCall: "Un assistant IA vous appellera d’ici quelques minutes pour confirmer. Le fichier de calendrier est joint à cet e-mail.",
+    calendarAttached: "Le fichier d’agenda est joint.",
     manage: "Modifier ou annuler",
     manageButton: "Modifier ou annuler ma réservation",
   },

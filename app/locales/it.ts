@@ -635,8 +635,15 @@ const it = {
     email: "E-mail (facoltativa)",
     emailHint: "Per ricevere una conferma con un file di calendario e un link per modificare o disdire.",
     notes: "Note per l’attività (facoltative)",
-    callConsent:
-      "Un assistente IA di {{business}} ti chiamerà entro pochi minuti per confermare questa prenotazione. Durante la chiamata potrai confermare, disdire o chiedere un altro orario.",
+    promiseNow:
+      "Un assistente IA di {{business}} ti chiamerà entro pochi minuti per confermare questa prenotazione. Durante la chiamata puoi confermare, annullare o chiedere un altro orario.",
+    promiseLater:
+      "Un assistente IA di {{business}} ti chiamerà {{when}} per confermare questa prenotazione: le chiamate avvengono solo tra le 08:00 e le 21:00. Durante la chiamata puoi confermare, annullare o chiedere un altro orario.",
+    promiseWhen: "{{day}} alle {{time}} ({{zone}})",
+    promiseNone:
+      "Per questa prenotazione non verrà effettuata alcuna chiamata di conferma. {{business}} la riceve subito e ti contatterà se qualcosa cambia.",
+    promiseNoneEmailed:
+      "Per questa prenotazione non verrà effettuata alcuna chiamata di conferma: la conferma ti arriva via e-mail. {{business}} riceve subito la prenotazione e ti contatterà se qualcosa cambia.",
     review: "Controlla la prenotazione",
     back: "Indietro",
     confirmTitle: "Controlla e conferma",
@@ -645,7 +652,6 @@ const it = {
     confirm: "Conferma la prenotazione",
     editDetails: "Modifica i dati",
     sentTitle: "Richiesta di prenotazione inviata",
-    sentBody: "Entro pochi minuti riceverai una chiamata di conferma.",
     another: "Prenota un altro appuntamento",
     nameRequired: "Inserisci il tuo nome.",
     phoneRequired: "Inserisci il tuo numero di telefono.",
@@ -721,7 +727,7 @@ const it = {
     notes: "Note",
     customerSubject: "La tua richiesta di prenotazione presso {{business}}",
     customerBody: "Ciao {{name}}, grazie per aver prenotato presso {{business}}.",
-    customerCall: "Un assistente IA ti chiamerà entro pochi minuti per confermare. In allegato trovi il file del calendario.",
+    calendarAttached: "Il file del calendario è allegato.",
     manage: "Modifica o disdici",
     manageButton: "Modifica o disdici la mia prenotazione",
   },

@@ -288,8 +288,8 @@ function ContactStep({ data, actionData }: { data: StepData<"contact">; actionDa
         defaultValue={fields.notes.initialValue}
         errors={fields.notes.errors}
       />
-      <p className="rounded-lg bg-teal-50 p-3 text-sm text-teal-950">
-        {tIsolated(t, "book.callConsent", { business: data.business.name })}
+      <p className="rounded-lg bg-teal-50 p-3 text-sm text-teal-950" data-call-promise>
+        {data.callPromise}
       </p>
       <div className="flex flex-wrap items-center gap-4">
         <Button type="submit">{t("book.review")}</Button>
@@ -359,8 +359,8 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
           </div>
         ))}
       </dl>
-      <p className="rounded-lg bg-teal-50 p-3 text-sm text-teal-950">
-        {tIsolated(t, "book.callConsent", { business: data.business.name })}
+      <p className="rounded-lg bg-teal-50 p-3 text-sm text-teal-950" data-call-promise>
+        {data.callPromise}
       </p>
       <div className="flex flex-wrap items-center gap-4">
         <Button type="submit" disabled={busy} data-busy-label={t("common.sending")}>
@@ -401,7 +401,9 @@ function DoneStep({ data }: { data: StepData<"done"> }) {
       <FocusHeading key="done" className="text-2xl font-semibold text-emerald-900">
         {t("book.sentTitle")}
       </FocusHeading>
-      <p className="text-slate-700">{t("book.sentBody")}</p>
+      <p className="text-slate-700" data-call-promise>
+        {data.callPromise}
+      </p>
       <dl className="grid grid-cols-1 gap-x-4 gap-y-2 sm:grid-cols-[auto_1fr]">
         <dt className="font-medium text-slate-600">{t("book.summaryService")}</dt>
         <dd className="text-slate-900">
