@@ -211,3 +211,102 @@ describe("the admin's business list", () => {
     expect(row(other!.id).callsThisPeriod).toBe(0);
   });
 });
+
+describe("a server without telephony", () => {
+  it("says so at the top of every call form before anything is typed, with the submit disabled and pointing to it", async () => {
+    const visitor = httpClient(app.url);
+    const owner = await signedInOwner();
+    for (const [client, path] of [
+      [visitor, "/?lng=en"],
+      [visitor, "/business?lng=en"],
+      [visitor, "/call?lng=en"],
+      [owner, "/telephony?lng=en"],
+      [owner, "/dashboard/calls?lng=en"],
+    ] as const) {
+      const html = await (await client.get(path)).text();
+      const notice = html.indexOf('id="calls-unavailable"');
+      expect(notice, path).toBeGreaterThan(0);
+      expect(visibleText(html), path).toContain(en.common.callsNotConfigured);
+      // The notice comes before the form's fields, and the form's submit names it as its reason.
+      expect(notice, path).toBeLessThan(html.indexOf('type="tel"'));
+      expect(html, path).toMatch(
+        /<button[^>]*type="submit"[^>]*disabled=""[^>]*aria-describedby="calls-unavailable"|<button[^>]*disabled=""[^>]*type="submit"[^>]*aria-describedby="calls-unavailable"/,
+      );
+    }
+  });
+
+  it("keeps the number an owner typed when a test call is posted anyway, with no error on the phone field", async () => {
+    const owner = await signedInOwner();
+    const posted = await owner.postForm("/telephony?lng=en", { to: "+1 212 555 0164" }, { tokenFrom: "/telephony?lng=en" });
+    expect(posted.status).toBe(503);
+    const html = await posted.text();
+    expect(html).toContain('value="+1 212 555 0164"');
+    expect(html).not.toContain('aria-invalid="true"');
+    expect(visibleText(html)).toContain(en.common.callsNotConfigured);
+  });
+});
+
+describe("messages", () => {
+  it("are in sentence case; a first sign-in is welcomed, a later one welcomed back", async () => {
+    const [business] = await app.services.db.select().from(businesses).limit(1);
+    const email = "first-sign-in@example.com";
+    const password = "a first sign-in for this owner";
+    await app.services.db.insert(accounts).values({
+      businessId: business!.id,
+      name: "First Owner",
+      email,
+      passwordHash: await hashPassword(password),
+      mustChangePassword: false,
+    });
+    const wrong = await httpClient(app.url).postForm(
+      "/login?lng=en",
+      { email, password: "not the password at all" },
+      { tokenFrom: "/login?lng=en" },
+    );
+    expect(visibleText(await wrong.text())).toContain("Login failed");
+    const signIn = async () => {
+      const client = httpClient(app.url);
+      const response = await client.postForm("/login?lng=en", { email, password }, { tokenFrom: "/login?lng=en" });
+      expect(response.status).toBe(302);
+      return visibleText(await (await client.get(response.headers.get("location")!)).text());
+    };
+    const first = await signIn();
+    expect(first).toContain(en.auth.welcome);
+    expect(first).not.toContain(en.auth.welcomeBack);
+    expect(await signIn()).toContain(en.auth.welcomeBack);
+    // Every short message of every language: no Title Case run of capitalised words.
+    for (const [key, value] of Object.entries({ ...en.auth, ...en.verify, ...en.subscribe.dash, ...en.demo, ...en.payment })) {
+      if (typeof value === "string" && value.length < 40) expect(value, key).not.toMatch(/^[A-Z]\w* [A-Z][a-z]/);
+    }
+  });
+
+  it("the subscribe form's summary names each missing field once, with no general line repeating them", async () => {
+    const response = await httpClient(app.url).postForm(
+      "/subscribe?lng=en",
+      { fullName: "Nour Saleh", email: "", phone: "", callFrequency: "" },
+      {
+        tokenFrom: "/subscribe?lng=en",
+      },
+    );
+    expect(response.status).toBe(400);
+    const text = visibleText(await response.text());
+    for (const message of [en.subscribe.emailRequired, en.subscribe.phoneRequired, en.subscribe.frequencyRequired]) {
+      expect(text.split(message).length - 1, message).toBeGreaterThanOrEqual(1);
+    }
+    expect(text).not.toContain(en.subscribe.incompleteBody);
+    expect(text).not.toContain(en.subscribe.required);
+  });
+});
+
+describe("pages say what is true now", () => {
+  it("How it works links the live subscriptions; the footer says what the product is, not a version", async () => {
+    const html = await (await httpClient(app.url).get("/how-it-works?lng=en")).text();
+    expect(html).toContain('href="/subscribe"');
+    expect(visibleText(html)).not.toMatch(/opening soon/i);
+    for (const lng of ["en", "de"] as const) {
+      const text = visibleText(await (await httpClient(app.url).get(`/?lng=${lng}`)).text());
+      expect(text).toContain((lng === "en" ? en : de).meta.about);
+      expect(text).not.toContain("v3.0.0");
+    }
+  });
+});
