@@ -261,7 +261,10 @@ export async function loadServicesPage(owner: Owner, url: URL) {
       currency: s.currency,
       durationMinutes: s.durationMinutes,
       active: s.active,
-      summary: owner.t("services.summary", { minutes: s.durationMinutes, price: formatPrice(s.priceCents, s.currency, owner.locale, owner.t("common.free")) }),
+      summary: owner.t("services.summary", {
+        minutes: s.durationMinutes,
+        price: formatPrice(s.priceCents, s.currency, owner.locale, owner.t("common.free")),
+      }),
     })),
   };
 }
