@@ -276,7 +276,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
             </p>
             <p className="mt-1 text-sm">{isolateNumbers(t("empathy.paymentKept"))}</p>
             {loaderData.callStatus === "queued" ? (
-              <Form method="post" className="mt-4">
+              <Form method="post" noValidate className="mt-4">
                 <AuthenticityTokenInput />
                 <Button type="submit" disabled={navigation.state !== "idle"}>
                   {t("empathy.retryNow")}

@@ -382,14 +382,14 @@ export async function cardSaved(services: AppServices, input: { subscriberId: nu
   return syncSubscription(services, state.id);
 }
 
-/** "Upgrade to Monthly": the trial ends now and billing starts, with 30 calls a month. */
+/** "Upgrade to monthly": the trial ends now and billing starts, with 30 calls a month. */
 export async function upgradeNow(services: AppServices, subscriber: Subscriber) {
   if (subscriber.status !== "trialing" || !subscriber.stripeSubscriptionId) return null;
   await requirePayments(services.payments).endTrialNow(subscriber.stripeSubscriptionId);
   return syncSubscription(services, subscriber.stripeSubscriptionId);
 }
 
-/** "Cancel Subscription": access continues until the period ends. `resume` takes it back. */
+/** "Cancel subscription": access continues until the period ends. `resume` takes it back. */
 export async function cancelAtPeriodEnd(services: AppServices, subscriber: Subscriber, cancel = true) {
   if (!subscriber.stripeSubscriptionId || !["trialing", "active", "past_due"].includes(subscriber.status)) return null;
   await requirePayments(services.payments).setCancelAtPeriodEnd(subscriber.stripeSubscriptionId, cancel);
@@ -443,7 +443,7 @@ export type SupportCallResult =
   { ok: true; supportCallId: number } | { ok: false; reason: NonNullable<Allowance["reason"]> | "not_configured" };
 
 /**
- * "Request Support Call": inside the allowance, one call at a time, placed through the call
+ * "Request support call": inside the allowance, one call at a time, placed through the call
  * engine (which puts the number through the dialling policy again when it dials).
  */
 export async function requestSupportCall(
