@@ -28,7 +28,7 @@ import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
 import type { AppJob } from "~/platform/services.server";
 import { deliveryOf } from "~/features/calls/delivery";
 import { callTexts } from "~/features/voice/call-texts.server";
-import { mediaStreamUrl, prepareVoiceSession } from "~/features/voice/bridge.server";
+import { mediaStreamUrl, prepareVoiceSession, streamLimits } from "~/features/voice/bridge.server";
 import { TelephonyError, TelephonyNotConfiguredError } from "~/providers/telephony.server";
 import type { Db } from "~/platform/db.server";
 import type { AppServices } from "~/platform/services.server";
@@ -344,7 +344,9 @@ export async function voiceTwiml(
   await setStreamToken(services.db, call.id, token);
   // The greeting is prepared while Twilio connects the stream, when the stream comes to this
   // process; a bridge process of its own (MEDIA_STREAM_ORIGIN) opens the session when it connects.
-  if (!services.env.MEDIA_STREAM_ORIGIN) void prepareVoiceSession(services, call, STREAM_TOKEN_TTL_MS);
+  // A session whose stream has not come within the stream's own start limit is closed: the stream
+  // went to another process (or never left Twilio), and a paid session must not wait for it.
+  if (!services.env.MEDIA_STREAM_ORIGIN) void prepareVoiceSession(services, call, streamLimits(services.env).startTimeoutMs);
   const base = publicOrigin(services);
   const stream = mediaStreamUrl(services, call.id);
   // When the stream ends while the call goes on (the model failed), Twilio asks the action URL what next.
