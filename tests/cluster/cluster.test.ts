@@ -128,6 +128,26 @@ async function freeHaircut(url: string, fromDay = 2) {
   throw new Error("no free haircut in the window");
 }
 
+/** The person on each call in progress hangs up (calls nobody answers for stay up, as real ones do). */
+async function hangUpAll() {
+  for (const [sid, call] of twilio.calls) {
+    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
+  }
+  await waitFor(() => [...twilio.calls.values()].every((c) => c.status !== "in-progress" && c.status !== "ringing"), {
+    what: "every call to end",
+  });
+}
+
+async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
+  const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 const booking = (serviceId: number, date: string, time: string, phone: string) => ({
   businessLink: "demo-salon",
   serviceId,
@@ -164,6 +184,8 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
       OPENAI_API_KEY: realtime.apiKey,
       OPENAI_BASE_URL: realtime.url,
       CALL_DELIVERED_MIN_SECONDS: "1",
+      // Two lines for the whole cluster, so the cap can be seen holding across both web processes.
+      MAX_CONCURRENT_CALLS: "2",
     };
     // All three at the same moment, on a database nothing has migrated yet.
     const started = [
@@ -213,6 +235,49 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
     } finally {
       await client.end();
     }
+  });
+
+  it("holds the call cap with calls asked of both processes: two lines, the others wait their turn", async () => {
+    const phones = ["+12125569201", "+12125569202", "+12125569203", "+12125569204"];
+    const inProgress = () => [...twilio.calls.values()].filter((c) => phones.includes(String(c.params.To)) && c.status === "in-progress");
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, inProgress().length)), 5);
+    try {
+      // Asked of both web processes directly, two each.
+      const [web1, web2] = procs.filter((p) => p.name.startsWith("web"));
+      const asked = await Promise.all(
+        phones.map((to, i) =>
+          httpClient((i % 2 ? web2 : web1)!.url, { forwardedFor: visitorAddress() }).postJson("/api/calls/make-call", { to }),
+        ),
+      );
+      expect(asked.map((r) => r.status)).toEqual([202, 202, 202, 202]);
+      await waitFor(() => inProgress().length === 2, { what: "two calls in progress", timeoutMs: 30_000 });
+      // The other two are parked waiting for a line (the event that rules out their dial).
+      await waitFor(
+        async () =>
+          (await query("select id from calls where to_number = any($1) and status = 'queued' and waiting_since is not null", [phones]))
+            .length === 2,
+        { what: "two calls waiting for a line", timeoutMs: 30_000 },
+      );
+      expect(inProgress()).toHaveLength(2);
+      // A line frees: the next call rings, and still no more than two at once.
+      twilio.hangup(inProgress()[0]!.sid);
+      await waitFor(
+        () => [...twilio.calls.values()].filter((c) => phones.includes(String(c.params.To))).length === 3 && inProgress().length === 2,
+        { what: "the third call on the freed line", timeoutMs: 30_000 },
+      );
+      expect(most).toBeLessThanOrEqual(2);
+    } finally {
+      clearInterval(watch);
+      await hangUpAll();
+    }
+    // Hung up with no one speaking, the last waiting call gets its line too: let it ring and end.
+    await waitFor(() => [...twilio.calls.values()].filter((c) => phones.includes(String(c.params.To))).length === 4, {
+      what: "the fourth call",
+      timeoutMs: 30_000,
+    });
+    await hangUpAll();
+    expect(most).toBeLessThanOrEqual(2);
   });
 
   it("books one slot once when 100 visitors ask for it at the same moment, with no 5xx", async () => {
@@ -281,6 +346,8 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
 
   it("gives one paid call one call and one realtime session, its audio through nginx to the bridge", async () => {
     const phone = "+12125569100";
+    // The bookings' confirmation calls above hold the cluster's two lines until their people hang up.
+    await hangUpAll();
     const response = await httpClient(nginxUrl, { forwardedFor: visitorAddress() }).postJson("/api/create-payment-intent", {
       amount: 5,
       phone,
