@@ -153,6 +153,25 @@ describe("the visitor's time zone in a browser elsewhere", () => {
     await context.close();
   });
 
+  it("with JavaScript, a time step opened from a link shows itself again in the browser's zone, in place", async () => {
+    const context = await newVisitor(browser, { javaScript: true, timeZone: "Asia/Tokyo" });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/book/demo-salon?lng=en`);
+    await page.getByRole("button", { name: /Haircut/ }).click();
+    await page.locator("table button").nth(5).click();
+    await page.locator("input[name=time]").first().waitFor();
+    const shared = new URL(page.url());
+    shared.searchParams.delete("tz");
+    let loads = 0;
+    page.on("load", () => loads++);
+    await page.goto(shared.href);
+    await page.getByText("Times are shown in Japan Standard Time.").waitFor();
+    expect(new URL(page.url()).searchParams.get("tz")).toBe("Asia/Tokyo");
+    expect(await page.getByLabel(en.book.zoneLabel).inputValue()).toBe("Asia/Tokyo");
+    expect(loads).toBe(1);
+    await context.close();
+  });
+
   it("without JavaScript, keeps the business's zone until the visitor chooses theirs", async () => {
     const context = await newVisitor(browser, { javaScript: false, timeZone: "Europe/Berlin" });
     const page = await context.newPage();
