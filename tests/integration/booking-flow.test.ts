@@ -198,6 +198,11 @@ describe("the owner's pages", () => {
     expect(analytics).toContain("Eastern Time");
     expect(analytics).not.toContain("America/New_York");
     expect(analytics).toContain("9:00 AM");
+    for (const path of ["/dashboard?lng=en", "/dashboard/hours?lng=en", "/dashboard/calls?lng=en"]) {
+      const page = text(await (await owner.get(path)).text());
+      expect(page, path).toContain("Eastern Time");
+      expect(page, path).not.toContain("America/New_York");
+    }
     const settings = await (await owner.get("/dashboard/settings?lng=en")).text();
     // Toronto is in the list too: the city tells the two apart.
     expect(settings).toMatch(/<option value="America\/New_York" selected="">Eastern Time \(GMT-[45]\) · New York<\/option>/);

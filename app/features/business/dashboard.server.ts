@@ -9,7 +9,7 @@ import { confirmationVoices, timeZones } from "~/features/business/industries";
 import { currencies, formatMoney, parseAmountToCents } from "~/lib/money";
 import { formatPhone } from "~/platform/phone.server";
 import type { Owner } from "~/features/business/owner.server";
-import { formatLocalDate, zoneLabel } from "~/features/business/when";
+import { formatLocalDate, zoneLabel, zoneName } from "~/features/business/when";
 import { utcToZoned } from "~/features/booking/slots";
 import { businessPhoneField } from "~/features/business/schemas.server";
 import type { WeeklySchedule } from "~/features/booking/slots";
@@ -277,6 +277,7 @@ export async function loadHoursPage(owner: Owner, url: URL) {
   return {
     message: await doneMessage(services, owner.t, business.id, url),
     timeZone: business.timeZone,
+    zoneName: zoneName(business.timeZone, locale),
     schedule,
     daysOff: closures.map((d) => ({ id: d.id, date: d.date, label: formatLocalDate(d.date, locale), note: d.note ?? "" })),
   };
