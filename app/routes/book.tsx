@@ -18,6 +18,7 @@ import {
   normalizeCustomerPhone,
   placeBooking,
 } from "~/features/booking/booking.server";
+import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { localeCookie } from "~/platform/cookies.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -115,6 +116,10 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     taken: url.searchParams.get("taken") === "1",
   };
 
+  // What the confirmation call will really be (now, at a stated time, or none), for the steps that say it.
+  const callPromise = async (emailed: boolean) =>
+    describeConfirmationPromise(t, getLocale(context), business, await confirmationPromise(services, business), { emailed });
+
   if (url.searchParams.get("step") === "done") {
     const placed = await placedBooking(services, request, business);
     const booking = placed
@@ -127,7 +132,13 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
           emailed: Boolean(placed.booking.customerEmail),
         }
       : null;
-    return { ...base, title: title("done"), step: "done" as const, booking };
+    return {
+      ...base,
+      title: title("done"),
+      step: "done" as const,
+      booking,
+      callPromise: booking ? await callPromise(booking.emailed) : null,
+    };
   }
 
   const serviceId = parseDbId(url.searchParams.get("service"));
@@ -181,6 +192,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       when: shown(date, time, "full"),
       draft: { name: draft.name, phone: formatPhone(draft.phone), email: draft.email, notes: draft.notes },
       idempotencyKey: randomUUID(),
+      callPromise: await callPromise(Boolean(draft.email)),
     };
   }
   return {
@@ -192,6 +204,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     time,
     when: shown(date, time, "full"),
     draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null,
+    callPromise: await callPromise(false),
   };
 }
 

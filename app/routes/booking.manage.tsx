@@ -186,7 +186,7 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
               {t("manage.cancelConfirmTitle")}
             </FocusHeading>
             <p className="mt-3 text-slate-700">{tIsolated(t, "manage.cancelConfirmBody", { business: data.businessName })}</p>
-            <Form method="post" className="mt-4 flex flex-wrap items-center gap-4">
+            <Form method="post" noValidate className="mt-4 flex flex-wrap items-center gap-4">
               <AuthenticityTokenInput />
               <input type="hidden" name="intent" value="cancel" />
               <Button type="submit" variant="danger">
@@ -206,7 +206,7 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
               </p>
             ) : null}
             {data.reschedule.date ? (
-              <Form method="post">
+              <Form method="post" noValidate>
                 <AuthenticityTokenInput />
                 <input type="hidden" name="intent" value="reschedule" />
                 <input type="hidden" name="date" value={data.reschedule.date} />

@@ -21,6 +21,7 @@ import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { requestCall } from "~/features/calls/engine.server";
+import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
 import { reportCallUsageJob } from "~/features/business/onboarding.server";
 import type { Call } from "#models/calls";
@@ -234,11 +235,13 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
     }),
   );
   if (booking.customerEmail) {
+    const promise = await confirmationPromise(services, business);
     await services.jobs.enqueue(
       sendEmailJob,
       customerBookingEmail(customerT, request.language, booking.customerEmail, {
         ...base,
         when: formatWhen(booking.startsAt, business.timeZone, request.language),
+        callPromise: describeConfirmationPromise(customerT, request.language, business, promise, { emailed: true }),
       }),
     );
   }
@@ -262,7 +265,9 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
     if (!booking || booking.status !== "pending") return;
     const business = await findBusinessById(services.db, booking.businessId);
     if (!business) return;
-    if (!services.telephony.configured) {
+    // The same answer the customer was given on the page and in the e-mail.
+    const promise = await confirmationPromise(services, business);
+    if (promise.kind === "no_call" && promise.reason === "not_configured") {
       await setBookingCallState(services.db, booking.id, "calls_not_configured");
       return;
     }
@@ -286,8 +291,11 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
       businessId: business.id,
       bookingId: booking.id,
       origin: origin ?? services.env.APP_URL ?? "http://localhost:3000",
+      // Outside calling hours the call waits for the time the customer was told. A plan that
+      // refuses the call is left to the engine's gate, which records the refusal for the owner.
+      ...(promise.kind === "call_later" ? { startAfter: promise.at } : {}),
     });
-    await setBookingCallState(services.db, booking.id, "queued");
+    await setBookingCallState(services.db, booking.id, promise.kind === "call_later" ? "scheduled" : "queued");
   },
 };
 
