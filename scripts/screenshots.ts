@@ -1,14 +1,18 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
-// and Arabic, written to screenshots/ (ignored by git), so anyone can look before they ship.
+// and Arabic, then the booking flow step by step (service to done, the manage page, rescheduling
+// and the cancel), written to screenshots/ (ignored by git), so anyone can look before they ship.
+// `npm run screenshots -- booking-flow` takes only the shots whose names contain that word.
 // It starts the production build on a free port with a throwaway data folder; `npm run build`
 // first if the sources changed.
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
+import type { Page } from "playwright-core";
 import { launchBrowser } from "../tests/support/browser";
 import { startServer } from "../tests/support/server";
 
 const root = path.resolve(import.meta.dirname, "..");
 const out = path.join(root, "screenshots");
+const only = process.argv[2] ?? "";
 const pages = [
   { name: "home", path: "/" },
   { name: "business", path: "/business" },
@@ -24,22 +28,89 @@ const pages = [
 const widths = [390, 1280];
 const languages = ["en", "ar"];
 
+async function shoot(page: Page, name: string) {
+  const file = path.join(out, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  console.log(path.relative(root, file));
+}
+
+/**
+ * The booking flow as a visitor in Berlin walks it (times shown in their zone), then the manage
+ * page: another time, then the cancel and its confirmation. Each width and language books a day
+ * of its own.
+ */
+async function bookingFlow(page: Page, url: string, language: string, width: number, pick: number) {
+  const name = (step: string) => `booking-flow-${step}-${language}-${width}`;
+  const settled = () => page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+  await page.goto(`${url}/book/demo-salon?lng=${language}`, { waitUntil: "networkidle" });
+  await settled();
+  await shoot(page, name("1-service"));
+  await page.locator("form button[name=service]").first().click();
+  await page.locator("table button").first().waitFor();
+  await shoot(page, name("2-date"));
+  await page.locator("table button").nth(pick).click();
+  await page.locator("#booking-zone").waitFor();
+  await shoot(page, name("3-time"));
+  await page.locator("input[name=time]:not([disabled])").first().check();
+  await page.locator("[data-times] form button[type=submit]").first().click();
+  await page.locator("input[name=name]").waitFor();
+  await page.locator("input[name=name]").fill(language === "ar" ? "ليلى حسن" : "Layla Hassan");
+  await page.locator("input[name=phone]").fill(`(212) 555-01${String(pick).padStart(2, "0")}`);
+  await shoot(page, name("4-contact"));
+  await page.locator("form[id=booking-contact] button[type=submit]").click();
+  await page.locator("input[name=intent][value=confirm]").waitFor({ state: "attached" });
+  await shoot(page, name("5-confirm"));
+  await page.locator("input[name=intent][value=confirm] ~ div button[type=submit]").click();
+  await page.locator("a[href^='/booking/']").waitFor();
+  await shoot(page, name("6-done"));
+
+  await page.locator("a[href^='/booking/']").click();
+  await page.locator("a[href$='?reschedule=1']").waitFor();
+  await settled();
+  const manage = new URL(page.url()).pathname;
+  await shoot(page, name("7-manage"));
+  await page.locator("a[href$='?reschedule=1']").click();
+  await page.locator("table button").first().waitFor();
+  await shoot(page, name("8-reschedule-date"));
+  await page
+    .locator("table button")
+    .nth(pick + 1)
+    .click();
+  await page.locator("input[name=time]").first().waitFor();
+  await shoot(page, name("9-reschedule-time"));
+  await page.locator(`form a[href='${manage}']`).click();
+  await page.locator("a[href$='?cancel=1']").click();
+  await page.locator("input[name=intent][value=cancel]").waitFor({ state: "attached" });
+  await shoot(page, name("10-cancel-confirm"));
+  await page.locator("input[name=intent][value=cancel] ~ button[type=submit]").click();
+  await page.locator("a[href='/book/demo-salon']").waitFor();
+  await shoot(page, name("11-cancelled"));
+}
+
 await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 const server = await startServer({ SEED_DEMO_DATA: "true" });
 const browser = await launchBrowser();
 try {
+  let pick = 0;
   for (const language of languages) {
     for (const width of widths) {
-      const context = await browser.newContext({ viewport: { width, height: 900 }, locale: language, bypassCSP: true });
+      const context = await browser.newContext({
+        viewport: { width, height: 900 },
+        locale: language,
+        timezoneId: "Europe/Berlin",
+        bypassCSP: true,
+      });
       const page = await context.newPage();
       for (const entry of pages) {
+        const shot = `${entry.name}-${language}-${width}`;
+        if (!shot.includes(only)) continue;
         const separator = entry.path.includes("?") ? "&" : "?";
         await page.goto(`${server.url}${entry.path}${separator}lng=${language}`, { waitUntil: "networkidle" });
-        const file = path.join(out, `${entry.name}-${language}-${width}.png`);
-        await page.screenshot({ path: file, fullPage: true });
-        console.log(path.relative(root, file));
+        await shoot(page, shot);
       }
+      pick += 2;
+      if (`booking-flow-${language}-${width}`.includes(only)) await bookingFlow(page, server.url, language, width, pick);
       await context.close();
     }
   }

@@ -6,7 +6,8 @@ import { findService } from "#models/business-services";
 import { BookingPage } from "~/features/booking/booking-page";
 import { contactSchema } from "~/features/booking/schemas";
 import { formatPhone } from "~/platform/phone.server";
-import { zonedTimeToUtc } from "~/features/booking/slots";
+import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
+import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/features/business/when";
 import { parseTimeOfDay } from "~/lib/time";
 import { appOrigin } from "~/features/business/onboarding.server";
 import {
@@ -34,6 +35,8 @@ function stepUrl(link: string, params: Record<string, string | number | undefine
   const query = search.toString();
   return `/book/${link}${query ? `?${query}` : ""}`;
 }
+
+type Step = "service" | "date" | "time" | "contact" | "confirm" | "done";
 
 /**
  * /book/{bookingLink}: service → date and time → contact → confirm → done. Every choice lives in
@@ -66,6 +69,20 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     throw redirect(`${url.pathname}${url.search}`);
   }
 
+  const locale = getLocale(context);
+  // The visitor's time zone, when they chose one (or their browser did): slots stay the
+  // business's, only the times shown are converted. A zone Intl does not know is ignored.
+  const chosenZone = knownTimeZone(url.searchParams.get("tz"));
+  const zone = chosenZone ?? business.timeZone;
+  // A page reached from another step (not the first one landed on) gives its heading the focus.
+  const arrived = [...url.searchParams.keys()].some((key) => key !== "lng" && key !== "tz");
+  const title = (step: Step) => `${t(`book.stepTitles.${step}`)} – ${isolatedText(business.name)}`;
+  /** The business's wall time on a date, as an instant shown in the visitor's zone. */
+  const shown = (date: string, time: string, style: "full" | "time") => {
+    const instant = zonedTimeToUtc(date, parseTimeOfDay(time) ?? 0, business.timeZone);
+    const otherDay = style === "time" && utcToZoned(instant, zone).date !== date;
+    return formatWhen(instant, zone, locale, otherDay ? "weekdayTime" : style);
+  };
   const serviceList = await bookableServices(services, business);
   const header = {
     name: business.name,
@@ -78,9 +95,16 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   };
   const base = {
     kind: "page" as const,
-    locale: getLocale(context),
-    title: `${isolatedText(business.name)} · ${t("book.title")}`,
+    locale,
+    arrived,
     business: header,
+    zone: {
+      value: zone,
+      name: zoneName(zone, locale),
+      business: business.timeZone,
+      /** Kept in every address and form of the flow, once chosen. */
+      param: chosenZone,
+    },
     services: serviceList.map((s) => ({
       id: s.id,
       name: s.name,
@@ -101,19 +125,25 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     const booking = placed
       ? {
           serviceName: placed.service.name,
-          start: placed.booking.startsAt.toISOString(),
+          when: formatWhen(placed.booking.startsAt, zone, locale, "full"),
           customerName: placed.booking.customerName,
           manageUrl: placed.manageToken ? `/booking/${placed.manageToken}` : null,
           calendarUrl: `/book/${business.bookingLink}/calendar.ics`,
           emailed: Boolean(placed.booking.customerEmail),
         }
       : null;
-    return { ...base, step: "done" as const, booking, callPromise: booking ? await callPromise(booking.emailed) : null };
+    return {
+      ...base,
+      title: title("done"),
+      step: "done" as const,
+      booking,
+      callPromise: booking ? await callPromise(booking.emailed) : null,
+    };
   }
 
   const serviceId = parseDbId(url.searchParams.get("service"));
   const service = serviceList.find((s) => s.id === serviceId);
-  if (!service) return { ...base, step: "service" as const };
+  if (!service) return { ...base, title: title("service"), step: "service" as const };
 
   const availability = await availabilityFor(services, business, service);
   const date = url.searchParams.get("date") ?? "";
@@ -122,6 +152,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     const counts = availability.countsByDate();
     return {
       ...base,
+      title: title("date"),
       step: "date" as const,
       serviceId: service.id,
       days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
@@ -129,21 +160,36 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     };
   }
 
-  const slots = availability.day(date).map(({ time, available }) => ({ time, available }));
+  const slots = availability.day(date).map(({ time, available }) => ({ time, available, label: shown(date, time, "time") }));
   const time = url.searchParams.get("time") ?? "";
   const chosenSlot = slots.find((slot) => slot.time === time && slot.available);
   if (!chosenSlot) {
-    return { ...base, step: "time" as const, serviceId: service.id, date, slots, timeError: time ? t("book.timeUnavailable") : null };
+    const counts = availability.countsByDate();
+    return {
+      ...base,
+      title: title("time"),
+      step: "time" as const,
+      serviceId: service.id,
+      date,
+      day: formatLocalDate(date, locale, "day"),
+      // The month beside the times on a wide screen.
+      days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
+      zoneOptions: zoneOptions(locale, [business.timeZone, zone]),
+      slots,
+      timeError: time ? t("book.timeUnavailable") : null,
+    };
   }
 
   const draft = await readDraft(services, request, business.bookingLink);
   if (url.searchParams.get("step") === "confirm" && draft) {
     return {
       ...base,
+      title: title("confirm"),
       step: "confirm" as const,
       serviceId: service.id,
       date,
       time,
+      when: shown(date, time, "full"),
       draft: { name: draft.name, phone: formatPhone(draft.phone), email: draft.email, notes: draft.notes },
       idempotencyKey: randomUUID(),
       callPromise: await callPromise(Boolean(draft.email)),
@@ -151,10 +197,12 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   }
   return {
     ...base,
+    title: title("contact"),
     step: "contact" as const,
     serviceId: service.id,
     date,
     time,
+    when: shown(date, time, "full"),
     draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null,
     callPromise: await callPromise(false),
   };
@@ -184,6 +232,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     return data({ formError: t("book.missingInfo") }, { status: 400 });
   }
   const link = business.bookingLink;
+  const tz = knownTimeZone(form.get("tz")) ?? undefined;
 
   if (form.get("intent") === "contact") {
     const submission = parseWithZod(form, { schema: contactSchema(t) });
@@ -197,14 +246,14 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       email: submission.value.email ?? "",
       notes: submission.value.notes ?? "",
     };
-    return redirect(stepUrl(link, { service: service.id, date, time, step: "confirm" }), {
+    return redirect(stepUrl(link, { service: service.id, date, time, step: "confirm", tz }), {
       headers: { "Set-Cookie": await draftCookie(services, draft) },
     });
   }
 
   // intent=confirm
   const draft = await readDraft(services, request, link);
-  if (!draft) return redirect(stepUrl(link, { service: service.id, date, time }));
+  if (!draft) return redirect(stepUrl(link, { service: service.id, date, time, tz }));
   const exceeded = await firstExceededRule(context, [
     { name: "booking:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
     { name: "booking:phone", subject: draft.phone, limit: 5, windowSeconds: 3600 },
@@ -224,10 +273,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   });
   if (result.kind !== "booked") {
     // Lost the race (or the time no longer exists): the time step again, with fresh slots.
-    return redirect(stepUrl(link, { service: service.id, date, taken: "1" }));
+    return redirect(stepUrl(link, { service: service.id, date, taken: "1", tz }));
   }
   // The done page's address names no booking: the cookie tells this browser (and only it) which one.
-  return redirect(stepUrl(link, { step: "done" }), {
+  return redirect(stepUrl(link, { step: "done", tz }), {
     headers: { "Set-Cookie": await placedCookie(services, link, result.booking.id, result.manageToken) },
   });
 }

@@ -30,7 +30,7 @@ export default function Hours({ loaderData, actionData }: Route.ComponentProps) 
     <OwnerShell shell={loaderData.shell} current="hours">
       <OwnerStatus message={loaderData.message} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("hours.title")}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t("hours.intro", { zone: loaderData.timeZone })}</p>
+      <p className="mt-1 text-sm text-slate-700">{t("hours.intro", { zone: loaderData.zoneName })}</p>
       <HoursSection
         schedule={loaderData.schedule}
         daysOff={loaderData.daysOff}

@@ -70,7 +70,7 @@ export default function Bookings({ loaderData, actionData }: Route.ComponentProp
       <OwnerStatus message={page.message} />
       <PlanNotice notice={page.planNotice} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("bookings.title")}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t("owner.bookings.intro", { zone: page.timeZone })}</p>
+      <p className="mt-1 text-sm text-slate-700">{t("owner.bookings.intro", { zone: page.zoneName })}</p>
       {!page.setup.hasService || !page.setup.hasHours ? (
         <section aria-labelledby="checklist-title" className="mt-4 rounded-2xl border border-teal-200 bg-teal-50 p-4 text-teal-950">
           <h2 id="checklist-title" className="font-semibold">

@@ -1,5 +1,6 @@
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/telephony";
+import { findBusinessById } from "#models/businesses";
 import { requireAccount } from "~/features/auth/auth.server";
 import { loadCallCentre, placeTestCall } from "~/features/business/call-centre.server";
 import { CallCentre } from "~/features/business/dashboard/call-centre";
@@ -16,7 +17,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const account = await requireAccount(context, request);
   const { t } = getI18n(context);
-  return { title: `${t("telephony.title")} · Sakina`, centre: await loadCallCentre(services, t, getLocale(context), account) };
+  // An owner reads the times of the shop, as on the owner's calls page; an admin without a business, UTC.
+  const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
+  return {
+    title: `${t("telephony.title")} · Sakina`,
+    centre: await loadCallCentre(services, t, getLocale(context), account, business?.timeZone ?? "UTC"),
+  };
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];

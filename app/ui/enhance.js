@@ -8,6 +8,8 @@
 // - after a swap the focus goes to the error summary if the submit failed, else to the heading
 //   that arrived (`[data-focus-heading]`), and the title is the new page's;
 // - a submit in flight disables its button (with `data-busy-label`, the button says so);
+// - on a page that shows times in a zone of the visitor's choice (`[data-zone-default]`, the
+//   booking page), the browser's own zone is the choice until the visitor makes one (`tz`);
 // - the toast's dismiss button, F8 to reach the toast, Escape to close the phone menu.
 // Anything else (another page, another language, a file, another site) is left to the browser.
 (() => {
@@ -21,6 +23,25 @@
     const url = new URL(href, location.href);
     url.hash = "";
     return url.href;
+  }
+
+  /** The browser's time zone, when this page offers times in the visitor's zone and it differs. */
+  function visitorZone() {
+    const fallback = document.querySelector("[data-zone-default]")?.getAttribute("data-zone-default");
+    if (!fallback) return null;
+    try {
+      const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      return zone && zone !== fallback ? zone : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** `params` with the browser's zone added, unless a zone is named already. */
+  function withZone(params) {
+    const zone = visitorZone();
+    if (zone && !params.has("tz")) params.set("tz", zone);
+    return params;
   }
 
   function keptRegionIds(scope) {
@@ -86,7 +107,8 @@
   }
 
   /** Fetches `url` and shows it in place; anything this page cannot show is a normal navigation. */
-  async function visit(url, init, fallback, from = controlPlace(document.activeElement), boxes = null) {
+  /** `quiet`: the same step shown again (in the browser's zone): the focus and history stay. */
+  async function visit(url, init, fallback, from = controlPlace(document.activeElement), boxes = null, quiet = false) {
     busy = true;
     let response;
     try {
@@ -116,6 +138,7 @@
       return;
     }
     const before = new Set([...document.querySelectorAll("[data-focus-heading]")].map(headingKey));
+    const onHeading = document.activeElement?.hasAttribute("data-focus-heading") ?? false;
     const kept = keptRegionIds(next);
     for (const id of [...kept]) if (!document.getElementById(id)) kept.delete(id);
     patch(document.body, next.body, kept);
@@ -125,7 +148,7 @@
     document.querySelector('meta[name="description"]')?.setAttribute("content", description?.getAttribute("content") ?? "");
     const target = withoutHash(response.url);
     if (init.method === "GET" || response.redirected) {
-      if (target === shown) history.replaceState(null, "", response.url);
+      if (target === shown || quiet) history.replaceState(null, "", response.url);
       else history.pushState(null, "", response.url);
       shown = target;
     }
@@ -138,6 +161,10 @@
     }
     arrive();
     const headings = [...document.querySelectorAll("[data-focus-heading]")];
+    if (quiet) {
+      if (onHeading) headings[0]?.focus();
+      return;
+    }
     const toast = document.getElementById("toast-viewport");
     // The next step's heading; on the same page again, the message it brought, else the control
     // the visitor was on (a form answered with an error beside it).
@@ -163,6 +190,7 @@
     if (!here(url) || (url.hash && withoutHash(url.href) === shown)) return;
     event.preventDefault();
     if (busy) return;
+    withZone(url.searchParams);
     void visit(url.href, { method: "GET" }, () => location.assign(url.href));
   });
 
@@ -175,7 +203,7 @@
     if (!here(action) || form.enctype === "multipart/form-data" || (method !== "GET" && method !== "POST")) return;
     event.preventDefault();
     if (busy) return;
-    const fields = new URLSearchParams(new FormData(form, submitter));
+    const fields = withZone(new URLSearchParams(new FormData(form, submitter)));
     const from = controlPlace(submitter ?? document.activeElement);
     if (submitter instanceof HTMLButtonElement || submitter instanceof HTMLInputElement) {
       if (submitter.dataset.busyLabel) submitter.textContent = submitter.dataset.busyLabel;
@@ -221,6 +249,13 @@
   });
 
   arrive();
+  // Times shown in the business's zone to a browser in another: the same step again, in the
+  // browser's zone (the list of zones then shows it chosen).
+  const url = new URL(location.href);
+  if (document.getElementById("booking-zone") && !url.searchParams.has("tz") && visitorZone()) {
+    withZone(url.searchParams);
+    void visit(url.href, { method: "GET" }, () => {}, null, null, true);
+  }
   // An answer to a submit made before this script ran: the summary speaks first. A page reached
   // as the next step of another page's flow: its heading.
   let continues = false;

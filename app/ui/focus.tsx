@@ -43,18 +43,36 @@ function useArrivalFocus<T extends HTMLElement>() {
   return ref;
 }
 
-type HeadingProps = HTMLAttributes<HTMLHeadingElement> & { level?: 1 | 2 | 3; children: ReactNode };
+type HeadingProps = HTMLAttributes<HTMLHeadingElement> & {
+  level?: 1 | 2 | 3;
+  /**
+   * This page is the next step of a flow, loaded whole (no JavaScript): the browser gives the
+   * heading the focus as it loads (`autofocus`), as the scripts do after a step shown in place.
+   * Not for the first page of a visit, which is read from the top.
+   */
+  arrived?: boolean;
+  children: ReactNode;
+};
 
 /**
  * A page's h1 or a step's heading. When it appears after a client-side navigation or a step
  * change it takes the focus, so a screen reader announces where the visitor now is instead of
  * leaving the focus on `<body>`. Give it a `key` per step so each step's heading is new.
  */
-export function FocusHeading({ level = 2, className = "", children, ...props }: HeadingProps) {
+export function FocusHeading({ level = 2, className = "", arrived = false, children, ...props }: HeadingProps) {
   const ref = useArrivalFocus<HTMLHeadingElement>();
   const Tag = `h${level}` as const;
   return (
-    <Tag ref={ref} tabIndex={-1} data-focus-heading="" className={`scroll-mt-4 focus:outline-none ${className}`} {...props}>
+    <Tag
+      ref={ref}
+      tabIndex={-1}
+      data-focus-heading=""
+      // Only a step the visitor asked for, never a page they landed on (see `arrived`).
+      // eslint-disable-next-line jsx-a11y/no-autofocus
+      autoFocus={arrived}
+      className={`scroll-mt-4 focus:outline-none ${className}`}
+      {...props}
+    >
       {children}
     </Tag>
   );

@@ -27,10 +27,18 @@ export async function launchBrowser(options: { extraArgs?: string[] } = {}): Pro
   });
 }
 
-/** A browser context with JavaScript on or off, in a language, as a visitor would come. */
-export async function newVisitor(browser: Browser, options: { javaScript: boolean; locale?: string }): Promise<BrowserContext> {
+/**
+ * A browser context with JavaScript on or off, in a language, as a visitor would come; `timeZone`:
+ * the zone the browser is in (the machine's own when not given), `width`: the window's width.
+ */
+export async function newVisitor(
+  browser: Browser,
+  options: { javaScript: boolean; locale?: string; timeZone?: string; width?: number },
+): Promise<BrowserContext> {
   return browser.newContext({
     javaScriptEnabled: options.javaScript,
+    ...(options.timeZone ? { timezoneId: options.timeZone } : {}),
+    ...(options.width ? { viewport: { width: options.width, height: 900 } } : {}),
     locale: options.locale ?? "en-US",
     extraHTTPHeaders: { "Accept-Language": options.locale ?? "en-US" },
     // axe-core is injected as an inline script, which the app's CSP rightly refuses.

@@ -52,7 +52,7 @@ export function AnalyticsBody({ view, locale, rtl }: { view: AnalyticsView; loca
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("analytics.title")}</h1>
-          <p className="mt-1 text-slate-700">{t("analytics.intro", { days: view.period, zone: view.timeZone })}</p>
+          <p className="mt-1 text-slate-700">{t("analytics.intro", { days: view.period, zone: view.zoneName })}</p>
         </div>
         <nav aria-label={t("analytics.periodLabel")}>
           <ul className="flex gap-1 rounded-lg border border-slate-300 bg-white p-1">

@@ -4,6 +4,7 @@ import { bookingStatus } from "#models/schema";
 import type { Db } from "#models/db";
 import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
 import { loadPlanUsage } from "~/features/business/plan.server";
+import { formatTimeOfDayLabel, zoneName } from "~/features/business/when";
 import type { Owner } from "~/features/business/owner.server";
 import type { AnalyticsView, Bar, Chart } from "./types";
 
@@ -110,7 +111,8 @@ export async function loadAnalytics(owner: Owner, period: Period, now = new Date
   }));
   const hourBars = Array.from({ length: 24 }, (_, hour) => ({
     key: String(hour),
-    label: `${String(hour).padStart(2, "0")}:00`,
+    // As the booking page writes times: "9:00 AM" in English, "09:00" in German.
+    label: formatTimeOfDayLabel(hour * 60, locale),
     value: bookings.byHour[hour] ?? 0,
   }));
   const dayFormat = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", timeZone: "UTC" });
@@ -123,6 +125,7 @@ export async function loadAnalytics(owner: Owner, period: Period, now = new Date
   return {
     period,
     timeZone: business.timeZone,
+    zoneName: zoneName(business.timeZone, locale),
     tiles: [
       { id: "bookings", label: t("analytics.tiles.bookings"), value: number.format(made), detail: null },
       { id: "calls", label: t("analytics.tiles.calls"), value: number.format(calls.placed), detail: null },

@@ -23,6 +23,8 @@ export interface Chart {
 export interface AnalyticsView {
   period: number;
   timeZone: string;
+  /** The business's zone in words ("Eastern Time"). */
+  zoneName: string;
   tiles: { id: string; label: string; value: string; detail: string | null }[];
   plan: { title: string; detail: string; used: number; allowance: number; label: string };
   charts: Record<"status" | "results" | "weekdays" | "hours" | "days", Chart>;

@@ -6,7 +6,7 @@ import type { Route } from "../../routes/+types/book";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Steps } from "~/ui/steps";
 import { Button, buttonClass, linkClass } from "~/ui/button";
-import { Field, TextareaField } from "~/ui/field";
+import { Field, SelectField, TextareaField } from "~/ui/field";
 import { MonthTables } from "~/features/booking/month-tables";
 import { BookingShell } from "~/ui/booking-shell";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
@@ -16,6 +16,45 @@ import { Ltr, Money, tIsolated } from "~/ui/bidi";
 type Data = Route.ComponentProps["loaderData"];
 type PageData = Extract<Data, { kind: "page" }>;
 type StepData<S extends PageData["step"]> = Extract<PageData, { step: S }>;
+
+/** An address of the flow: the visitor's chosen time zone goes along with every step. */
+function bookHref(data: PageData, params: Record<string, string | number | undefined>) {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries({ ...params, tz: data.zone.param ?? undefined })) {
+    if (value !== undefined && value !== "") search.set(key, String(value));
+  }
+  const query = search.toString();
+  return `/book/${data.business.link}${query ? `?${query}` : ""}`;
+}
+
+/** The chosen time zone, in a form of the flow. */
+function ZoneInput({ data }: { data: PageData }) {
+  return data.zone.param ? <input type="hidden" name="tz" value={data.zone.param} /> : null;
+}
+
+/**
+ * A step's heading. Without JavaScript each step is a new page: the heading takes the focus by
+ * `autofocus` unless it is the first page of the visit (read from the top). With JavaScript,
+ * app/ui/enhance.js moves the focus to it after each step.
+ */
+function StepHeading({
+  data,
+  step,
+  children,
+  ...props
+}: {
+  data: PageData;
+  step: string;
+  children: ReactNode;
+  id?: string;
+  className?: string;
+}) {
+  return (
+    <FocusHeading key={step} arrived={data.arrived} className="text-xl font-semibold text-slate-900" {...props}>
+      {children}
+    </FocusHeading>
+  );
+}
 
 export function BookingPage({ data, actionData }: { data: Data; actionData: Route.ComponentProps["actionData"] }) {
   const { t } = useTranslation();
@@ -44,12 +83,15 @@ export function BookingPage({ data, actionData }: { data: Data; actionData: Rout
     <BookingShell business={data.business} locale={data.locale}>
       {/* The contact step names its own title: it starts with "Error:" while the form has errors. */}
       {data.step === "contact" ? null : <PageTitle title={data.title} />}
-      <div className="mx-auto max-w-3xl px-4 py-6 sm:py-8">
+      <div
+        className={`mx-auto px-4 py-6 sm:py-8 ${data.step === "time" ? "max-w-3xl lg:max-w-5xl" : "max-w-3xl"}`}
+        data-zone-default={data.zone.business}
+      >
         {data.step !== "done" ? <Steps steps={steps} current={current} /> : null}
         {service && data.step !== "done" && data.step !== "service" ? (
           <p className="mt-4 text-sm text-slate-700">
             {tIsolated(t, "book.chosenService", { name: service.name, minutes: service.durationMinutes })}{" "}
-            <Link to={`/book/${data.business.link}`} className={linkClass}>
+            <Link to={bookHref(data, { step: "service" })} className={linkClass}>
               {t("book.changeService")}
             </Link>
           </p>
@@ -67,7 +109,7 @@ export function BookingPage({ data, actionData }: { data: Data; actionData: Rout
           </div>
         </section>
         {data.step !== "service" && data.step !== "done" ? (
-          <p className="mt-4 text-sm text-slate-600">{tIsolated(t, "book.zoneNote", { zone: data.business.timeZone })}</p>
+          <p className="mt-4 text-sm text-slate-600">{tIsolated(t, "book.zoneNote", { zone: data.zone.name })}</p>
         ) : null}
       </div>
     </BookingShell>
@@ -78,11 +120,12 @@ function ServiceStep({ data }: { data: StepData<"service"> }) {
   const { t, i18n } = useTranslation();
   return (
     <div>
-      <FocusHeading key="service" className="text-xl font-semibold text-slate-900">
+      <StepHeading data={data} step="service">
         {t("book.chooseService")}
-      </FocusHeading>
+      </StepHeading>
       {data.services.length === 0 ? <p className="mt-3 text-slate-700">{t("book.noServices")}</p> : null}
       <Form method="get" preventScrollReset>
+        <ZoneInput data={data} />
         <ul className="mt-4 space-y-3">
           {data.services.map((service) => (
             <li key={service.id}>
@@ -124,9 +167,9 @@ function DateStep({ data }: { data: StepData<"date"> }) {
   const anyFree = data.days.some((d) => d.count > 0);
   return (
     <div>
-      <FocusHeading key="date" className="text-xl font-semibold text-slate-900">
+      <StepHeading data={data} step="date">
         {t("book.chooseDate")}
-      </FocusHeading>
+      </StepHeading>
       {data.dateError ? (
         <p role="alert" className="mt-3 rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
           {data.dateError}
@@ -135,98 +178,105 @@ function DateStep({ data }: { data: StepData<"date"> }) {
       {anyFree ? null : <p className="mt-3 text-slate-700">{t("book.noDates")}</p>}
       <Form method="get" preventScrollReset className="mt-4">
         <input type="hidden" name="service" value={data.serviceId} />
+        <ZoneInput data={data} />
         <MonthTables days={data.days} />
       </Form>
     </div>
   );
 }
 
-/** "09:00" on a date, as the page's language writes times ("9:00 AM", "09:00", "9:00 ص"). */
-function useTimeLabel() {
-  const { i18n } = useTranslation();
-  return (time: string) => {
-    const [hours, minutes] = time.split(":").map(Number);
-    if (hours === undefined || minutes === undefined || Number.isNaN(hours) || Number.isNaN(minutes)) return time;
-    return new Date(Date.UTC(2024, 0, 1, hours, minutes)).toLocaleTimeString(i18n.language, {
-      hour: "numeric",
-      minute: "2-digit",
-      timeZone: "UTC",
-    });
-  };
-}
-
 function TimeStep({ data }: { data: StepData<"time"> }) {
-  const { t, i18n } = useTranslation();
-  const timeLabel = useTimeLabel();
-  const dayName = new Date(`${data.date}T12:00:00Z`).toLocaleDateString(i18n.language, {
-    weekday: "long",
-    day: "numeric",
-    month: "long",
-    timeZone: "UTC",
-  });
+  const { t } = useTranslation();
   const free = data.slots.filter((slot) => slot.available);
   return (
-    <div>
-      <FocusHeading key={`time-${data.date}`} id="time-step-title" className="text-xl font-semibold text-slate-900">
-        {t("book.timesOn", { day: dayName })}
-      </FocusHeading>
-      {data.taken ? (
-        <p role="alert" className="mt-4 rounded-lg bg-amber-50 p-3 font-medium text-amber-900">
-          {t("book.justTaken")}
-        </p>
-      ) : null}
-      {data.timeError ? (
-        <p role="alert" className="mt-4 rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
-          {data.timeError}
-        </p>
-      ) : null}
-      <Form method="get" preventScrollReset>
+    // On a wide screen the month and the day's times side by side (the times at the end, mirrored
+    // in Arabic by the grid itself); on a phone, the times alone, the month a step back.
+    <div className="lg:grid lg:grid-cols-2 lg:gap-8">
+      <Form method="get" preventScrollReset className="hidden lg:block" data-month>
         <input type="hidden" name="service" value={data.serviceId} />
-        <input type="hidden" name="date" value={data.date} />
-        <fieldset aria-labelledby="time-step-title">
-          {free.length === 0 ? <p className="mt-3 text-slate-700">{t("book.noTimes")}</p> : null}
-          <div className="mt-4 grid grid-cols-3 gap-2 sm:grid-cols-5">
-            {data.slots.map((slot) => (
-              <label
-                key={slot.time}
-                className={`flex items-center justify-center gap-2 rounded-lg border px-2 py-2 text-sm ${
-                  slot.available
-                    ? "cursor-pointer border-slate-300 has-[:checked]:border-teal-700 has-[:checked]:bg-teal-50"
-                    : "border-slate-200 text-slate-500 line-through"
-                }`}
-              >
-                <input type="radio" name="time" value={slot.time} disabled={!slot.available} required className="accent-teal-700" />
-                <bdi>{timeLabel(slot.time)}</bdi>
-                {slot.available ? null : <span className="sr-only">{t("book.unavailable")}</span>}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <div className="mt-6 flex flex-wrap items-center gap-4">
-          <Button type="submit" disabled={free.length === 0}>
-            {t("book.next")}
-          </Button>
-          <Link to={`/book/${data.business.link}?service=${data.serviceId}`} className={linkClass}>
-            {t("book.otherDate")}
-          </Link>
-        </div>
+        <ZoneInput data={data} />
+        <MonthTables days={data.days} selected={data.date} stacked />
       </Form>
+      <div data-times>
+        <StepHeading data={data} step={`time-${data.date}`} id="time-step-title">
+          {t("book.timesOn", { day: data.day })}
+        </StepHeading>
+        {data.taken ? (
+          <p role="alert" className="mt-4 rounded-lg bg-amber-50 p-3 font-medium text-amber-900">
+            {t("book.justTaken")}
+          </p>
+        ) : null}
+        {data.timeError ? (
+          <p role="alert" className="mt-4 rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
+            {data.timeError}
+          </p>
+        ) : null}
+        <Form method="get" preventScrollReset>
+          <input type="hidden" name="service" value={data.serviceId} />
+          <input type="hidden" name="date" value={data.date} />
+          <ZoneInput data={data} />
+          <fieldset aria-labelledby="time-step-title">
+            {free.length === 0 ? <p className="mt-3 text-slate-700">{t("book.noTimes")}</p> : null}
+            <div className="mt-4 grid grid-cols-3 gap-2 sm:grid-cols-4">
+              {data.slots.map((slot) => (
+                <label
+                  key={slot.time}
+                  className={`flex items-center justify-center gap-2 rounded-lg border px-2 py-2 text-sm ${
+                    slot.available
+                      ? "cursor-pointer border-slate-300 has-[:checked]:border-teal-700 has-[:checked]:bg-teal-50"
+                      : "border-slate-200 text-slate-500 line-through"
+                  }`}
+                >
+                  <input type="radio" name="time" value={slot.time} disabled={!slot.available} required className="accent-teal-700" />
+                  <bdi>{slot.label}</bdi>
+                  {slot.available ? null : <span className="sr-only">{t("book.unavailable")}</span>}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <div className="mt-6 flex flex-wrap items-center gap-4">
+            <Button type="submit" disabled={free.length === 0}>
+              {t("book.next")}
+            </Button>
+            <Link to={bookHref(data, { service: data.serviceId })} className={`${linkClass} lg:hidden`}>
+              {t("book.otherDate")}
+            </Link>
+          </div>
+        </Form>
+        <ZoneChoice data={data} />
+      </div>
     </div>
   );
 }
 
-/** A local date and time of the business, written by `Intl` in the page's language as one phrase. */
-function useWhen(date: string, time: string) {
-  const { i18n } = useTranslation();
-  const instant = new Date(`${date}T${time}:00Z`);
-  if (Number.isNaN(instant.getTime())) return `${date} ${time}`;
-  return instant.toLocaleString(i18n.language, { dateStyle: "full", timeStyle: "short", timeZone: "UTC" });
+/**
+ * The visitor's time zone, named in words; without JavaScript a GET form, with it preset from the
+ * browser (app/ui/enhance.js adds the browser's zone to the first step's address).
+ */
+function ZoneChoice({ data }: { data: StepData<"time"> }) {
+  const { t } = useTranslation();
+  return (
+    <Form method="get" preventScrollReset className="mt-6 flex flex-wrap items-end gap-3 border-t border-slate-200 pt-4">
+      <input type="hidden" name="service" value={data.serviceId} />
+      <input type="hidden" name="date" value={data.date} />
+      <SelectField id="booking-zone" label={t("book.zoneLabel")} name="tz" defaultValue={data.zone.value} className="grow basis-64">
+        {data.zoneOptions.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </SelectField>
+      <Button type="submit" variant="secondary">
+        {t("book.zoneApply")}
+      </Button>
+    </Form>
+  );
 }
 
 function ContactStep({ data, actionData }: { data: StepData<"contact">; actionData: Route.ComponentProps["actionData"] }) {
   const { t } = useTranslation();
   const navigation = useNavigation();
-  const when = useWhen(data.date, data.time);
+  const when = data.when;
   // Checked by the action only, with and without JavaScript: the rules (zod, and the phone
   // numbers' metadata) stay out of a public page's JavaScript. The errors come back as its reply.
   const [form, fields] = useForm({
@@ -245,8 +295,13 @@ function ContactStep({ data, actionData }: { data: StepData<"contact">; actionDa
       <input type="hidden" name="service" value={data.serviceId} />
       <input type="hidden" name="date" value={data.date} />
       <input type="hidden" name="time" value={data.time} />
+      <ZoneInput data={data} />
       <ErrorSummary problems={problems} formErrors={[formError]} />
-      <FocusHeading key="contact" className="text-xl font-semibold text-slate-900">
+      <FocusHeading
+        key="contact"
+        arrived={data.arrived && problems.length === 0 && !formError}
+        className="text-xl font-semibold text-slate-900"
+      >
         {t("book.yourDetails")}
       </FocusHeading>
       <p className="text-slate-700">{tIsolated(t, "book.forTime", { when })}</p>
@@ -293,7 +348,7 @@ function ContactStep({ data, actionData }: { data: StepData<"contact">; actionDa
       </p>
       <div className="flex flex-wrap items-center gap-4">
         <Button type="submit">{t("book.review")}</Button>
-        <Link to={`/book/${data.business.link}?service=${data.serviceId}&date=${data.date}`} className={linkClass}>
+        <Link to={bookHref(data, { service: data.serviceId, date: data.date })} className={linkClass}>
           {t("book.back")}
         </Link>
       </div>
@@ -305,8 +360,9 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
   const { t, i18n } = useTranslation();
   const navigation = useNavigation();
   const busy = navigation.state === "submitting";
+  const formError = actionData && "formError" in actionData ? actionData.formError : null;
   const service = data.services.find((s) => s.id === data.serviceId)!;
-  const when = useWhen(data.date, data.time);
+  const when = data.when;
   const rows: [string, ReactNode][] = [
     [
       t("book.summaryService"),
@@ -322,7 +378,7 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
     [
       t("book.summaryWhen"),
       <>
-        <bdi>{when}</bdi> (<bdi>{data.business.timeZone}</bdi>)
+        <bdi>{when}</bdi> (<bdi>{data.zone.name}</bdi>)
       </>,
     ],
     [t("book.name"), <bdi key="name">{data.draft.name}</bdi>],
@@ -347,8 +403,9 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
       <input type="hidden" name="date" value={data.date} />
       <input type="hidden" name="time" value={data.time} />
       <input type="hidden" name="idempotencyKey" value={data.idempotencyKey} />
-      <ErrorSummary problems={[]} formErrors={[actionData && "formError" in actionData ? actionData.formError : null]} />
-      <FocusHeading key="confirm" className="text-xl font-semibold text-slate-900">
+      <ZoneInput data={data} />
+      <ErrorSummary problems={[]} formErrors={[formError]} />
+      <FocusHeading key="confirm" arrived={data.arrived && !formError} className="text-xl font-semibold text-slate-900">
         {t("book.confirmTitle")}
       </FocusHeading>
       <dl className="grid grid-cols-1 gap-x-4 gap-y-2 sm:grid-cols-[auto_1fr]">
@@ -366,7 +423,7 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
         <Button type="submit" disabled={busy} data-busy-label={t("common.sending")}>
           {busy ? t("common.sending") : t("book.confirm")}
         </Button>
-        <Link to={`/book/${data.business.link}?service=${data.serviceId}&date=${data.date}&time=${data.time}`} className={linkClass}>
+        <Link to={bookHref(data, { service: data.serviceId, date: data.date, time: data.time })} className={linkClass}>
           {t("book.editDetails")}
         </Link>
       </div>
@@ -375,30 +432,25 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
 }
 
 function DoneStep({ data }: { data: StepData<"done"> }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const booking = data.booking;
   if (!booking) {
     // A hand-made, shared or expired address: nothing about any booking.
     return (
       <div className="space-y-3">
-        <FocusHeading key="done-nothing" className="text-xl font-semibold text-slate-900">
+        <StepHeading data={data} step="done-nothing">
           {t("flows.doneNothingTitle")}
-        </FocusHeading>
+        </StepHeading>
         <p className="text-slate-700">{t("flows.doneNothingBody")}</p>
-        <Link to={`/book/${data.business.link}`} className={`${buttonClass("secondary")} mt-2`}>
+        <Link to={bookHref(data, {})} className={`${buttonClass("secondary")} mt-2`}>
           {t("book.title")}
         </Link>
       </div>
     );
   }
-  const when = new Date(booking.start).toLocaleString(i18n.language, {
-    timeZone: data.business.timeZone,
-    dateStyle: "full",
-    timeStyle: "short",
-  });
   return (
     <div className="space-y-4">
-      <FocusHeading key="done" className="text-2xl font-semibold text-emerald-900">
+      <FocusHeading key="done" arrived={data.arrived} className="text-2xl font-semibold text-emerald-900">
         {t("book.sentTitle")}
       </FocusHeading>
       <p className="text-slate-700" data-call-promise>
@@ -411,7 +463,7 @@ function DoneStep({ data }: { data: StepData<"done"> }) {
         </dd>
         <dt className="font-medium text-slate-600">{t("book.summaryWhen")}</dt>
         <dd className="text-slate-900">
-          <bdi>{when}</bdi> (<bdi>{data.business.timeZone}</bdi>)
+          <bdi>{booking.when}</bdi> (<bdi>{data.zone.name}</bdi>)
         </dd>
         <dt className="font-medium text-slate-600">{t("book.name")}</dt>
         <dd className="text-slate-900">
@@ -430,7 +482,7 @@ function DoneStep({ data }: { data: StepData<"done"> }) {
         ) : null}
       </div>
       <p>
-        <Link to={`/book/${data.business.link}`} className={linkClass}>
+        <Link to={bookHref(data, {})} className={linkClass}>
           {t("book.another")}
         </Link>
       </p>

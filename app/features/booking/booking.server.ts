@@ -1,4 +1,5 @@
 import type { TFunction } from "i18next";
+import { formatWhen as formatInstant, zoneName } from "~/features/business/when";
 import { customerBookingEmail, ownerBookingEmail } from "#emails/booking";
 import {
   createBooking,
@@ -203,8 +204,9 @@ export async function placeBooking(services: AppServices, request: BookingReques
   return { kind: "booked", booking: result.booking, duplicate: false, manageToken: result.manageToken };
 }
 
+/** A booking's time for its e-mails and the customer's page: in the business's zone, the zone in words. */
 export function formatWhen(start: Date, timeZone: string, language: string) {
-  return `${start.toLocaleString(language, { timeZone, dateStyle: "full", timeStyle: "short" })} (${timeZone})`;
+  return `${formatInstant(start, timeZone, language, "full")} (${zoneName(timeZone, language)})`;
 }
 
 async function announceBooking(services: AppServices, request: BookingRequest, booking: Booking, manageUrl: string) {

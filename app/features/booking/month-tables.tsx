@@ -3,9 +3,19 @@ import { useTranslation } from "react-i18next";
 /**
  * The 30-day window as month tables. A bookable day is a submit button named in full ("Thursday
  * 12 March, 6 times available"); other days are plain text. Weeks start on Monday, except in
- * English (Sunday) and Arabic (Saturday), as people there read calendars.
+ * English (Sunday) and Arabic (Saturday), as people there read calendars. `selected`: the day
+ * whose times are shown beside it (`aria-current`); `stacked`: one month under the other, in a
+ * column beside the times.
  */
-export function MonthTables({ days }: { days: { date: string; count: number }[] }) {
+export function MonthTables({
+  days,
+  selected,
+  stacked = false,
+}: {
+  days: { date: string; count: number }[];
+  selected?: string;
+  stacked?: boolean;
+}) {
   const { t, i18n } = useTranslation();
   const firstWeekday = i18n.language === "en" ? 0 : i18n.language === "ar" ? 6 : 1;
   const byDate = new Map(days.map((d) => [d.date, d.count]));
@@ -15,7 +25,7 @@ export function MonthTables({ days }: { days: { date: string; count: number }[] 
     new Date(Date.UTC(2024, 0, 7 + day)).toLocaleDateString(i18n.language, { weekday: style, timeZone: "UTC" });
 
   return (
-    <div className="grid gap-6 md:grid-cols-2">
+    <div className={stacked ? "grid gap-6" : "grid gap-6 md:grid-cols-2"}>
       {months.map((month) => {
         const [year, monthIndex] = month.split("-").map(Number) as [number, number];
         const first = new Date(Date.UTC(year, monthIndex - 1, 1));
@@ -61,7 +71,10 @@ export function MonthTables({ days }: { days: { date: string; count: number }[] 
                             name="date"
                             value={date}
                             aria-label={count === 1 ? t("book.dayOne", { day: full }) : t("book.dayMany", { day: full, count })}
-                            className="h-10 w-full rounded-lg bg-teal-50 font-semibold text-teal-900 hover:bg-teal-700 hover:text-white"
+                            aria-current={date === selected ? "date" : undefined}
+                            className={`h-10 w-full rounded-lg font-semibold hover:bg-teal-700 hover:text-white ${
+                              date === selected ? "bg-teal-700 text-white" : "bg-teal-50 text-teal-900"
+                            }`}
                           >
                             {day}
                           </button>

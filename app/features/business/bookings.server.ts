@@ -22,7 +22,7 @@ import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { BOOKING_WINDOW_DAYS, bookingConfirmationCallJob, formatWhen as emailWhen } from "~/features/booking/booking.server";
 import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTimeToUtc, type SlotRules } from "~/features/booking/slots";
-import { formatLocalDate, formatWhen } from "~/features/business/when";
+import { formatLocalDate, formatWhen, zoneName } from "~/features/business/when";
 import type { Owner } from "~/features/business/owner.server";
 import { isolate } from "~/features/business/bidi";
 import { formatPhone } from "~/platform/phone.server";
@@ -137,6 +137,7 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
   return {
     filter,
     timeZone: business.timeZone,
+    zoneName: zoneName(business.timeZone, owner.locale),
     bookings: await viewsOf(owner, rows),
     attentionCount: (attention ?? rows).length,
     setup: { hasService: serviceRows.length > 0, hasHours: Object.values(weekly).some((day) => day.length > 0) },

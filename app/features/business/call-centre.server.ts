@@ -3,7 +3,7 @@ import type { TFunction } from "i18next";
 import type { Account } from "#models/accounts";
 import { findBusinessById } from "#models/businesses";
 import { listRecentCalls } from "#models/calls";
-import { formatWhen } from "~/features/business/when";
+import { formatWhen, zoneName } from "~/features/business/when";
 import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
 import { requestCall } from "~/features/calls/engine.server";
 import { appOrigin } from "~/features/business/onboarding.server";
@@ -25,6 +25,7 @@ export async function loadCallCentre(services: AppServices, t: TFunction, locale
     provider: services.telephony.configured ? "Twilio" : null,
     callsUnavailable: callsUnavailable(services),
     timeZone,
+    zoneName: zoneName(timeZone, locale),
     calls: calls.map((c) => ({
       id: c.id,
       when: formatWhen(c.createdAt, timeZone, locale),

@@ -9,7 +9,7 @@ import { confirmationVoices, timeZones } from "~/features/business/industries";
 import { currencies, formatPrice, parseAmountToCents } from "~/lib/money";
 import { formatPhone } from "~/platform/phone.server";
 import type { Owner } from "~/features/business/owner.server";
-import { formatLocalDate } from "~/features/business/when";
+import { formatLocalDate, zoneLabel, zoneName } from "~/features/business/when";
 import { utcToZoned } from "~/features/booking/slots";
 import { businessPhoneField } from "~/features/business/schemas.server";
 import type { WeeklySchedule } from "~/features/booking/slots";
@@ -280,14 +280,28 @@ export async function loadHoursPage(owner: Owner, url: URL) {
   return {
     message: await doneMessage(services, owner.t, business.id, url),
     timeZone: business.timeZone,
+    zoneName: zoneName(business.timeZone, locale),
     schedule,
     daysOff: closures.map((d) => ({ id: d.id, date: d.date, label: formatLocalDate(d.date, locale), note: d.note ?? "" })),
   };
 }
 
+/**
+ * The settings page's list of zones. Zones that read the same (Paris and Berlin are both "Central
+ * European Time") are told apart by the city their id names.
+ */
+function zoneChoices(locale: string) {
+  const labels = timeZones.map((zone) => zoneLabel(zone, locale));
+  return timeZones.map((zone, i) => {
+    const label = labels[i]!;
+    const shared = labels.filter((other) => other === label).length > 1;
+    return { value: zone, label: shared ? `${label} · ${zone.split("/").at(-1)!.replaceAll("_", " ")}` : label };
+  });
+}
+
 /** The settings page: the business's profile, plan and call settings. */
 export async function loadSettingsPage(owner: Owner, url: URL) {
-  const { business } = owner;
+  const { business, locale } = owner;
   return {
     message: await doneMessage(owner.services, owner.t, business.id, url),
     business: {
@@ -297,6 +311,8 @@ export async function loadSettingsPage(owner: Owner, url: URL) {
       address: business.address ?? "",
       description: business.description ?? "",
       timeZone: business.timeZone,
+      // The zones in words ("Eastern Time (GMT-5)"); the value stays the zone's id.
+      zoneOptions: zoneChoices(locale),
       minimumNoticeMinutes: business.minimumNoticeMinutes,
       defaultLanguage: business.defaultLanguage,
       confirmationLanguage: business.confirmationLanguage,

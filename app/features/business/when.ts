@@ -7,8 +7,14 @@
  */
 const styles = {
   dateTime: { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "numeric", minute: "2-digit" },
+  /** The booking page's "When": the whole date, then the time. */
+  full: { dateStyle: "full", timeStyle: "short" },
   date: { weekday: "long", day: "numeric", month: "long", year: "numeric" },
+  /** A day of the booking calendar, without its year ("Thursday 12 March"). */
+  day: { weekday: "long", day: "numeric", month: "long" },
   time: { hour: "numeric", minute: "2-digit" },
+  /** A time on another day than the one the list is headed with ("Fri 1:00 AM"). */
+  weekdayTime: { weekday: "short", hour: "numeric", minute: "2-digit" },
 } satisfies Record<string, Intl.DateTimeFormatOptions>;
 
 export type WhenStyle = keyof typeof styles;
@@ -31,6 +37,108 @@ export function formatWhen(instant: Date | number | string, timeZone: string, lo
 }
 
 /** A calendar date ("2026-12-24") as the page's language writes it. */
-export function formatLocalDate(date: string, locale: string) {
-  return formatter(locale, "UTC", "date").format(new Date(`${date}T12:00:00Z`));
+export function formatLocalDate(date: string, locale: string, style: "date" | "day" = "date") {
+  return formatter(locale, "UTC", style).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** A wall-clock time of day ("09:30") as the page's language writes it ("9:30 AM", "09:30", "9:30 ص"). */
+export function formatTimeOfDayLabel(minuteOfDay: number, locale: string) {
+  return formatter(locale, "UTC", "time").format(new Date(Date.UTC(2024, 0, 1, 0, minuteOfDay)));
+}
+
+/** The zone `value` names, as `Intl` spells it, or null when it names none (a visitor's `?tz=`). */
+export function knownTimeZone(value: unknown): string | null {
+  if (typeof value !== "string" || value.length === 0 || value.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(value)) return null;
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+const zoneNameFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function zonePart(locale: string, timeZone: string, style: "long" | "longGeneric" | "shortOffset", at: Date) {
+  const key = `${locale}|${timeZone}|${style}`;
+  let found = zoneNameFormatters.get(key);
+  if (!found) {
+    found = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: style });
+    zoneNameFormatters.set(key, found);
+  }
+  return found.formatToParts(at).find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+}
+
+/**
+ * A time zone named in words in the page's language ("Eastern Time", "توقيت وسط أوروبا"), never
+ * its IANA id: the generic name, which holds all year round; where the language has none but an
+ * offset ("GMT+00:00"), the long name if that one is words ("Coordinated Universal Time").
+ */
+export function zoneName(timeZone: string, locale: string, at = new Date()) {
+  const generic = zonePart(locale, timeZone, "longGeneric", at);
+  if (!/\d/.test(generic)) return generic;
+  const long = zonePart(locale, timeZone, "long", at);
+  return /\d/.test(long) ? generic : long;
+}
+
+/** The zone's name and its offset now, for a list of zones ("Eastern Time (GMT-5)"). */
+export function zoneLabel(timeZone: string, locale: string, at = new Date()) {
+  const name = zoneName(timeZone, locale, at);
+  const offset = zonePart(locale, timeZone, "shortOffset", at);
+  return name.includes(offset) ? name : `${name} (${offset})`;
+}
+
+interface ZoneGroup {
+  label: string;
+  /** Minutes east of UTC now, to sort the list as a map reads, west to east. */
+  offset: number;
+  zones: string[];
+}
+
+const zoneGroups = new Map<string, ZoneGroup[]>();
+
+function offsetMinutes(timeZone: string, at: Date) {
+  const parts = zonePart("en", timeZone, "shortOffset", at);
+  const match = /GMT([+-])(\d+)(?::(\d+))?/.exec(parts);
+  if (!match) return 0;
+  return (match[1] === "-" ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3] ?? 0));
+}
+
+/**
+ * Every zone `Intl` knows, one entry per zone that reads the same in the language and keeps the
+ * same clocks all year (New York and Detroit are both "Eastern Time"): a list a person can scan.
+ * Built once per language.
+ */
+function groupsFor(locale: string) {
+  let groups = zoneGroups.get(locale);
+  if (groups) return groups;
+  const now = new Date();
+  const year = now.getUTCFullYear();
+  const january = new Date(Date.UTC(year, 0, 15));
+  const july = new Date(Date.UTC(year, 6, 15));
+  const byKey = new Map<string, ZoneGroup>();
+  for (const zone of ["UTC", ...Intl.supportedValuesOf("timeZone")]) {
+    const label = zoneLabel(zone, locale, now);
+    const key = `${label}|${offsetMinutes(zone, january)}|${offsetMinutes(zone, july)}`;
+    const group = byKey.get(key);
+    if (group) group.zones.push(zone);
+    else byKey.set(key, { label, offset: offsetMinutes(zone, now), zones: [zone] });
+  }
+  groups = [...byKey.values()].sort((a, b) => a.offset - b.offset || a.label.localeCompare(b.label, locale));
+  zoneGroups.set(locale, groups);
+  return groups;
+}
+
+/**
+ * The visitor's choice of time zone: each zone once, in words, and `keep` (the business's zone,
+ * the one chosen) as the value of its entry, so the list shows it selected.
+ */
+export function zoneOptions(locale: string, keep: string[]) {
+  const options = groupsFor(locale).map((group) => ({
+    value: keep.find((zone) => group.zones.includes(zone)) ?? group.zones[0]!,
+    label: group.label,
+  }));
+  for (const zone of keep) {
+    if (!options.some((option) => option.value === zone)) options.push({ value: zone, label: zoneLabel(zone, locale) });
+  }
+  return options;
 }

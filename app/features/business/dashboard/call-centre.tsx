@@ -66,7 +66,7 @@ export function CallCentre({ data, reply }: { data: CallCentreData; reply?: { er
             {live ? t("telephony.live") : t("telephony.refreshHint")}
           </p>
         </div>
-        <p className="mt-1 text-sm text-slate-600">{t("owner.calls.zone", { zone: data.timeZone })}</p>
+        <p className="mt-1 text-sm text-slate-600">{t("owner.calls.zone", { zone: data.zoneName })}</p>
         {data.calls.length === 0 ? (
           <p className="mt-3 text-slate-700">{t("telephony.none")}</p>
         ) : (

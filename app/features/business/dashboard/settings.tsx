@@ -1,7 +1,7 @@
 import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
 import { languageNames, supportedLanguages } from "~/i18n";
-import { confirmationVoices, timeZones } from "~/features/business/industries";
+import { confirmationVoices } from "~/features/business/industries";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";
 import { Field, SelectField, TextareaField } from "~/ui/field";
@@ -53,9 +53,9 @@ export function SettingsSection({ business, actionData }: { business: BusinessSe
           defaultValue={val("timeZone", business.timeZone)}
           errors={err("timeZone")}
         >
-          {timeZones.map((zone) => (
-            <option key={zone} value={zone}>
-              {zone}
+          {business.zoneOptions.map((zone) => (
+            <option key={zone.value} value={zone.value}>
+              {zone.label}
             </option>
           ))}
         </SelectField>

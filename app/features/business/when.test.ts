@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { formatTimeOfDayLabel, knownTimeZone, zoneName, zoneOptions } from "./when";
+
+describe("time zones in words", () => {
+  it("names a zone as a person reads it, in the page's language, never by its id", () => {
+    expect(zoneName("America/New_York", "en")).toBe("Eastern Time");
+    expect(zoneName("Europe/Berlin", "en")).toBe("Central European Time");
+    expect(zoneName("UTC", "en")).toBe("Coordinated Universal Time");
+    expect(zoneName("Europe/Berlin", "ar")).toBe("توقيت وسط أوروبا");
+  });
+
+  it("knows a zone Intl knows, spelled as Intl spells it, and nothing else", () => {
+    expect(knownTimeZone("europe/berlin")).toBe("Europe/Berlin");
+    expect(knownTimeZone("Mars/Olympus")).toBeNull();
+    expect(knownTimeZone("<script>")).toBeNull();
+    expect(knownTimeZone(null)).toBeNull();
+  });
+
+  it("lists each zone once, with the zones to keep as their entries' values", () => {
+    const options = zoneOptions("en", ["America/Detroit", "Europe/Berlin"]);
+    const eastern = options.filter((option) => option.label.startsWith("Eastern Time ("));
+    expect(eastern.map((option) => option.value)).toEqual(["America/Detroit"]);
+    expect(options.some((option) => option.value === "Europe/Berlin")).toBe(true);
+    expect(new Set(options.map((option) => option.value)).size).toBe(options.length);
+    expect(options.every((option) => !option.label.includes("/"))).toBe(true);
+  });
+
+  it("writes a time of day with the language's clock", () => {
+    expect(formatTimeOfDayLabel(13 * 60 + 30, "en").replace(/\u202f/g, " ")).toBe("1:30 PM");
+    expect(formatTimeOfDayLabel(13 * 60 + 30, "de")).toBe("13:30");
+  });
+});

@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { zonedTimeToUtc } from "~/features/booking/slots";
+import { demoOwnerPassword } from "../support/demo-owner";
+import { httpClient } from "../support/http-client";
+import { linkIn, waitForMail } from "../support/outbox";
+import { startServer, type RunningServer } from "../support/server";
+
+// The booking page as a visitor reads it: times in their own zone, the zone in words, a title per
+// step, and the customer's cancel that asks first and ends with "Book again".
+let server: RunningServer;
+let haircut: number;
+let visitor = 0;
+
+beforeAll(async () => {
+  server = await startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "loopback,10.0.0.0/8" });
+  const services = (await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
+  haircut = services.find((s) => s.name === "Haircut")!.id;
+});
+afterAll(() => server?.stop());
+
+function freshVisitor() {
+  visitor += 1;
+  return httpClient(server.url, { forwardedFor: `198.51.100.${visitor}, 10.0.0.1` });
+}
+
+/** The n-th day in the window with a free 10:00 (New York), as the availability API lists it. */
+async function dayWithTen(n: number) {
+  const found: string[] = [];
+  for (let i = 1; i <= 30 && found.length <= n; i++) {
+    const date = new Date(Date.now() + i * 86_400_000).toISOString().slice(0, 10);
+    const response = await fetch(`${server.url}/api/booking/availability/demo-salon/${date}/${haircut}`);
+    if (response.status !== 200) continue;
+    const slots = (await response.json()) as { time: string; available: boolean }[];
+    if (slots.some((slot) => slot.time === "10:00" && slot.available)) found.push(date);
+  }
+  return found[n]!;
+}
+
+/** The words a person reads: tags, and the invisible bidi isolates around names, taken away. */
+function text(html: string) {
+  return html
+    .replace(/<(script|style)\b[\s\S]*?<\/\1>/g, " ")
+    .replace(/<!--[\s\S]*?-->|<\/?(bdi|span|a|abbr|b|strong)\b[^>]*>/g, "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/[\u2066-\u2069]/g, "")
+    .replace(/&amp;/g, "&")
+    .replace(/&#x27;/g, "'")
+    .replace(/\s+/g, " ");
+}
+
+const titleOf = (html: string) => /<title>([^<]*)<\/title>/.exec(html)?.[1]?.replace(/[\u2066-\u2069]/g, "") ?? "";
+/** The label a time slot shows, by its value (the business's wall time). */
+const slotLabel = (html: string, time: string) =>
+  new RegExp(`name="time" value="${time}"[^>]*>\\s*<bdi>([^<]*)</bdi>`).exec(html)?.[1]?.replace(/\u202f/g, " ");
+const timeIn = (instant: number, timeZone: string) =>
+  new Intl.DateTimeFormat("en", { timeZone, hour: "numeric", minute: "2-digit" }).format(instant).replace(/\u202f/g, " ");
+
+describe("times in the visitor's time zone", () => {
+  it("shows the times shifted to the zone chosen, the zone named in words, never an IANA id", async () => {
+    const date = await dayWithTen(0);
+    const client = freshVisitor();
+    const ten = zonedTimeToUtc(date, 600, "America/New_York");
+
+    const business = await (await client.get(`/book/demo-salon?lng=en&service=${haircut}&date=${date}`)).text();
+    expect(slotLabel(business, "10:00")).toBe("10:00 AM");
+    expect(text(business)).toContain("Times are shown in Eastern Time.");
+    // The list of zones offers the business's, chosen.
+    expect(business).toMatch(/<option value="America\/New_York" selected="">Eastern Time \(GMT-[45]\)<\/option>/);
+
+    const berlin = await (await client.get(`/book/demo-salon?lng=en&service=${haircut}&date=${date}&tz=Europe/Berlin`)).text();
+    expect(slotLabel(berlin, "10:00")).toBe(timeIn(ten, "Europe/Berlin"));
+    expect(slotLabel(berlin, "10:00")).not.toBe("10:00 AM");
+    expect(text(berlin)).toContain("Times are shown in Central European Time.");
+    expect(berlin).toMatch(/<option value="Europe\/Berlin" selected="">Central European Time \(GMT\+[12]\)<\/option>/);
+    for (const page of [business, berlin]) expect(text(page)).not.toMatch(/America\/New_York|Europe\/Berlin/);
+  });
+
+  it.each(["Mars/Olympus", "<script>", "a".repeat(200), ""])("falls back to the business's zone for tz=%j, no error", async (tz) => {
+    const date = await dayWithTen(0);
+    const response = await freshVisitor().get(`/book/demo-salon?lng=en&service=${haircut}&date=${date}&tz=${encodeURIComponent(tz)}`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(slotLabel(html, "10:00")).toBe("10:00 AM");
+    expect(text(html)).toContain("Times are shown in Eastern Time.");
+  });
+
+  it("carries the zone through every step to the done page, a title per step, and e-mails the zone in words", async () => {
+    const date = await dayWithTen(1);
+    const client = freshVisitor();
+    const ten = zonedTimeToUtc(date, 600, "America/New_York");
+    const step = async (path: string) => {
+      const response = await client.get(path);
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    expect(titleOf(await step("/book/demo-salon?lng=en"))).toBe("Choose a service – Sakina Demo Salon");
+    expect(titleOf(await step(`/book/demo-salon?lng=en&service=${haircut}`))).toBe("Choose a date – Sakina Demo Salon");
+    const time = await step(`/book/demo-salon?lng=en&service=${haircut}&date=${date}&tz=Europe/Berlin`);
+    expect(titleOf(time)).toBe("Choose a time – Sakina Demo Salon");
+    // Every form of the step keeps the chosen zone.
+    expect(time).toContain('<input type="hidden" name="tz" value="Europe/Berlin"/>');
+    const contactPath = `/book/demo-salon?lng=en&service=${haircut}&date=${date}&time=10:00&tz=Europe/Berlin`;
+    const contact = await step(contactPath);
+    expect(titleOf(contact)).toBe("Your details – Sakina Demo Salon");
+    expect(text(contact)).toContain(timeIn(ten, "Europe/Berlin"));
+
+    const email = `zone-${visitor}@example.com`;
+    const details = { service: String(haircut), date, time: "10:00", tz: "Europe/Berlin" };
+    const toConfirm = await client.postForm(
+      "/book/demo-salon?lng=en",
+      { ...details, intent: "contact", name: "Zone Visitor", phone: "(212) 555-0144", email },
+      { tokenFrom: contactPath },
+    );
+    expect(toConfirm.status).toBe(302);
+    const confirmPath = toConfirm.headers.get("Location")!;
+    expect(new URL(confirmPath, server.url).searchParams.get("tz")).toBe("Europe/Berlin");
+    const confirm = await step(confirmPath);
+    expect(titleOf(confirm)).toBe("Check and confirm – Sakina Demo Salon");
+    expect(text(confirm)).toContain("(Central European Time)");
+    const key = /name="idempotencyKey" value="([^"]+)"/.exec(confirm)![1]!;
+
+    const toDone = await client.postForm(
+      "/book/demo-salon?lng=en",
+      { ...details, intent: "confirm", idempotencyKey: key },
+      { tokenFrom: confirmPath },
+    );
+    expect(toDone.status).toBe(302);
+    const done = await step(toDone.headers.get("Location")!);
+    expect(titleOf(done)).toBe("Booking request sent – Sakina Demo Salon");
+    expect(text(done)).toContain(timeIn(ten, "Europe/Berlin"));
+    expect(text(done)).toContain("(Central European Time)");
+    // The booking keeps the business's time: the owner's 10:00 New York.
+    const mail = await waitForMail(server.dataDir, email, /Sakina Demo Salon/);
+    expect(mail.text).toMatch(/10:00\sAM \(Eastern Time\)/);
+    expect(mail.text).not.toContain("America/New_York");
+  });
+});
+
+describe("the customer's manage page", () => {
+  async function booked(n: number) {
+    const date = await dayWithTen(n + 2);
+    const client = freshVisitor();
+    const email = `manage-${n}-${visitor}@example.com`;
+    const response = await client.postJson("/api/booking/create", {
+      businessLink: "demo-salon",
+      serviceId: haircut,
+      appointmentDate: `${date}T10:00`,
+      customerInfo: { name: "Manage Me", phone: `+1212555${String(2000 + visitor).slice(-4)}`, email },
+      requestCall: true,
+    });
+    expect(response.status).toBe(201);
+    const mail = await waitForMail(server.dataDir, email, /Your booking request/);
+    return { client, date, manage: new URL(linkIn(mail, "/booking/")).pathname };
+  }
+
+  it("asks before cancelling, and ends on a page with Book again", async () => {
+    const { client, manage } = await booked(0);
+    const page = await (await client.get(`${manage}?lng=en`)).text();
+    expect(text(page)).toMatch(/Tuesday|Monday|Wednesday|Thursday|Friday|Saturday/);
+    expect(text(page)).toContain("(Eastern Time)");
+    // The first press only asks.
+    const ask = await (await client.get(`${manage}?lng=en&cancel=1`)).text();
+    expect(text(ask)).toContain("Cancel this booking?");
+    expect(ask).toContain('name="intent" value="cancel"');
+    expect(text(await (await client.get(`${manage}?lng=en`)).text())).toContain("Waiting for confirmation");
+
+    const cancel = await client.postForm(manage, { intent: "cancel" });
+    expect(cancel.status).toBe(302);
+    const after = await (await client.get(cancel.headers.get("Location")!)).text();
+    expect(text(after)).toContain("Your booking is cancelled");
+    expect(after).toMatch(/<a[^>]+href="\/book\/demo-salon"[^>]*>Book again<\/a>/);
+    expect(after).not.toContain('value="cancel"');
+  });
+
+  it("offers no cancel beside the time picker, and writes the times as the booking page does", async () => {
+    const { client, manage, date } = await booked(1);
+    const picking = await (await client.get(`${manage}?lng=en&reschedule=1&date=${date}`)).text();
+    expect(picking).not.toContain("cancel=1");
+    expect(picking).not.toContain('value="cancel"');
+    expect(slotLabel(picking, "09:00")).toBe("9:00 AM");
+    const german = await (await client.get(`${manage}?lng=de&reschedule=1&date=${date}`)).text();
+    // German writes the hour on a 24-hour clock, with no AM or PM: as the booking page writes it.
+    expect(slotLabel(german, "09:00")).toBe(
+      new Intl.DateTimeFormat("de", { hour: "numeric", minute: "2-digit", timeZone: "UTC" }).format(Date.UTC(2024, 0, 1, 9)),
+    );
+    expect(slotLabel(german, "09:00")).not.toMatch(/AM/);
+  });
+});
+
+describe("the owner's pages", () => {
+  it("show /telephony and the analytics hours in the business's zone, named in words, as the locale writes times", async () => {
+    const owner = httpClient(server.url, { forwardedFor: "198.51.100.240, 10.0.0.1" });
+    const password = await demoOwnerPassword(server.url, server.dataDir);
+    expect((await owner.postJson("/api/auth/login", { email: "demo@sakina.app", password })).status).toBe(200);
+    const telephony = await (await owner.get("/telephony?lng=en")).text();
+    expect(text(telephony)).toContain("Times in Eastern Time.");
+    const analytics = text(await (await owner.get("/dashboard/analytics?lng=en")).text()).replace(/\u202f/g, " ");
+    expect(analytics).toContain("Eastern Time");
+    expect(analytics).not.toContain("America/New_York");
+    expect(analytics).toContain("9:00 AM");
+    for (const path of ["/dashboard?lng=en", "/dashboard/hours?lng=en", "/dashboard/calls?lng=en"]) {
+      const page = text(await (await owner.get(path)).text());
+      expect(page, path).toContain("Eastern Time");
+      expect(page, path).not.toContain("America/New_York");
+    }
+    const settings = await (await owner.get("/dashboard/settings?lng=en")).text();
+    // Toronto is in the list too: the city tells the two apart.
+    expect(settings).toMatch(/<option value="America\/New_York" selected="">Eastern Time \(GMT-[45]\) · New York<\/option>/);
+  });
+});
