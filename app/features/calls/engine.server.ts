@@ -135,6 +135,9 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
   // Dialling takes seconds (the SDK gives up at 30): a job held longer lost its worker, and the
   // call is placed by a retry within a minute of it, once the dial claim's lease is over too.
   expireInSeconds: DIAL_LEASE_SECONDS + 5,
+  // Dials run side by side, so a provider request that hangs delays nobody else's call; how many
+  // calls are up at once is the lines' limit, kept in the database (takeLine) across processes.
+  concurrency: (services) => services.env.MAX_CONCURRENT_CALLS,
   async handle({ callId, origin }, services) {
     const call = await findCall(services.db, callId);
     if (!call || call.status !== "queued" || !call.toNumber) return;
