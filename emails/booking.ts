@@ -40,7 +40,13 @@ export function ownerBookingEmail(t: TFunction, lang: string, to: string, input:
   };
 }
 
-export function customerBookingEmail(t: TFunction, lang: string, to: string, input: BookingEmailInput): EmailMessage {
+/** `callPromise`: what the confirmation call will really be (now, at a stated time, or none), in words. */
+export function customerBookingEmail(
+  t: TFunction,
+  lang: string,
+  to: string,
+  input: BookingEmailInput & { callPromise: string },
+): EmailMessage {
   const subject = t("bookingEmail.customerSubject", { business: input.businessName });
   const details = [
     `${t("bookingEmail.service")}: ${input.serviceName}`,
@@ -50,7 +56,7 @@ export function customerBookingEmail(t: TFunction, lang: string, to: string, inp
   const lines = [
     t("bookingEmail.customerBody", { name: input.customerName, business: input.businessName }),
     details,
-    t("bookingEmail.customerCall"),
+    `${input.callPromise} ${t("bookingEmail.calendarAttached")}`,
     `${t("bookingEmail.manage")}: ${input.manageUrl}`,
   ];
   return {

@@ -17,7 +17,11 @@ const total = (rows: { n: number }[]) => rows[0]?.n ?? 0;
  */
 export async function listBusinessesForAdmin(db: Db, page: Page, now = new Date()) {
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
-  const periodStart = sql`case when ${businesses.planStatus} = 'starter' and ${businesses.activatedAt} is not null then ${businesses.activatedAt} else ${monthStart}::timestamptz end`;
+  // Inside a subquery Drizzle writes a column without its table ("id"), which the subquery's own
+  // table would capture: the outer business's columns are named with their table.
+  const outer = (column: string) => sql`${businesses}.${sql.identifier(column)}`;
+  const businessId = outer("id");
+  const periodStart = sql`case when ${outer("plan_status")} = 'starter' and ${outer("activated_at")} is not null then ${outer("activated_at")} else ${monthStart}::timestamptz end`;
   const rows = await db
     .select({
       id: businesses.id,
@@ -27,10 +31,10 @@ export async function listBusinessesForAdmin(db: Db, page: Page, now = new Date(
       status: businesses.status,
       planStatus: businesses.planStatus,
       createdAt: businesses.createdAt,
-      callsThisPeriod: sql<number>`(select count(*)::int from ${calls} where ${calls.businessId} = ${businesses.id} and ${calls.purpose} = 'booking_confirmation' and ${calls.startedAt} >= ${periodStart})`,
-      bookings: sql<number>`(select count(*)::int from ${bookings} where ${bookings.businessId} = ${businesses.id})`,
-      confirmed: sql<number>`(select count(*)::int from ${bookings} where ${bookings.businessId} = ${businesses.id} and ${bookings.status} = 'confirmed')`,
-      decided: sql<number>`(select count(*)::int from ${bookings} where ${bookings.businessId} = ${businesses.id} and ${bookings.status} <> 'pending')`,
+      callsThisPeriod: sql<number>`(select count(*)::int from ${calls} where ${calls.businessId} = ${businessId} and ${calls.purpose} = 'booking_confirmation' and ${calls.startedAt} >= ${periodStart})`,
+      bookings: sql<number>`(select count(*)::int from ${bookings} where ${bookings.businessId} = ${businessId})`,
+      confirmed: sql<number>`(select count(*)::int from ${bookings} where ${bookings.businessId} = ${businessId} and ${bookings.status} = 'confirmed')`,
+      decided: sql<number>`(select count(*)::int from ${bookings} where ${bookings.businessId} = ${businessId} and ${bookings.status} <> 'pending')`,
     })
     .from(businesses)
     .orderBy(desc(businesses.createdAt), desc(businesses.id))

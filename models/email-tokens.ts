@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "./db";
 import { emailTokens } from "./schema";
 
@@ -66,6 +66,22 @@ export async function peekEmailToken(db: Db, purpose: Purpose, token: string, em
         eq(emailTokens.email, email.toLowerCase()),
         isNull(emailTokens.usedAt),
         gt(emailTokens.expiresAt, new Date()),
+      ),
+    );
+  return row ?? null;
+}
+
+/** A token that was already used, for this e-mail: a link opened a second time. */
+export async function findUsedEmailToken(db: Db, purpose: Purpose, token: string, email: string) {
+  const [row] = await db
+    .select()
+    .from(emailTokens)
+    .where(
+      and(
+        eq(emailTokens.tokenHash, hash(token)),
+        eq(emailTokens.purpose, purpose),
+        eq(emailTokens.email, email.toLowerCase()),
+        isNotNull(emailTokens.usedAt),
       ),
     );
   return row ?? null;

@@ -22,6 +22,11 @@ export function formatMoney(cents: number, currency: string, locale = "en") {
   return format.format(cents / 100);
 }
 
+/** A service's price as a customer reads it: a free service says so in words (`freeLabel`), not "$0.00". */
+export function formatPrice(cents: number, currency: string, locale: string, freeLabel: string) {
+  return cents === 0 ? freeLabel : formatMoney(cents, currency, locale);
+}
+
 export function centsToInput(cents: number) {
   return (cents / 100).toFixed(2);
 }

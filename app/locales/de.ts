@@ -5,7 +5,7 @@ const de = {
   meta: {
     appName: "Sakina",
     tagline: "Jemand, der zuhört – wann immer Sie es brauchen",
-    version: "v3.0.0 AI Appointment Concierge",
+    about: "KI-Telefonanrufe: ein offenes Ohr für alle, die reden möchten, und Buchungsbestätigungen für Unternehmen.",
   },
   nav: {
     skipToContent: "Zum Hauptinhalt springen",
@@ -66,6 +66,11 @@ const de = {
     dismiss: "Benachrichtigung schließen",
     required: "Pflichtfeld",
     optional: "optional",
+    free: "Kostenlos",
+    callsNotConfigured:
+      "Telefonanrufe sind auf diesem Server noch nicht eingerichtet, daher kann über dieses Formular vorerst kein Anruf erfolgen.",
+    voiceNotConfigured:
+      "Die KI-Stimme ist auf diesem Server noch nicht eingerichtet, daher kann über dieses Formular vorerst kein Anruf erfolgen.",
     sending: "Wird gesendet…",
     errorTitle: "Fehler",
     genericError: "Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.",
@@ -128,6 +133,7 @@ const de = {
       "Versuch {{attempt}} von {{attempts}} wurde kein Gespräch. Wir rufen um {{time}} wieder an, oder Sie fordern den Anruf jetzt an.",
     reasonVoicemail: "Ihre Mailbox hat geantwortet, deshalb haben wir ohne Nachricht aufgelegt.",
     reasonModel: "Unser Zuhörer konnte wegen eines technischen Problems nicht am Anruf teilnehmen.",
+    reasonModelStopped: "Unser Zuhörer hat während des Anrufs wegen eines technischen Problems aufgehört zu antworten.",
     reasonAudio: "Der Anruf kam zustande, aber die Stimme unseres Zuhörers hat Sie nicht erreicht.",
     reasonShort: "Der Anruf endete, bevor wir wirklich sprechen konnten.",
     refundedNetworkBody:
@@ -199,6 +205,8 @@ const de = {
       "Wir warten darauf, dass Stripe Ihre Zahlung bestätigt. Diese Seite aktualisiert sich von selbst; Ihr Anruf wird gestartet, sobald die Zahlung bestätigt ist.",
     progressQueued: "Ihr Anruf wird aufgebaut…",
     progressRinging: "Ihr Telefon klingelt.",
+    progressConnecting: "Wir verbinden Sie mit dem Zuhörer…",
+    progressListenerFailed: "Unser Zuhörer konnte wegen eines technischen Problems nicht antworten. Dieser Anruf zählt nicht.",
     progressConnected: "Sie sind verbunden. Nehmen Sie sich Zeit.",
     progressCompleted: "Ihr Anruf ist beendet. Danke, dass Sie mit uns gesprochen haben.",
     missedTitle: "Wir konnten Sie nicht erreichen",
@@ -385,6 +393,11 @@ const de = {
     incompleteBody: "Der Bestätigungslink ist ungültig oder abgelaufen.",
     registerAgain: "Erneut registrieren",
     tryLogin: "Anmeldung versuchen",
+    alreadyTitle: "Ihre E-Mail-Adresse ist bestätigt",
+    alreadyBody: "Dieser Link wurde bereits verwendet, hier ist nichts mehr zu tun. Melden Sie sich an, um Ihr Unternehmen zu verwalten.",
+    alreadyPaymentBody:
+      "Dieser Link wurde bereits verwendet. Ein Schritt fehlt noch: Die Startzahlung von 1 $ aktiviert Ihr Unternehmen und schickt Ihnen Ihre Zugangsdaten.",
+    signIn: "Anmelden",
   },
   setup: {
     title: "Einrichtung abgeschlossen",
@@ -406,6 +419,7 @@ const de = {
     noAccount: "Neu bei Sakina?",
     logout: "Abmelden",
     welcomeBack: "Willkommen zurück!",
+    welcome: "Willkommen bei Sakina!",
     missingTitle: "Angaben fehlen",
     missingBoth: "Bitte geben Sie E-Mail-Adresse und Passwort ein",
     failedTitle: "Anmeldung fehlgeschlagen",
@@ -629,8 +643,15 @@ const de = {
     email: "E-Mail (optional)",
     emailHint: "Für eine Bestätigung mit Kalenderdatei und einem Link zum Ändern oder Stornieren.",
     notes: "Hinweise für das Unternehmen (optional)",
-    callConsent:
-      "Ein KI-Assistent von {{business}} ruft Sie innerhalb weniger Minuten an, um diese Buchung zu bestätigen. Im Gespräch können Sie bestätigen, stornieren oder um eine andere Zeit bitten.",
+    promiseNow:
+      "Ein KI-Assistent von {{business}} ruft Sie in wenigen Minuten an, um diese Buchung zu bestätigen. Im Anruf können Sie bestätigen, absagen oder um einen anderen Termin bitten.",
+    promiseLater:
+      "Ein KI-Assistent von {{business}} ruft Sie {{when}} an, um diese Buchung zu bestätigen: Anrufe erfolgen nur zwischen 08:00 und 21:00 Uhr. Im Anruf können Sie bestätigen, absagen oder um einen anderen Termin bitten.",
+    promiseWhen: "{{day}} um {{time}} ({{zone}})",
+    promiseNone:
+      "Für diese Buchung erfolgt kein Bestätigungsanruf. {{business}} erhält sie sofort und meldet sich bei Ihnen, falls sich etwas ändert.",
+    promiseNoneEmailed:
+      "Für diese Buchung erfolgt kein Bestätigungsanruf: Ihre Bestätigung kommt per E-Mail. {{business}} erhält die Buchung sofort und meldet sich bei Ihnen, falls sich etwas ändert.",
     review: "Buchung prüfen",
     back: "Zurück",
     confirmTitle: "Prüfen und bestätigen",
@@ -639,7 +660,6 @@ const de = {
     confirm: "Buchung bestätigen",
     editDetails: "Angaben bearbeiten",
     sentTitle: "Buchungsanfrage gesendet",
-    sentBody: "Innerhalb weniger Minuten erhalten Sie einen Bestätigungsanruf.",
     another: "Weiteren Termin buchen",
     nameRequired: "Bitte geben Sie Ihren Namen ein.",
     phoneRequired: "Bitte geben Sie Ihre Telefonnummer ein.",
@@ -715,7 +735,7 @@ const de = {
     notes: "Hinweise",
     customerSubject: "Ihre Buchungsanfrage bei {{business}}",
     customerBody: "Hallo {{name}}, vielen Dank für Ihre Buchung bei {{business}}.",
-    customerCall: "Ein KI-Assistent ruft Sie innerhalb weniger Minuten zur Bestätigung an. Die Kalenderdatei finden Sie im Anhang.",
+    calendarAttached: "Die Kalenderdatei ist angehängt.",
     manage: "Ändern oder stornieren",
     manageButton: "Meine Buchung ändern oder stornieren",
   },
@@ -1103,6 +1123,10 @@ const de = {
     trialNote: "7 Tage kostenlos mit 5 Anrufen, danach {{price}} im Monat mit 30 Anrufen. Jederzeit kündbar.",
     continue: "Weiter zur Karte",
     required: "Dieses Feld ist erforderlich.",
+    fullNameRequired: "Geben Sie Ihren vollständigen Namen ein.",
+    emailRequired: "Geben Sie Ihre E-Mail-Adresse ein.",
+    phoneRequired: "Geben Sie Ihre Telefonnummer ein.",
+    frequencyRequired: "Wählen Sie, wie oft wir Sie anrufen sollen.",
     incompleteTitle: "Bitte füllen Sie das Formular aus",
     incompleteBody: "Für das Abonnement sind alle Felder erforderlich",
     nameTooLong: "Bitte verwenden Sie für Ihren Namen weniger als 100 Zeichen.",

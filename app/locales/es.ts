@@ -5,7 +5,7 @@ const es = {
   meta: {
     appName: "Sakina",
     tagline: "Alguien que te escuche, cuando lo necesites",
-    version: "v3.0.0 AI Appointment Concierge",
+    about: "Llamadas telefónicas con IA: alguien que escucha a quien necesita hablar, y confirmación de reservas para negocios.",
   },
   nav: {
     skipToContent: "Saltar al contenido principal",
@@ -66,6 +66,11 @@ const es = {
     dismiss: "Descartar notificación",
     required: "obligatorio",
     optional: "opcional",
+    free: "Gratis",
+    callsNotConfigured:
+      "Las llamadas telefónicas aún no están configuradas en este servidor, así que por ahora no se puede hacer ninguna llamada desde este formulario.",
+    voiceNotConfigured:
+      "La voz de IA aún no está configurada en este servidor, así que por ahora no se puede hacer ninguna llamada desde este formulario.",
     sending: "Enviando…",
     errorTitle: "Error",
     genericError: "Algo ha salido mal. Inténtalo de nuevo.",
@@ -125,6 +130,7 @@ const es = {
       "El intento {{attempt}} de {{attempts}} no llegó a ser una conversación. Volveremos a llamar a las {{time}}, o puede pedir la llamada ahora.",
     reasonVoicemail: "Respondió su buzón de voz, así que colgamos sin dejar mensaje.",
     reasonModel: "Nuestro oyente no pudo unirse a la llamada por un problema técnico.",
+    reasonModelStopped: "Nuestro oyente dejó de responder durante la llamada por un problema técnico.",
     reasonAudio: "La llamada se conectó, pero la voz de nuestro oyente no le llegó.",
     reasonShort: "La llamada terminó antes de que pudiéramos hablar de verdad.",
     refundedNetworkBody:
@@ -168,7 +174,7 @@ const es = {
     payCheckout: "Pagar $5 de forma segura con Stripe",
     secureNote: "Los pagos los procesa Stripe. Sakina nunca ve ni guarda los datos de tu tarjeta.",
     back: "Volver a editar los datos",
-    placing: "Pago completado - Realizando tu llamada...",
+    placing: "Pago completado - realizando tu llamada...",
     callErrorTitle: "Error en la llamada",
     callErrorBody: "No se ha podido realizar la llamada. Ponte en contacto con el servicio de asistencia.",
     paymentKept: "Tu pago está a salvo: seguiremos intentándolo y, si no logramos contactarte, te devolveremos los $5 automáticamente.",
@@ -195,6 +201,8 @@ const es = {
       "Estamos esperando a que Stripe confirme tu pago. Esta página se actualiza sola; tu llamada se realizará en cuanto se confirme el pago.",
     progressQueued: "Realizando tu llamada…",
     progressRinging: "Tu teléfono está sonando.",
+    progressConnecting: "Te estamos conectando con el oyente…",
+    progressListenerFailed: "Nuestro oyente no pudo responder por un problema técnico. Esta llamada no cuenta.",
     progressConnected: "Ya estás en línea. Tómate tu tiempo.",
     progressCompleted: "Tu llamada ha terminado. Gracias por hablar con nosotros.",
     missedTitle: "No hemos podido contactarte",
@@ -381,6 +389,10 @@ const es = {
     incompleteBody: "El enlace de verificación no es válido o ha caducado.",
     registerAgain: "Registrarse de nuevo",
     tryLogin: "Intentar iniciar sesión",
+    alreadyTitle: "Tu dirección de correo electrónico está verificada",
+    alreadyBody: "Este enlace ya se usó, así que no hay nada más que hacer aquí. Inicia sesión para gestionar tu negocio.",
+    alreadyPaymentBody: "Este enlace ya se usó. Queda un paso: el pago inicial de 1 $ activa tu negocio y te envía los datos de acceso.",
+    signIn: "Iniciar sesión",
   },
   setup: {
     title: "Configuración completada",
@@ -402,6 +414,7 @@ const es = {
     noAccount: "¿Primera vez en Sakina?",
     logout: "Cerrar sesión",
     welcomeBack: "¡Hola de nuevo!",
+    welcome: "¡Te damos la bienvenida a Sakina!",
     missingTitle: "Falta información",
     missingBoth: "Introduce tu correo y tu contraseña",
     failedTitle: "Error al iniciar sesión",
@@ -624,8 +637,15 @@ const es = {
     email: "Correo electrónico (opcional)",
     emailHint: "Para recibir una confirmación con un archivo de calendario y un enlace para cambiar o cancelar.",
     notes: "Notas para el negocio (opcional)",
-    callConsent:
-      "Un asistente de IA de {{business}} te llamará en pocos minutos para confirmar esta reserva. Durante la llamada podrás confirmarla, cancelarla o pedir otra hora.",
+    promiseNow:
+      "Un asistente de IA de {{business}} te llamará en unos minutos para confirmar esta reserva. En la llamada puedes confirmarla, cancelarla o pedir otra hora.",
+    promiseLater:
+      "Un asistente de IA de {{business}} te llamará {{when}} para confirmar esta reserva: solo se llama entre las 08:00 y las 21:00. En la llamada puedes confirmarla, cancelarla o pedir otra hora.",
+    promiseWhen: "{{day}} a las {{time}} ({{zone}})",
+    promiseNone:
+      "No se hará ninguna llamada de confirmación para esta reserva. {{business}} la recibe al momento y se pondrá en contacto contigo si algo cambia.",
+    promiseNoneEmailed:
+      "No se hará ninguna llamada de confirmación para esta reserva: la confirmación te llega por correo electrónico. {{business}} recibe la reserva al momento y se pondrá en contacto contigo si algo cambia.",
     review: "Revisar la reserva",
     back: "Atrás",
     confirmTitle: "Revisa y confirma",
@@ -634,7 +654,6 @@ const es = {
     confirm: "Confirmar la reserva",
     editDetails: "Editar mis datos",
     sentTitle: "Solicitud de reserva enviada",
-    sentBody: "En pocos minutos recibirás una llamada de confirmación.",
     another: "Reservar otra cita",
     nameRequired: "Introduce tu nombre.",
     phoneRequired: "Introduce tu número de teléfono.",
@@ -710,7 +729,7 @@ const es = {
     notes: "Notas",
     customerSubject: "Tu solicitud de reserva en {{business}}",
     customerBody: "Hola, {{name}}: gracias por reservar en {{business}}.",
-    customerCall: "Un asistente de IA te llamará en pocos minutos para confirmar. Te adjuntamos el archivo de calendario.",
+    calendarAttached: "El archivo de calendario va adjunto.",
     manage: "Cambiar o cancelar",
     manageButton: "Cambiar o cancelar mi reserva",
   },
@@ -1094,6 +1113,10 @@ const es = {
     trialNote: "7 días gratis con 5 llamadas; después, {{price}} al mes con 30 llamadas. Cancela cuando quieras.",
     continue: "Continuar a la tarjeta",
     required: "Este campo es obligatorio.",
+    fullNameRequired: "Escribe tu nombre completo.",
+    emailRequired: "Escribe tu dirección de correo electrónico.",
+    phoneRequired: "Escribe tu número de teléfono.",
+    frequencyRequired: "Elige con qué frecuencia te llamamos.",
     incompleteTitle: "Completa el formulario",
     incompleteBody: "Todos los campos son obligatorios para suscribirte",
     nameTooLong: "Tu nombre debe tener menos de 100 caracteres.",

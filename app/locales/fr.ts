@@ -5,7 +5,8 @@ const fr = {
   meta: {
     appName: "Sakina",
     tagline: "Quelqu’un pour vous écouter, dès que vous en avez besoin",
-    version: "v3.0.0 AI Appointment Concierge",
+    about:
+      "Des appels téléphoniques par IA : une écoute pour qui a besoin de parler, et la confirmation des réservations pour les entreprises.",
   },
   nav: {
     skipToContent: "Aller au contenu principal",
@@ -66,6 +67,11 @@ const fr = {
     dismiss: "Fermer la notification",
     required: "obligatoire",
     optional: "facultatif",
+    free: "Gratuit",
+    callsNotConfigured:
+      "Les appels téléphoniques ne sont pas encore configurés sur ce serveur : aucun appel ne peut être passé depuis ce formulaire pour le moment.",
+    voiceNotConfigured:
+      "La voix IA n’est pas encore configurée sur ce serveur : aucun appel ne peut être passé depuis ce formulaire pour le moment.",
     sending: "Envoi en cours…",
     errorTitle: "Erreur",
     genericError: "Une erreur s’est produite. Veuillez réessayer.",
@@ -126,6 +132,7 @@ const fr = {
       "La tentative {{attempt}} sur {{attempts}} n'a pas abouti à une conversation. Nous rappellerons à {{time}}, ou vous pouvez demander l'appel maintenant.",
     reasonVoicemail: "Votre messagerie a répondu : nous avons raccroché sans laisser de message.",
     reasonModel: "Notre écoutant n'a pas pu rejoindre l'appel à cause d'un problème technique.",
+    reasonModelStopped: "Notre écoutant a cessé de répondre pendant l'appel à cause d'un problème technique.",
     reasonAudio: "L'appel a abouti, mais la voix de notre écoutant ne vous est pas parvenue.",
     reasonShort: "L'appel s'est terminé avant que nous puissions vraiment parler.",
     refundedNetworkBody:
@@ -169,7 +176,7 @@ const fr = {
     payCheckout: "Payer $5 en toute sécurité avec Stripe",
     secureNote: "Les paiements sont traités par Stripe. Sakina ne voit ni ne conserve jamais les données de votre carte.",
     back: "Retour à la modification des informations",
-    placing: "Paiement effectué - Lancement de votre appel...",
+    placing: "Paiement effectué - lancement de votre appel...",
     callErrorTitle: "Erreur d’appel",
     callErrorBody: "L’appel n’a pas pu être passé. Veuillez contacter l’assistance.",
     paymentKept:
@@ -197,6 +204,8 @@ const fr = {
       "Nous attendons que Stripe confirme votre paiement. Cette page se met à jour toute seule ; votre appel sera lancé dès que le paiement sera confirmé.",
     progressQueued: "Lancement de votre appel…",
     progressRinging: "Votre téléphone sonne.",
+    progressConnecting: "Nous vous mettons en relation avec l'écoutant…",
+    progressListenerFailed: "Notre écoutant n'a pas pu répondre à cause d'un problème technique. Cet appel ne compte pas.",
     progressConnected: "Vous êtes en ligne. Prenez votre temps.",
     progressCompleted: "Votre appel est terminé. Merci d’avoir parlé avec nous.",
     missedTitle: "Nous n’avons pas pu vous joindre",
@@ -382,6 +391,11 @@ const fr = {
     incompleteBody: "Le lien de vérification n’est pas valide ou a expiré.",
     registerAgain: "S’inscrire à nouveau",
     tryLogin: "Essayer de se connecter",
+    alreadyTitle: "Votre adresse e-mail est vérifiée",
+    alreadyBody: "Ce lien a déjà été utilisé : il n’y a plus rien à faire ici. Connectez-vous pour gérer votre entreprise.",
+    alreadyPaymentBody:
+      "Ce lien a déjà été utilisé. Il reste une étape : le paiement de démarrage de 1 $ active votre entreprise et vous envoie vos identifiants.",
+    signIn: "Se connecter",
   },
   setup: {
     title: "Configuration terminée",
@@ -404,6 +418,7 @@ const fr = {
     noAccount: "Vous découvrez Sakina ?",
     logout: "Se déconnecter",
     welcomeBack: "Bon retour parmi nous !",
+    welcome: "Bienvenue sur Sakina !",
     missingTitle: "Informations manquantes",
     missingBoth: "Veuillez saisir votre e-mail et votre mot de passe",
     failedTitle: "Échec de la connexion",
@@ -628,8 +643,15 @@ const fr = {
     email: "E-mail (facultatif)",
     emailHint: "Pour recevoir une confirmation avec un fichier de calendrier et un lien pour modifier ou annuler.",
     notes: "Remarques pour l’entreprise (facultatif)",
-    callConsent:
-      "Un assistant IA de {{business}} vous appellera d’ici quelques minutes pour confirmer cette réservation. Pendant l’appel, vous pourrez confirmer, annuler ou demander un autre horaire.",
+    promiseNow:
+      "Un assistant IA de {{business}} vous appellera dans quelques minutes pour confirmer cette réservation. Pendant l’appel, vous pourrez confirmer, annuler ou demander un autre horaire.",
+    promiseLater:
+      "Un assistant IA de {{business}} vous appellera {{when}} pour confirmer cette réservation : les appels ont lieu uniquement entre 08:00 et 21:00. Pendant l’appel, vous pourrez confirmer, annuler ou demander un autre horaire.",
+    promiseWhen: "{{day}} à {{time}} ({{zone}})",
+    promiseNone:
+      "Aucun appel de confirmation ne sera passé pour cette réservation. {{business}} la reçoit immédiatement et vous contactera en cas de changement.",
+    promiseNoneEmailed:
+      "Aucun appel de confirmation ne sera passé pour cette réservation : votre confirmation arrive par e-mail. {{business}} reçoit la réservation immédiatement et vous contactera en cas de changement.",
     review: "Vérifier la réservation",
     back: "Retour",
     confirmTitle: "Vérifiez et confirmez",
@@ -638,7 +660,6 @@ const fr = {
     confirm: "Confirmer la réservation",
     editDetails: "Modifier mes coordonnées",
     sentTitle: "Demande de réservation envoyée",
-    sentBody: "Un appel de confirmation suivra d’ici quelques minutes.",
     another: "Prendre un autre rendez-vous",
     nameRequired: "Saisissez votre nom.",
     phoneRequired: "Saisissez votre numéro de téléphone.",
@@ -714,7 +735,7 @@ const fr = {
     notes: "Remarques",
     customerSubject: "Votre demande de réservation chez {{business}}",
     customerBody: "Bonjour {{name}}, merci d’avoir réservé chez {{business}}.",
-    customerCall: "Un assistant IA vous appellera d’ici quelques minutes pour confirmer. Le fichier de calendrier est joint à cet e-mail.",
+    calendarAttached: "Le fichier d’agenda est joint.",
     manage: "Modifier ou annuler",
     manageButton: "Modifier ou annuler ma réservation",
   },
@@ -1105,6 +1126,10 @@ const fr = {
     trialNote: "7 jours gratuits avec 5 appels, puis {{price}} par mois avec 30 appels. Résiliable à tout moment.",
     continue: "Continuer vers la carte",
     required: "Ce champ est obligatoire.",
+    fullNameRequired: "Saisissez votre nom complet.",
+    emailRequired: "Saisissez votre adresse e-mail.",
+    phoneRequired: "Saisissez votre numéro de téléphone.",
+    frequencyRequired: "Choisissez à quelle fréquence nous vous appelons.",
     incompleteTitle: "Veuillez compléter le formulaire",
     incompleteBody: "Tous les champs sont obligatoires pour vous abonner",
     nameTooLong: "Votre nom doit compter moins de 100 caractères.",

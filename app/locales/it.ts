@@ -5,7 +5,7 @@ const it = {
   meta: {
     appName: "Sakina",
     tagline: "Qualcuno che ti ascolta, ogni volta che ne hai bisogno",
-    version: "v3.0.0 AI Appointment Concierge",
+    about: "Chiamate telefoniche con l’IA: un ascolto per chi ha bisogno di parlare e la conferma delle prenotazioni per le attività.",
   },
   nav: {
     skipToContent: "Vai al contenuto principale",
@@ -66,6 +66,11 @@ const it = {
     dismiss: "Chiudi notifica",
     required: "obbligatorio",
     optional: "facoltativo",
+    free: "Gratis",
+    callsNotConfigured:
+      "Le chiamate telefoniche non sono ancora configurate su questo server, quindi per ora da questo modulo non si può effettuare alcuna chiamata.",
+    voiceNotConfigured:
+      "La voce IA non è ancora configurata su questo server, quindi per ora da questo modulo non si può effettuare alcuna chiamata.",
     sending: "Invio in corso…",
     errorTitle: "Errore",
     genericError: "Si è verificato un errore. Riprova.",
@@ -125,6 +130,7 @@ const it = {
       "Il tentativo {{attempt}} di {{attempts}} non è diventato una conversazione. Richiameremo alle {{time}}, oppure può chiedere la chiamata ora.",
     reasonVoicemail: "Ha risposto la segreteria, quindi abbiamo riattaccato senza lasciare messaggi.",
     reasonModel: "Il nostro ascoltatore non ha potuto partecipare alla chiamata per un problema tecnico.",
+    reasonModelStopped: "Il nostro ascoltatore ha smesso di rispondere durante la chiamata per un problema tecnico.",
     reasonAudio: "La chiamata si è collegata, ma la voce del nostro ascoltatore non le è arrivata.",
     reasonShort: "La chiamata è finita prima che potessimo davvero parlare.",
     refundedNetworkBody:
@@ -195,6 +201,8 @@ const it = {
       "Stiamo aspettando che Stripe confermi il tuo pagamento. Questa pagina si aggiorna da sola; la chiamata partirà non appena il pagamento sarà confermato.",
     progressQueued: "Stiamo avviando la tua chiamata…",
     progressRinging: "Il tuo telefono sta squillando.",
+    progressConnecting: "Ti stiamo mettendo in contatto con l'ascoltatore…",
+    progressListenerFailed: "Il nostro ascoltatore non ha potuto rispondere per un problema tecnico. Questa chiamata non conta.",
     progressConnected: "Sei in linea. Prenditi tutto il tempo che ti serve.",
     progressCompleted: "La chiamata è terminata. Grazie per aver parlato con noi.",
     missedTitle: "Non siamo riusciti a raggiungerti",
@@ -382,6 +390,11 @@ const it = {
     incompleteBody: "Il link di verifica non è valido o è scaduto.",
     registerAgain: "Registrati di nuovo",
     tryLogin: "Prova ad accedere",
+    alreadyTitle: "Il tuo indirizzo e-mail è verificato",
+    alreadyBody: "Questo link è già stato usato, quindi qui non c’è altro da fare. Accedi per gestire la tua attività.",
+    alreadyPaymentBody:
+      "Questo link è già stato usato. Manca un passo: il pagamento iniziale di 1 $ attiva la tua attività e ti invia i dati di accesso.",
+    signIn: "Accedi",
   },
   setup: {
     title: "Configurazione completata",
@@ -403,6 +416,7 @@ const it = {
     noAccount: "Non hai ancora un account Sakina?",
     logout: "Esci",
     welcomeBack: "È bello rivederti!",
+    welcome: "Benvenuto su Sakina!",
     missingTitle: "Informazioni mancanti",
     missingBoth: "Inserisci sia l’e-mail sia la password",
     failedTitle: "Accesso non riuscito",
@@ -624,8 +638,15 @@ const it = {
     email: "E-mail (facoltativa)",
     emailHint: "Per ricevere una conferma con un file di calendario e un link per modificare o disdire.",
     notes: "Note per l’attività (facoltative)",
-    callConsent:
-      "Un assistente IA di {{business}} ti chiamerà entro pochi minuti per confermare questa prenotazione. Durante la chiamata potrai confermare, disdire o chiedere un altro orario.",
+    promiseNow:
+      "Un assistente IA di {{business}} ti chiamerà entro pochi minuti per confermare questa prenotazione. Durante la chiamata puoi confermare, annullare o chiedere un altro orario.",
+    promiseLater:
+      "Un assistente IA di {{business}} ti chiamerà {{when}} per confermare questa prenotazione: le chiamate avvengono solo tra le 08:00 e le 21:00. Durante la chiamata puoi confermare, annullare o chiedere un altro orario.",
+    promiseWhen: "{{day}} alle {{time}} ({{zone}})",
+    promiseNone:
+      "Per questa prenotazione non verrà effettuata alcuna chiamata di conferma. {{business}} la riceve subito e ti contatterà se qualcosa cambia.",
+    promiseNoneEmailed:
+      "Per questa prenotazione non verrà effettuata alcuna chiamata di conferma: la conferma ti arriva via e-mail. {{business}} riceve subito la prenotazione e ti contatterà se qualcosa cambia.",
     review: "Controlla la prenotazione",
     back: "Indietro",
     confirmTitle: "Controlla e conferma",
@@ -634,7 +655,6 @@ const it = {
     confirm: "Conferma la prenotazione",
     editDetails: "Modifica i dati",
     sentTitle: "Richiesta di prenotazione inviata",
-    sentBody: "Entro pochi minuti riceverai una chiamata di conferma.",
     another: "Prenota un altro appuntamento",
     nameRequired: "Inserisci il tuo nome.",
     phoneRequired: "Inserisci il tuo numero di telefono.",
@@ -710,7 +730,7 @@ const it = {
     notes: "Note",
     customerSubject: "La tua richiesta di prenotazione presso {{business}}",
     customerBody: "Ciao {{name}}, grazie per aver prenotato presso {{business}}.",
-    customerCall: "Un assistente IA ti chiamerà entro pochi minuti per confermare. In allegato trovi il file del calendario.",
+    calendarAttached: "Il file del calendario è allegato.",
     manage: "Modifica o disdici",
     manageButton: "Modifica o disdici la mia prenotazione",
   },
@@ -1097,6 +1117,10 @@ const it = {
     trialNote: "7 giorni gratis con 5 chiamate, poi {{price}} al mese con 30 chiamate. Puoi disdire in qualsiasi momento.",
     continue: "Continua con la carta",
     required: "Questo campo è obbligatorio.",
+    fullNameRequired: "Inserisci il tuo nome completo.",
+    emailRequired: "Inserisci il tuo indirizzo e-mail.",
+    phoneRequired: "Inserisci il tuo numero di telefono.",
+    frequencyRequired: "Scegli quanto spesso chiamarti.",
     incompleteTitle: "Completa il modulo",
     incompleteBody: "Per abbonarti sono obbligatori tutti i campi",
     nameTooLong: "Il nome deve avere meno di 100 caratteri.",

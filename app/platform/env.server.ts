@@ -104,6 +104,12 @@ export const envSchema = z.object({
   CALLS_PER_IP_PER_DAY: z.coerce.number().int().min(0).max(10_000).default(5),
   /** Seconds between an empathy call that was not answered and the next attempt. */
   EMPATHY_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  /**
+   * How long a caller may wait for the agent's voice (after the stream starts, and after each of
+   * their turns) before the call ends with the apology and does not count. Unset: the bridge's
+   * AGENT_SILENCE_MS (8 s). Fractions allowed, for tests.
+   */
+  AGENT_SILENCE_SECONDS: z.coerce.number().min(0.1).max(60).optional(),
   /** A call counts as delivered once the caller was heard and it lasted this long (twice this if the caller only listened). */
   CALL_DELIVERED_MIN_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   /** While the telephony API keeps failing, a call's dial is retried for this long, then the attempt fails (a paid call is refunded). */
@@ -115,6 +121,15 @@ export const envSchema = z.object({
   RECORD_CALLS: z
     .enum(["true", "false"])
     .default("false")
+    .transform((value) => value === "true"),
+  /**
+   * Whether this process runs the job workers (calls, e-mails, retries, scheduled work). Default
+   * true; web processes behind a load balancer may leave them to processes of their own
+   * (deploy/systemd/sakina-worker.service). The queue is in the database: each job runs once.
+   */
+  JOB_WORKERS: z
+    .enum(["true", "false"])
+    .default("true")
     .transform((value) => value === "true"),
   /** Default: seed on the embedded database (a try-out), not on a real server. */
   SEED_DEMO_DATA: z

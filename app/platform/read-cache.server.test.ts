@@ -23,16 +23,20 @@ describe("the read cache", () => {
     expect(await cache.get("k", source.compute)).toBe(2);
   });
 
-  it("after its time, gives the last answer while one fresh computation runs, then the fresh one", async () => {
+  it("never serves an answer past its time: the next readers share one fresh computation", async () => {
     let clock = 0;
     const cache = createReadCache({ ttlMs: 1000, now: () => clock });
     const source = counter();
     expect(await cache.get("k", source.compute)).toBe(1);
-    clock = 1500;
-    expect(await Promise.all([cache.get("k", source.compute), cache.get("k", source.compute)])).toEqual([1, 1]);
-    await Promise.resolve();
+    clock = 999;
+    expect(await cache.get("k", source.compute)).toBe(1);
+    clock = 1000;
+    expect(cache.peek("k")).toBeUndefined();
+    expect(await Promise.all([cache.get("k", source.compute), cache.get("k", source.compute)])).toEqual([2, 2]);
     expect(source.calls).toBe(2);
-    expect(await cache.get("k", source.compute)).toBe(2);
+    // An idle hour later, still nothing old.
+    clock = 3_600_000;
+    expect(await cache.get("k", source.compute)).toBe(3);
   });
 
   it("does not keep a failure, nor an answer computed before a clear", async () => {

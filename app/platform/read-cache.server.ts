@@ -1,7 +1,7 @@
 /**
  * Answers read often and changed rarely (a business's free slots for a day), kept for a few
- * seconds and dropped whenever this process writes anything (see the request handler). Another
- * process's write shows here within the TTL. Nothing here is a promise: the booking guarantee is
+ * seconds and dropped whenever any process writes (see cache-sync.server.ts): a write shows
+ * everywhere within a second, and an answer older than the TTL is never served. Nothing here is a promise: the booking guarantee is
  * checked again inside the booking's own transaction, so a slot shown free a moment too long is
  * refused with the usual "just taken" answer, never double-booked.
  *
@@ -14,7 +14,7 @@ export interface ReadCache {
   clear(): void;
 }
 
-type Entry = { expires: number; value: Promise<unknown>; refreshing: boolean; settled?: { value: unknown } };
+type Entry = { expires: number; value: Promise<unknown>; settled?: { value: unknown } };
 
 export function createReadCache(options: { ttlMs: number; maxEntries?: number; now?: () => number }): ReadCache {
   const entries = new Map<string, Entry>();
@@ -25,7 +25,7 @@ export function createReadCache(options: { ttlMs: number; maxEntries?: number; n
   function fill<T>(key: string, compute: () => Promise<T>) {
     if (entries.size >= maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value!);
     const value = compute();
-    const entry: Entry = { expires: now() + options.ttlMs, value, refreshing: false };
+    const entry: Entry = { expires: now() + options.ttlMs, value };
     entries.set(key, entry);
     value.then(
       (result) => (entry.settled = { value: result }),
@@ -40,23 +40,10 @@ export function createReadCache(options: { ttlMs: number; maxEntries?: number; n
   return {
     get<T>(key: string, compute: () => Promise<T>) {
       const found = entries.get(key);
-      if (!found) return fill(key, compute).value as Promise<T>;
-      if (found.expires > now() || found.refreshing) return found.value as Promise<T>;
-      // Past its time: readers keep the last answer while one fresh computation runs, so an
-      // expiry is never a stall for everyone asking at that moment.
-      found.refreshing = true;
-      const fresh = compute();
-      fresh.then(
-        (result) => {
-          if (entries.get(key) === found) {
-            entries.set(key, { expires: now() + options.ttlMs, value: fresh, refreshing: false, settled: { value: result } });
-          }
-        },
-        () => {
-          if (entries.get(key) === found) entries.delete(key);
-        },
-      );
-      return found.value as Promise<T>;
+      // An answer past its time is never served: the first reader after it computes a fresh one,
+      // and everyone asking meanwhile shares that computation.
+      if (found && found.expires > now()) return found.value as Promise<T>;
+      return fill(key, compute).value as Promise<T>;
     },
     peek<T>(key: string) {
       const found = entries.get(key);

@@ -27,6 +27,8 @@ export function createRequestHandler(options: {
   publicOrigin(): string;
   /** Called before any request that may write (not GET or HEAD): cached reads are dropped. */
   onWrite?: () => void;
+  /** Called once such a request has been answered (its writes committed): other processes are told. */
+  afterWrite?: () => void;
 }): express.RequestHandler {
   const handle = createReactRouterHandler(options.build, options.mode);
   return async (req, res, next) => {
@@ -40,6 +42,7 @@ export function createRequestHandler(options: {
       const context = options.getLoadContext(req, res);
       let response = await handle(request, context);
       if (options.pageCache?.cache.cacheable(request)) response = await keep(options.pageCache, request, response, context, res);
+      if (req.method !== "GET" && req.method !== "HEAD") options.afterWrite?.();
       await send(res, response);
     } catch (error) {
       next(error);

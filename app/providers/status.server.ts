@@ -93,7 +93,7 @@ async function checkProviders(services: AppServices) {
   const providers: ProviderStatus[] = KNOWN.map((known) => {
     if (known.id === "twilio") return { ...known, configured: telephony.configured, working: twilio.ok, message: twilio.message };
     if (known.id === "openai") return { ...known, configured: services.voiceModel.configured, working: openai.ok, message: openai.message };
-    return { ...known, configured: false, working: false, message: "Not Configured" };
+    return { ...known, configured: false, working: false, message: "Not configured" };
   });
   const callsWork = twilio.ok && openai.ok;
   return {

@@ -17,6 +17,7 @@ import {
   normalizeCustomerPhone,
   placeBooking,
 } from "~/features/booking/booking.server";
+import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { localeCookie } from "~/platform/cookies.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -91,6 +92,10 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     taken: url.searchParams.get("taken") === "1",
   };
 
+  // What the confirmation call will really be (now, at a stated time, or none), for the steps that say it.
+  const callPromise = async (emailed: boolean) =>
+    describeConfirmationPromise(t, getLocale(context), business, await confirmationPromise(services, business), { emailed });
+
   if (url.searchParams.get("step") === "done") {
     const placed = await placedBooking(services, request, business);
     const booking = placed
@@ -103,7 +108,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
           emailed: Boolean(placed.booking.customerEmail),
         }
       : null;
-    return { ...base, step: "done" as const, booking };
+    return { ...base, step: "done" as const, booking, callPromise: booking ? await callPromise(booking.emailed) : null };
   }
 
   const serviceId = parseDbId(url.searchParams.get("service"));
@@ -141,6 +146,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       time,
       draft: { name: draft.name, phone: formatPhone(draft.phone), email: draft.email, notes: draft.notes },
       idempotencyKey: randomUUID(),
+      callPromise: await callPromise(Boolean(draft.email)),
     };
   }
   return {
@@ -150,6 +156,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     date,
     time,
     draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null,
+    callPromise: await callPromise(false),
   };
 }
 

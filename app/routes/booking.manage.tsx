@@ -131,7 +131,7 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
           </dl>
           {data.live ? (
             <div className="mt-6 flex flex-wrap gap-3">
-              <Form method="post">
+              <Form method="post" noValidate>
                 <AuthenticityTokenInput />
                 <input type="hidden" name="intent" value="cancel" />
                 <Button type="submit" variant="secondary">
@@ -157,7 +157,7 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
               </p>
             ) : null}
             {data.reschedule.date ? (
-              <Form method="post" className="mt-4">
+              <Form method="post" noValidate className="mt-4">
                 <AuthenticityTokenInput />
                 <input type="hidden" name="intent" value="reschedule" />
                 <input type="hidden" name="date" value={data.reschedule.date} />

@@ -12,6 +12,8 @@ import { Field } from "~/ui/field";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { placeDemoCall } from "~/features/calls/demo-calls.server";
+import { callsUnavailable } from "~/features/calls/readiness.server";
+import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { isolateNumbers } from "~/ui/bidi";
@@ -19,7 +21,11 @@ import type { ShellHandle } from "~/ui/shell";
 
 export function loader({ context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
-  return { title: `${t("business.title")} · Sakina`, description: t("business.intro") };
+  return {
+    title: `${t("business.title")} · Sakina`,
+    description: t("business.intro"),
+    callsUnavailable: callsUnavailable(context.get(servicesContext)),
+  };
 }
 
 /** The free demo-call card posts here; it works without JavaScript. */
@@ -44,7 +50,8 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [
   { name: "description", content: loaderData?.description ?? "" },
 ];
 
-export default function BusinessLanding({ actionData }: Route.ComponentProps) {
+export default function BusinessLanding({ loaderData, actionData }: Route.ComponentProps) {
+  const unavailable = loaderData.callsUnavailable;
   const { t } = useTranslation();
   const navigation = useNavigation();
   const calling = navigation.state === "submitting" && navigation.formAction?.startsWith("/business");
@@ -100,7 +107,8 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
           {t("demo.title")}
         </h2>
         <p className="mt-1 text-ink-soft">{t("demo.intro")}</p>
-        <Form method="post" className="mt-4 flex flex-wrap items-end gap-3">
+        <CallsUnavailable reason={unavailable} className="mt-4" />
+        <Form method="post" noValidate className="mt-4 flex flex-wrap items-end gap-3">
           <AuthenticityTokenInput />
           {actionData?.error ? (
             <p role="alert" className="w-full rounded-lg bg-rose-50 p-3 text-sm text-rose-800">
@@ -118,7 +126,12 @@ export default function BusinessLanding({ actionData }: Route.ComponentProps) {
             hint={isolateNumbers(t("demo.phoneHint"))}
             className="min-w-64 flex-1"
           />
-          <Button type="submit" disabled={calling} data-busy-label={t("demo.calling")}>
+          <Button
+            type="submit"
+            disabled={calling || Boolean(unavailable)}
+            aria-describedby={unavailable ? CALLS_UNAVAILABLE_ID : undefined}
+            data-busy-label={t("demo.calling")}
+          >
             {calling ? t("demo.calling") : t("demo.submit")}
           </Button>
         </Form>

@@ -16,6 +16,8 @@ import { VoiceMode } from "~/features/agent/voice-mode";
 import { checkWebCallStart } from "~/features/agent/web-call-form.server";
 import { clientIp } from "~/platform/rate-limit.server";
 import { servicesContext } from "~/platform/context";
+import { callsUnavailable } from "~/features/calls/readiness.server";
+import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
 import { getI18n } from "~/platform/i18n.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 import { Ltr, UserText, isolateNumbers, tIsolated } from "~/ui/bidi";
@@ -39,7 +41,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const chat = await webCallOf(services, url.searchParams.get("chat"));
   return {
     title: `${t("agent.title")} · Sakina`,
-    telephonyConfigured: services.telephony.configured,
+    callsUnavailable: callsUnavailable(services),
     aiConfigured: services.textModel.configured,
     liveVoice: services.voiceModel.configured,
     trial: await telephonyIsTrial(services),
@@ -225,11 +227,7 @@ function CallMe({ data: page, problem }: { data: LoaderData; problem: ActionProb
           <>
             <p className="text-slate-700">{t("agent.callMeIntro")}</p>
             {page.trial ? <p className="rounded-lg bg-amber-50 p-3 text-sm text-amber-950">{t("agent.trialNote")}</p> : null}
-            {!page.telephonyConfigured ? (
-              <p id="call-me-unavailable" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-950">
-                {t("agent.notConfigured")}
-              </p>
-            ) : null}
+            <CallsUnavailable reason={page.callsUnavailable} />
             <Form method="post" className="space-y-4" noValidate>
               <AuthenticityTokenInput />
               <input type="hidden" name="intent" value="call_me" />
@@ -249,13 +247,13 @@ function CallMe({ data: page, problem }: { data: LoaderData; problem: ActionProb
               <div className="flex flex-wrap gap-3">
                 <Button
                   type="submit"
-                  disabled={!page.telephonyConfigured || busy}
-                  aria-describedby={page.telephonyConfigured ? undefined : "call-me-unavailable"}
+                  disabled={Boolean(page.callsUnavailable) || busy}
+                  aria-describedby={page.callsUnavailable ? CALLS_UNAVAILABLE_ID : undefined}
                 >
                   {busy ? t("common.sending") : t("agent.callMe")}
                 </Button>
                 {page.testNumber ? (
-                  <Button type="submit" name="useTest" value="1" variant="secondary" disabled={!page.telephonyConfigured || busy}>
+                  <Button type="submit" name="useTest" value="1" variant="secondary" disabled={Boolean(page.callsUnavailable) || busy}>
                     {t("agent.testNumber")}
                   </Button>
                 ) : null}
@@ -413,7 +411,7 @@ function Conversation({ chat, liveVoice, problem }: { chat: NonNullable<LoaderDa
                 </Button>
               </fetcher.Form>
             </VoiceMode>
-            <Form method="post">
+            <Form method="post" noValidate>
               <AuthenticityTokenInput />
               <input type="hidden" name="intent" value="hang_up" />
               <input type="hidden" name="token" value={chat.token} />

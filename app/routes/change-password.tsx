@@ -85,7 +85,12 @@ export default function ChangePassword({ loaderData, actionData }: Route.Compone
         {t("password.changeTitle")}
       </FocusHeading>
       <p className="mt-2 text-slate-700">{loaderData.forced ? t("password.forcedIntro") : t("password.changeIntro")}</p>
-      <Form method="post" {...getFormProps(form)} className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+      <Form
+        method="post"
+        {...getFormProps(form)}
+        noValidate
+        className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm"
+      >
         <AuthenticityTokenInput />
         <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
         <ErrorSummary problems={problems} formErrors={form.errors ?? []} />

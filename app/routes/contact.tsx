@@ -124,7 +124,7 @@ export default function ContactPage({ actionData }: Route.ComponentProps) {
             {t("contact.title")}
           </h2>
           <p className="mt-1 text-slate-700">{t("contact.intro")}</p>
-          <Form method="post" {...getFormProps(form)} className="mt-6 space-y-5">
+          <Form method="post" {...getFormProps(form)} noValidate className="mt-6 space-y-5">
             <AuthenticityTokenInput />
             <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
             <Field

@@ -89,7 +89,7 @@ export default function BookingPage({ loaderData, actionData }: Route.ComponentP
             </Form>
           )}
           {page.reschedule.date ? (
-            <Form method="post" action={`${here}?date=${page.reschedule.date}`} className="mt-5">
+            <Form method="post" noValidate action={`${here}?date=${page.reschedule.date}`} className="mt-5">
               <AuthenticityTokenInput />
               <input type="hidden" name="intent" value="reschedule-booking" />
               <input type="hidden" name="bookingId" value={page.booking.id} />

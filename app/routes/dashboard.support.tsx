@@ -67,6 +67,7 @@ export default function Support({ loaderData, actionData }: Route.ComponentProps
       <Form
         method="post"
         {...getFormProps(form)}
+        noValidate
         className="mt-6 max-w-2xl space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm"
       >
         <AuthenticityTokenInput />

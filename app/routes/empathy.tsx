@@ -117,6 +117,9 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       attempt: latest?.attempt ?? 0,
       attempts: EMPATHY_CALL_ATTEMPTS,
       callStatus: latest?.status ?? null,
+      // Twilio's "in-progress" says only that the phone was answered: the page says connected once
+      // the listener's voice reached the caller, and the truth while it has not or cannot.
+      listener: latest?.modelFailedAt ? ("failed" as const) : latest?.agentHeardAt ? ("spoke" as const) : ("waiting" as const),
       // When the waiting attempt will ring (its job's start), shown as a time of day.
       nextAttemptAt:
         empathy.status === "retrying" && latest?.status === "queued"
@@ -203,6 +206,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
     stream_never_connected: t("empathy.reasonAudio"),
     agent_not_heard: t("empathy.reasonAudio"),
     too_short: t("empathy.reasonShort"),
+    model_stopped: t("empathy.reasonModelStopped"),
   };
   const missedReason = loaderData.missedReason ? reasons[loaderData.missedReason] : undefined;
   const networkDown = loaderData.refundReason === "telephony_unavailable";
@@ -210,7 +214,13 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
     queued: t("empathy.progressQueued"),
     initiated: t("empathy.progressRinging"),
     ringing: t("empathy.progressRinging"),
-    "in-progress": t("empathy.progressConnected"),
+    "in-progress": t(
+      loaderData.listener === "failed"
+        ? "empathy.progressListenerFailed"
+        : loaderData.listener === "spoke"
+          ? "empathy.progressConnected"
+          : "empathy.progressConnecting",
+    ),
     completed: t("empathy.progressCompleted"),
   } as Record<string, string>;
 
@@ -266,7 +276,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
             </p>
             <p className="mt-1 text-sm">{isolateNumbers(t("empathy.paymentKept"))}</p>
             {loaderData.callStatus === "queued" ? (
-              <Form method="post" className="mt-4">
+              <Form method="post" noValidate className="mt-4">
                 <AuthenticityTokenInput />
                 <Button type="submit" disabled={navigation.state !== "idle"}>
                   {t("empathy.retryNow")}

@@ -70,7 +70,7 @@ export default function ForgotPassword({ loaderData, actionData }: Route.Compone
         {t("forgot.title")}
       </FocusHeading>
       <p className="mt-2 text-slate-700">{t("forgot.intro")}</p>
-      <Form method="post" className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+      <Form method="post" noValidate className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
         <AuthenticityTokenInput />
         <ErrorSummary problems={actionData?.error ? [{ id: "forgot-email", message: actionData.error }] : []} />
         <Field

@@ -177,7 +177,7 @@ function RegisterForm({ title, actionData }: { title: string; actionData: Route.
   // Shown while the e-mail field still holds the error the server gave it.
   const emailExists = Boolean(actionData?.emailExists && fields.email.errors?.length);
   return (
-    <Form method="post" {...getFormProps(form)} className="space-y-5">
+    <Form method="post" {...getFormProps(form)} noValidate className="space-y-5">
       <PageTitle title={title} error={problems.length > 0 || Boolean(form.errors?.length)} />
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="register" />
@@ -266,14 +266,14 @@ function CheckInbox({ email }: { email: string }) {
       </FocusHeading>
       <p className="text-slate-700">{tIsolated(t, "register.checkInboxBody", { email })}</p>
       <div className="flex flex-wrap gap-3">
-        <Form method="post">
+        <Form method="post" noValidate>
           <AuthenticityTokenInput />
           <input type="hidden" name="intent" value="resend" />
           <Button type="submit" variant="secondary">
             {t("register.resend")}
           </Button>
         </Form>
-        <Form method="post">
+        <Form method="post" noValidate>
           <AuthenticityTokenInput />
           <input type="hidden" name="intent" value="restart" />
           <Button type="submit" variant="secondary">
@@ -290,7 +290,7 @@ function Payment({ business, configured }: { business: { id: number; name: strin
   const navigate = useNavigate();
   const [done, setDone] = useState(false);
   const checkoutForm = (
-    <Form method="post">
+    <Form method="post" noValidate>
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="checkout" />
       <Button type="submit" className="w-full">
@@ -341,7 +341,7 @@ function Payment({ business, configured }: { business: { id: number; name: strin
           </p>
         ) : null}
       </div>
-      <Form method="post">
+      <Form method="post" noValidate>
         <AuthenticityTokenInput />
         <input type="hidden" name="intent" value="restart" />
         <button type="submit" className={`${linkClass} text-sm`}>

@@ -24,6 +24,8 @@ import { postJson } from "~/lib/stripe-js";
 import { recordFunnelEvent } from "#models/empathy";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
+import { callsUnavailable } from "~/features/calls/readiness.server";
+import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
 import { clientIp } from "~/platform/rate-limit.server";
 import {
   checkEmpathyDetails,
@@ -37,6 +39,9 @@ import { likelyHelpCountry } from "~/lib/help-lines";
 import { helpCountryOf } from "~/features/voice/crisis.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { PaymentsError } from "~/providers/payments.server";
+
+/** The notice that says payments are not set up (calls are, or that notice would say so first). */
+const PAYMENTS_UNAVAILABLE_ID = "payments-unavailable";
 
 function isDraft(value: unknown): value is EmpathyDetails {
   const draft = value as EmpathyDetails | null;
@@ -57,7 +62,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     step: wantsPayment && draft ? ("payment" as const) : ("details" as const),
     draft,
     paymentsConfigured: Boolean(services.payments),
-    callsConfigured: services.telephony.configured,
+    callsUnavailable: callsUnavailable(services),
     // The notice speaks of recording only when calls are really recorded.
     recordCalls: services.env.RECORD_CALLS,
     // The number the visitor gave is the best guess of where they are; a country they pick wins.
@@ -163,9 +168,15 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
             <Steps steps={[t("empathy.stepDetails"), t("empathy.stepPayment"), t("empathy.stepCall")]} current={current} />
           </div>
           <div className="mt-6">
-            {!loaderData.callsConfigured ? (
-              <p role="alert" className="mb-5 rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
-                {t("empathy.callsNotConfigured")}
+            {/* Said before anything is typed: no call can be placed (or paid for) from this server. */}
+            <CallsUnavailable reason={loaderData.callsUnavailable} className="mb-5" />
+            {!loaderData.callsUnavailable && !loaderData.paymentsConfigured ? (
+              <p
+                id={PAYMENTS_UNAVAILABLE_ID}
+                role="status"
+                className="mb-5 rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-950"
+              >
+                {t("payment.notConfigured")}
               </p>
             ) : null}
             {loaderData.step === "payment" && loaderData.draft ? (
@@ -173,10 +184,18 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
                 title={loaderData.title}
                 draft={loaderData.draft}
                 paymentsConfigured={loaderData.paymentsConfigured}
-                callsConfigured={loaderData.callsConfigured}
+                callsConfigured={!loaderData.callsUnavailable}
               />
             ) : (
-              <DetailsStep title={loaderData.title} lastResult={actionData} draft={loaderData.draft} recorded={loaderData.recordCalls} />
+              <DetailsStep
+                title={loaderData.title}
+                lastResult={actionData}
+                draft={loaderData.draft}
+                recorded={loaderData.recordCalls}
+                unavailableId={
+                  loaderData.callsUnavailable ? CALLS_UNAVAILABLE_ID : !loaderData.paymentsConfigured ? PAYMENTS_UNAVAILABLE_ID : null
+                }
+              />
             )}
           </div>
         </div>
@@ -236,11 +255,14 @@ function DetailsStep({
   lastResult,
   draft,
   recorded,
+  unavailableId,
 }: {
   title: string;
   lastResult: Route.ComponentProps["actionData"];
   draft: Draft | null;
   recorded: boolean;
+  /** The notice saying why no call can be had here: the button is disabled and points to it. */
+  unavailableId: string | null;
 }) {
   const { t, i18n } = useTranslation();
   // Someone reading the site in Arabic most likely wants to talk in Arabic.
@@ -263,7 +285,7 @@ function DetailsStep({
   const voiceErrorId = `${fields.voice.id}-error`;
   const problems = problemsOf([fields.phone, fields.language, fields.voice, fields.email, fields.adult, fields.recording]);
   return (
-    <Form method="post" {...getFormProps(form)} className="space-y-5">
+    <Form method="post" {...getFormProps(form)} noValidate className="space-y-5">
       <PageTitle title={title} error={problems.length > 0 || Boolean(form.errors?.length)} />
       <AuthenticityTokenInput />
       <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
@@ -343,7 +365,13 @@ function DetailsStep({
         label={t(recorded ? "empathy.recordingAccept" : "empathy.transcriptAccept")}
         errors={fields.recording.errors}
       />
-      <Button type="submit" disabled={busy} className="w-full" data-busy-label={t("common.sending")}>
+      <Button
+        type="submit"
+        disabled={busy || Boolean(unavailableId)}
+        aria-describedby={unavailableId ?? undefined}
+        className="w-full"
+        data-busy-label={t("common.sending")}
+      >
         {busy ? t("common.sending") : isolateNumbers(t("empathy.continue"))}
       </Button>
     </Form>
@@ -432,7 +460,7 @@ function PaymentStep({
   }
 
   const checkoutForm = (
-    <Form method="post">
+    <Form method="post" noValidate>
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="checkout" />
       <Button type="submit" className="w-full">

@@ -38,7 +38,7 @@ export default function LanguagePage({ loaderData, actionData }: Route.Component
     <div className="mx-auto max-w-md px-4 py-14">
       <h1 className="text-2xl font-semibold text-slate-900">{t("language.pageTitle")}</h1>
       <p className="mt-2 text-slate-700">{t("language.pageIntro")}</p>
-      <Form method="post" className="mt-6 space-y-4">
+      <Form method="post" noValidate className="mt-6 space-y-4">
         <AuthenticityTokenInput />
         <input type="hidden" name="redirectTo" value={actionData?.redirectTo ?? loaderData.redirectTo} />
         <SelectField

@@ -147,7 +147,7 @@ export default function SecondFactor({ loaderData, actionData }: Route.Component
           </div>
         </dl>
       ) : null}
-      <Form method="post" className="mt-6 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+      <Form method="post" noValidate className="mt-6 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
         <AuthenticityTokenInput />
         <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
         <ErrorSummary problems={error ? [{ id: "second-factor-code", message: error }] : []} />
@@ -167,7 +167,7 @@ export default function SecondFactor({ loaderData, actionData }: Route.Component
           {t(enrolment ? "admin.twoFactor.enrolButton" : "admin.twoFactor.verifyButton")}
         </Button>
       </Form>
-      <Form method="post" action="/logout" className="mt-4">
+      <Form method="post" noValidate action="/logout" className="mt-4">
         <AuthenticityTokenInput />
         <Button type="submit" variant="quiet">
           {t("admin.signOut")}

@@ -42,7 +42,12 @@ export async function action({ request, context }: Route.ActionArgs) {
     );
   }
   const headers = new Headers({ "Set-Cookie": await commitLogin(services, result.account, request) });
-  headers.append("Set-Cookie", await toastHeader(services, { type: "success", title: t("auth.welcomeBack") }));
+  // The account as it was before this sign-in: no earlier sign-in means a first visit, not a return.
+  const firstSignIn = !result.account.lastLoginAt;
+  headers.append(
+    "Set-Cookie",
+    await toastHeader(services, { type: "success", title: t(firstSignIn ? "auth.welcome" : "auth.welcomeBack") }),
+  );
   return redirect(nextAfterLogin(result.account, redirectTo, false), { headers });
 }
 
@@ -60,7 +65,7 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
         {t("auth.loginTitle")}
       </FocusHeading>
       <p className="mt-2 text-slate-700">{t("auth.loginIntro")}</p>
-      <Form method="post" className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+      <Form method="post" noValidate className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
         <AuthenticityTokenInput />
         <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
         {/* Which of the two was wrong is not said; the summary leads back to the first field. */}

@@ -1,6 +1,6 @@
 import { data } from "react-router";
 
-/** Any path no other route claims: the root error boundary renders "Page Not Found" with a 404. */
+/** Any path no other route claims: the root error boundary renders "Page not found" with a 404. */
 export function loader() {
   throw data(null, { status: 404 });
 }

@@ -160,7 +160,7 @@ export default function Preferences({ loaderData, actionData }: Route.ComponentP
       <Card className="mt-6">
         <h2 className="text-lg font-semibold text-slate-900">{t("subscribe.prefs.deleteTitle")}</h2>
         <p className="mt-1 text-slate-700">{t("subscribe.prefs.deleteIntro")}</p>
-        <Form method="post" action={here} className="mt-3 space-y-3">
+        <Form method="post" noValidate action={here} className="mt-3 space-y-3">
           <AuthenticityTokenInput />
           <label className="flex items-start gap-3">
             <input

@@ -158,7 +158,8 @@ export default function Providers({ loaderData }: Route.ComponentProps) {
             <h2 id="guide-title" className="text-lg font-semibold text-ink">
               {t("providers.guide")}
             </h2>
-            <pre className="mt-3 overflow-x-auto rounded-lg bg-slate-900 p-4 text-sm text-slate-100" dir="ltr">
+            {/* Long lines wrap instead of scrolling sideways: a scrolling block would need keyboard focus to be read. */}
+            <pre className="mt-3 rounded-lg bg-slate-900 p-4 text-sm break-words whitespace-pre-wrap text-slate-100" dir="ltr">
               {insider.guide}
             </pre>
           </Card>

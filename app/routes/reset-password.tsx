@@ -86,7 +86,12 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
         {t("reset.title")}
       </FocusHeading>
       <p className="mt-2 text-slate-700">{t("reset.intro")}</p>
-      <Form method="post" {...getFormProps(form)} className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+      <Form
+        method="post"
+        {...getFormProps(form)}
+        noValidate
+        className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm"
+      >
         <AuthenticityTokenInput />
         <input type="hidden" name="token" value={loaderData.token} />
         <input type="hidden" name="email" value={loaderData.email} />

@@ -65,7 +65,7 @@ export default function SignInConfirm({ loaderData }: Route.ComponentProps) {
             {t("subscribe.signIn.confirmTitle")}
           </FocusHeading>
           <p className="mt-2 text-slate-700">{tIsolated(t, "subscribe.signIn.confirmBody", { email: loaderData.email })}</p>
-          <Form method="post" className="mt-5">
+          <Form method="post" noValidate className="mt-5">
             <AuthenticityTokenInput />
             <Button type="submit" className="w-full">
               {t("subscribe.signIn.confirmButton")}

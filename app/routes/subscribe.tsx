@@ -80,11 +80,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   };
   const checked = await checkSignup(services, t, values, { language: getLocale(context), ip: clientIp(context) });
   if (!checked.ok) {
-    const incomplete = checked.message === t("subscribe.incompleteBody");
-    return data(
-      { formError: incomplete ? `${t("subscribe.incompleteTitle")} - ${checked.message}` : null, fields: checked.fields, values },
-      { status: 400 },
-    );
+    // The summary names each field that needs attention; no general line repeats it.
+    return data({ formError: null, fields: checked.fields, values }, { status: 400 });
   }
   const begun = await beginSignup(services, checked.value, await getSubscriberId(services, request));
   if (!begun.ok && begun.reason === "check_email") {
@@ -276,7 +273,7 @@ function PaymentStep({
   const navigate = useNavigate();
   const money = <Money cents={PLAN_PRICE_CENTS[pending.callFrequency]} currency={PLAN_CURRENCY} locale={locale} />;
   const checkoutForm = (
-    <Form method="post" className="space-y-2">
+    <Form method="post" noValidate className="space-y-2">
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="checkout" />
       <p className="text-sm text-slate-700">{t("subscribe.checkoutIntro")}</p>

@@ -91,7 +91,7 @@ export default function UpdateCard({ loaderData, actionData }: Route.ComponentPr
             {error}
           </p>
         ) : null}
-        <Form method="post" className="mt-5">
+        <Form method="post" noValidate className="mt-5">
           <AuthenticityTokenInput />
           <Button type="submit" className="w-full">
             {t("subscribe.card.button")}

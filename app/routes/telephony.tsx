@@ -36,7 +36,7 @@ export default function Telephony({ loaderData, actionData }: Route.ComponentPro
   return (
     <div className="mx-auto max-w-5xl px-4 py-10">
       <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("telephony.title")}</h1>
-      <CallCentre data={loaderData.centre} error={actionData?.error} />
+      <CallCentre data={loaderData.centre} reply={actionData} />
     </div>
   );
 }

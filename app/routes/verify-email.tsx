@@ -5,7 +5,7 @@ import type { Route } from "./+types/verify-email";
 import { StarterOffer } from "./get-started";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button, buttonClass } from "~/ui/button";
-import { verifyBusinessEmail } from "~/features/business/verification.server";
+import { alreadyVerifiedBusiness, verifyBusinessEmail } from "~/features/business/verification.server";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -31,8 +31,20 @@ export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const form = await request.formData();
-  const business = await verifyBusinessEmail(services, String(form.get("token") ?? ""), String(form.get("email") ?? ""));
-  if (!business) return data({ ok: false as const }, { status: 400 });
+  const token = String(form.get("token") ?? "");
+  const email = String(form.get("email") ?? "");
+  const business = await verifyBusinessEmail(services, token, email);
+  if (!business) {
+    // The link worked before: the address is verified, and the owner goes on from where they are.
+    const verified = await alreadyVerifiedBusiness(services, token, email);
+    if (!verified) return data({ ok: false as const }, { status: 400 });
+    const paymentDue = verified.status === "payment_required";
+    return data(
+      { ok: "already" as const, paymentDue },
+      // Holding the e-mailed link proves the address as it did the first time: the unfinished signup resumes.
+      paymentDue ? { headers: { "Set-Cookie": await rememberRegistration(services, verified.id) } } : undefined,
+    );
+  }
   const headers = new Headers({ "Set-Cookie": await rememberRegistration(services, business.id) });
   headers.append(
     "Set-Cookie",
@@ -81,6 +93,25 @@ export default function VerifyEmail({ loaderData, actionData }: Route.ComponentP
               </Link>
             </div>
           </div>
+        ) : actionData?.ok === "already" ? (
+          <div className="space-y-4">
+            <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
+              {t("verify.alreadyTitle")}
+            </FocusHeading>
+            <p role="status" className="text-slate-700">
+              {actionData.paymentDue ? t("verify.alreadyPaymentBody") : t("verify.alreadyBody")}
+            </p>
+            <div className="flex flex-wrap gap-3">
+              {actionData.paymentDue ? (
+                <Link to="/get-started" className={buttonClass()}>
+                  {t("verify.completePayment")}
+                </Link>
+              ) : null}
+              <Link to="/login" className={buttonClass(actionData.paymentDue ? "secondary" : "primary")}>
+                {t("verify.signIn")}
+              </Link>
+            </div>
+          </div>
         ) : actionData?.ok ? (
           <div className="space-y-5">
             <FocusHeading level={1} className="text-2xl font-semibold text-slate-900">
@@ -113,7 +144,7 @@ export default function VerifyEmail({ loaderData, actionData }: Route.ComponentP
               {t("verify.pendingTitle")}
             </FocusHeading>
             <p className="text-slate-700">{t("verify.pendingBody")}</p>
-            <Form method="post" ref={formRef}>
+            <Form method="post" noValidate ref={formRef}>
               <AuthenticityTokenInput />
               <input type="hidden" name="token" value={loaderData.token} />
               <input type="hidden" name="email" value={loaderData.email} />

@@ -21,7 +21,7 @@ export const handle: ShellHandle = { shell: "owner" };
 
 /**
  * /voice-settings (spec screen 14): the voice, speed, language and creativity of the business's
- * confirmation calls, with a sample read by the text-to-speech model ("Test Voice").
+ * confirmation calls, with a sample read by the text-to-speech model ("Test voice").
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const gate = await ownerForPage(context, request);
@@ -142,7 +142,7 @@ export default function VoiceSettings({ loaderData, actionData }: Route.Componen
 }
 
 /**
- * "Test Voice", inside the settings form so the sample uses the voice and speed chosen above. With
+ * "Test voice", inside the settings form so the sample uses the voice and speed chosen above. With
  * JavaScript the sample plays in the page ("Playing..." until it ends); without, the button posts
  * the form to the API and the browser plays the audio it answers with.
  */

@@ -2,6 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { mediaStreamUrl, type BridgeServices } from "~/features/voice/bridge.server";
 import { openDatabase } from "~/platform/db.server";
+import { startJobQueue } from "~/platform/jobs.server";
+import { allJobs } from "./all-jobs.server";
 import { healthCheck } from "~/platform/health.server";
 import { EnvError, parseEnv } from "~/platform/env.server";
 import { createTelephony } from "~/providers/telephony.server";
@@ -12,8 +14,10 @@ import { listeningOrigin } from "./startup.server";
 /**
  * The call-audio bridge on a process of its own (`npm run start:bridge`, bridge.js): the
  * `/media-stream/{id}` WebSocket and `/healthz`, with only the services a call's audio needs (the
- * database, the realtime model, the telephony provider). No pages, no React Router build, no job
- * queue: a process that carries many calls carries little else. Twilio reaches it through
+ * database, the realtime model, the telephony provider, and the job queue to hand work to: a
+ * booking the phone agent makes here queues its e-mails and confirmation call, as the booking
+ * page's does, and the web server's workers run them). No pages, no React Router build, no job
+ * workers: a process that carries many calls carries little else. Twilio reaches it through
  * MEDIA_STREAM_ORIGIN, set to the same value for the web server, which builds the stream URLs.
  * Listens on PORT (and HOST).
  */
@@ -25,11 +29,20 @@ export async function startBridgeServer() {
     );
   }
   const database = await openDatabase({ databaseUrl: env.DATABASE_URL });
+  // parseEnv requires SESSION_SECRET with DATABASE_URL: the jobs are sealed with it, as on the web server.
+  const signingSecret = env.SESSION_SECRET!;
+  const jobs = await database.exclusively("sakina:job-queue", async () => {
+    const queue = await startJobQueue(database, { signingSecret });
+    await queue.prepare(allJobs);
+    return queue;
+  });
   let origin = `http://localhost:${env.PORT}`;
   const configuredOrigin = env.APP_URL ? new URL(env.APP_URL).origin : null;
   const services: BridgeServices = {
     env,
     db: database.db,
+    jobs,
+    signingSecret,
     telephony: createTelephony(env),
     voiceModel: createVoiceModel(env),
     publicOrigin: () => configuredOrigin ?? origin,
@@ -44,6 +57,7 @@ export async function startBridgeServer() {
   server.on("upgrade", mediaStreams.upgrade);
   await new Promise<void>((resolve, reject) => {
     server.once("error", async (error: NodeJS.ErrnoException) => {
+      await jobs.stop().catch(() => {});
       await database.close().catch(() => {});
       reject(
         error.code === "EADDRINUSE"
@@ -70,6 +84,7 @@ export async function startBridgeServer() {
       mediaStreams.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jobs.stop();
       await database.close();
     },
   };

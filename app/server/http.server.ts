@@ -13,6 +13,7 @@ import { createServices } from "./services.server";
 import { listeningOrigin, startupSummary } from "./startup.server";
 import { securityHeaderValues, securityHeaders } from "~/platform/security-headers.server";
 import { createPageCache } from "~/platform/page-cache.server";
+import { announceWrite, followCacheChanges } from "~/platform/cache-sync.server";
 import { boundedBodies } from "~/platform/request-limits.server";
 import { healthCheck } from "~/platform/health.server";
 import { createRequestHandler } from "~/platform/request-handler.server";
@@ -34,7 +35,7 @@ const PUBLIC_PAGES = [
   /^\/book\/[a-z0-9-]{1,80}$/,
   /^\/(privacy|terms|cookies|how-it-works|languages|faq|safety|accessibility)$/,
 ];
-/** How long another process's change may take to show on this one's cached pages. */
+/** The longest a cached page is kept; another process's write empties it within a second (cache-sync.server.ts). */
 const PAGE_CACHE_TTL_MS = 5_000;
 
 export interface AppServer {
@@ -120,12 +121,23 @@ export async function createAppServer(options: {
     app.use((req, res, next) => (rootFiles.has(req.path) ? rootStatic(req, res, next) : next()));
   }
 
+  // A write on any process (this one too) empties this one's cached pages and reads at once.
+  const clearCaches = () => {
+    pageCache?.clear();
+    services.readCache.clear();
+  };
+  await followCacheChanges(services.database, clearCaches);
+
   app.use(boundedBodies());
   const handlerOptions = {
     mode: options.devMiddleware ? "development" : "production",
     ...(pageCache ? { pageCache: { cache: pageCache, csrfCookieName: services.cookies.csrf.name } } : {}),
     publicOrigin: services.publicOrigin,
-    onWrite: () => services.readCache.clear(),
+    onWrite: clearCaches,
+    afterWrite: () =>
+      void announceWrite(services.database).catch((error: Error) =>
+        console.error("Could not tell other processes of a write:", error.message),
+      ),
     getLoadContext(req: express.Request, res: express.Response) {
       const context = new RouterContextProvider();
       context.set(servicesContext, services);

@@ -78,7 +78,7 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
         : `Demo owner login: ${demo.email} (password set earlier; use "Forgot password?" to reset it)`,
     );
   }
-  if (options.runWorkers ?? true) {
+  if (options.runWorkers ?? env.JOB_WORKERS) {
     await jobs.startWorkers(allJobs, services);
     // The privacy page's promises, kept on a schedule (stored by pg-boss, so one run per slot
     // across processes); the retention job replaces the older erasure-only schedule.

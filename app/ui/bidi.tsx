@@ -35,9 +35,12 @@ export function isolateNumbers(text: string): ReactNode {
 
 /**
  * An amount formatted with `Intl` for the page's language, read left to right: inside
- * right-to-left text Arabic's "35.00 US$" would otherwise come out as "$US 35.00".
+ * right-to-left text Arabic's "35.00 US$" would otherwise come out as "$US 35.00". With `free`,
+ * a zero price is that word instead.
  */
-export function Money({ cents, currency, locale }: { cents: number; currency: string; locale: string }) {
+export function Money({ cents, currency, locale, free }: { cents: number; currency: string; locale: string; free?: string }) {
+  // A price of nothing, where the caller names it ("Free"), is a word of the page's language.
+  if (cents === 0 && free) return <>{free}</>;
   return <Ltr>{formatMoney(cents, currency, locale)}</Ltr>;
 }
 

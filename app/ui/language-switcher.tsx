@@ -11,7 +11,7 @@ export function LanguageSwitcher({ current, id = "language-switcher" }: { curren
   const { t } = useTranslation();
   const location = useLocation();
   return (
-    <Form method="post" action="/language" className="flex items-center gap-2">
+    <Form method="post" noValidate action="/language" className="flex items-center gap-2">
       <AuthenticityTokenInput />
       <input type="hidden" name="redirectTo" value={`${location.pathname}${location.search}`} />
       <label htmlFor={id} className="sr-only">

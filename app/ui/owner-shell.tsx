@@ -72,7 +72,7 @@ export function OwnerShell({
               >
                 {t("support.link")}
               </Link>
-              <Form method="post" action="/logout">
+              <Form method="post" noValidate action="/logout">
                 <AuthenticityTokenInput />
                 <button
                   type="submit"

@@ -37,7 +37,7 @@ export function PageHeader({
   intro?: ReactNode;
   actions?: ReactNode;
   illustration?: ReactNode;
-  /** Above the title, such as a "Back to Home" link. */
+  /** Above the title, such as a "Back to home" link. */
   before?: ReactNode;
 }) {
   // As wide as a prose page's column, so English content in an Arabic page lines up with it.

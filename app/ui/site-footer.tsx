@@ -67,9 +67,7 @@ export function SiteFooter() {
       <div className="border-t border-sand-200">
         <p className="mx-auto flex max-w-6xl flex-wrap justify-between gap-2 px-4 py-5 text-xs text-ink-muted sm:px-6">
           <span>{t("footer.rights", { year: new Date().getUTCFullYear() })}</span>
-          <span lang="en" dir="ltr">
-            {t("meta.version")}
-          </span>
+          <span>{t("meta.about")}</span>
         </p>
       </div>
     </footer>

@@ -6,7 +6,7 @@ import { Icon } from "~/ui/icons";
 import { PageHeader, PageShell } from "~/ui/page-shell";
 
 /**
- * The frame of every public content page: the "Back to Home" link, title, optional "Last
+ * The frame of every public content page: the "Back to home" link, title, optional "Last
  * updated" line, and the English content (marked lang="en" so screen readers pronounce it right
  * inside an Arabic interface) on a reading surface. Pages about the emotional-support call pass
  * `empathy` to show the "not medical advice" disclaimer in the interface's language.

@@ -67,17 +67,17 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
     const verification = await waitForMail(server.dataDir, email, /Confirm your e-mail/);
     await page.goto(linkIn(verification, "/verify-email"));
     if (!javaScript) await page.getByRole("button", { name: "Confirm my e-mail" }).click();
-    await page.getByRole("heading", { name: "Email Verified Successfully!" }).waitFor();
-    await page.getByText("Payment Required", { exact: true }).waitFor();
+    await page.getByRole("heading", { name: "Email verified successfully!" }).waitFor();
+    await page.getByText("Payment required", { exact: true }).waitFor();
     await expectAccessible(page, javaScript);
-    await page.getByRole("link", { name: "Complete Payment ($1 Starter)" }).click();
+    await page.getByRole("link", { name: "Complete payment ($1 starter)" }).click();
     await page.getByRole("heading", { name: "Activate with the $1 starter" }).waitFor();
 
     if (javaScript) {
       await page.getByLabel("Card number").fill("4242 4242 4242 4242");
       await expectAccessible(page, javaScript);
       await page.getByRole("button", { name: "Pay $1 and activate" }).click();
-      await page.getByText("Payment Successful!").first().waitFor();
+      await page.getByText("Payment successful!").first().waitFor();
     } else {
       await expectAccessible(page, javaScript);
       await page.getByRole("button", { name: "Pay $1 securely with Stripe" }).click();

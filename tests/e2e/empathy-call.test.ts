@@ -120,7 +120,7 @@ describe("the $5 empathy call, end to end", () => {
       await page.getByLabel(voice, { exact: true }).check();
       await page.getByLabel("I confirm that I am 18 or older.").check();
       await page.getByLabel("I have read the transcript notice and agree to it.").check();
-      await page.getByRole("button", { name: "Continue to Payment $5" }).click();
+      await page.getByRole("button", { name: "Continue to payment $5" }).click();
       // The message is under the field and, as a link to it, in the error summary.
       await page.getByText("This is not a valid phone number.").first().waitFor();
       await expectAccessible(page, javaScript);
@@ -131,11 +131,11 @@ describe("the $5 empathy call, end to end", () => {
         await page.getByLabel("I confirm that I am 18 or older.").check();
         await page.getByLabel("I have read the transcript notice and agree to it.").check();
       }
-      await page.getByRole("button", { name: "Continue to Payment $5" }).click();
+      await page.getByRole("button", { name: "Continue to payment $5" }).click();
       await page.getByRole("heading", { name: "Call summary" }).waitFor();
       await page.getByText("10 minutes").first().waitFor();
       await page.getByText("$5.00").first().waitFor();
-      await page.getByRole("link", { name: "Back to Edit Details" }).waitFor();
+      await page.getByRole("link", { name: "Back to edit details" }).waitFor();
 
       if (javaScript) {
         await page.getByLabel("Card number").waitFor();
@@ -148,7 +148,7 @@ describe("the $5 empathy call, end to end", () => {
           // A declined card says why; the second card pays the same PaymentIntent.
           await page.getByLabel("Card number").fill("4000 0000 0000 0002");
           await page.getByRole("button", { name: "Pay $5.00" }).click();
-          await page.getByText(/Payment Failed: .*declined/).waitFor();
+          await page.getByText(/Payment failed: .*declined/).waitFor();
           await page.getByLabel("Card number").fill("4242 4242 4242 4242");
           await page.getByRole("button", { name: "Pay $5.00" }).click();
         }
@@ -158,7 +158,7 @@ describe("the $5 empathy call, end to end", () => {
         await page.getByRole("button", { name: "Pay" }).click();
       }
       await page.waitForURL(/\/empathy\/\d+\./, { timeout: 20_000 });
-      await page.getByRole("heading", { name: "Call Initiated!" }).waitFor();
+      await page.getByRole("heading", { name: "Call initiated!" }).waitFor();
       await page.getByText("within 30-60 seconds (up to 2-3 minutes when demand is high)").waitFor();
       await expectAccessible(page, javaScript);
 
@@ -181,8 +181,8 @@ describe("the $5 empathy call, end to end", () => {
     const context = await newVisitor(browser, { javaScript: true });
     const page = await context.newPage();
     await page.goto(server.url);
-    await page.getByRole("button", { name: "Continue to Payment $5" }).click();
-    await page.getByText("Phone Number Required - Please enter your phone number to receive the call").first().waitFor();
+    await page.getByRole("button", { name: "Continue to payment $5" }).click();
+    await page.getByText("Phone number required - Please enter your phone number to receive the call").first().waitFor();
     await page.getByText("Please confirm that you are 18 or older.").first().waitFor();
     await context.close();
   });

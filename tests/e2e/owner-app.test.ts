@@ -112,6 +112,15 @@ describe.each([
     await page.goto(`${server.url}/voice-settings`);
     await page.getByRole("heading", { level: 1, name: t.voiceSettings.title }).waitFor();
     expect(describeViolations(await axeViolations(page, { javaScript })), page.url()).toBe("");
+    // Signed in, /providers shows the setup guide: its long lines wrap, so nothing scrolls sideways
+    // out of reach of the keyboard (axe: scrollable-region-focusable), on a phone too.
+    const viewport = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/providers`);
+    await page.getByRole("heading", { level: 2, name: t.providers.guide }).waitFor();
+    expect(await page.locator("pre").evaluate((pre) => pre.scrollWidth <= pre.clientWidth)).toBe(true);
+    expect(describeViolations(await axeViolations(page, { javaScript })), page.url()).toBe("");
+    if (viewport) await page.setViewportSize(viewport);
     await page.goto(`${server.url}/dashboard`);
     await page.getByRole("heading", { level: 1, name: t.bookings.title }).waitFor();
 

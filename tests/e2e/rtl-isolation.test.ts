@@ -115,17 +115,15 @@ describe("every public page in Arabic", () => {
   });
 });
 
-describe("the empathy call's payment step in Arabic", () => {
-  it("the call summary (phone, duration, the $5 price) and every field hint before it", async () => {
+describe("the empathy call's form in Arabic, on a server without telephony", () => {
+  it("every field hint, and the notice that no call can be placed, said before the form", async () => {
     const context = await newVisitor(browser, { javaScript: true, locale: "ar" });
     const page = await context.newPage();
     await page.goto(`${server.url}/?lng=ar`);
+    await page.getByRole("status").filter({ hasText: ar.common.callsNotConfigured }).waitFor();
     await page.getByLabel(new RegExp(`^${ar.empathy.phone}`)).fill("+1 212 555 0174");
-    await page.getByLabel(ar.empathy.adult).check();
-    await page.getByLabel(ar.empathy.transcriptAccept).check();
-    await page.getByRole("button", { name: ar.empathy.continue }).click();
-    await page.getByRole("heading", { name: ar.empathy.summaryTitle }).waitFor();
-    await expectIsolated(page, "payment step");
+    expect(await page.getByRole("button", { name: ar.empathy.continue }).isDisabled()).toBe(true);
+    await expectIsolated(page, "details step, calls not configured");
     await context.close();
   });
 });

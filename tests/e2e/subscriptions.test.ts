@@ -1,3 +1,4 @@
+import en from "~/locales/en";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
@@ -68,13 +69,14 @@ for (const javaScript of [false, true]) {
       await page.goto(`${server.url.replace("127.0.0.1", "localhost")}/subscribe`);
       await expectAccessible(page, javaScript);
 
-      // A submit with a field missing: the summary and the catalogue's message.
+      // A submit with fields missing: one summary naming each missing field, once.
       await page.getByLabel("Full name").fill("Nour Saleh");
       await page.getByRole("button", { name: "Continue to card" }).click();
       await expect.poll(() => page.title()).toMatch(/^Error:/);
       await expect
-        .poll(() => page.locator("[data-error-summary]").textContent())
-        .toContain("Please Complete Form - All fields are required to subscribe");
+        .poll(() => page.locator("[data-error-summary] a").allTextContents())
+        .toEqual([en.subscribe.emailRequired, en.subscribe.phoneRequired]);
+      expect(await page.locator("[data-error-summary]").textContent()).not.toContain(en.subscribe.incompleteBody);
 
       await page.getByLabel("Full name").fill("Nour Saleh");
       await page.getByLabel("E-mail").fill(`nour${seq}@example.com`);
@@ -96,12 +98,12 @@ for (const javaScript of [false, true]) {
         await payOnStripe(page);
       }
       await page
-        .getByRole("heading", { name: "Subscription Activated!" })
+        .getByRole("heading", { name: "Subscription activated!" })
         .waitFor({ timeout: 20_000 })
         .catch(async (error: Error) => {
           throw new Error(`${error.message}\n${page.url()}\n${await page.locator("body").innerText()}`);
         });
-      await page.getByRole("link", { name: "Go to Dashboard" }).click();
+      await page.getByRole("link", { name: "Go to dashboard" }).click();
       await page.getByRole("heading", { name: /Welcome, Nour Saleh/ }).waitFor();
       expect(await page.locator("main").textContent()).toContain("0 of 5 trial calls used");
       await expectAccessible(page, javaScript);
@@ -109,8 +111,8 @@ for (const javaScript of [false, true]) {
       // Request a call: placed with the preferred language and voice.
       await page.getByLabel("How are you feeling?").fill("tired and anxious");
       await page.getByLabel("How urgent is it?").selectOption("high");
-      await page.getByRole("button", { name: "Request Support Call" }).click();
-      await page.getByText("Call Initiated!").waitFor();
+      await page.getByRole("button", { name: "Request support call" }).click();
+      await page.getByText("Call initiated!").waitFor();
       const call = await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === phone), {
         what: "the support call",
         timeoutMs: 20_000,
@@ -130,13 +132,13 @@ for (const javaScript of [false, true]) {
       await page.getByLabel("Time zone").selectOption("Asia/Tokyo");
       await page.getByLabel("Language of your calls").selectOption("fr");
       await page.getByRole("button", { name: "Save preferences" }).click();
-      await page.getByText("Preferences Saved").waitFor();
+      await page.getByText("Preferences saved").waitFor();
       expect(await page.getByLabel("Preferred call time").inputValue()).toBe("18:30");
-      await page.getByRole("link", { name: "Back to Dashboard" }).click();
+      await page.getByRole("link", { name: "Back to dashboard" }).click();
 
       // Upgrade: billing starts now, 30 calls a month.
-      await page.getByRole("button", { name: /Upgrade to Monthly/ }).click();
-      await page.getByText("Subscription Upgraded").waitFor();
+      await page.getByRole("button", { name: /Upgrade to monthly/ }).click();
+      await page.getByText("Subscription upgraded").waitFor();
       await expect.poll(async () => (await page.locator("main").textContent()) ?? "").toMatch(/of 30 monthly calls used/);
 
       // Update the card on Stripe's page (setup mode), then back to the dashboard.
@@ -146,8 +148,8 @@ for (const javaScript of [false, true]) {
       await page.getByText("Your card is updated.").waitFor({ timeout: 20_000 });
 
       // Cancel: access continues until the period ends.
-      await page.getByRole("button", { name: "Cancel Subscription" }).click();
-      await page.getByText("Subscription Cancelled").waitFor();
+      await page.getByRole("button", { name: "Cancel subscription" }).click();
+      await page.getByText("Subscription cancelled").waitFor();
       expect(await page.locator("main").textContent()).toMatch(/Cancelled: access until/);
       await context.close();
     });

@@ -444,6 +444,43 @@ describe("interruptions", () => {
   });
 });
 
+describe("a slow or silent model", () => {
+  /** Events the model sent for its responses' output so far. */
+  const output = (client: Client) => client.events.filter((e) => /^response\.(output_|content_part|function_call)/.test(e.type));
+
+  it("a silent step creates the response and sends nothing more until it is cancelled", async () => {
+    const client = await phoneClient();
+    fake.script([{ silent: true }], client.index);
+    client.send({ type: "response.create" });
+    await client.waitFor("response.created");
+    // Still in progress: a second response is refused, and by then nothing was said.
+    client.send({ type: "response.create", event_id: "evt_second" });
+    expect((await client.waitFor("error")).error.code).toBe("conversation_already_has_active_response");
+    expect(output(client)).toEqual([]);
+    client.send({ type: "response.cancel" });
+    const done = await client.waitFor("response.done");
+    expect(done.response).toMatchObject({ status: "cancelled", output: [] });
+    expect(output(client)).toEqual([]);
+    await client.close();
+  });
+
+  it("a held step speaks once the test releases it", async () => {
+    const client = await phoneClient();
+    fake.script([{ say: "Sorry, I was thinking.", held: true }], client.index);
+    client.send({ type: "response.create" });
+    await client.waitFor("response.created");
+    client.send({ type: "response.create", event_id: "evt_second" });
+    await client.waitFor("error");
+    expect(output(client)).toEqual([]);
+    fake.release(client.index);
+    const done = await client.waitFor("response.done");
+    expect(done.response.status).toBe("completed");
+    expect(client.events.some((e) => e.type === "response.output_audio.delta")).toBe(true);
+    expect(fake.sessions[client.index]!.responses[0]!.transcript).toBe("Sorry, I was thinking.");
+    await client.close();
+  });
+});
+
 describe("benchmark support", () => {
   it("echo mode answers every frame at once with a stamped delta of the same size", async () => {
     const client = await phoneClient();

@@ -38,6 +38,7 @@
  *   fake.waitForServerEvent(sessionIndex, type, predicate?, timeoutMs = 5000)   a server event sent
  *   fake.setEchoMode(enabled)            see Echo mode
  *   fake.setAudioSpeed(factor)           pacing of output audio for responses started afterwards
+ *   fake.release(sessionIndex)           lets the session's held responses (`held: true` steps) speak
  *   fake.setResponseDelay(ms)            the model's "thinking" time: each response's first output comes
  *                                        this long after response.created (default 0)
  *   fake.sendServerEvent(sessionIndex, event)   inject any event (an event_id is added)
@@ -142,6 +143,12 @@
  *   { tool: "name", arguments: {…}, say?: "…" }       one response calling a function (with `say`: the model
  *                                                     first speaks it in the same response, output_index 0)
  *   { transcriptOfCaller: "text" }                    the transcript of the next committed caller turn
+ *   { silent: true }                                  a model that hangs: response.created, then nothing (no
+ *                                                     output, no response.done) until the response is
+ *                                                     cancelled or the connection closes
+ *   held: true on a say/tool step                     the response is created but its output waits for
+ *                                                     fake.release(sessionIndex) (a model slow to answer,
+ *                                                     for as long as a test needs)
  * Each response takes the first say/tool step of its session's queue (none left: DEFAULT_REPLY
  * "Okay."); each commit takes the first transcriptOfCaller step (none: DEFAULT_CALLER_TRANSCRIPT).
  * Without sessionIndex the steps are for all sessions: appended to the queue of every open session and
@@ -222,7 +229,11 @@ import {
 // Realtime objects are loosely typed on purpose: tests read them like JSON.
 type Obj = Record<string, any>;
 
-export type ScriptStep = { say: string } | { tool: string; arguments: object; say?: string } | { transcriptOfCaller: string };
+export type ScriptStep =
+  | { say: string; held?: boolean }
+  | { tool: string; arguments: object; say?: string; held?: boolean }
+  | { silent: true }
+  | { transcriptOfCaller: string };
 
 export interface FakeResponseRecord {
   id: string;
@@ -283,6 +294,7 @@ export interface FakeRealtime {
   setEchoMode(enabled: boolean): void;
   setAudioSpeed(factor: number): void;
   setResponseDelay(ms: number): void;
+  release(sessionIndex: number): void;
   sendServerEvent(sessionIndex: number, event: Obj): void;
   disconnect(sessionIndex: number, code?: number, reason?: string): void;
   close(): Promise<void>;
@@ -915,6 +927,8 @@ class Connection {
   private bufferMs = 0;
   private userAudioMs = 0;
   private readonly itemAudioMs = new Map<string, number>();
+  /** Responses whose output waits for release(). */
+  private readonly held = new Set<ResponseRun>();
   lastAppend: Obj | null = null;
 
   constructor(
@@ -1351,6 +1365,18 @@ class Connection {
       if (r.status !== "in_progress" || this.closed) return;
     }
     const s = step ?? { say: DEFAULT_REPLY };
+    if ("silent" in s || ("held" in s && s.held)) {
+      if (!("silent" in s)) this.held.add(r);
+      // finish() (a cancel) and onClose wake it too.
+      await new Promise<void>((resolve) => {
+        r.wake = () => {
+          r.wake = null;
+          resolve();
+        };
+      });
+      this.held.delete(r);
+      if ("silent" in s || r.status !== "in_progress" || this.closed) return;
+    }
     if ("tool" in s) {
       const tools: Obj[] = r.record.params?.tools ?? this.record.session.tools;
       const choice = r.record.params?.tool_choice ?? this.record.session.tool_choice;
@@ -1586,6 +1612,10 @@ class Connection {
 
   disconnect(code: number, reason: string): void {
     this.ws.close(code, reason);
+  }
+
+  release(): void {
+    for (const r of [...this.held]) r.wake?.();
   }
 
   onClose(code: number): void {
@@ -1828,6 +1858,11 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
     setResponseDelay(ms) {
       if (!(ms >= 0)) throw new Error("the response delay must be >= 0");
       shared.responseDelayMs = ms;
+    },
+    release(sessionIndex) {
+      const c = connections[sessionIndex];
+      if (!c) throw new Error(`fake Realtime: no session #${sessionIndex}`);
+      c.release();
     },
     sendServerEvent(sessionIndex, event) {
       const c = connections[sessionIndex];

@@ -72,7 +72,7 @@ async function expectAllNotFound(client: ReturnType<typeof httpClient>) {
   for (const page of adminPaths()) {
     const got = await client.get(page);
     expect(got.status, `GET ${page}`).toBe(404);
-    expect(await got.text()).toContain("Page Not Found");
+    expect(await got.text()).toContain("Page not found");
     const posted = await client.postForm(page, { intent: "suspend", businessId: "1" }, { tokenFrom: "/contact" });
     expect(posted.status, `POST ${page}`).toBe(404);
   }

@@ -128,7 +128,7 @@ describe("activation checks the PaymentIntent with Stripe", () => {
     const intent = fake.seedPaymentIntent({ ...fields, metadata: { purpose: "business_starter", businessId: String(businessId) } });
     const response = await client.postJson("/api/activate-business", { businessId, paymentIntentId: intent.id });
     expect(response.status).toBe(status);
-    expect((await response.json()).error).toMatch(/^Setup Failed/);
+    expect((await response.json()).error).toMatch(/^Setup failed/);
     // Still waiting for its payment: the payment step is still offered.
     expect((await client.postJson("/api/create-subscription", { businessId })).status).toBe(200);
   });

@@ -408,16 +408,16 @@ describe("security and resilience", () => {
     expect((await client.postJson("/api/calls/demo", { to: "+1 212 555 7102" })).status).toBe(202);
     const limited = await client.postJson("/api/calls/demo", { to: "+1 212 555 7103" });
     expect(limited.status).toBe(429);
-    expect((await limited.json()).title).toBe("Call Failed");
+    expect((await limited.json()).title).toBe("Call failed");
   });
 });
 
 describe("without provider credentials", () => {
-  it("still serves /providers as Not Configured and refuses calls with a clear message", async () => {
+  it("still serves /providers as Not configured and refuses calls with a clear message", async () => {
     const bare = await startAppInProcess({ SEED_DEMO_DATA: "false" });
     try {
       const page = await (await fetch(`${bare.url}/providers`)).text();
-      expect(page).toContain("Not Configured");
+      expect(page).toContain("Not configured");
       expect(page).toContain("None available");
       const api = await (await fetch(`${bare.url}/api/voice/providers`)).json();
       expect(api.activeProvider).toBeNull();

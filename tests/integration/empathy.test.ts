@@ -105,7 +105,7 @@ describe("the $5 payment", () => {
   it("refuses a missing phone, an invalid one, a country we don't call, a wrong amount and missing confirmations", async () => {
     const base = { amount: 5, language: "english", adult: true, recordingAccepted: true };
     const cases: [Record<string, unknown>, number, RegExp][] = [
-      [{ ...base, phone: "" }, 400, /^Phone Number Required - Please enter your phone number to receive the call$/],
+      [{ ...base, phone: "" }, 400, /^Phone number required - Please enter your phone number to receive the call$/],
       [{ ...base, phone: "12345" }, 400, /not a valid phone number/],
       [{ ...base, phone: "+86 138 0013 8000" }, 400, /can't call numbers in this country/],
       [{ ...base, phone: "+1 900 555 0100" }, 400, /.+/],
@@ -176,7 +176,7 @@ describe("payments that place no call", () => {
   it.each([
     ["a wrong amount", (pi: any) => (pi.amount = 100), 400, /not a \$5\.00/],
     ["a wrong currency", (pi: any) => (pi.currency = "eur"), 400, /not a \$5\.00/],
-    ["a payment not succeeded", (pi: any) => (pi.status = "requires_payment_method"), 402, /Payment Processing/],
+    ["a payment not succeeded", (pi: any) => (pi.status = "requires_payment_method"), 402, /Payment processing/],
     [
       "a payment for something else",
       (pi: any) => (pi.metadata = { purpose: "business_starter", businessId: "1" }),

@@ -1,5 +1,5 @@
 // A booking's confirmation is one call per attempt, however often the jobs that ask for it run
-// (issue 25.1, ADR 0022). A worker killed mid-way through the confirmation job leaves the job to be
+// (issue 25.1, ADR 0024). A worker killed mid-way through the confirmation job leaves the job to be
 // retried when it expires, after another process already placed the call: the retry must find that
 // call, not make and dial a second one. And the plan counts the booking once, with one meter event,
 // however many attempts the confirmation takes. Real stripe and twilio SDKs against the fakes; the

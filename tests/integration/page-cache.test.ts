@@ -6,6 +6,7 @@ import http from "node:http";
 import zlib from "node:zlib";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { announceBusinessChange } from "#models/analytics";
 import { businesses } from "#models/schema";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
@@ -162,5 +163,79 @@ describe("a day's availability asked again", () => {
     expect(booked.status).toBe(201);
     const after = (await (await fetch(`${app.url}${dayPath(date)}`)).json()) as Slot[];
     expect(after.find((slot) => slot.time === free!.time)?.available).toBe(false);
+  });
+});
+
+/** Polls `read` until `done` holds or `withinMs` passes; the last value read. */
+async function within<T>(withinMs: number, read: () => Promise<T>, done: (value: T) => boolean) {
+  const deadline = Date.now() + withinMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) value = await read();
+  return value;
+}
+
+describe("a change made outside this process's requests", () => {
+  it("empties the cached pages as soon as it is announced (a booking by a job or the phone agent)", async () => {
+    const before = await cachedVisit("/book/demo-salon");
+    const [business] = await app.services.db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
+    expect(before.html).toContain(business!.name);
+    await app.services.db.update(businesses).set({ name: "Salon Announced" }).where(eq(businesses.id, business!.id));
+    await announceBusinessChange(app.services.db, business!.id);
+    const after = await within(
+      1000,
+      () => firstVisit("/book/demo-salon"),
+      (visit) => visit.html.includes("Salon Announced"),
+    );
+    expect(after.html).toContain("Salon Announced");
+  });
+});
+
+// Two app processes on one PostgreSQL server (PGlite serves one process only).
+describe.runIf(process.env.DATABASE_URL)("a write on another process", () => {
+  it("shows on this one's cached pages and cached availability within a second", async () => {
+    const other = await startAppInProcess({ ...app.sharedEnv, SEED_DEMO_DATA: "false" });
+    try {
+      const [business] = await app.services.db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
+      // This process holds the booking page and a day's free slots in its caches.
+      await cachedVisit("/book/demo-salon");
+      const [service] = (await (await fetch(`${app.url}/api/booking/services/demo-salon`)).json()) as { id: number }[];
+      type Slot = { time: string; available: boolean };
+      let date = "";
+      let free: Slot | undefined;
+      for (let i = 2; i < 14 && !free; i++) {
+        date = new Date(Date.now() + i * 86_400_000).toISOString().slice(0, 10);
+        const response = await fetch(`${app.url}/api/booking/availability/demo-salon/${date}/${service!.id}`);
+        if (response.status === 200) free = ((await response.json()) as Slot[]).find((slot) => slot.available);
+      }
+      expect(free).toBeDefined();
+      const day = () => fetch(`${app.url}/api/booking/availability/demo-salon/${date}/${service!.id}`);
+      expect((await day()).headers.get("server-timing")).toContain("read-cache");
+
+      // The other process takes the slot and renames the business (a form post there).
+      await app.services.db.update(businesses).set({ name: "Salon Elsewhere" }).where(eq(businesses.id, business!.id));
+      const booked = await httpClient(other.url).postJson("/api/booking/create", {
+        businessLink: "demo-salon",
+        serviceId: service!.id,
+        appointmentDate: `${date}T${free!.time}`,
+        customerInfo: { name: "Other Process", phone: "+12125550178" },
+        requestCall: false,
+      });
+      expect(booked.status).toBe(201);
+
+      const slots = await within(
+        1000,
+        async () => (await (await day()).json()) as Slot[],
+        (list) => list.find((slot) => slot.time === free!.time)?.available === false,
+      );
+      expect(slots.find((slot) => slot.time === free!.time)?.available).toBe(false);
+      const page = await within(
+        1000,
+        () => firstVisit("/book/demo-salon"),
+        (visit) => visit.html.includes("Salon Elsewhere"),
+      );
+      expect(page.html).toContain("Salon Elsewhere");
+    } finally {
+      await other.stop();
+    }
   });
 });

@@ -97,7 +97,7 @@ const dashboardOf = async (browser: ReturnType<typeof client>, id: number | stri
 describe("subscribing", () => {
   it("starts a 7-day trial with the card saved on Stripe's page, signs the browser in and e-mails a welcome", async () => {
     const { browser, html, id, email } = await subscribe();
-    expect(html).toContain("Subscription Activated!");
+    expect(html).toContain("Subscription activated!");
     expect(html).toContain(`/dashboard?userId=${id}`);
     const { status, body } = await dashboardOf(browser, id);
     expect(status).toBe(200);
@@ -118,7 +118,7 @@ describe("subscribing", () => {
     expect(welcome).toBeTruthy();
     const page = (await (await browser.get(`/dashboard?userId=${id}`)).text()).replace(/<[^>]+>/g, "");
     expect(page).toContain("0 of 5 trial calls used");
-    expect(page).toContain("Request Support Call");
+    expect(page).toContain("Request support call");
   });
 
   it("refuses an incomplete form with the catalogue's message, and a second trial for the same phone", async () => {
@@ -130,7 +130,7 @@ describe("subscribing", () => {
     });
     expect(missing.status).toBe(400);
     const body = (await missing.json()) as { error: string; title: string };
-    expect(body.title).toBe("Please Complete Form");
+    expect(body.title).toBe("Please complete form");
     expect(body.error).toBe("All fields are required to subscribe");
 
     const first = await subscribe();
@@ -376,7 +376,7 @@ describe("the allowance", () => {
 
     const upgraded = await browser.postJson("/api/subscription/upgrade", { userId: id });
     expect(upgraded.status).toBe(200);
-    expect(((await upgraded.json()) as { title: string }).title).toBe("Subscription Upgraded");
+    expect(((await upgraded.json()) as { title: string }).title).toBe("Subscription upgraded");
     const monthly = (await findSubscriber(app.services.db, id))!;
     expect(monthly.status).toBe("active");
     expect((await dashboardOf(browser, id)).body.callsRemaining).toBe(30);
@@ -401,7 +401,7 @@ describe("the billing life cycle", () => {
     const response = await browser.postJson("/api/subscription/cancel", { userId: id });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { title: string; message: string };
-    expect(body.title).toBe("Subscription Cancelled");
+    expect(body.title).toBe("Subscription cancelled");
     expect(body.message).toBe("Your subscription has been cancelled. Access continues until your billing period ends.");
     const row = (await findSubscriber(app.services.db, id))!;
     expect(row.cancelAtPeriodEnd).toBe(true);

@@ -38,6 +38,11 @@ export async function startAppInProcess(env: Record<string, string>) {
     dataDir,
     /** Its PostgreSQL database, for a second app on the same one (undefined on PGlite, which one process owns). */
     databaseUrl: database.databaseUrl,
+    /** What a second process on the same PostgreSQL database shares with this one (its database and session secret). */
+    sharedEnv: {
+      DATABASE_URL: database.databaseUrl ?? "",
+      SESSION_SECRET: ({ ...database.env, ...env } as Record<string, string>).SESSION_SECRET ?? "",
+    },
     /** The app's request handler, to serve it on another address too. */
     handler: app.handler,
     services: app.services as AppServices,

@@ -47,7 +47,7 @@ export function AdminShell({ email, children }: { email: string; children: React
                 <bdi>{email}</bdi>
               </span>
             </p>
-            <Form method="post" action="/logout">
+            <Form method="post" noValidate action="/logout">
               <AuthenticityTokenInput />
               <button
                 type="submit"
@@ -152,7 +152,7 @@ export function RowAction({
       ? "border-rose-700 text-rose-800 hover:bg-rose-50"
       : "border-slate-400 text-teal-900 hover:border-teal-700 hover:bg-teal-50";
   return (
-    <Form method="post">
+    <Form method="post" noValidate>
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value={intent} />
       <input type="hidden" name="id" value={id} />

@@ -261,13 +261,6 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       }
       const phone = normalizeCustomerPhone(contact.data.phone, business);
       if (!phone.ok) return "Not booked: the phone number of this conversation is not a valid number for booking.";
-      if (!services.jobs) {
-        // The call-audio bridge on a process of its own has no job queue, and a booking without its
-        // e-mails and confirmation call would be half a booking: the booking page does it whole.
-        return (
-          "Booking is not available on this line right now. Give the caller the business's booking page: /book/" + business.bookingLink
-        );
-      }
       for (const rule of BOOKING_RULES(phone.e164, session.ip)) {
         const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, rule), rule);
         if (!hit.allowed)

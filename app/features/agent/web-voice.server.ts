@@ -1,6 +1,6 @@
 import type WebSocket from "ws";
 import { appendWebCallMessages, findWebCall, type WebCall } from "#models/web-calls";
-import { BROWSER_AUDIO, bridgeCall, type BridgeServices, type CallerLeg } from "~/features/voice/bridge.server";
+import { BROWSER_AUDIO, bridgeCall, streamLimits, type BridgeServices, type CallerLeg } from "~/features/voice/bridge.server";
 import { customerServiceAgent, type Agent } from "~/features/voice/agents.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
 import { parseCapabilityToken } from "~/platform/capability.server";
@@ -92,5 +92,5 @@ export function bridgeWebCallVoice(
   callId: number,
   log: (message: string) => void = console.warn,
 ) {
-  bridgeCall(services satisfies BridgeServices, socket, browserLeg(services, socket, callId, log), log);
+  bridgeCall(services satisfies BridgeServices, socket, browserLeg(services, socket, callId, log), log, streamLimits(services.env));
 }

@@ -99,7 +99,9 @@ function ServiceStep({ data }: { data: StepData<"service"> }) {
                   <span className="text-slate-700">
                     {tIsolated(t, "services.summary", {
                       minutes: service.durationMinutes,
-                      price: <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} />,
+                      price: (
+                        <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} free={t("common.free")} />
+                      ),
                     })}
                   </span>
                 </span>
@@ -236,7 +238,7 @@ function ContactStep({ data, actionData }: { data: StepData<"contact">; actionDa
   const problems = problemsOf([fields.name, fields.phone, fields.email, fields.notes]);
   const formError = actionData && "formError" in actionData ? actionData.formError : null;
   return (
-    <Form method="post" {...getFormProps(form)} className="space-y-5">
+    <Form method="post" {...getFormProps(form)} noValidate className="space-y-5">
       <PageTitle title={data.title} error={problems.length > 0 || Boolean(formError)} />
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="contact" />
@@ -286,8 +288,8 @@ function ContactStep({ data, actionData }: { data: StepData<"contact">; actionDa
         defaultValue={fields.notes.initialValue}
         errors={fields.notes.errors}
       />
-      <p className="rounded-lg bg-teal-50 p-3 text-sm text-teal-950">
-        {tIsolated(t, "book.callConsent", { business: data.business.name })}
+      <p className="rounded-lg bg-teal-50 p-3 text-sm text-teal-950" data-call-promise>
+        {data.callPromise}
       </p>
       <div className="flex flex-wrap items-center gap-4">
         <Button type="submit">{t("book.review")}</Button>
@@ -312,7 +314,7 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
         <bdi>{service.name}</bdi> (
         {tIsolated(t, "services.summary", {
           minutes: service.durationMinutes,
-          price: <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} />,
+          price: <Money cents={service.priceCents} currency={service.currency} locale={i18n.language} free={t("common.free")} />,
         })}
         )
       </>,
@@ -338,7 +340,7 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
       : []),
   ];
   return (
-    <Form method="post" className="space-y-5">
+    <Form method="post" noValidate className="space-y-5">
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="confirm" />
       <input type="hidden" name="service" value={data.serviceId} />
@@ -357,8 +359,8 @@ function ConfirmStep({ data, actionData }: { data: StepData<"confirm">; actionDa
           </div>
         ))}
       </dl>
-      <p className="rounded-lg bg-teal-50 p-3 text-sm text-teal-950">
-        {tIsolated(t, "book.callConsent", { business: data.business.name })}
+      <p className="rounded-lg bg-teal-50 p-3 text-sm text-teal-950" data-call-promise>
+        {data.callPromise}
       </p>
       <div className="flex flex-wrap items-center gap-4">
         <Button type="submit" disabled={busy} data-busy-label={t("common.sending")}>
@@ -399,7 +401,9 @@ function DoneStep({ data }: { data: StepData<"done"> }) {
       <FocusHeading key="done" className="text-2xl font-semibold text-emerald-900">
         {t("book.sentTitle")}
       </FocusHeading>
-      <p className="text-slate-700">{t("book.sentBody")}</p>
+      <p className="text-slate-700" data-call-promise>
+        {data.callPromise}
+      </p>
       <dl className="grid grid-cols-1 gap-x-4 gap-y-2 sm:grid-cols-[auto_1fr]">
         <dt className="font-medium text-slate-600">{t("book.summaryService")}</dt>
         <dd className="text-slate-900">

@@ -20,6 +20,7 @@ import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { queueCall } from "~/features/calls/engine.server";
+import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
 import { reportCallUsageJob } from "~/features/business/onboarding.server";
 import { findConfirmationCall, type Call } from "#models/calls";
@@ -232,11 +233,13 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
     }),
   );
   if (booking.customerEmail) {
+    const promise = await confirmationPromise(services, business);
     await services.jobs.enqueue(
       sendEmailJob,
       customerBookingEmail(customerT, request.language, booking.customerEmail, {
         ...base,
         when: formatWhen(booking.startsAt, business.timeZone, request.language),
+        callPromise: describeConfirmationPromise(customerT, request.language, business, promise, { emailed: true }),
       }),
     );
   }
@@ -251,7 +254,7 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
  * Places the AI confirmation call for a new (or moved) booking, in the customer's language with
  * the business's chosen voice. Without telephony configured it records that, so the owner sees it.
  * Run again (its worker died, the job expired and was retried), it finds the call it asked for:
- * one call per (booking, confirmation round, attempt), kept by a unique index (ADR 0022).
+ * one call per (booking, confirmation round, attempt), kept by a unique index (ADR 0024).
  */
 export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: string; ip?: string | null }> = {
   name: "booking-confirmation-call",
@@ -262,7 +265,9 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
     if (!booking || booking.status !== "pending") return;
     const business = await findBusinessById(services.db, booking.businessId);
     if (!business) return;
-    if (!services.telephony.configured) {
+    // The same answer the customer was given on the page and in the e-mail.
+    const promise = await confirmationPromise(services, business);
+    if (promise.kind === "no_call" && promise.reason === "not_configured") {
       await setBookingCallState(services.db, booking.id, "calls_not_configured");
       return;
     }
@@ -294,10 +299,13 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
           bookingId: booking.id,
           confirmationRound: booking.confirmationRound,
           origin: origin ?? services.env.APP_URL ?? "http://localhost:3000",
+          // Outside calling hours the call waits for the time the customer was told. A plan that
+          // refuses the call is left to the engine's gate, which records the refusal for the owner.
+          ...(promise.kind === "call_later" ? { startAfter: promise.at } : {}),
         },
         tx,
       );
-      if (call) await setBookingCallState(tx, booking.id, "queued");
+      if (call) await setBookingCallState(tx, booking.id, promise.kind === "call_later" ? "scheduled" : "queued");
     });
   },
 };

@@ -10,6 +10,7 @@ import { appOrigin } from "~/features/business/onboarding.server";
 import { formatPhone } from "~/platform/phone.server";
 import { getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { callsUnavailable } from "~/features/calls/readiness.server";
 import type { AppServices } from "~/platform/services.server";
 
 /**
@@ -22,6 +23,7 @@ export async function loadCallCentre(services: AppServices, t: TFunction, locale
   const seconds = new Intl.NumberFormat(locale, { style: "unit", unit: "second", unitDisplay: "short" });
   return {
     provider: services.telephony.configured ? "Twilio" : null,
+    callsUnavailable: callsUnavailable(services),
     timeZone,
     calls: calls.map((c) => ({
       id: c.id,
@@ -49,15 +51,16 @@ export async function placeTestCall(
   context: Readonly<RouterContextProvider>,
   account: Account,
   typed: string,
-): Promise<ReturnType<typeof data<{ error: string }>> | null> {
-  if (!services.telephony.configured) return data({ error: t("demo.notConfigured") }, { status: 503 });
+): Promise<ReturnType<typeof data<{ error: string; to: string; general?: boolean }>> | null> {
+  // The page said so before the form (and kept its button off): a post anyway keeps what was typed.
+  if (!services.telephony.configured) return data({ error: t("common.callsNotConfigured"), to: typed, general: true }, { status: 503 });
   const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
   const phone = await screenNumber(services, typed, { path: "test", business, ip: clientIp(context) });
-  if (!phone.ok) return data({ error: refusalMessage(t, phone.reason) }, { status: 400 });
+  if (!phone.ok) return data({ error: refusalMessage(t, phone.reason), to: typed }, { status: 400 });
   const exceeded = await firstExceededRule(context, [
     { name: "test-call:account", subject: String(account.id), limit: 10, windowSeconds: 3600 },
   ]);
-  if (exceeded) return data({ error: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, { status: 429 });
+  if (exceeded) return data({ error: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }), to: typed }, { status: 429 });
   await requestCall(services, {
     purpose: "test",
     to: phone.e164,

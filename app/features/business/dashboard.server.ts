@@ -6,7 +6,7 @@ import { updateBusinessProfile } from "#models/businesses";
 import { addDayOff, getWeeklySchedule, listDaysOff, removeDayOff, replaceWeeklySchedule } from "#models/opening-hours";
 import { supportedLanguages } from "~/i18n";
 import { confirmationVoices, timeZones } from "~/features/business/industries";
-import { currencies, formatMoney, parseAmountToCents } from "~/lib/money";
+import { currencies, formatPrice, parseAmountToCents } from "~/lib/money";
 import { formatPhone } from "~/platform/phone.server";
 import type { Owner } from "~/features/business/owner.server";
 import { formatLocalDate } from "~/features/business/when";
@@ -261,7 +261,10 @@ export async function loadServicesPage(owner: Owner, url: URL) {
       currency: s.currency,
       durationMinutes: s.durationMinutes,
       active: s.active,
-      summary: owner.t("services.summary", { minutes: s.durationMinutes, price: formatMoney(s.priceCents, s.currency, owner.locale) }),
+      summary: owner.t("services.summary", {
+        minutes: s.durationMinutes,
+        price: formatPrice(s.priceCents, s.currency, owner.locale, owner.t("common.free")),
+      }),
     })),
   };
 }

@@ -36,7 +36,8 @@ export async function sendVerificationEmail(services: AppServices, t: TFunction,
     businessId: business.id,
     ttlMinutes: VERIFY_TTL_MINUTES,
   });
-  const link = `${origin}/verify-email?token=${encodeURIComponent(token)}&email=${encodeURIComponent(business.email)}`;
+  // The owner's language travels with the link: the page opens in it, whatever the browser says.
+  const link = `${origin}/verify-email?token=${encodeURIComponent(token)}&email=${encodeURIComponent(business.email)}&lng=${encodeURIComponent(lang)}`;
   await services.jobs.enqueue(
     sendEmailJob,
     verificationEmail(t, lang, { to: business.email, ownerName: business.ownerName, businessName: business.name, link }),

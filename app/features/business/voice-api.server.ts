@@ -18,7 +18,7 @@ export async function voiceOwner(context: Readonly<RouterContextProvider>, reque
 export type SampleResult =
   { ok: true; audio: Uint8Array; mimeType: string } | { ok: false; status: number; title: string; message: string };
 
-/** "Test Voice": the text read by the text-to-speech model with the chosen voice and speed. */
+/** "Test voice": the text read by the text-to-speech model with the chosen voice and speed. */
 export async function voiceSample(
   context: Readonly<RouterContextProvider>,
   businessId: number,

@@ -5,6 +5,8 @@ import type { Call } from "#models/calls";
  * the caller heard the agent (Twilio acknowledged a mark after agent audio), and either the caller
  * was heard and the call lasted `minSeconds`, or the caller only listened for twice that. A
  * machine, a call that never connected or ended at once is not delivered, and the reason says why.
+ * Nor is a call on which the model failed or fell silent after it had spoken: the caller heard the
+ * apology saying the call does not count.
  */
 export type UndeliveredReason =
   | "busy"
@@ -15,6 +17,7 @@ export type UndeliveredReason =
   | "voicemail"
   | "stream_never_connected"
   | "model_unreachable"
+  | "model_stopped"
   | "agent_not_heard"
   | "too_short";
 
@@ -44,6 +47,7 @@ export function deliveryOf(call: DeliveryFacts, minSeconds: number): Delivery {
   if (!call.streamConnectedAt) return no("stream_never_connected");
   // Never ready, or failed before the caller heard a word: the listener could not take the call.
   if (!call.modelReadyAt || (call.modelFailedAt && !call.agentHeardAt)) return no("model_unreachable");
+  if (call.modelFailedAt) return no("model_stopped");
   if (!call.agentHeardAt) return no("agent_not_heard");
   const seconds = call.durationSeconds ?? 0;
   if (call.callerHeardAt ? seconds < minSeconds : seconds < 2 * minSeconds) return no("too_short");

@@ -60,13 +60,13 @@ export async function checkSignup(
   const phone = text(input.phone);
   const callFrequency = text(input.callFrequency);
   const fields: Record<string, string[]> = {};
-  const required = t("subscribe.required");
-  if (!fullName) fields.fullName = [required];
+  // Each missing field is named in its own message: the error summary lists them, one line each.
+  if (!fullName) fields.fullName = [t("subscribe.fullNameRequired")];
   else if (fullName.length > 100) fields.fullName = [t("subscribe.nameTooLong")];
-  if (!email) fields.email = [required];
+  if (!email) fields.email = [t("subscribe.emailRequired")];
   else if (email.length > 254 || !EMAIL.test(email)) fields.email = [t("subscribe.emailInvalid")];
-  if (!phone) fields.phone = [required];
-  if (!callFrequency) fields.callFrequency = [required];
+  if (!phone) fields.phone = [t("subscribe.phoneRequired")];
+  if (!callFrequency) fields.callFrequency = [t("subscribe.frequencyRequired")];
   else if (!callFrequencies.includes(callFrequency as CallFrequency)) fields.callFrequency = [t("subscribe.frequencyInvalid")];
   if (!fullName || !email || !phone || !callFrequency) {
     return { ok: false, message: t("subscribe.incompleteBody"), fields };
@@ -131,7 +131,7 @@ export function checkPreferences(t: TFunction, input: Record<string, unknown>): 
   return { ok: true, value };
 }
 
-/** How the subscriber feels and how urgent it is, for "Request Support Call". */
+/** How the subscriber feels and how urgent it is, for "Request support call". */
 export function checkCallRequest(t: TFunction, input: Record<string, unknown>): FormCheck<{ feeling: string; urgency: Urgency }> {
   const feeling = text(input.feeling);
   const urgency = text(input.urgency) || "normal";

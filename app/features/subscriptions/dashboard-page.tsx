@@ -54,7 +54,7 @@ export function ConsumerDashboard({
           <Link to={`/preferences?userId=${user.id}`} className={linkClass}>
             {t("subscribe.dash.preferences")}
           </Link>
-          <Form method="post" action={here}>
+          <Form method="post" noValidate action={here}>
             <AuthenticityTokenInput />
             <button type="submit" name="intent" value="sign_out" className={linkClass}>
               {t("subscribe.signIn.signOut")}
@@ -96,7 +96,7 @@ export function ConsumerDashboard({
             <div className="mt-3 rounded-lg bg-amber-50 p-3 text-amber-950">
               <p className="font-semibold">{t("subscribe.dash.trialEndingSoon")}</p>
               <p className="mt-1 text-sm">{t("subscribe.dash.trialEndingBody")}</p>
-              <Form method="post" action={here} className="mt-2">
+              <Form method="post" noValidate action={here} className="mt-2">
                 <AuthenticityTokenInput />
                 <Button type="submit" name="intent" value="upgrade" disabled={busy}>
                   {t("subscribe.dash.subscribeNow")}
@@ -138,7 +138,7 @@ export function ConsumerDashboard({
               <p className="font-semibold">{t("subscribe.dash.limitReached")}</p>
               <p className="mt-1 text-sm">{isolateNumbers(limitText ?? "")}</p>
               {trial ? (
-                <Form method="post" action={here} className="mt-2">
+                <Form method="post" noValidate action={here} className="mt-2">
                   <AuthenticityTokenInput />
                   <Button type="submit" name="intent" value="upgrade" disabled={busy}>
                     {t("subscribe.dash.subscribeForMore")}
@@ -207,7 +207,7 @@ export function ConsumerDashboard({
         </Form>
         <div className="mt-5 flex flex-wrap gap-4 border-t border-sand-200 pt-4">
           {trial ? (
-            <Form method="post" action={here} className="space-y-1">
+            <Form method="post" noValidate action={here} className="space-y-1">
               <AuthenticityTokenInput />
               <p className="text-sm text-slate-700">
                 {isolateNumbers(t("subscribe.dash.upgradeIntro"))} {tIsolated(t, "subscribe.perMonth", { price: <Ltr>{price}</Ltr> })}
@@ -219,7 +219,7 @@ export function ConsumerDashboard({
           ) : null}
           {(user.subscriptionStatus === "active" || user.subscriptionStatus === "trial" || user.subscriptionStatus === "past_due") &&
           !user.cancelAtPeriodEnd ? (
-            <Form method="post" action={here} className="space-y-1">
+            <Form method="post" noValidate action={here} className="space-y-1">
               <AuthenticityTokenInput />
               <p className="text-sm text-slate-700">{t("subscribe.dash.cancelIntro")}</p>
               <Button type="submit" name="intent" value="cancel" variant="secondary" disabled={busy}>
@@ -228,7 +228,7 @@ export function ConsumerDashboard({
             </Form>
           ) : null}
           {user.cancelAtPeriodEnd && user.subscriptionStatus !== "cancelled" ? (
-            <Form method="post" action={here}>
+            <Form method="post" noValidate action={here}>
               <AuthenticityTokenInput />
               <Button type="submit" name="intent" value="resume" variant="secondary" disabled={busy}>
                 {t("subscribe.dash.resume")}
@@ -265,7 +265,7 @@ export function ConsumerDashboard({
                     <p className="mt-1 text-slate-800">
                       <UserText>{call.summary}</UserText>
                     </p>
-                    <Form method="post" action={here} className="mt-2">
+                    <Form method="post" noValidate action={here} className="mt-2">
                       <AuthenticityTokenInput />
                       <input type="hidden" name="supportCallId" value={call.id} />
                       <button type="submit" name="intent" value="delete_summary" className={`${linkClass} text-sm`}>

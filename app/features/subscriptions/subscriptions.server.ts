@@ -278,6 +278,18 @@ function nextScheduledCall(subscriber: Subscriber, status: SubscriptionStatus, a
 }
 
 /**
+ * Only the subscriber's own subscription counts: an earlier attempt of the same signup (cancelled
+ * when the card step moved to Stripe's page, or withdrawn by a new card step) must not overwrite it,
+ * even while none is stored. One started in the page is ours only once stored: its id is stored as
+ * soon as Stripe answers, and one that never was is being withdrawn (Stripe gave it no SetupIntent).
+ */
+function isOurs(subscriber: Pick<Subscriber, "stripeSubscriptionId">, state: SubscriptionState) {
+  return subscriber.stripeSubscriptionId
+    ? subscriber.stripeSubscriptionId === state.id
+    : !["canceled", "incomplete_expired"].includes(state.status) && state.metadata.cardStep !== "page";
+}
+
+/**
  * Reads the subscription from Stripe and applies it: status, trial end, billing period, card,
  * cancellation. Every event (and every return from Stripe's pages) ends here, so a replayed or
  * late event only applies what is true now. The e-mails that belong to a change are queued in the
@@ -292,18 +304,14 @@ export async function syncSubscription(services: AppServices, subscriptionId: st
       ? await findSubscriber(services.db, hint?.subscriberId ?? Number(state.metadata.subscriberId))
       : null);
   if (!subscriber || (subscriber.stripeCustomerId && subscriber.stripeCustomerId !== state.customerId)) return null;
-  // Only the subscriber's own subscription counts: an earlier attempt of the same signup (cancelled
-  // when the card step moved to Stripe's page) must not overwrite it, even while none is stored.
-  // One started in the page is ours only once stored: its id is stored as soon as Stripe answers,
-  // and one that never was is being withdrawn (Stripe gave it no SetupIntent).
-  const ours = subscriber.stripeSubscriptionId
-    ? subscriber.stripeSubscriptionId === state.id
-    : !["canceled", "incomplete_expired"].includes(state.status) && state.metadata.cardStep !== "page";
-  if (!ours) return subscriber;
+  if (!isOurs(subscriber, state)) return subscriber;
 
   return services.db.transaction(async (tx) => {
     const before = await lockSubscriber(tx, subscriber.id);
     if (!before) return null;
+    // Asked again under the lock: a new card step may have withdrawn this attempt while Stripe was
+    // read, and the state read then must not link the withdrawn attempt back to the signup.
+    if (!isOurs(before, state)) return before;
     const status = statusOf(state);
     const resumed = !callsAllowedIn(before.status) && callsAllowedIn(status);
     const fields: Partial<Subscriber> = {
@@ -374,14 +382,14 @@ export async function cardSaved(services: AppServices, input: { subscriberId: nu
   return syncSubscription(services, state.id);
 }
 
-/** "Upgrade to Monthly": the trial ends now and billing starts, with 30 calls a month. */
+/** "Upgrade to monthly": the trial ends now and billing starts, with 30 calls a month. */
 export async function upgradeNow(services: AppServices, subscriber: Subscriber) {
   if (subscriber.status !== "trialing" || !subscriber.stripeSubscriptionId) return null;
   await requirePayments(services.payments).endTrialNow(subscriber.stripeSubscriptionId);
   return syncSubscription(services, subscriber.stripeSubscriptionId);
 }
 
-/** "Cancel Subscription": access continues until the period ends. `resume` takes it back. */
+/** "Cancel subscription": access continues until the period ends. `resume` takes it back. */
 export async function cancelAtPeriodEnd(services: AppServices, subscriber: Subscriber, cancel = true) {
   if (!subscriber.stripeSubscriptionId || !["trialing", "active", "past_due"].includes(subscriber.status)) return null;
   await requirePayments(services.payments).setCancelAtPeriodEnd(subscriber.stripeSubscriptionId, cancel);
@@ -435,7 +443,7 @@ export type SupportCallResult =
   { ok: true; supportCallId: number } | { ok: false; reason: NonNullable<Allowance["reason"]> | "not_configured" };
 
 /**
- * "Request Support Call": inside the allowance, one call at a time, placed through the call
+ * "Request support call": inside the allowance, one call at a time, placed through the call
  * engine (which puts the number through the dialling policy again when it dials).
  */
 export async function requestSupportCall(

@@ -66,11 +66,12 @@ function reasonOf(error: unknown) {
 }
 
 /**
- * What the bridge needs of the app's services: the settings, the database, the realtime model and
- * the telephony provider (to hang up). The web server passes its own; the bridge process
- * (app/server/bridge-server.ts) makes only these.
+ * What the bridge needs of the app's services: the settings, the database, the realtime model, the
+ * telephony provider (to hang up), and the job queue with its sealing secret (a booking the agent
+ * makes queues its e-mails and confirmation call). The web server passes its own; the bridge
+ * process (app/server/bridge-server.ts) makes only these.
  */
-export type BridgeServices = Pick<AppServices, "env" | "db" | "voiceModel" | "telephony" | "publicOrigin">;
+export type BridgeServices = Pick<AppServices, "env" | "db" | "jobs" | "signingSecret" | "voiceModel" | "telephony" | "publicOrigin">;
 
 /**
  * The call's media-stream URL, as Twilio is given it in the TwiML and as it signs the handshake:
@@ -81,16 +82,35 @@ export function mediaStreamUrl(services: Pick<AppServices, "env" | "publicOrigin
   return `${origin.replace(/^http/, "ws")}/media-stream/${callId}`;
 }
 
-/** agentFor reads the settings and the database only, which the bridge process has. */
+/** agentFor and the agents' tools read the settings and the database and queue jobs, which the bridge process has. */
 const agentForCall = (services: BridgeServices, call: Call) => agentFor(services as AppServices, call);
+
+/**
+ * The longest a caller waits for the agent's voice: from the stream's start to the first words,
+ * and from the end of each of the caller's turns to the reply. Past it the model is taken as
+ * failed: the stream closes, Twilio's voice says the apology, and the call does not count.
+ */
+export const AGENT_SILENCE_MS = 8_000;
 
 export interface StreamLimits {
   /** A socket that has not sent "start" by then is closed. */
   startTimeoutMs: number;
-  /** A stream with no media for this long is closed (Twilio sends a frame every 20 ms). */
+  /**
+   * A call with nothing from the model for this long ends: no audio, and no sign that it hears the
+   * caller start or stop speaking. The caller's own frames do not count: a live phone line sends
+   * them every 20 ms whether or not anyone answers.
+   */
   idleTimeoutMs: number;
+  /** AGENT_SILENCE_MS unless set. */
+  agentSilenceMs?: number;
 }
-export const STREAM_LIMITS: StreamLimits = { startTimeoutMs: 10_000, idleTimeoutMs: 30_000 };
+export const STREAM_LIMITS: StreamLimits = { startTimeoutMs: 10_000, idleTimeoutMs: 60_000 };
+
+/** The limits for this deployment: AGENT_SILENCE_SECONDS shortens the wait for the agent's voice (tests). */
+export function streamLimits(env: Pick<AppServices["env"], "AGENT_SILENCE_SECONDS">): StreamLimits {
+  const silence = env.AGENT_SILENCE_SECONDS;
+  return silence === undefined ? STREAM_LIMITS : { ...STREAM_LIMITS, agentSilenceMs: Math.round(silence * 1000) };
+}
 
 /** The close codes a browser's stream reads: its "start" was refused; the model is unavailable (it falls back to recorded turns). */
 export const CLOSE_REFUSED = 4403;
@@ -103,7 +123,16 @@ type ModelEvent =
   | { type: "conversation.item.input_audio_transcription.completed" | "response.output_audio_transcript.done"; transcript?: string }
   | { type: "response.function_call_arguments.done"; call_id: string; name: string; arguments: string }
   | { type: "error"; error?: { type?: string; code?: string; message?: string } }
-  | { type: "response.created" | "response.done" | "input_audio_buffer.speech_started" | "session.created" | "session.updated" };
+  | {
+      type:
+        | "response.created"
+        | "response.done"
+        | "input_audio_buffer.speech_started"
+        | "input_audio_buffer.speech_stopped"
+        | "input_audio_buffer.committed"
+        | "session.created"
+        | "session.updated";
+    };
 
 /** The media-stream messages: Twilio's, which a browser's stream speaks too. */
 export interface TwilioMessage {
@@ -279,7 +308,7 @@ export function bridgeMediaStream(
   twilio: WebSocket,
   callId: number,
   log: (message: string) => void = console.warn,
-  limits: StreamLimits = STREAM_LIMITS,
+  limits: StreamLimits = streamLimits(services.env),
 ) {
   bridgeCall(services, twilio, phoneLeg(services, callId, log), log, limits);
 }
@@ -328,11 +357,26 @@ export function bridgeCall(
       close("no start");
     }
   }, limits.startTimeoutMs);
-  // Refreshed by every frame of the caller's audio.
+  // Refreshed by every message of the model, never by the caller's frames.
   const idleTimer = setTimeout(onIdle, limits.idleTimeoutMs);
   function onIdle() {
-    log(`media stream for ${label} closed: no audio for ${limits.idleTimeoutMs / 1000} s`);
+    log(`media stream for ${label} closed: no audio for ${limits.idleTimeoutMs / 1000} s from the model's side`);
     void hangUp();
+  }
+
+  // Dead air: armed whenever the agent owes the caller words (the stream started, the caller's turn
+  // ended, a tool answered), disarmed by the agent's audio or the caller speaking again.
+  const agentSilenceMs = limits.agentSilenceMs ?? AGENT_SILENCE_MS;
+  let silenceTimer: NodeJS.Timeout | null = null;
+  function awaitAgent(after: string) {
+    if (closed) return;
+    if (silenceTimer) clearTimeout(silenceTimer);
+    silenceTimer = setTimeout(() => void modelFailed(`no audio within ${agentSilenceMs / 1000} s ${after}`), agentSilenceMs);
+  }
+  function agentOwesNothing() {
+    if (!silenceTimer) return;
+    clearTimeout(silenceTimer);
+    silenceTimer = null;
   }
 
   // What really happened on the call, written once each: whether it counts as delivered follows from these.
@@ -365,6 +409,7 @@ export function bridgeCall(
     closed = true;
     clearTimeout(startTimer);
     clearTimeout(idleTimer);
+    agentOwesNothing();
     for (const timer of timers) clearTimeout(timer);
     if (model && model.readyState <= WebSocket.OPEN) model.close(1000, reason);
     if (twilio.readyState <= WebSocket.OPEN) twilio.close(code, reason);
@@ -395,6 +440,7 @@ export function bridgeCall(
   /** The model's audio to the caller, with a mark every markEveryBytes (the hot path: no JSON work). */
   function play(itemId: string, delta: string) {
     if (twilio.readyState !== WebSocket.OPEN) return;
+    agentOwesNothing();
     // A new item: the previous one's audio ends here.
     if (itemId !== unmarkedItem) markPlayback();
     currentItem = itemId;
@@ -416,7 +462,6 @@ export function bridgeCall(
   /** The caller's audio to the model (the hot path: no JSON work), or kept until the model is ready. */
   function hear(payload: string) {
     if (closed) return;
-    idleTimer.refresh();
     if (!modelReady) {
       if (early.length < MAX_EARLY_FRAMES) early.push(payload);
     } else if (model?.readyState === WebSocket.OPEN) {
@@ -503,6 +548,8 @@ export function bridgeCall(
   }
 
   function onModelMessage(data: WebSocket.RawData) {
+    // A refreshed timer would start again: after the end, the last transcripts are still kept.
+    if (!closed) idleTimer.refresh();
     if (Buffer.isBuffer(data) && startsWith(data, MODEL_AUDIO)) {
       const itemId = stringAfter(data, ITEM_KEY, MODEL_AUDIO.length);
       const delta = stringAfter(data, DELTA_KEY, MODEL_AUDIO.length);
@@ -551,12 +598,18 @@ export function bridgeCall(
         markPlayback();
         return;
       case "input_audio_buffer.speech_started": {
+        // The caller's turn: nothing is owed until it ends.
+        agentOwesNothing();
         void moment("callerHeardAt");
         // Barge-in: cut the reply at what the caller heard, and drop what Twilio still holds (the
         // server's turn detection cancels its own response).
         stopPlayback();
         return;
       }
+      case "input_audio_buffer.speech_stopped":
+      case "input_audio_buffer.committed":
+        awaitAgent("after the caller's turn");
+        return;
       case "conversation.item.input_audio_transcription.completed": {
         const text = String(event.transcript ?? "");
         if (!text.trim()) return;
@@ -605,6 +658,8 @@ export function bridgeCall(
     const tool = agent?.tools.find((t) => t.name === name);
     let output: string;
     let toolTimer: NodeJS.Timeout | undefined;
+    // The tool has its own time limit; the wait for the agent's voice starts again once it answered.
+    agentOwesNothing();
     try {
       if (!tool) throw new Error(`unknown tool ${name}`);
       const args = rawArguments ? (JSON.parse(rawArguments) as Record<string, unknown>) : {};
@@ -627,6 +682,7 @@ export function bridgeCall(
       return;
     }
     requestResponse();
+    awaitAgent("after a tool's answer");
   }
 
   // A throw inside a socket listener would be an uncaught exception: this call ends, not the process.
@@ -660,6 +716,7 @@ export function bridgeCall(
         if (started) return;
         started = true;
         clearTimeout(startTimer);
+        awaitAgent("of the stream's start");
         void start(message).catch((error) => {
           log(`${label} could not start: ${reasonOf(error)}`);
           close("error");

@@ -33,7 +33,7 @@ const cookies = [
   },
   {
     name: "toast",
-    purpose: "Carries a one-time notification message (for example \u201cMessage Sent Successfully\u201d) to the next page.",
+    purpose: "Carries a one-time notification message (for example \u201cMessage sent successfully\u201d) to the next page.",
     duration: "Until the message has been shown",
     category: "Strictly necessary",
   },

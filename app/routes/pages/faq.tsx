@@ -145,7 +145,7 @@ const categories: Category[] = [
         question: "How do I cancel my subscription?",
         answer: (
           <p>
-            Choose &quot;Cancel Subscription&quot; on your dashboard at any time. You are not charged again, and your access continues until
+            Choose &quot;Cancel subscription&quot; on your dashboard at any time. You are not charged again, and your access continues until
             the end of the billing period you have already paid for.
           </p>
         ),

@@ -143,7 +143,10 @@ export default function HowItWorksPage() {
             up to 30 calls a month, and you can cancel any time; access continues to the end of your billing period.
           </p>
           <p>
-            Subscriptions are opening soon; until then, read the{" "}
+            <Link className={linkClass} to="/subscribe">
+              Start a subscription with a 7-day free trial
+            </Link>
+            , or read the{" "}
             <Link className={linkClass} to="/faq">
               frequently asked questions
             </Link>

@@ -83,7 +83,7 @@ export default function TermsPage({ loaderData }: Route.ComponentProps) {
             <li>Plans, billed monthly: weekly calls $9.99/month, twice a week $12.99/month, every two days $14.99/month.</li>
             <li>
               Every subscription starts with a 7-day trial that includes 5 calls, and your first call is free. We collect your card at
-              signup; billing starts when the trial ends, or earlier if you choose &quot;Upgrade to Monthly&quot;.
+              signup; billing starts when the trial ends, or earlier if you choose &quot;Upgrade to monthly&quot;.
             </li>
             <li>A paid subscription includes up to 30 calls a month.</li>
             <li>

@@ -176,7 +176,7 @@ export function BookingCard({
       {booking.canConfirm || booking.canCancel || booking.canReschedule ? (
         <div className="mt-4 flex flex-wrap items-start gap-2 border-t border-slate-100 pt-3">
           {booking.canConfirm ? (
-            <Form method="post" action={returnTo}>
+            <Form method="post" noValidate action={returnTo}>
               <AuthenticityTokenInput />
               <input type="hidden" name="intent" value="confirm-booking" />
               <input type="hidden" name="bookingId" value={booking.id} />
@@ -198,7 +198,7 @@ export function BookingCard({
                 {t("owner.bookings.cancel")}
                 <span className="sr-only">: {who}</span>
               </summary>
-              <Form method="post" action={returnTo} className="mt-2 rounded-lg border border-rose-200 bg-rose-50 p-3">
+              <Form method="post" noValidate action={returnTo} className="mt-2 rounded-lg border border-rose-200 bg-rose-50 p-3">
                 <AuthenticityTokenInput />
                 <input type="hidden" name="intent" value="cancel-booking" />
                 <input type="hidden" name="bookingId" value={booking.id} />
@@ -218,7 +218,7 @@ export function BookingCard({
         </div>
       ) : null}
       {booking.canMarkNoShow && !linkToPage ? (
-        <Form method="post" action={returnTo} className="mt-4 border-t border-slate-100 pt-3">
+        <Form method="post" noValidate action={returnTo} className="mt-4 border-t border-slate-100 pt-3">
           <AuthenticityTokenInput />
           <input type="hidden" name="intent" value="no-show-booking" />
           <input type="hidden" name="bookingId" value={booking.id} />

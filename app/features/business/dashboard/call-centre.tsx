@@ -5,12 +5,14 @@ import type { CallCentreData } from "~/features/business/call-centre.server";
 import { Button } from "~/ui/button";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Field } from "~/ui/field";
+import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
 
 /**
  * The control centre's body: a test call through the dialling policy, and the recent calls, which
  * follow the server's events with JavaScript (a reload shows the latest without).
  */
-export function CallCentre({ data, error }: { data: CallCentreData; error?: string | null }) {
+export function CallCentre({ data, reply }: { data: CallCentreData; reply?: { error: string; to: string; general?: boolean } | null }) {
+  const unavailable = data.callsUnavailable;
   const { t } = useTranslation();
   const navigation = useNavigation();
   const revalidator = useRevalidator();
@@ -33,7 +35,8 @@ export function CallCentre({ data, error }: { data: CallCentreData; error?: stri
         <h2 id="test-call-title" className="text-lg font-semibold text-slate-900">
           {t("telephony.testCall")}
         </h2>
-        <Form method="post" className="mt-3 flex flex-wrap items-end gap-3">
+        <CallsUnavailable reason={unavailable} className="mt-3" />
+        <Form method="post" noValidate className="mt-3 flex flex-wrap items-end gap-3">
           <AuthenticityTokenInput />
           <Field
             label={t("demo.phone")}
@@ -41,10 +44,15 @@ export function CallCentre({ data, error }: { data: CallCentreData; error?: stri
             type="tel"
             dir="ltr"
             required
-            errors={error ? [error] : null}
+            defaultValue={reply?.to}
+            errors={reply?.error && !reply.general ? [reply.error] : null}
             className="min-w-0 flex-1 basis-60"
           />
-          <Button type="submit" disabled={navigation.state === "submitting"}>
+          <Button
+            type="submit"
+            disabled={navigation.state === "submitting" || Boolean(unavailable)}
+            aria-describedby={unavailable ? CALLS_UNAVAILABLE_ID : undefined}
+          >
             {navigation.state === "submitting" ? t("demo.calling") : t("telephony.call")}
           </Button>
         </Form>

@@ -90,7 +90,7 @@ export function HoursSection({
           {t("hours.fixErrors")}
         </p>
       ) : null}
-      <Form method="post" className="mt-4 space-y-3">
+      <Form method="post" noValidate className="mt-4 space-y-3">
         <AuthenticityTokenInput />
         <input type="hidden" name="intent" value="save-hours" />
         {WEEK.map((day) => {
@@ -163,7 +163,7 @@ export function HoursSection({
                     </span>
                   ) : null}
                 </span>
-                <Form method="post">
+                <Form method="post" noValidate>
                   <AuthenticityTokenInput />
                   <input type="hidden" name="intent" value="remove-day-off" />
                   <input type="hidden" name="dayOffId" value={day.id} />
@@ -176,7 +176,7 @@ export function HoursSection({
             ))}
           </ul>
         )}
-        <Form method="post" className="mt-4 flex flex-wrap items-end gap-3">
+        <Form method="post" noValidate className="mt-4 flex flex-wrap items-end gap-3">
           <AuthenticityTokenInput />
           <input type="hidden" name="intent" value="add-day-off" />
           <Field

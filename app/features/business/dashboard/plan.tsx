@@ -93,7 +93,7 @@ export function PlanPage({ plan, error }: { plan: PlanView; error: string | null
             {t("plan.upgradeTitle")}
           </h2>
           <p className="mt-1 text-sm text-slate-700">{isolateNumbers(plan.upgradeIntro)}</p>
-          <Form method="post" className="mt-3">
+          <Form method="post" noValidate className="mt-3">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="upgrade" />
             <Button type="submit">{t("plan.upgradeButton")}</Button>
@@ -106,7 +106,7 @@ export function PlanPage({ plan, error }: { plan: PlanView; error: string | null
             {t("plan.cancelTitle")}
           </h2>
           {plan.canCancel ? <p className="mt-1 text-sm text-slate-700">{isolateNumbers(plan.cancelIntro)}</p> : null}
-          <Form method="post" className="mt-3">
+          <Form method="post" noValidate className="mt-3">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value={plan.canCancel ? "cancel" : "keep"} />
             <Button type="submit" variant={plan.canCancel ? "secondary" : "primary"}>

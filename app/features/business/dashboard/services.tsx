@@ -36,7 +36,7 @@ export function ServicesSection({ services, actionData }: { services: Service[];
                     </p>
                   ) : null}
                 </div>
-                <Form method="post">
+                <Form method="post" noValidate>
                   <AuthenticityTokenInput />
                   <input type="hidden" name="intent" value="toggle-service" />
                   <input type="hidden" name="serviceId" value={service.id} />
@@ -89,7 +89,7 @@ function ServiceForm({
   const value = (field: string, fallback: string) => (isThisForm ? (submittedValue(actionData, intent, field) ?? fallback) : fallback);
   const idPrefix = service ? `service-${service.id}` : "service-new";
   return (
-    <Form method="post" className="mt-3 grid gap-4 sm:grid-cols-2" key={isThisForm ? "failed" : "fresh"}>
+    <Form method="post" noValidate className="mt-3 grid gap-4 sm:grid-cols-2" key={isThisForm ? "failed" : "fresh"}>
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value={intent} />
       {service ? <input type="hidden" name="serviceId" value={service.id} /> : null}

@@ -15,7 +15,7 @@ export function SettingsSection({ business, actionData }: { business: BusinessSe
   const val = (field: string, fallback: string) => submittedValue(actionData, "save-settings", field) ?? fallback;
   return (
     <div className="mt-4 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
-      <Form method="post" className="grid gap-4 sm:grid-cols-2">
+      <Form method="post" noValidate className="grid gap-4 sm:grid-cols-2">
         <AuthenticityTokenInput />
         <input type="hidden" name="intent" value="save-settings" />
         <Field

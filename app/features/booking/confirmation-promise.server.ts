@@ -1,0 +1,60 @@
+import type { TFunction } from "i18next";
+import { countPlanCallsSince, type Business } from "#models/businesses";
+import { periodStartOf, planDecision } from "~/features/business/plan.server";
+import { nextCallingTime } from "~/features/calls/engine.server";
+import { isolatedText } from "~/ui/bidi";
+import type { AppServices } from "~/platform/services.server";
+
+/**
+ * What will happen after a booking, as far as the confirmation call goes: a call now, a call at
+ * the start of the next calling hours, or no call at all (only the e-mail, if one was given). The
+ * booking page (before and after the customer confirms), the customer's e-mail and the job that
+ * asks for the call all read it here, so nothing promises a call the server will not place.
+ */
+export type ConfirmationPromise =
+  { kind: "call_now" } | { kind: "call_later"; at: Date } | { kind: "no_call"; reason: "not_configured" | "plan" };
+
+export async function confirmationPromise(services: AppServices, business: Business, now = new Date()): Promise<ConfirmationPromise> {
+  if (!services.telephony.configured) return { kind: "no_call", reason: "not_configured" };
+  // The plan's own rule (20 starter calls in 7 days, a paid monthly plan), read without taking a call from it.
+  const start = periodStartOf(business);
+  const used = business.planStatus === "starter" && start ? await countPlanCallsSince(services.db, business.id, start) : 0;
+  if (!planDecision(business, used, now).ok) return { kind: "no_call", reason: "plan" };
+  // The engine's calling hours: outside them the call waits for the next morning.
+  const later = nextCallingTime(now.getTime(), business.timeZone);
+  return later ? { kind: "call_later", at: later } : { kind: "call_now" };
+}
+
+/** "at 8:00 AM tomorrow (Eastern Standard Time)": when a later call rings, in the business's zone and the reader's language. */
+function laterWhen(t: TFunction, language: string, timeZone: string, at: Date, now: Date) {
+  const dayOf = (date: Date) => date.toLocaleDateString("en-CA", { timeZone });
+  const days = Math.round((Date.parse(dayOf(at)) - Date.parse(dayOf(now))) / 86_400_000);
+  const day = new Intl.RelativeTimeFormat(language, { numeric: "auto" }).format(days, "day");
+  const time = at.toLocaleTimeString(language, { timeZone, hour: "numeric", minute: "2-digit" });
+  const zone = new Intl.DateTimeFormat(language, { timeZone, timeZoneName: "long" })
+    .formatToParts(at)
+    .find((part) => part.type === "timeZoneName")?.value;
+  return t("book.promiseWhen", { time, day, zone: zone ?? timeZone });
+}
+
+/**
+ * The promise in words, for the booking page (`page`, before and after booking) or the customer's
+ * e-mail (`email`). `emailed`: the customer gave an e-mail address, so a confirmation arrives there.
+ */
+export function describeConfirmationPromise(
+  t: TFunction,
+  language: string,
+  business: Pick<Business, "name" | "timeZone">,
+  promise: ConfirmationPromise,
+  options: { emailed: boolean; now?: Date },
+) {
+  const name = isolatedText(business.name);
+  if (promise.kind === "call_now") return t("book.promiseNow", { business: name });
+  if (promise.kind === "call_later") {
+    return t("book.promiseLater", {
+      business: name,
+      when: laterWhen(t, language, business.timeZone, promise.at, options.now ?? new Date()),
+    });
+  }
+  return t(options.emailed ? "book.promiseNoneEmailed" : "book.promiseNone", { business: name });
+}

@@ -1,0 +1,323 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import Stripe from "stripe";
+import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
+import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
+import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { converse } from "../support/conversation";
+import { createIsolatedDatabase } from "../support/database";
+import { httpClient } from "../support/http-client";
+import { waitFor } from "../support/wait";
+
+// `npm run test:cluster`: Sakina as deploy/ describes it on one machine: nginx in front of two web
+// processes and one call-audio bridge process, all started at the same time on a fresh PostgreSQL
+// database, the providers being the fakes in tests/fakes. Everything is asked through nginx, as a
+// visitor would, or of one process directly where the point is that another answers the same.
+
+const root = path.resolve(import.meta.dirname, "../..");
+const enabled = process.env.SAKINA_CLUSTER === "1" && Boolean(process.env.DATABASE_URL);
+const WEBHOOK_SECRET = "whsec_cluster";
+
+interface Proc {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  output: string[];
+}
+
+let work = "";
+let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
+let stripe: FakeStripe;
+let twilio: FakeTwilio;
+let realtime: FakeRealtime;
+let stripeApi: Stripe;
+let nginx: ChildProcess | undefined;
+let nginxUrl = "";
+const procs: Proc[] = [];
+
+async function freePort() {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function start(name: string, script: string, port: number, env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, [script], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: path.join(work, name) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  child.stdout!.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  const proc = { name, url: `http://127.0.0.1:${port}`, child, output };
+  procs.push(proc);
+  return proc;
+}
+
+async function healthy(url: string) {
+  return fetch(`${url}/healthz`).then(
+    (response) => response.status === 200,
+    () => false,
+  );
+}
+
+/** deploy/nginx.conf as it is, with its upstreams and listen line set to the processes started here. */
+async function startNginx(port: number, web: Proc[], bridge: Proc) {
+  const site = (await readFile(path.join(root, "deploy/nginx.conf"), "utf8"))
+    .replace(
+      /upstream sakina_web \{[^}]*\}/,
+      `upstream sakina_web {\n${web.map((p) => `    server ${new URL(p.url).host};`).join("\n")}\n    keepalive 32;\n}`,
+    )
+    .replace(/upstream sakina_bridge \{[^}]*\}/, `upstream sakina_bridge {\n    server ${new URL(bridge.url).host};\n}`)
+    .replace(/listen 80;/, `listen 127.0.0.1:${port};`);
+  await writeFile(path.join(work, "sakina.conf"), site);
+  const main = [
+    "worker_processes 1;",
+    "daemon off;",
+    "master_process on;",
+    `pid ${work}/nginx.pid;`,
+    `error_log ${work}/nginx-error.log warn;`,
+    "events { worker_connections 1024; }",
+    "http {",
+    "  access_log off;",
+    ...["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((kind) => `  ${kind}_temp_path ${work}/${kind};`),
+    `  include ${work}/sakina.conf;`,
+    "}",
+  ].join("\n");
+  await writeFile(path.join(work, "nginx.conf"), main);
+  const test = spawnSync("nginx", ["-t", "-q", "-c", path.join(work, "nginx.conf")], { encoding: "utf8" });
+  if (test.status !== 0) throw new Error(`nginx refused the configuration:\n${test.stderr}`);
+  nginx = spawn("nginx", ["-c", path.join(work, "nginx.conf")], { stdio: "inherit" });
+  nginxUrl = `http://127.0.0.1:${port}`;
+  await waitFor(() => healthy(nginxUrl), { what: "nginx", timeoutMs: 10_000 });
+}
+
+function nginxBin() {
+  return spawnSync("nginx", ["-v"]).status === 0;
+}
+
+/** The demo owner's login, printed by the web process that seeded it (the other says it was set earlier). */
+function demoLogin() {
+  const line = procs.flatMap((p) => p.output.join("").split("\n")).find((l) => l.includes("Demo owner login") && l.includes(" / "))!;
+  const [, email, password] = /\(([^ ]+) \/ ([^)]+)\)/.exec(line)!;
+  return { email: email!, password: password! };
+}
+
+let visitor = 0;
+const visitorAddress = () => `198.51.${100 + Math.floor(++visitor / 250)}.${(visitor % 250) + 1}`;
+
+/** A free haircut time at the demo salon from `fromDay` days ahead, asked of `url`. */
+async function freeHaircut(url: string, fromDay = 2) {
+  const list = (await (await fetch(`${url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
+  const haircut = list.find((s) => s.name === "Haircut")!;
+  for (let day = fromDay; day < 30; day++) {
+    const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+    const response = await fetch(`${url}/api/booking/availability/demo-salon/${date}/${haircut.id}`);
+    const slots = response.status === 200 ? ((await response.json()) as { time: string; available: boolean }[]) : [];
+    const free = slots.filter((slot) => slot.available);
+    if (free.length > 1) return { serviceId: haircut.id, date, time: free[0]!.time, later: free[1]!.time };
+  }
+  throw new Error("no free haircut in the window");
+}
+
+const booking = (serviceId: number, date: string, time: string, phone: string) => ({
+  businessLink: "demo-salon",
+  serviceId,
+  appointmentDate: `${date}T${time}`,
+  customerInfo: { name: "Cluster Visitor", phone },
+  requestCall: false,
+});
+
+describe.runIf(enabled)("two web processes and a bridge behind nginx, on one PostgreSQL", () => {
+  beforeAll(async () => {
+    if (!nginxBin()) throw new Error("nginx is not installed: apt-get install -y nginx (the cluster test runs Debian's nginx)");
+    work = await mkdtemp(path.join(os.tmpdir(), "sakina-cluster-"));
+    database = await createIsolatedDatabase();
+    [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
+    const stripeUrl = new URL(stripe.url);
+    stripeApi = new Stripe(stripe.secretKey, { host: stripeUrl.hostname, port: Number(stripeUrl.port), protocol: "http" });
+    const [nginxPort, web1, web2, bridgePort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const origin = `http://127.0.0.1:${nginxPort}`;
+    const env = {
+      ...database.env,
+      NODE_ENV: "production",
+      APP_URL: origin,
+      MEDIA_STREAM_ORIGIN: origin,
+      TRUST_PROXY: "loopback",
+      SEED_DEMO_DATA: "true",
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_URL: stripe.url,
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
+      TWILIO_API_URL: twilio.url,
+      OPENAI_API_KEY: realtime.apiKey,
+      OPENAI_BASE_URL: realtime.url,
+      CALL_DELIVERED_MIN_SECONDS: "1",
+    };
+    // All three at the same moment, on a database nothing has migrated yet.
+    const started = [
+      start("web-1", "server.js", web1, env),
+      start("web-2", "server.js", web2, env),
+      start("bridge", "bridge.js", bridgePort, env),
+    ];
+    for (const proc of started) {
+      await waitFor(
+        async () => {
+          if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited (${proc.child.exitCode}):\n${proc.output.join("")}`);
+          return healthy(proc.url);
+        },
+        { what: `${proc.name} to answer /healthz`, timeoutMs: 60_000 },
+      );
+    }
+    await startNginx(nginxPort, started.slice(0, 2), started[2]!);
+    stripe.setWebhook(`${origin}/webhooks/stripe`, WEBHOOK_SECRET);
+  });
+
+  afterAll(async () => {
+    nginx?.kill("SIGQUIT");
+    for (const proc of procs) proc.child.kill("SIGTERM");
+    await Promise.all(
+      procs.map((proc) => (proc.child.exitCode !== null ? null : new Promise((resolve) => proc.child.once("exit", resolve)))),
+    );
+    for (const [sid, call] of twilio?.calls ?? []) {
+      if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
+    }
+    await Promise.all([twilio?.close(), realtime?.close(), stripe?.close()]);
+    await database?.drop();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("all start together on a fresh database, and the demo salon exists once", async () => {
+    for (const proc of procs) expect(proc.child.exitCode, proc.output.join("")).toBeNull();
+    const list = await fetch(`${nginxUrl}/api/booking/services/demo-salon`);
+    expect(list.status).toBe(200);
+    // One of them seeded it, and only that one knows its password.
+    const told = procs.filter((p) => /Demo owner login: \S+\/login {2}\(demo@sakina\.app \/ demo-/.test(p.output.join("")));
+    expect(told).toHaveLength(1);
+    const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: string }>("select count(*) as n from businesses where booking_link = 'demo-salon'");
+      expect(Number(rows[0]!.n)).toBe(1);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("books one slot once when 100 visitors ask for it at the same moment, with no 5xx", async () => {
+    const { serviceId, date, time } = await freeHaircut(nginxUrl);
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        httpClient(nginxUrl, { forwardedFor: visitorAddress() }).postJson(
+          "/api/booking/create",
+          booking(serviceId, date, time, `+1212556${String(1000 + i).padStart(4, "0")}`),
+        ),
+      ),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s !== 201 && s !== 409)).toEqual([]);
+  });
+
+  it("keeps a session made on one process on the other, and a sign-out on the other ends it on the first", async () => {
+    const [web1, web2] = procs.filter((p) => p.name.startsWith("web"));
+    const { email, password } = demoLogin();
+    const first = httpClient(web1!.url);
+    const signedIn = await first.postForm("/login", { email, password });
+    expect(signedIn.status).toBe(302);
+    // The demo owner's first sign-in on a server asks for a password of their own.
+    const forced = signedIn.headers.get("Location")!;
+    if (forced.startsWith("/change-password")) {
+      const changed = await first.postForm(
+        "/change-password",
+        { password: "cluster-owner-pass-1", confirm: "cluster-owner-pass-1", redirectTo: "/dashboard" },
+        { tokenFrom: forced },
+      );
+      expect(changed.status).toBe(302);
+    }
+    const second = httpClient(web2!.url);
+    for (const [name, value] of first.jar) second.jar.set(name, value);
+    const dashboard = await second.get("/dashboard");
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toContain("Sakina Demo Salon");
+    const out = await second.postForm("/logout", {}, { tokenFrom: "/dashboard" });
+    expect(out.status).toBe(302);
+    // The first process, with the cookie the browser had before signing out: the session is gone.
+    const stale = httpClient(web1!.url);
+    for (const [name, value] of first.jar) stale.jar.set(name, value);
+    const after = await stale.get("/telephony");
+    expect(after.status).toBe(302);
+    expect(after.headers.get("Location")).toBe("/login?redirectTo=%2Ftelephony");
+  });
+
+  it("stops offering a slot on one process within a second of its booking on the other", async () => {
+    const [web1, web2] = procs.filter((p) => p.name.startsWith("web"));
+    const { serviceId, date, later } = await freeHaircut(web2!.url, 3);
+    const day = `${web2!.url}/api/booking/availability/demo-salon/${date}/${serviceId}`;
+    const slotOf = async () => ((await (await fetch(day)).json()) as { time: string; available: boolean }[]).find((s) => s.time === later);
+    expect((await slotOf())?.available).toBe(true);
+    const booked = await httpClient(web1!.url, { forwardedFor: visitorAddress() }).postJson(
+      "/api/booking/create",
+      booking(serviceId, date, later, "+12125569001"),
+    );
+    expect(booked.status).toBe(201);
+    const deadline = Date.now() + 1000;
+    let slot = await slotOf();
+    while (slot?.available && Date.now() < deadline) slot = await slotOf();
+    expect(slot?.available).toBe(false);
+  });
+
+  it("gives one paid call one call and one realtime session, its audio through nginx to the bridge", async () => {
+    const phone = "+12125569100";
+    const response = await httpClient(nginxUrl, { forwardedFor: visitorAddress() }).postJson("/api/create-payment-intent", {
+      amount: 5,
+      phone,
+      language: "english",
+      voice: "female",
+      adult: true,
+      recordingAccepted: true,
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const { paymentIntentId } = (await response.json()) as { paymentIntentId: string };
+    await stripeApi.paymentIntents.confirm(paymentIntentId, { payment_method: "pm_card_visa", return_url: `${nginxUrl}/` });
+    const placed = await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === phone), {
+      what: "the paid call at the provider",
+      timeoutMs: 30_000,
+    });
+    await twilio.waitForStatus(placed.sid, "in-progress", 20_000);
+    const stream = await twilio.stream(placed.sid, 10_000);
+    expect(new URL(stream.url).host).toBe(new URL(nginxUrl).host);
+    await converse(twilio, realtime, placed.sid, 2);
+    // The request's end rules a second call in or out: completed (delivered) or a retry queued.
+    const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const final = await waitFor(
+        async () => {
+          const { rows } = await client.query<{ status: string }>("select status from empathy_requests where status <> 'awaiting_payment'");
+          return rows.length === 1 && ["completed", "refunded", "retrying"].includes(rows[0]!.status) ? rows[0]!.status : null;
+        },
+        { what: "the paid call's request to settle", timeoutMs: 30_000 },
+      );
+      expect(final).toBe("completed");
+    } finally {
+      await client.end();
+    }
+    expect([...twilio.calls.values()].filter((c) => c.params.To === phone)).toHaveLength(1);
+    // The paid call's sessions are the listener's (the bookings above have confirmation calls of their own).
+    const listener = realtime.sessions.filter((x) => String(x.session.instructions ?? "").includes("Sakina's AI listener"));
+    expect(listener).toHaveLength(1);
+  });
+});

@@ -1,0 +1,67 @@
+import { expect } from "vitest";
+import type { httpClient } from "./http-client";
+
+type Client = ReturnType<typeof httpClient>;
+
+/**
+ * Books a service of /book/{link} the way a visitor without JavaScript does: the first free time
+ * from tomorrow on, the contact form, the confirm step, the done page. Returns each step's HTML.
+ */
+export async function bookThroughPage(
+  client: Client,
+  link: string,
+  options: { serviceName: string; phone: string; email: string; name?: string; lng?: string },
+) {
+  const lng = options.lng ?? "en";
+  const services = (await (await client.get(`/api/booking/services/${link}`)).json()) as { id: number; name: string }[];
+  const service = services.find((s) => s.name === options.serviceName);
+  if (!service) throw new Error(`no service ${options.serviceName}`);
+  let date = "";
+  let time = "";
+  for (let day = 1; day <= 30 && !time; day++) {
+    date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+    const slots = (await (await client.get(`/api/booking/availability/${link}/${date}/${service.id}`)).json()) as {
+      time: string;
+      available: boolean;
+    }[];
+    time = slots.find((slot) => slot.available)?.time ?? "";
+  }
+  if (!time) throw new Error("no free time in 30 days");
+  const contactUrl = `/book/${link}?service=${service.id}&date=${date}&time=${time}&lng=${lng}`;
+  const contactHtml = await (await client.get(contactUrl)).text();
+  const contact = await client.postForm(
+    contactUrl,
+    {
+      intent: "contact",
+      service: String(service.id),
+      date,
+      time,
+      name: options.name ?? "Layla Hassan",
+      phone: options.phone,
+      email: options.email,
+    },
+    { tokenFrom: contactUrl },
+  );
+  expect(contact.status, await contact.clone().text()).toBe(302);
+  const confirmUrl = contact.headers.get("location")!;
+  const confirmHtml = await (await client.get(confirmUrl)).text();
+  const idempotencyKey = /name="idempotencyKey" value="([^"]+)"/.exec(confirmHtml)?.[1] ?? "";
+  const confirmed = await client.postForm(
+    confirmUrl,
+    { intent: "confirm", service: String(service.id), date, time, idempotencyKey },
+    { tokenFrom: confirmUrl },
+  );
+  expect(confirmed.status).toBe(302);
+  const doneHtml = await (await client.get(confirmed.headers.get("location")!)).text();
+  return { serviceId: service.id, date, time, contactHtml, confirmHtml, doneHtml };
+}
+
+/** The booking page's promise about the confirmation call, as the visitor reads it. */
+export function callPromiseIn(html: string) {
+  const text = /data-call-promise="[^"]*"[^>]*>([\s\S]*?)<\/p>/.exec(html)?.[1] ?? "";
+  return text
+    .replace(/<[^>]+>/g, "")
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/[\u2068\u2069]/g, "")
+    .trim();
+}
