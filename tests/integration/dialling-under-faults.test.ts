@@ -103,7 +103,11 @@ describe("a phone provider answering 500 to one attempt's dials", () => {
       timeoutMs: 30_000,
     });
     expect(dialsTo(phone)).toHaveLength(7);
-    const attempts = await attemptsOf(paid.requestId);
+    // The provider's answer is stored a moment after the fake created the call.
+    const attempts = await waitFor(async () => {
+      const rows = await attemptsOf(paid.requestId);
+      return rows.every((row) => row.providerCallId) ? rows : null;
+    });
     expect(attempts.map((a) => [a.attempt, a.providerCallId])).toEqual([[1, placed!.sid]]);
     expect(await capRefusals()).toEqual([]);
     expect((await findEmpathyRequest(app.services.db, paid.requestId))!.refundId).toBeNull();
