@@ -92,6 +92,12 @@ const attemptsOf = (requestId: number) =>
 const capRefusals = async () => (await app.services.db.select().from(callRefusals)).filter((r) => r.reason === "number_cap");
 const SERVER_ERROR = { code: 20500, message: "Internal Server Error" };
 
+/** The person answers and hangs up, so no call is left running into the next test (or past the file's end). */
+async function answerAndHangUp(sid: string) {
+  await twilio.waitForStatus(sid, "in-progress", 20_000);
+  twilio.hangup(sid);
+}
+
 describe("a phone provider answering 500 to one attempt's dials", () => {
   it("keeps re-dialling past the number's daily cap, and places the call when the provider recovers", async () => {
     const phone = nextNumber();
@@ -111,7 +117,7 @@ describe("a phone provider answering 500 to one attempt's dials", () => {
     expect(attempts.map((a) => [a.attempt, a.providerCallId])).toEqual([[1, placed!.sid]]);
     expect(await capRefusals()).toEqual([]);
     expect((await findEmpathyRequest(app.services.db, paid.requestId))!.refundId).toBeNull();
-    twilio.hangup(placed!.sid);
+    await answerAndHangUp(placed!.sid);
   });
 
   it("gives up only at the end of the promised 5 minutes, never on the cap, and a second payment that day still rings", async () => {
@@ -154,7 +160,7 @@ describe("a phone provider answering 500 to one attempt's dials", () => {
       timeoutMs: 30_000,
     });
     expect(await capRefusals()).toEqual([]);
-    twilio.hangup(placed!.sid);
+    await answerAndHangUp(placed!.sid);
   });
 });
 
@@ -179,6 +185,10 @@ describe("a provider request that hangs", () => {
     } finally {
       hang.release();
     }
-    await waitFor(() => (placedTo(slow).length > 0 ? true : null), { what: "the slow dial answered once released", timeoutMs: 10_000 });
+    const [released] = await waitFor(() => (placedTo(slow).length > 0 ? placedTo(slow) : null), {
+      what: "the slow dial answered once released",
+      timeoutMs: 10_000,
+    });
+    await answerAndHangUp(released!.sid);
   });
 });
