@@ -14,6 +14,11 @@
 //
 // It runs twice: as the app does (the worker is woken after the commit), and with the wake-up
 // turned off, which shows what polling the queue alone would cost.
+//
+// Then a burst with a provider that hangs: one paid call whose create-call request the fake Twilio
+// holds for 30 s (an overloaded API), and, while it is held, 19 more paid calls started at once.
+// It reports the 19 calls' dial latency (start-call to the fake reading their request): with dials
+// run one at a time per process they would all wait for the held one.
 import { performance } from "node:perf_hooks";
 import Stripe from "stripe";
 import { createEmpathyPaymentIntent, startEmpathyCall } from "../app/features/empathy/empathy.server";
@@ -84,6 +89,56 @@ await run("as shipped (worker woken)");
 services.jobs.wake = () => {};
 await run("queue polling only (1 s interval)");
 services.jobs.wake = wake;
+
+async function paidIntent(phone: string) {
+  const created = await createEmpathyPaymentIntent(services, { phone, email: null, language: "english", voice: "female" });
+  await stripeApi.paymentIntents.confirm(created.paymentIntentId, { payment_method: "pm_card_visa", return_url: "http://127.0.0.1:9/" });
+  return created.paymentIntentId;
+}
+
+async function burstWithOneHanging(others: number, hangMs: number) {
+  const phones = Array.from({ length: others + 1 }, () => `+1212555${String(1000 + (numberSeq++ % 8000)).padStart(4, "0")}`);
+  const intents = await Promise.all(phones.map(paidIntent));
+  const held = twilio.hangNext({ to: phones[0], ms: hangMs });
+  const heldStart = startEmpathyCall(services, intents[0]!, "http://127.0.0.1:9");
+  await held.arrived;
+  const before = twilio.requests.length;
+  const started = performance.timeOrigin + performance.now();
+  // When each call was requested: its start-call has committed the call and its job.
+  const requestedAt = await Promise.all(
+    intents.slice(1).map(async (id) => {
+      const result = await startEmpathyCall(services, id, "http://127.0.0.1:9");
+      if (!result.ok) throw new Error(`start-call refused: ${result.reason}`);
+      return performance.timeOrigin + performance.now();
+    }),
+  );
+  const dialled: number[] = [];
+  const fromBurst: number[] = [];
+  for (const [index, phone] of phones.slice(1).entries()) {
+    for (;;) {
+      const request = twilio.requests
+        .slice(before)
+        .find((r) => r.method === "POST" && r.path.endsWith("/Calls.json") && r.params.To === phone);
+      if (request) {
+        dialled.push(request.at - requestedAt[index]!);
+        fromBurst.push(request.at - started);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  const stillHeld = !twilio.calls.size || ![...twilio.calls.values()].some((c) => c.params.To === phones[0]);
+  held.release();
+  await heldStart;
+  dialled.sort((a, b) => a - b);
+  fromBurst.sort((a, b) => a - b);
+  console.log(
+    `${others} calls while one request hangs ${hangMs / 1000} s (held throughout: ${stillHeld}):` +
+      `\n  call requested → dial  p50 ${percentile(dialled, 50).toFixed(1)} ms  max ${dialled.at(-1)!.toFixed(1)} ms` +
+      `\n  burst start → dial     p50 ${percentile(fromBurst, 50).toFixed(1)} ms  max ${fromBurst.at(-1)!.toFixed(1)} ms`,
+  );
+}
+await burstWithOneHanging(19, 30_000);
 
 await services.close();
 await twilio.close();

@@ -176,7 +176,16 @@ export async function rescheduleBooking(db: Db, bookingId: number, startsAt: Dat
   try {
     const [row] = await db
       .update(bookings)
-      .set({ startsAt, endsAt, status: "pending", callState: "queued", callOutcome: null, updatedAt: new Date() })
+      .set({
+        startsAt,
+        endsAt,
+        status: "pending",
+        callState: "queued",
+        callOutcome: null,
+        // A new time is a new confirmation, with calls of its own.
+        confirmationRound: sql`${bookings.confirmationRound} + 1`,
+        updatedAt: new Date(),
+      })
       .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
       .returning();
     return row ? ({ kind: "moved", booking: row } as const) : ({ kind: "gone" } as const);
@@ -260,7 +269,16 @@ export async function moveBusinessBooking(db: Db, businessId: number, bookingId:
   try {
     const [row] = await db
       .update(bookings)
-      .set({ startsAt, endsAt, status: "pending", callState: "queued", callOutcome: null, notCalledReason: null, updatedAt: now })
+      .set({
+        startsAt,
+        endsAt,
+        status: "pending",
+        callState: "queued",
+        callOutcome: null,
+        notCalledReason: null,
+        confirmationRound: sql`${bookings.confirmationRound} + 1`,
+        updatedAt: now,
+      })
       .where(
         and(
           eq(bookings.businessId, businessId),

@@ -217,11 +217,12 @@ export async function applySubscriptionState(
  * and counts it when it may: two bookings at once wait for each other here, so they can never
  * both take the last call of an allowance. `decide` sees the business and how many calls its
  * period has used, and answers either the start of the period to count the call in or a refusal.
- * A call already admitted (a retried job) is admitted again without being counted twice.
+ * A call already admitted (a retried job), or another attempt of a booking already counted, is
+ * admitted again without being counted twice: a booking's confirmation counts once.
  */
 export async function admitPlanCall<R extends string>(
   db: Db,
-  input: { businessId: number; callId: number },
+  input: { businessId: number; callId: number; bookingId?: number | null },
   decide: (
     business: Business,
     usedSince: (start: Date) => Promise<number>,
@@ -232,14 +233,23 @@ export async function admitPlanCall<R extends string>(
   return db.transaction(async (tx) => {
     const [business] = await tx.select().from(businesses).where(eq(businesses.id, input.businessId)).for("update");
     if (!business) return { ok: false as const, reason: "no_business" as const };
-    const [already] = await tx.select().from(planCalls).where(eq(planCalls.callId, input.callId));
+    const [already] = await tx
+      .select()
+      .from(planCalls)
+      .where(
+        input.bookingId
+          ? or(eq(planCalls.callId, input.callId), eq(planCalls.bookingId, input.bookingId))
+          : eq(planCalls.callId, input.callId),
+      );
     if (already) return { ok: true as const, number: already.number, metered: already.metered, again: true };
     const usedSince = (start: Date) => countPlanCallsSince(tx, business.id, start);
     let counted = 0;
     const decision = await decide(business, async (start) => (counted = await usedSince(start)));
     if (!decision.ok) return decision;
     const number = counted + 1;
-    await tx.insert(planCalls).values({ callId: input.callId, businessId: business.id, number, metered: decision.metered });
+    await tx
+      .insert(planCalls)
+      .values({ callId: input.callId, businessId: business.id, bookingId: input.bookingId ?? null, number, metered: decision.metered });
     return { ok: true as const, number, metered: decision.metered, again: false };
   });
 }

@@ -23,10 +23,35 @@ export async function createCall(db: Db, call: NewCall) {
   return row!;
 }
 
-/** Inserts the call unless one with the same (empathy request, attempt) exists: null then. */
+/**
+ * Inserts the call unless one with the same key exists: (empathy request, attempt) or (booking,
+ * confirmation round, attempt). Null then: a retried job never makes a second call.
+ */
 export async function createCallOnce(db: Db, call: NewCall) {
   const [row] = await db.insert(calls).values(call).onConflictDoNothing().returning();
   return row ?? null;
+}
+
+/** Attempt `attempt` of a booking's confirmation round, if it was asked for already. */
+export async function findConfirmationCall(db: Db, bookingId: number, round: number, attempt: number) {
+  const [row] = await db
+    .select()
+    .from(calls)
+    .where(and(eq(calls.bookingId, bookingId), eq(calls.confirmationRound, round), eq(calls.attempt, attempt)));
+  return row ?? null;
+}
+
+/**
+ * Marks the call as counted against its number's daily cap: true the first time only, so every
+ * later dial of the same call (after a provider error, a lost worker) is not a new call to the person.
+ */
+export async function claimNumberCount(db: Db, id: number) {
+  const [row] = await db
+    .update(calls)
+    .set({ numberCountedAt: new Date() })
+    .where(and(eq(calls.id, id), isNull(calls.numberCountedAt)))
+    .returning({ id: calls.id });
+  return Boolean(row);
 }
 
 export async function findCall(db: Db, id: number) {

@@ -395,6 +395,11 @@ export const bookings = pgTable(
     callOutcome: text("call_outcome"),
     /** Why the dialling policy refused to phone the customer; the business can call them itself. */
     notCalledReason: text("not_called_reason"),
+    /**
+     * Which confirmation of the booking is due: 1 when booked, one more each time it moves (a new
+     * time to confirm). A confirmation's calls are keyed by (booking, round, attempt).
+     */
+    confirmationRound: integer("confirmation_round").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),
@@ -527,6 +532,16 @@ export const calls = pgTable(
     summary: text("summary"),
     answeredBy: text("answered_by"),
     attempt: integer("attempt").notNull().default(1),
+    /**
+     * A booking confirmation call's round (the booking's confirmationRound when it was asked for):
+     * one call per (booking, round, attempt), however often the jobs that ask for it run.
+     */
+    confirmationRound: integer("confirmation_round"),
+    /**
+     * When this call was counted against the number's daily cap: once per call, so re-dials after
+     * provider errors are not new calls to the person.
+     */
+    numberCountedAt: timestamp("number_counted_at", { withTimezone: true }),
     timeLimitSeconds: integer("time_limit_seconds").notNull(),
     startedAt: timestamp("started_at", { withTimezone: true }),
     answeredAt: timestamp("answered_at", { withTimezone: true }),
@@ -575,6 +590,9 @@ export const calls = pgTable(
   },
   (table) => [
     unique("calls_empathy_attempt").on(table.empathyRequestId, table.attempt),
+    uniqueIndex("calls_booking_round_attempt")
+      .on(table.bookingId, table.confirmationRound, table.attempt)
+      .where(sql`${table.confirmationRound} is not null`),
     // A business's calls placed in a window: the analytics and the plan's allowance.
     index("calls_business_started").on(table.businessId, table.startedAt),
   ],
@@ -644,13 +662,18 @@ export const planCalls = pgTable(
       .notNull()
       .references(() => businesses.id, { onDelete: "cascade" }),
     number: integer("number").notNull(),
+    /** The booking this confirmation call confirms: a booking is counted once, however many attempts it takes. */
+    bookingId: integer("booking_id").references(() => bookings.id, { onDelete: "set null" }),
     /** Counted under the monthly plan, so reported to Stripe's meter (starter calls are not). */
     metered: boolean("metered").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),
   },
-  (table) => [index("plan_calls_business_created").on(table.businessId, table.createdAt)],
+  (table) => [
+    index("plan_calls_business_created").on(table.businessId, table.createdAt),
+    uniqueIndex("plan_calls_booking").on(table.bookingId),
+  ],
 );
 
 export const callRefusals = pgTable(

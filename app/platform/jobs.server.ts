@@ -23,6 +23,12 @@ export interface JobDefinition<Data extends object, Services = unknown> {
    * so `discard` can find a person's jobs without opening any.
    */
   sealed?: { owner(data: Data): string };
+  /**
+   * How many jobs of this kind one process runs at once (default 1, one after the other). A kind
+   * whose job waits on a slow provider (a dial) runs several, so one hanging request does not
+   * hold back the others; a global limit, if any, is the handler's to keep (in the database).
+   */
+  concurrency?: (services: Services) => number;
   handle(data: Data, services: Services): Promise<void>;
 }
 
@@ -94,6 +100,7 @@ export async function startJobQueue(
   await boss.start();
   const created = new Set<string>();
   const workerIds = new Map<string, string>();
+  const runners = new Map<string, ConcurrentRunner>();
 
   const ownerKey = (owner: string) => keyedHash(options.signingSecret, SEAL_PURPOSE, owner.trim().toLowerCase());
   const sealData = (definition: JobDefinition<object, never>, data: object): SealedData => ({
@@ -152,6 +159,7 @@ export async function startJobQueue(
       return Number((rows[0] as { discarded: number | string }).discarded);
     },
     wake(definition) {
+      runners.get(definition.name)?.wake();
       const id = workerIds.get(definition.name);
       if (id) boss.notifyWorker(id);
     },
@@ -163,26 +171,115 @@ export async function startJobQueue(
       for (const definition of definitions) await ensureQueue(definition);
     },
     async startWorkers(definitions, services) {
+      const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
       for (const definition of definitions) {
         await ensureQueue(definition);
-        const id = await boss.work(definition.name, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 }, async (batch) => {
-          for (const job of batch) {
-            if (!definition.sealed) {
-              await definition.handle(job.data as object, services);
-              continue;
-            }
-            // Erased data is work already done: the process died before the job was marked complete.
-            if (job.data === null) continue;
-            await definition.handle(openData(definition, job.data as object), services);
-            await boss.getDb().executeSql(`UPDATE ${SCHEMA}.job SET data = NULL WHERE name = $1 AND id = $2`, [definition.name, job.id]);
-          }
+        const run = async (job: { id: string; data: unknown }) => {
+          if (!definition.sealed) return definition.handle(job.data as object, services);
+          // Erased data is work already done: the process died before the job was marked complete.
+          if (job.data === null) return;
+          await definition.handle(openData(definition, job.data as object), services);
+          await boss.getDb().executeSql(`UPDATE ${SCHEMA}.job SET data = NULL WHERE name = $1 AND id = $2`, [definition.name, job.id]);
+        };
+        const slots = definition.concurrency?.(services) ?? 1;
+        if (slots > 1) {
+          runners.set(definition.name, runConcurrently(boss, definition.name, slots, pollingIntervalSeconds * 1000, run));
+          continue;
+        }
+        const id = await boss.work(definition.name, { pollingIntervalSeconds }, async (batch) => {
+          for (const job of batch) await run(job);
         });
         workerIds.set(definition.name, id);
       }
     },
     async stop() {
+      await Promise.all([...runners.values()].map((runner) => runner.stop(5000)));
       await boss.stop({ graceful: true, wait: true, timeout: 5000 });
       stopped = true;
+    },
+  };
+}
+
+interface ConcurrentRunner {
+  wake(): void;
+  stop(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * Runs up to `slots` jobs of one kind at once with a single poller (pg-boss's own worker runs a
+ * fetched batch to its end before it fetches again, so one slow job would hold back the next):
+ * it fetches as many jobs as there are free slots, runs each on its own, completes or fails each
+ * as it ends, and fetches again as soon as a slot frees or it is woken. Like pg-boss's worker, a
+ * job still running at its expiry is given up here (the queue retries it), so its slot frees.
+ */
+function runConcurrently(
+  boss: PgBoss,
+  name: string,
+  slots: number,
+  intervalMs: number,
+  run: (job: { id: string; data: unknown }) => Promise<void>,
+): ConcurrentRunner {
+  const running = new Set<Promise<void>>();
+  let stopping = false;
+  let nudged = false;
+  let interrupt: (() => void) | null = null;
+  const wake = () => {
+    nudged = true;
+    interrupt?.();
+  };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      interrupt = done;
+      function done() {
+        clearTimeout(timer);
+        interrupt = null;
+        resolve();
+      }
+    });
+  const start = (job: { id: string; data: unknown; expireInSeconds?: number | string }) => {
+    const expiry = Number(job.expireInSeconds ?? 0) * 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      if (expiry > 0) timer = setTimeout(() => reject(new Error(`${name} job ${job.id} ran past its expiry`)), expiry);
+    });
+    const task = Promise.race([run(job), expired])
+      .then(
+        () => boss.complete(name, job.id),
+        (error: unknown) => boss.fail(name, job.id, error instanceof Error ? { message: error.message } : { value: String(error) }),
+      )
+      .catch((error: unknown) => {
+        if (!stopping) console.error(`Job queue error (${name}):`, error);
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        running.delete(task);
+        wake();
+      });
+    running.add(task);
+  };
+  const fetchFailed = (error: unknown) => {
+    if (!stopping) console.error(`Job queue error (${name}):`, error);
+    return [];
+  };
+  const loop = (async () => {
+    while (!stopping) {
+      nudged = false;
+      const free = slots - running.size;
+      const jobs = free > 0 ? await boss.fetch(name, { batchSize: free }).catch(fetchFailed) : [];
+      for (const job of jobs) start(job as { id: string; data: unknown; expireInSeconds?: number });
+      // A full batch may have left more waiting; otherwise wait for a slot, a wake or the next poll.
+      if (stopping || (free > 0 && jobs.length === free) || nudged) continue;
+      await pause(intervalMs);
+    }
+  })();
+  return {
+    wake,
+    async stop(timeoutMs) {
+      stopping = true;
+      interrupt?.();
+      await loop;
+      await Promise.race([Promise.allSettled(running), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
     },
   };
 }

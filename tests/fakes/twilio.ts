@@ -31,6 +31,10 @@
  *   fake.unreachableStreams   To numbers whose media stream cannot reach the app (a network failure between
  *                       Twilio and the app): the <Stream> fails with 31920 and the TwiML goes on; mutable Set
  *   fake.failNext(status, { code, message }, times = 1)   the next N call creations answer that error
+ *   fake.clearFailures()   drops the failures failNext queued and not yet answered (the outage is over)
+ *   fake.hangNext({ to?, ms? })   the next call creation (to that number, if given) is held without an answer,
+ *                       as an overloaded API does, until `release()` or `ms` (default 60 s) pass or the fake closes;
+ *                       then it is answered as usual. Returns { arrived: Promise (the request came), release() }.
  *   fake.waitForStatus(sid, status, timeoutMs = 5000)      resolves with the call once it has been in that
  *                       status; rejects at once if the call ended without reaching it
  *   fake.stream(sid, timeoutMs = 5000)   the call's MediaStreamHandle, once the app accepted the WebSocket
@@ -387,6 +391,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   const warnings: string[] = [];
   const numberOutcomes = new Map<string, CallOutcome>();
   const failures: { status: number; code: number; message: string; times: number }[] = [];
+  const hangs: { to?: string; ms: number; arrived: () => void; released: Promise<void> }[] = [];
+  const closed = new AbortController();
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
   const pending = new Set<Promise<unknown>>();
@@ -649,6 +655,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
         });
       }
       if (method !== "POST") return notAllowed();
+      const hang = hangs.findIndex((h) => h.to === undefined || h.to === first(params, "To"));
+      if (hang >= 0) {
+        const [held] = hangs.splice(hang, 1);
+        held!.arrived();
+        await Promise.race([held!.released, sleep(held!.ms, closed.signal)]);
+        if (closing) return;
+      }
       const failure = failures[0];
       if (failure) {
         if (--failure.times <= 0) failures.shift();
@@ -1187,6 +1200,19 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     failNext(status: number, error: { code: number; message: string }, times = 1) {
       failures.push({ status, code: error.code, message: error.message, times });
     },
+    clearFailures() {
+      failures.length = 0;
+    },
+    hangNext(options: { to?: string; ms?: number } = {}) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const handle = {
+        arrived: new Promise<void>((resolve) => (arrived = resolve)),
+        release: () => release(),
+      };
+      hangs.push({ to: options.to, ms: options.ms ?? 60_000, arrived, released: new Promise<void>((resolve) => (release = resolve)) });
+      return handle;
+    },
     statusCallbacks(sid: string) {
       return callbackDeliveries.filter((d) => d.kind === "status" && d.callSid === sid && d.replayOf === undefined);
     },
@@ -1240,6 +1266,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     },
     async close() {
       closing = true;
+      closed.abort();
       for (const runtime of runtimes.values()) {
         if (runtime.timeLimitTimer) clearTimeout(runtime.timeLimitTimer);
         runtime.abort.abort();

@@ -20,11 +20,11 @@ import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTim
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
-import { requestCall } from "~/features/calls/engine.server";
+import { queueCall } from "~/features/calls/engine.server";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
 import { reportCallUsageJob } from "~/features/business/onboarding.server";
-import type { Call } from "#models/calls";
+import { findConfirmationCall, type Call } from "#models/calls";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 
 export const BOOKING_WINDOW_DAYS = 30;
@@ -255,6 +255,8 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
 /**
  * Places the AI confirmation call for a new (or moved) booking, in the customer's language with
  * the business's chosen voice. Without telephony configured it records that, so the owner sees it.
+ * Run again (its worker died, the job expired and was retried), it finds the call it asked for:
+ * one call per (booking, confirmation round, attempt), kept by a unique index (ADR 0026).
  */
 export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: string; ip?: string | null }> = {
   name: "booking-confirmation-call",
@@ -271,6 +273,9 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
       await setBookingCallState(services.db, booking.id, "calls_not_configured");
       return;
     }
+    // Asked for already (by this job before its worker died, or by a duplicate): the visitor's
+    // address is not counted again, and the booking's call state is left as that call made it.
+    if (await findConfirmationCall(services.db, booking.id, booking.confirmationRound, 1)) return;
     const decision = await checkDialling(services, {
       path: "booking_confirmation",
       number: booking.customerPhone,
@@ -283,19 +288,27 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
       await markBookingNotCalled(services.db, booking.id, decision.reason);
       return;
     }
-    await requestCall(services, {
-      purpose: "booking_confirmation",
-      to: booking.customerPhone,
-      language: booking.language,
-      voice: business.confirmationVoice,
-      businessId: business.id,
-      bookingId: booking.id,
-      origin: origin ?? services.env.APP_URL ?? "http://localhost:3000",
-      // Outside calling hours the call waits for the time the customer was told. A plan that
-      // refuses the call is left to the engine's gate, which records the refusal for the owner.
-      ...(promise.kind === "call_later" ? { startAfter: promise.at } : {}),
+    // The call, its placing job and the booking's state together: a crash leaves all or none.
+    await services.db.transaction(async (tx) => {
+      const call = await queueCall(
+        services,
+        {
+          purpose: "booking_confirmation",
+          to: booking.customerPhone,
+          language: booking.language,
+          voice: business.confirmationVoice,
+          businessId: business.id,
+          bookingId: booking.id,
+          confirmationRound: booking.confirmationRound,
+          origin: origin ?? services.env.APP_URL ?? "http://localhost:3000",
+          // Outside calling hours the call waits for the time the customer was told. A plan that
+          // refuses the call is left to the engine's gate, which records the refusal for the owner.
+          ...(promise.kind === "call_later" ? { startAfter: promise.at } : {}),
+        },
+        tx,
+      );
+      if (call) await setBookingCallState(tx, booking.id, promise.kind === "call_later" ? "scheduled" : "queued");
     });
-    await setBookingCallState(services.db, booking.id, promise.kind === "call_later" ? "scheduled" : "queued");
   },
 };
 
@@ -328,19 +341,23 @@ async function confirmationCallFinished(services: AppServices, call: Call, origi
     await setBookingCallState(services.db, booking.id, call.outcome ? `done:${call.outcome}` : "answered");
     return;
   }
+  // A call for a time the booking has since moved from: the new time has its own calls.
+  if (call.confirmationRound !== null && call.confirmationRound !== booking.confirmationRound) return;
   if (call.attempt < CONFIRMATION_ATTEMPTS && call.toNumber) {
-    await requestCall(services, {
+    // Told twice that the call ended (a replayed callback, the sweeper), the next attempt is made once.
+    const next = await queueCall(services, {
       purpose: "booking_confirmation",
       to: call.toNumber,
       language: call.language,
       voice: call.voice,
       businessId: call.businessId,
       bookingId: call.bookingId,
+      confirmationRound: booking.confirmationRound,
       attempt: call.attempt + 1,
       origin,
       startAfter: new Date(Date.now() + 30 * 60_000),
     });
-    await setBookingCallState(services.db, booking.id, `retry_${call.attempt + 1}`);
+    if (next) await setBookingCallState(services.db, booking.id, `retry_${call.attempt + 1}`);
     return;
   }
   await setBookingStatus(services.db, booking.id, "unreachable", "unreachable");

@@ -75,7 +75,7 @@ function mayBeStale(business: Business, now: Date) {
 
 /**
  * The gate of a confirmation call, at the moment it would be placed. Admitted: counted against
- * the period (once, however often the job runs) and true. Past due: the call stays queued, its
+ * the period (once per booking, however often the job runs and however many attempts it takes) and true. Past due: the call stays queued, its
  * booking says it is paused, and it is placed when the plan is paid again. Refused: the call
  * fails with the reason, the refusal is recorded, and the booking (kept) says why nobody called.
  */
@@ -86,11 +86,15 @@ export async function admitConfirmationCall(services: AppServices, call: Call, n
     // A missed webhook must not stop (or let through) calls: ask Stripe. Down, the database decides.
     await syncBusinessPlan(services, business.stripeSubscriptionId!).catch(() => undefined);
   }
-  const decision = await admitPlanCall(services.db, { businessId: call.businessId, callId: call.id }, async (current, usedSince) => {
-    const start = periodStartOf(current);
-    const used = start ? await usedSince(start) : 0;
-    return planDecision(current, used, now);
-  });
+  const decision = await admitPlanCall(
+    services.db,
+    { businessId: call.businessId, callId: call.id, bookingId: call.bookingId },
+    async (current, usedSince) => {
+      const start = periodStartOf(current);
+      const used = start ? await usedSince(start) : 0;
+      return planDecision(current, used, now);
+    },
+  );
   if (decision.ok) return true;
   if (decision.reason === "no_business") return false;
   if (decision.reason === "paused") {

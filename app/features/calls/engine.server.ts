@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import {
   advanceCallStatus,
   callsToWake,
+  claimNumberCount,
   DIAL_LEASE_SECONDS,
   overdueLiveCalls,
   takeLine,
@@ -52,6 +53,8 @@ export interface CallRequest {
   voice: string;
   businessId?: number | null;
   bookingId?: number | null;
+  /** A booking confirmation's round (see bookings.confirmationRound): with the booking and attempt, the call's key. */
+  confirmationRound?: number | null;
   attempt?: number;
   /** Public origin for the provider's callbacks when APP_URL is not set. */
   origin: string;
@@ -59,14 +62,15 @@ export interface CallRequest {
 }
 
 /** Records the call and queues its placement; the durable job does the dialling. */
-export async function requestCall(services: AppServices, request: CallRequest) {
-  // Without an empathy request there is no (request, attempt) pair to collide with.
+export async function requestCall(services: AppServices, request: Omit<CallRequest, "confirmationRound">) {
+  // Without an empathy request or a confirmation round there is no key to collide with.
   return (await queueCall(services, request))!;
 }
 
 /**
  * The same, optionally inside a transaction `tx` (the call and its job exist together, or neither
- * does), and for attempt N of a paid empathy request: null when that attempt already exists.
+ * does), and for attempt N of a paid empathy request or of a booking's confirmation round: null
+ * when that attempt already exists.
  */
 export async function queueCall(
   services: AppServices,
@@ -81,6 +85,7 @@ export async function queueCall(
     voice: request.voice,
     businessId: request.businessId ?? null,
     bookingId: request.bookingId ?? null,
+    confirmationRound: request.confirmationRound ?? null,
     empathyRequestId: request.empathyRequestId ?? null,
     supportCallId: request.supportCallId ?? null,
     attempt: request.attempt ?? 1,
@@ -130,6 +135,9 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
   // Dialling takes seconds (the SDK gives up at 30): a job held longer lost its worker, and the
   // call is placed by a retry within a minute of it, once the dial claim's lease is over too.
   expireInSeconds: DIAL_LEASE_SECONDS + 5,
+  // Dials run side by side, so a provider request that hangs delays nobody else's call; how many
+  // calls are up at once is the lines' limit, kept in the database (takeLine) across processes.
+  concurrency: (services) => services.env.MAX_CONCURRENT_CALLS,
   async handle({ callId, origin }, services) {
     const call = await findCall(services.db, callId);
     if (!call || call.status !== "queued" || !call.toNumber) return;
@@ -163,8 +171,10 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
     if (!line?.ok) return;
     // The last line: whatever path queued it, a number the policy refuses is never dialled.
     const business = call.businessId ? await findBusinessById(services.db, call.businessId) : null;
-    // Only a first attempt counts against the number's daily cap: retries of one request are one call.
-    const decision = await checkDialling(services, { path: call.purpose, number: call.toNumber, business, count: call.attempt === 1 });
+    // Only a first attempt counts against the number's daily cap, and only its first dial: retries of
+    // one request, and re-dials after provider errors, are not new calls to the person.
+    const count = call.attempt === 1 && (await claimNumberCount(services.db, call.id));
+    const decision = await checkDialling(services, { path: call.purpose, number: call.toNumber, business, count });
     if (!decision.ok) {
       await failCall(services.db, call.id, `The dialling policy refused this number (${decision.reason}).`);
       await releasePlanCall(services.db, call.id);

@@ -1,0 +1,201 @@
+// A booking's confirmation is one call per attempt, however often the jobs that ask for it run
+// (issue 25.1, ADR 0026). A worker killed mid-way through the confirmation job leaves the job to be
+// retried when it expires, after another process already placed the call: the retry must find that
+// call, not make and dial a second one. And the plan counts the booking once, with one meter event,
+// however many attempts the confirmation takes. Real stripe and twilio SDKs against the fakes; the
+// jobs are run by hand, as a retry runs them, with no worker of their own.
+import { and, eq } from "drizzle-orm";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBooking, findBooking, moveBusinessBooking } from "#models/bookings";
+import { addService } from "#models/business-services";
+import { countPlanCallsSince } from "#models/businesses";
+import { createCall, findCall } from "#models/calls";
+import { UNIQUE_VIOLATION, pgErrorCode } from "#models/errors";
+import { businesses, calls as callsTable } from "#models/schema";
+import { bookingConfirmationCallJob, confirmationCallLifecycle } from "~/features/booking/booking.server";
+import { BUSINESS_PLAN, reportCallUsageJob } from "~/features/business/onboarding.server";
+import { applyStatusCallback, placeCallJob } from "~/features/calls/engine.server";
+import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
+import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { createTestServices } from "../support/services";
+
+let stripeFake: FakeStripe;
+let twilio: FakeTwilio;
+let stripe: Stripe;
+let services: Awaited<ReturnType<typeof createTestServices>>;
+
+beforeAll(async () => {
+  [stripeFake, twilio] = await Promise.all([startFakeStripe(), startFakeTwilio({ autoDial: false })]);
+  services = await createTestServices(
+    {
+      STRIPE_SECRET_KEY: stripeFake.secretKey,
+      STRIPE_API_URL: stripeFake.url,
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
+      TWILIO_API_URL: twilio.url,
+    },
+    { runWorkers: false },
+  );
+  const api = new URL(stripeFake.url);
+  stripe = new Stripe(stripeFake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
+  await services.payments!.ensureMeteredPlan(BUSINESS_PLAN);
+});
+
+afterAll(async () => {
+  await services?.close();
+  await twilio?.close();
+  await stripeFake?.close();
+});
+
+/** A time zone where it is now midday, so the confirmation calls are inside calling hours. */
+function middayZone() {
+  const offset = 12 - new Date().getUTCHours();
+  return offset === 0 ? "Etc/GMT" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`;
+}
+
+let seq = 0;
+/** A business on the monthly plan (every call it counts is reported to Stripe's meter) and one customer's booking. */
+async function monthlyBooking() {
+  seq += 1;
+  const email = `one-call-${seq}-${Date.now()}@example.com`;
+  const customer = await stripe.customers.create({ email });
+  const [business] = await services.db
+    .insert(businesses)
+    .values({
+      name: `One call ${seq}`,
+      bookingLink: `one-call-${seq}-${Date.now()}`,
+      ownerName: "Owner",
+      email,
+      phone: "+12125550100",
+      status: "active",
+      timeZone: middayZone(),
+      stripeCustomerId: customer.id,
+      activatedAt: new Date(Date.now() - 2 * 86_400_000),
+      planStatus: "active",
+      planPeriodStart: new Date(Date.now() - 86_400_000),
+      planPeriodEnd: new Date(Date.now() + 29 * 86_400_000),
+    })
+    .returning();
+  const service = await addService(services.db, business!.id, {
+    name: "Cut",
+    description: "",
+    priceCents: 2000,
+    currency: "USD",
+    durationMinutes: 30,
+  });
+  const startsAt = new Date(Date.now() + (2 + seq) * 86_400_000);
+  const made = await createBooking(services.db, {
+    businessId: business!.id,
+    serviceId: service.id,
+    startsAt,
+    endsAt: new Date(startsAt.getTime() + 30 * 60_000),
+    customerName: `Customer ${seq}`,
+    customerPhone: `+1212555${String(8100 + seq).padStart(4, "0")}`,
+    customerEmail: null,
+    notes: null,
+    language: "en",
+    idempotencyKey: null,
+  });
+  if (made.kind !== "created") throw new Error("booking not created");
+  return { business: business!, booking: made.booking, customerId: customer.id };
+}
+
+const origin = () => services.publicOrigin();
+const confirm = (bookingId: number) => bookingConfirmationCallJob.handle({ bookingId, origin: origin(), ip: "203.0.113.7" }, services);
+const place = (callId: number) => placeCallJob.handle({ callId, origin: origin() }, services);
+const callsOf = (bookingId: number) =>
+  services.db.select().from(callsTable).where(eq(callsTable.bookingId, bookingId)).orderBy(callsTable.id);
+const dialsTo = (number: string) =>
+  twilio.requests.filter((r) => r.method === "POST" && r.path.endsWith("/Calls.json") && r.params.To === number);
+const meterEventsOf = (customerId: string) =>
+  [...stripeFake.meterEvents.values()].filter((e) => e.payload.stripe_customer_id === customerId);
+
+describe("one call per booking, attempt and time, whatever the retries", () => {
+  it("a confirmation job retried after a crash finds the call it asked for: one row, one dial, one plan count, one meter event", async () => {
+    const { business, booking, customerId } = await monthlyBooking();
+
+    // The job asks for the call and the call is placed (by another process's worker)...
+    await confirm(booking.id);
+    const [first] = await callsOf(booking.id);
+    await place(first!.id);
+    expect((await findCall(services.db, first!.id))!.providerCallId).toBeTruthy();
+    expect((await findBooking(services.db, booking.id))!.callState).toBe("calling");
+
+    // ...then the job, whose worker was killed, expires and runs again; so may the placing job.
+    await confirm(booking.id);
+    await place(first!.id);
+    expect(await callsOf(booking.id)).toHaveLength(1);
+    expect(dialsTo(booking.customerPhone)).toHaveLength(1);
+    // The retry left the booking as the call made it, not back at "queued".
+    expect((await findBooking(services.db, booking.id))!.callState).toBe("calling");
+
+    // The customer does not answer: told twice (a replayed callback, the sweeper), the second
+    // attempt is still asked for once, and placed once.
+    const ended = (await applyStatusCallback(services, first!.id, { CallStatus: "no-answer" }, origin()))!;
+    await confirmationCallLifecycle.finished!(services, ended, origin());
+    const attempts = await callsOf(booking.id);
+    expect(attempts.map((c) => c.attempt)).toEqual([1, 2]);
+    await place(attempts[1]!.id);
+    await place(attempts[1]!.id);
+    expect(dialsTo(booking.customerPhone)).toHaveLength(2);
+
+    // The plan counts the booking once, and the meter hears of it once, whatever runs how often.
+    expect(await countPlanCallsSince(services.db, business.id, business.planPeriodStart!)).toBe(1);
+    for (const call of attempts)
+      for (let run = 0; run < 2; run++) await reportCallUsageJob.handle({ callId: call.id, businessId: business.id }, services);
+    expect(meterEventsOf(customerId)).toHaveLength(1);
+  });
+
+  it("the database itself refuses a second call for the same booking, time and attempt", async () => {
+    const { booking } = await monthlyBooking();
+    await confirm(booking.id);
+    const [call] = await callsOf(booking.id);
+    const duplicate = createCall(services.db, {
+      purpose: "booking_confirmation",
+      language: "en",
+      voice: "shimmer",
+      bookingId: booking.id,
+      confirmationRound: call!.confirmationRound,
+      attempt: 1,
+      timeLimitSeconds: 300,
+    });
+    const error = await duplicate.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(pgErrorCode(error)).toBe(UNIQUE_VIOLATION);
+  });
+
+  it("a booking moved to a new time gets its own confirmation call, and still counts once against the plan", async () => {
+    const { business, booking } = await monthlyBooking();
+    await confirm(booking.id);
+    const [first] = await callsOf(booking.id);
+    await place(first!.id);
+
+    const startsAt = new Date(booking.startsAt.getTime() + 86_400_000);
+    const moved = await moveBusinessBooking(services.db, business.id, booking.id, startsAt, new Date(startsAt.getTime() + 30 * 60_000));
+    expect(moved.kind).toBe("moved");
+    await confirm(booking.id);
+    await confirm(booking.id);
+    const rounds = await services.db
+      .select({ round: callsTable.confirmationRound, attempt: callsTable.attempt })
+      .from(callsTable)
+      .where(and(eq(callsTable.bookingId, booking.id)))
+      .orderBy(callsTable.id);
+    expect(rounds).toEqual([
+      { round: 1, attempt: 1 },
+      { round: 2, attempt: 1 },
+    ]);
+    const [, second] = await callsOf(booking.id);
+    await place(second!.id);
+    expect(dialsTo(booking.customerPhone)).toHaveLength(2);
+    expect(await countPlanCallsSince(services.db, business.id, business.planPeriodStart!)).toBe(1);
+
+    // The first time's call ends unanswered after the move: it asks for no further attempt.
+    const ended = (await applyStatusCallback(services, first!.id, { CallStatus: "no-answer" }, origin()))!;
+    expect(ended.status).toBe("no-answer");
+    expect(await callsOf(booking.id)).toHaveLength(2);
+  });
+});
