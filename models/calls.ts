@@ -168,8 +168,16 @@ export async function releaseDialClaim(db: Db, id: number) {
  * this runs (it is sent as soon as the call is created), so the id is stored whatever the status,
  * and the status only moves from queued to initiated, never back.
  */
+/** Of these provider call ids, the ones some call here already holds. */
+export async function heldProviderCallIds(db: Db, providerCallIds: string[]) {
+  if (providerCallIds.length === 0) return new Set<string>();
+  const rows = await db.select({ id: calls.providerCallId }).from(calls).where(inArray(calls.providerCallId, providerCallIds));
+  return new Set(rows.map((row) => row.id!));
+}
+
+/** Stores the provider's id of a call (once: a call whose id is known keeps it); true when stored now. */
 export async function markCallPlaced(db: Db, id: number, fields: { providerCallId: string; fromNumber: string }) {
-  await db
+  const updated = await db
     .update(calls)
     .set({
       ...fields,
@@ -177,7 +185,9 @@ export async function markCallPlaced(db: Db, id: number, fields: { providerCallI
       startedAt: sql`coalesce(${calls.startedAt}, now())`,
       updatedAt: new Date(),
     })
-    .where(and(eq(calls.id, id), isNull(calls.providerCallId)));
+    .where(and(eq(calls.id, id), isNull(calls.providerCallId)))
+    .returning({ id: calls.id });
+  return updated.length > 0;
 }
 
 /**

@@ -42,6 +42,11 @@ export interface Telephony {
   configured: boolean;
   placeCall(options: PlaceCallOptions): Promise<{ providerCallId: string; from: string }>;
   hangUp(providerCallId: string): Promise<void>;
+  /**
+   * The calls to `to` from one of our numbers created at or after `since`, newest first: how a
+   * dial whose answer was lost (the process died while the provider created the call) is found.
+   */
+  recentCallsTo(to: string, since: Date): Promise<{ providerCallId: string; from: string; status: string; createdAt: Date }[]>;
   /** Deletes a recording at the provider; one already gone counts as deleted. */
   deleteRecording(recordingSid: string): Promise<void>;
   /** A real request with the credentials; `trial` when the account may only call verified numbers. */
@@ -110,6 +115,16 @@ export function createTelephony(env: Env): Telephony {
     async hangUp(providerCallId) {
       try {
         await requireClient().calls(providerCallId).update({ status: "completed" });
+      } catch (error) {
+        throw toTelephonyError(error);
+      }
+    },
+    async recentCallsTo(to, since) {
+      try {
+        const found = await requireClient().calls.list({ to, from: callerIdFor(to), pageSize: 20, limit: 20 });
+        return found
+          .filter((call) => call.dateCreated && call.dateCreated.getTime() >= since.getTime())
+          .map((call) => ({ providerCallId: call.sid, from: call.from, status: call.status, createdAt: call.dateCreated }));
       } catch (error) {
         throw toTelephonyError(error);
       }

@@ -138,6 +138,12 @@ async function hangUpAll() {
   });
 }
 
+/** The process that holds a TCP connection from this local port (ss, as root or for our own processes). */
+function pidOfClientPort(port: number) {
+  const out = spawnSync("ss", ["-tnpH", `sport = :${port}`], { encoding: "utf8" }).stdout;
+  return Number(/pid=(\d+)/.exec(out)?.[1] ?? 0);
+}
+
 async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
   const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
   await client.connect();
@@ -387,4 +393,47 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
     const listener = realtime.sessions.filter((x) => String(x.session.instructions ?? "").includes("Sakina's AI listener"));
     expect(listener).toHaveLength(1);
   });
+
+  it("places exactly one call when the process dialling it is killed mid-dial", async () => {
+    await hangUpAll();
+    const phone = "+12125569300";
+    const held = twilio.hangNext({ to: phone, ms: 120_000 });
+    const asked = await httpClient(nginxUrl, { forwardedFor: visitorAddress() }).postJson("/api/calls/make-call", { to: phone });
+    expect(asked.status).toBe(202);
+    // The dial reached the provider; the process that sent it is killed before the answer comes.
+    const { remotePort } = await held.arrived;
+    const victim = procs.find((p) => p.child.pid === pidOfClientPort(remotePort));
+    expect(victim?.name).toMatch(/^web-/);
+    const gone = new Promise((resolve) => victim!.child.once("exit", resolve));
+    victim!.child.kill("SIGKILL");
+    await gone;
+    const killedAt = Date.now();
+    // The provider places the call all the same; its answer goes nowhere.
+    held.release();
+    const placed = await waitFor(() => [...twilio.calls.values()].find((c) => String(c.params.To) === phone), {
+      what: "the call at the provider",
+      timeoutMs: 10_000,
+    });
+    // The surviving process learns the call from its signed callbacks, and the dial job, retried once
+    // the dead worker's hold on it expires, finds the call placed: it has finished without dialling.
+    await waitFor(
+      async () =>
+        (await query<{ provider_call_id: string | null }>("select provider_call_id from calls where to_number = $1", [phone]))[0]
+          ?.provider_call_id === placed.sid,
+      { what: "the call adopted by the other process", timeoutMs: 60_000 },
+    );
+    const [row] = await query<{ id: number }>("select id from calls where to_number = $1", [phone]);
+    await waitFor(
+      async () => {
+        const jobs = await query<{ state: string }>("select state from pgboss.job where name = 'call-place' and data->>'callId' = $1", [
+          String(row!.id),
+        ]);
+        return jobs.length > 0 && jobs.every((job) => ["completed", "failed", "cancelled"].includes(job.state));
+      },
+      { what: "the dead worker's dial job retried and finished", timeoutMs: 90_000 },
+    );
+    expect(Date.now() - killedAt).toBeLessThan(60_000);
+    expect([...twilio.calls.values()].filter((c) => String(c.params.To) === phone)).toHaveLength(1);
+    await hangUpAll();
+  }, 150_000);
 });

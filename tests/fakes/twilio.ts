@@ -34,7 +34,8 @@
  *   fake.clearFailures()   drops the failures failNext queued and not yet answered (the outage is over)
  *   fake.hangNext({ to?, ms? })   the next call creation (to that number, if given) is held without an answer,
  *                       as an overloaded API does, until `release()` or `ms` (default 60 s) pass or the fake closes;
- *                       then it is answered as usual. Returns { arrived: Promise (the request came), release() }.
+ *                       then it is answered as usual. Returns { arrived: Promise<{ remotePort }> (the request came,
+ *                       from that client port), release() }.
  *   fake.waitForStatus(sid, status, timeoutMs = 5000)      resolves with the call once it has been in that
  *                       status; rejects at once if the call ended without reaching it
  *   fake.stream(sid, timeoutMs = 5000)   the call's MediaStreamHandle, once the app accepted the WebSocket
@@ -391,7 +392,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   const warnings: string[] = [];
   const numberOutcomes = new Map<string, CallOutcome>();
   const failures: { status: number; code: number; message: string; times: number }[] = [];
-  const hangs: { to?: string; ms: number; arrived: () => void; released: Promise<void> }[] = [];
+  const hangs: { to?: string; ms: number; arrived: (from: { remotePort: number }) => void; released: Promise<void> }[] = [];
   const closed = new AbortController();
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
@@ -658,7 +659,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
       const hang = hangs.findIndex((h) => h.to === undefined || h.to === first(params, "To"));
       if (hang >= 0) {
         const [held] = hangs.splice(hang, 1);
-        held!.arrived();
+        held!.arrived({ remotePort: req.socket.remotePort ?? 0 });
         await Promise.race([held!.released, sleep(held!.ms, closed.signal)]);
         if (closing) return;
       }
@@ -1204,10 +1205,11 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
       failures.length = 0;
     },
     hangNext(options: { to?: string; ms?: number } = {}) {
-      let arrived!: () => void;
+      let arrived!: (from: { remotePort: number }) => void;
       let release!: () => void;
       const handle = {
-        arrived: new Promise<void>((resolve) => (arrived = resolve)),
+        /** Resolves when the request came, with the port it came from (which process sent it). */
+        arrived: new Promise<{ remotePort: number }>((resolve) => (arrived = resolve)),
         release: () => release(),
       };
       hangs.push({ to: options.to, ms: options.ms ?? 60_000, arrived, released: new Promise<void>((resolve) => (release = resolve)) });

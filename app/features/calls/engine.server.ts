@@ -10,6 +10,7 @@ import {
   failCall,
   findCall,
   isOptedOut,
+  heldProviderCallIds,
   markCallPlaced,
   releaseDialClaim,
   setCallOutcome,
@@ -169,6 +170,9 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
     // A line first: over the limit the call waits, keeping its place, and is woken when one frees.
     const line = await takeLine(services.db, call.id, services.env.MAX_CONCURRENT_CALLS);
     if (!line?.ok) return;
+    // Dialled before without an answer (its process died mid-dial, or the request timed out): the
+    // provider may have placed it all the same. Found there, it is adopted, not dialled again.
+    if (call.dialClaimedAt && (await adoptLostDial(services, call, call.dialClaimedAt, origin))) return;
     // The last line: whatever path queued it, a number the policy refuses is never dialled.
     const business = call.businessId ? await findBusinessById(services.db, call.businessId) : null;
     // Only a first attempt counts against the number's daily cap, and only its first dial: retries of
@@ -212,6 +216,39 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
     }
   },
 };
+
+/** How far before a lost dial's claim a call at the provider may have been created (clocks apart). */
+const LOST_DIAL_SKEW_MS = 5_000;
+
+/**
+ * A call to the number created at the provider since the earlier dial, that no call here holds, is
+ * the earlier dial's: its id is stored and its status applied (the status callbacks, whose URL
+ * names this call, carry on from there). True when one was adopted. When the provider cannot be
+ * asked, the dial goes ahead: it would fail the same way.
+ */
+async function adoptLostDial(services: AppServices, call: Call, claimedAt: Date, origin: string) {
+  const since = new Date(claimedAt.getTime() - LOST_DIAL_SKEW_MS);
+  const found = await services.telephony.recentCallsTo(call.toNumber!, since).catch(() => []);
+  const held = await heldProviderCallIds(
+    services.db,
+    found.map((placed) => placed.providerCallId),
+  );
+  const lost = found.find((placed) => !held.has(placed.providerCallId));
+  if (!lost || !(await markCallPlaced(services.db, call.id, { providerCallId: lost.providerCallId, fromNumber: lost.from }))) return false;
+  console.warn(`call ${call.id}: an earlier dial reached the provider (${lost.providerCallId}); adopted, not dialled again`);
+  await applyStatusCallback(services, call.id, { CallStatus: lost.status }, origin);
+  return true;
+}
+
+/**
+ * A signed callback for a call whose dial never heard back (its process died while the provider
+ * created it): the callback's URL names the call, so its CallSid is the call's, and is adopted.
+ */
+export async function adoptFromCallback(services: AppServices, call: Call, params: Record<string, string>) {
+  if (call.providerCallId || !params.CallSid) return call;
+  await markCallPlaced(services.db, call.id, { providerCallId: params.CallSid, fromNumber: params.From ?? "" });
+  return (await findCall(services.db, call.id)) ?? call;
+}
 
 /**
  * The provider is down or overloaded: the dial is tried again after DIAL_RETRY_DELAY_SECONDS by

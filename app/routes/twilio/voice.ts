@@ -1,6 +1,6 @@
 import type { Route } from "./+types/voice";
 import { findCall } from "#models/calls";
-import { voiceTwiml } from "~/features/calls/engine.server";
+import { adoptFromCallback, voiceTwiml } from "~/features/calls/engine.server";
 import { servicesContext } from "~/platform/context";
 import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
 import { voicemailFor } from "~/features/voice/agents.server";
@@ -11,7 +11,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const verified = await verifiedTwilioParams(services, request);
   const callId = parseDbId(params.callId);
-  const call = callId ? await findCall(services.db, callId) : null;
+  const found = callId ? await findCall(services.db, callId) : null;
+  const call = found ? await adoptFromCallback(services, found, verified.params) : null;
   if (!call || (call.providerCallId && verified.params.CallSid && call.providerCallId !== verified.params.CallSid)) {
     return new Response(`<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>`, {
       headers: { "Content-Type": "text/xml" },

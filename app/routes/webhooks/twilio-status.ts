@@ -1,6 +1,6 @@
 import type { Route } from "./+types/twilio-status";
 import { findCall } from "#models/calls";
-import { applyStatusCallback } from "~/features/calls/engine.server";
+import { adoptFromCallback, applyStatusCallback } from "~/features/calls/engine.server";
 import { servicesContext } from "~/platform/context";
 import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
 import { parseDbId } from "~/lib/ids";
@@ -10,7 +10,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const verified = await verifiedTwilioParams(services, request);
   const callId = parseDbId(params.callId);
-  const call = callId ? await findCall(services.db, callId) : null;
+  const found = callId ? await findCall(services.db, callId) : null;
+  const call = found ? await adoptFromCallback(services, found, verified.params) : null;
   if (!call || (call.providerCallId && verified.params.CallSid !== call.providerCallId)) {
     return new Response(null, { status: 204 });
   }
