@@ -1,14 +1,54 @@
 // `npm test`: the code checks (lint, formatting, dependency rules), type-check, build the
 // production bundle (the browser tests run it as users do), then every vitest suite. It ends with
-// one line "N passed, N failed". `npm run test:e2e` (`--e2e`) skips the code checks and runs the
-// browser tests only.
+// each phase's time and one line "N passed, N failed". `npm run test:e2e` (`--e2e`) skips the code
+// checks and runs the browser tests only.
+//
+// The checks, the type-check and the build do not depend on the database: once they passed for a
+// tree (the commit plus any uncommitted change, untracked files included), a second run on the same
+// tree (CI's run on PostgreSQL after the one on PGlite) skips them and says so. SAKINA_RECHECK=1
+// runs them anyway.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const run = (cmd, args, env = {}) => spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
+
+const phases = [];
+/** Runs `work` as a named phase, recording its time for the summary at the end. */
+function phase(name, work) {
+  const started = performance.now();
+  const result = work();
+  phases.push([name, (performance.now() - started) / 1000]);
+  return result;
+}
+function printPhases() {
+  const total = phases.reduce((sum, [, seconds]) => sum + seconds, 0);
+  console.log("\nTime by phase:");
+  for (const [name, seconds] of [...phases, ["Total", total]]) console.log(`  ${name.padEnd(44)} ${seconds.toFixed(1).padStart(7)} s`);
+}
+
+/**
+ * What the tree holds: HEAD, the uncommitted diff and the untracked files' contents. Null outside
+ * a git checkout (then nothing is skipped).
+ */
+function treeKey() {
+  const git = (...args) => spawnSync("git", args, { cwd: root, encoding: "buffer", maxBuffer: 512 * 1024 * 1024 });
+  const head = git("rev-parse", "HEAD");
+  if (head.status !== 0) return null;
+  const hash = createHash("sha256").update(head.stdout);
+  hash.update(git("diff", "HEAD", "--binary").stdout);
+  const untracked = git("ls-files", "--others", "--exclude-standard", "-z").stdout.toString().split("\0").filter(Boolean);
+  for (const file of untracked.sort()) {
+    hash.update(`\0${file}\0`);
+    if (existsSync(path.join(root, file))) hash.update(readFileSync(path.join(root, file)));
+  }
+  return hash.digest("hex");
+}
+// Beside the build it vouches for (and per checkout: node_modules may be shared by several).
+const stampFile = path.join(root, "build", ".checks-passed");
 
 const chromium = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
 const banner = (lines) => {
@@ -33,28 +73,39 @@ if (e2eOnly && !chromium) {
 }
 
 console.log(`Database for this run: ${process.env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : "PGlite (embedded)"}`);
-if (!e2eOnly) {
-  const checks = [
-    ["Lint (ESLint)", ["eslint", "--cache", "--cache-location", "node_modules/.cache/eslint", "."]],
-    ["Formatting (Prettier)", ["prettier", "--check", "--log-level", "warn", "."]],
-    ["Dependency rules (dependency-cruiser)", ["depcruise", "app", "models", "emails", "--output-type", "err"]],
-  ];
-  for (const [name, command] of checks) {
-    console.log(`== ${name}`);
-    if (run("npx", command) !== 0) {
-      console.log(`${name} failed: fix what it reports above.`);
-      console.log("0 passed, 1 failed");
-      process.exit(1);
+const fail = () => {
+  printPhases();
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+};
+const key = e2eOnly ? null : treeKey();
+const built = existsSync(path.join(root, "build", "server", "index.js"));
+const alreadyPassed =
+  key !== null && built && !process.env.SAKINA_RECHECK && existsSync(stampFile) && readFileSync(stampFile, "utf8") === key;
+if (alreadyPassed) {
+  console.log("== Lint, formatting, dependency rules, types and build already passed for this tree: skipped (SAKINA_RECHECK=1 runs them)");
+} else {
+  if (!e2eOnly) {
+    rmSync(stampFile, { force: true });
+    const checks = [
+      ["Lint (ESLint)", ["eslint", "--cache", "--cache-location", "node_modules/.cache/eslint", "."]],
+      ["Formatting (Prettier)", ["prettier", "--check", "--log-level", "warn", "."]],
+      ["Dependency rules (dependency-cruiser)", ["depcruise", "app", "models", "emails", "--output-type", "err"]],
+    ];
+    for (const [name, command] of checks) {
+      console.log(`== ${name}`);
+      if (phase(name, () => run("npx", command)) !== 0) {
+        console.log(`${name} failed: fix what it reports above.`);
+        fail();
+      }
     }
   }
-}
-if (run("npx", ["react-router", "typegen"]) !== 0 || run("npx", ["tsc"]) !== 0) {
-  console.log("0 passed, 1 failed");
-  process.exit(1);
-}
-if (chromium && run("npx", ["react-router", "build"]) !== 0) {
-  console.log("0 passed, 1 failed");
-  process.exit(1);
+  if (phase("Types (typegen, tsc)", () => run("npx", ["react-router", "typegen"]) || run("npx", ["tsc"])) !== 0) fail();
+  if (chromium && phase("Build (react-router build)", () => run("npx", ["react-router", "build"])) !== 0) fail();
+  if (key !== null && chromium) {
+    mkdirSync(path.dirname(stampFile), { recursive: true });
+    writeFileSync(stampFile, key);
+  }
 }
 
 // The route fuzz asserts the server stays responsive (health under a second) while it is
@@ -88,14 +139,15 @@ const mainArgs = [];
 if (!chromium) mainArgs.push("--exclude", "tests/e2e/**");
 let status;
 if (e2eOnly) {
-  status = vitest([...mainArgs, "tests/e2e", ...vitestFilters], "e2e");
+  status = phase("Browser tests (vitest)", () => vitest([...mainArgs, "tests/e2e", ...vitestFilters], "e2e"));
 } else if (vitestFilters.length > 0) {
-  status = vitest([...mainArgs, ...vitestFilters], "filtered");
+  status = phase("Tests (vitest, filtered)", () => vitest([...mainArgs, ...vitestFilters], "filtered"));
 } else {
-  const rest = vitest([...mainArgs, "--exclude", FUZZ], "main");
-  const fuzz = vitest([FUZZ], "fuzz");
+  const rest = phase("Tests (vitest, all but the fuzz)", () => vitest([...mainArgs, "--exclude", FUZZ], "main"));
+  const fuzz = phase("Route fuzz (vitest)", () => vitest([FUZZ], "fuzz"));
   status = rest || fuzz;
 }
 if (!chromium) banner([...noBrowser, "The browser tests were SKIPPED."]);
+printPhases();
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(status);

@@ -133,6 +133,18 @@ describe("the Saudi agent in voice", () => {
     // Not newVisitor's context: this one keeps the app's CSP, which must let the reply play from a blob: address.
     const context = await browser.newContext({ locale: "ar", extraHTTPHeaders: { "Accept-Language": "ar" } });
     await context.grantPermissions(["microphone"], { origin: fallback.url });
+    // Counts what the page's recorder has captured, so the test stops recording once it holds audio.
+    await context.addInitScript(() => {
+      const Recorder = window.MediaRecorder;
+      const recorded = window as unknown as { recordedBytes: number };
+      recorded.recordedBytes = 0;
+      window.MediaRecorder = class extends Recorder {
+        constructor(...args: ConstructorParameters<typeof MediaRecorder>) {
+          super(...args);
+          this.addEventListener("dataavailable", (event) => (recorded.recordedBytes += event.data.size));
+        }
+      };
+    });
     const refused: string[] = [];
     context.on("weberror", (error) => refused.push(error.error().message));
     const page = await startConversation(context, "Khalid", fallback);
@@ -155,8 +167,10 @@ describe("the Saudi agent in voice", () => {
     await mic.click();
     await page.getByText("جارٍ التسجيل").waitFor();
     expect(await mic.getAttribute("aria-pressed")).toBe("true");
-    // Long enough for the recording to hold the caller's second of speech.
-    await page.waitForTimeout(3200);
+    // Recording until the recorder has handed the page audio: twice the 1000 bytes the transcription check below needs.
+    await page.waitForFunction(() => (window as unknown as { recordedBytes: number }).recordedBytes >= 2000, undefined, {
+      timeout: 20_000,
+    });
     await mic.click();
 
     await page.getByText("نشتغل من تسع الصبح إلى تسع الليل، حياك الله.").waitFor({ timeout: 20_000 });

@@ -12,6 +12,7 @@ import { WebSocketServer } from "ws";
 import { connectMediaStream, FRAME_BYTES, mulawRms, speech } from "./media-stream";
 import { startFakeTwilio, type FakeTwilio } from "./twilio";
 import { RedirectingClient } from "~/providers/telephony.server";
+import { waitFor } from "../support/wait";
 
 type Json = Record<string, any>;
 
@@ -492,7 +493,8 @@ describe("the media stream client on its own", () => {
     // Live audio: one 20 ms frame every 20 ms, timed for benchmarks.
     const liveFrom = performance.now();
     handle.startRealtimeAudio({ speech: true });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Fifteen frames sent (300 ms at the right pace); too fast or too slow fails the count below.
+    await waitFor(() => handle.inboundSendTimes.length >= 15, { what: "fifteen live frames" });
     handle.stopRealtimeAudio();
     const due = Math.floor((performance.now() - liveFrom) / 20) + 1;
     const times = handle.inboundSendTimes;

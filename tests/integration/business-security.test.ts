@@ -3,17 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { httpClient } from "../support/http-client";
 import { linkIn, readOutbox, waitForMail } from "../support/outbox";
-import { startServer, type RunningServer } from "../support/server";
+import { startAppInProcess } from "../support/app-in-process";
+import { jobsIdle } from "../support/jobs";
 import { demoOwnerPassword } from "../support/demo-owner";
 
 const WEBHOOK_SECRET = "whsec_test_security";
 let fake: FakeStripe;
-let server: RunningServer;
+let server: Awaited<ReturnType<typeof startAppInProcess>>;
 let stripe: Stripe;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
-  server = await startServer({
+  // In this process, so a test can see the app's job queue go idle before counting e-mails.
+  server = await startAppInProcess({
     STRIPE_SECRET_KEY: fake.secretKey,
     STRIPE_PUBLISHABLE_KEY: fake.publishableKey,
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
@@ -112,7 +114,8 @@ describe("the Stripe webhook", () => {
     expect(await fake.resend(event.id)).toBe(200);
     const activate = await client.postJson("/api/activate-business", { businessId, paymentIntentId: intentId });
     expect(activate.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Every request is answered and the queue has nothing left to run: a second e-mail would be out by now.
+    await jobsIdle(server.services);
     const credentials = (await readOutbox(server.dataDir)).filter((m) => m.to.includes(email) && /Your Sakina login/.test(m.subject));
     expect(credentials).toHaveLength(1);
   });
@@ -157,7 +160,8 @@ describe("activation checks the PaymentIntent with Stripe", () => {
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
     await fake.flush();
     await waitForMail(server.dataDir, email, /Your Sakina login/);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Every request is answered and the queue has nothing left to run: a second e-mail would be out by now.
+    await jobsIdle(server.services);
     const credentials = (await readOutbox(server.dataDir)).filter((m) => m.to.includes(email) && /Your Sakina login/.test(m.subject));
     expect(credentials).toHaveLength(1);
   });

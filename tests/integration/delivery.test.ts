@@ -146,7 +146,7 @@ describe("a paid call that never becomes a conversation is not counted", () => {
     await expectRefundedOnce(app, paid, "stream_never_connected");
   });
 
-  it("when the caller hangs up after two seconds", async () => {
+  it("when the caller hangs up soon after hearing the agent", async () => {
     const phone = nextNumber();
     const paid = await paidCall(phone);
     for (let attempt = 1; attempt <= 3; attempt++) {
@@ -155,7 +155,11 @@ describe("a paid call that never becomes a conversation is not counted", () => {
         timeoutMs: 20_000,
       });
       const stream = await twilio.stream(call.sid, 20_000);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The caller heard the agent, then hangs up well before the three seconds a delivered call needs.
+      await waitFor(
+        async () => (await app.services.db.select().from(callsTable).where(eq(callsTable.providerCallId, call.sid)))[0]?.agentHeardAt,
+        { what: `the agent heard on attempt ${attempt}`, timeoutMs: 20_000 },
+      );
       await stream.hangup();
     }
     await expectRefundedOnce(app, paid, "too_short");

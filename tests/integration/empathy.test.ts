@@ -11,6 +11,7 @@ import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { converse } from "../support/conversation";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
+import { jobsIdle } from "../support/jobs";
 import { readOutbox } from "../support/outbox";
 import { waitFor } from "../support/wait";
 
@@ -138,8 +139,8 @@ describe("one payment, exactly one call", () => {
 
     await waitFor(async () => (await callsTo(phone)).length === 1, { what: "the call on the fake Twilio" });
     await converse(twilio, realtime, (await newestCallTo(phone, 1)).sid, 1);
-    // Give any duplicate a chance to show up before counting.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Every request is answered and the queue has nothing left to run: a duplicate would be placed by now.
+    await jobsIdle(app.services);
     const placed = await callsTo(phone);
     expect(placed).toHaveLength(1);
     expect(placed[0]!.params.TimeLimit).toBe("600");
@@ -188,7 +189,7 @@ describe("payments that place no call", () => {
     const response = await client().postJson("/api/empathy/start-call", { phone, language: "spanish", paymentIntentId });
     expect(response.status).toBe(status);
     expect((await response.json()).error).toMatch(message);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await jobsIdle(app.services);
     expect(await callsTo(phone)).toHaveLength(0);
   });
 
@@ -201,7 +202,7 @@ describe("payments that place no call", () => {
     const again = await client().postJson("/api/empathy/start-call", { phone, language: "spanish", paymentIntentId });
     expect(again.status).toBe(409);
     expect((await again.json()).error).toBe("This payment has already been used for a call.");
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await jobsIdle(app.services);
     expect(await callsTo(phone)).toHaveLength(1);
   });
 
@@ -228,7 +229,7 @@ describe("payments that place no call", () => {
       body: payload,
     });
     expect(unsigned.status).toBe(400);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await jobsIdle(app.services);
     expect(await callsTo(phone)).toHaveLength(0);
   });
 });

@@ -1,0 +1,28 @@
+import type { AppServices } from "~/platform/services.server";
+
+/**
+ * Waits until the app's job queue has nothing to do now: no job running, none waiting that is
+ * already due (pg-boss's own maintenance jobs aside). Once every request a test made has been
+ * answered, this is the moment a duplicate (a second call, a second e-mail) would already have
+ * happened: the test can count, instead of sleeping and hoping it waited long enough. Jobs
+ * scheduled for later (a retry in ten minutes) do not hold it up. Idle must be seen on two polls
+ * in a row, so a job one worker finishes just as it enqueues the next is not missed.
+ */
+export async function jobsIdle(services: Pick<AppServices, "database">, options: { timeoutMs?: number; queues?: string[] } = {}) {
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  const queues = options.queues ? `AND name = ANY($1)` : "";
+  let idleSeen = 0;
+  for (;;) {
+    const { rows } = await services.database.executeSql(
+      `SELECT name, state FROM pgboss.job
+        WHERE name NOT LIKE '\\_\\_pgboss%' ${queues}
+          AND (state = 'active' OR (state IN ('created', 'retry') AND start_after <= now()))
+        LIMIT 5`,
+      options.queues ? [options.queues] : [],
+    );
+    idleSeen = rows.length === 0 ? idleSeen + 1 : 0;
+    if (idleSeen >= 2) return;
+    if (Date.now() > deadline) throw new Error(`The job queue stayed busy: ${JSON.stringify(rows)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
