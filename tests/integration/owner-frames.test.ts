@@ -139,6 +139,7 @@ describe("Test Voice without JavaScript", () => {
     expect(html).toMatch(/<audio[^>]*controls[^>]*src="data:audio\/mpeg;base64,[A-Za-z0-9+/]{100,}/);
     expect(html).toContain('href="/voice-settings"');
     expect(html).toContain("Back to voice settings");
+    expect(html).toContain("Hello from the salon"); // the words read, beside the player
     expect(html).toContain(ownerNav);
     expect(realtime.speechRequests.at(-1)!.body).toMatchObject({ input: "Hello from the salon", voice: "coral" });
 

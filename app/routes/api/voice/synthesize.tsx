@@ -63,12 +63,13 @@ export const handle: ShellHandle = { shell: "owner", hydrate: false };
 /** The form post of a browser without JavaScript: the sample as a page, its audio inline. */
 export async function action({ request, context }: Route.ActionArgs) {
   const owner = await ownerForAction(context, request);
-  const sample = await voiceSample(context, owner.business.id, Object.fromEntries(await request.formData()));
+  const input = Object.fromEntries(await request.formData());
+  const sample = await voiceSample(context, owner.business.id, input);
   const page = { title: ownerTitle(owner, owner.t("voiceSettings.sampleTitle")), shell: owner.shell };
   if (!sample.ok) return data({ ...page, audio: null, error: sample.message }, { status: sample.status });
   // A data: URL: the sample lives only in this answer, so nothing is stored and no other URL can fetch it.
   const audio = `data:${sample.mimeType};base64,${Buffer.from(sample.audio).toString("base64")}`;
-  return { ...page, audio, error: null };
+  return { ...page, audio, text: String(input.text ?? "").trim(), error: null };
 }
 
 export default function VoiceSample({ actionData }: Route.ComponentProps) {
@@ -82,7 +83,12 @@ export default function VoiceSample({ actionData }: Route.ComponentProps) {
         {actionData.audio ? (
           <>
             <p className="text-sm text-slate-700">{t("voiceSettings.sampleIntro")}</p>
+            {/* The words read are written under the player: they are its transcript, so no caption track. */}
+            {/* eslint-disable-next-line jsx-a11y/media-has-caption */}
             <audio controls src={actionData.audio} aria-label={t("voiceSettings.sampleLabel")} className="w-full" />
+            <blockquote dir="auto" className="border-s-4 border-sand-200 ps-3 text-slate-800">
+              {actionData.text}
+            </blockquote>
           </>
         ) : (
           <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm text-rose-800">
