@@ -74,7 +74,7 @@ export default [
   route("api/users/:id/preferences", "routes/api/users/preferences.ts"),
   route("call", "routes/call.tsx"),
   route("voice-settings", "routes/voice-settings.tsx"),
-  route("api/speech/synthesize", "routes/api/voice/synthesize.ts"),
+  route("api/speech/synthesize", "routes/api/voice/synthesize.tsx"),
   route("api/voice/settings", "routes/api/voice/settings.ts"),
   route("voice", "routes/voice.ts"),
   route("api/calls/make-call", "routes/api/agent/make-call.ts"),

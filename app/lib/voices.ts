@@ -16,3 +16,8 @@ export function isRealtimeVoice(voice: string): voice is RealtimeVoice {
 export function supportedVoice(voice: string): RealtimeVoice {
   return isRealtimeVoice(voice) ? voice : (replacements[voice] ?? "shimmer");
 }
+
+/** A voice as every page writes it: "alloy" → "Alloy". */
+export function voiceName(voice: string) {
+  return voice.charAt(0).toUpperCase() + voice.slice(1);
+}

@@ -24,7 +24,7 @@ export function securityHeaderValues(options: SecurityOptions): (nonce: string) 
       `frame-src ${stripeOrigin} https://hooks.stripe.com`,
       `connect-src 'self' ${stripeApi} ${stripeOrigin}${options.dev ? " ws: wss:" : ""}`,
       "img-src 'self' data: blob:",
-      "media-src 'self' blob:",
+      "media-src 'self' blob: data:",
       "style-src 'self' 'unsafe-inline'",
       "font-src 'self'",
       "object-src 'none'",

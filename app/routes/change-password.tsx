@@ -13,6 +13,11 @@ import { FocusHeading } from "~/ui/focus";
 import { safeRedirect } from "~/lib/safe-redirect";
 import { requireAccount, setPasswordAndSignIn } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
+import { SignedInFrame } from "~/features/business/dashboard/signed-in-frame";
+import { accountFrame } from "~/features/business/owner.server";
+import { signedInShell, type ShellHandle } from "~/ui/shell";
+
+export const handle: ShellHandle = { shell: signedInShell };
 import { getI18n } from "~/platform/i18n.server";
 import { MIN_PASSWORD } from "~/features/auth/password-schema";
 import { hashPassword, verifyPassword } from "~/features/auth/passwords.server";
@@ -35,6 +40,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const account = await requireAccount(context, request, { allowTemporaryPassword: true });
   const { t } = getI18n(context);
   return {
+    frame: await accountFrame(context, account),
     forced: account.mustChangePassword,
     redirectTo: safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/dashboard"),
     title: `${t("password.changeTitle")} · Sakina`,
@@ -79,55 +85,57 @@ export default function ChangePassword({ loaderData, actionData }: Route.Compone
   });
   const problems = problemsOf(loaderData.forced ? [fields.password, fields.confirm] : [fields.current, fields.password, fields.confirm]);
   return (
-    <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
-      <PageTitle title={loaderData.title} error={problems.length > 0 || Boolean(form.errors?.length)} />
-      <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
-        {t("password.changeTitle")}
-      </FocusHeading>
-      <p className="mt-2 text-slate-700">{loaderData.forced ? t("password.forcedIntro") : t("password.changeIntro")}</p>
-      <Form
-        method="post"
-        {...getFormProps(form)}
-        noValidate
-        className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm"
-      >
-        <AuthenticityTokenInput />
-        <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
-        <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
-        {loaderData.forced ? null : (
+    <SignedInFrame frame={loaderData.frame} current="settings">
+      <div className={loaderData.frame ? "mx-auto max-w-md py-6" : "mx-auto max-w-md px-4 py-12 sm:py-16"}>
+        <PageTitle title={loaderData.title} error={problems.length > 0 || Boolean(form.errors?.length)} />
+        <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
+          {t("password.changeTitle")}
+        </FocusHeading>
+        <p className="mt-2 text-slate-700">{loaderData.forced ? t("password.forcedIntro") : t("password.changeIntro")}</p>
+        <Form
+          method="post"
+          {...getFormProps(form)}
+          noValidate
+          className="mt-8 space-y-5 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm"
+        >
+          <AuthenticityTokenInput />
+          <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
+          <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
+          {loaderData.forced ? null : (
+            <Field
+              label={t("password.current")}
+              id={fields.current.id}
+              name={fields.current.name}
+              type="password"
+              autoComplete="current-password"
+              required
+              errors={fields.current.errors}
+            />
+          )}
           <Field
-            label={t("password.current")}
-            id={fields.current.id}
-            name={fields.current.name}
+            label={t("password.new")}
+            id={fields.password.id}
+            name={fields.password.name}
             type="password"
-            autoComplete="current-password"
+            autoComplete="new-password"
             required
-            errors={fields.current.errors}
+            errors={fields.password.errors}
+            hint={t("password.rule", { min: MIN_PASSWORD })}
           />
-        )}
-        <Field
-          label={t("password.new")}
-          id={fields.password.id}
-          name={fields.password.name}
-          type="password"
-          autoComplete="new-password"
-          required
-          errors={fields.password.errors}
-          hint={t("password.rule", { min: MIN_PASSWORD })}
-        />
-        <Field
-          label={t("password.confirm")}
-          id={fields.confirm.id}
-          name={fields.confirm.name}
-          type="password"
-          autoComplete="new-password"
-          required
-          errors={fields.confirm.errors}
-        />
-        <Button type="submit" className="w-full">
-          {t("password.save")}
-        </Button>
-      </Form>
-    </div>
+          <Field
+            label={t("password.confirm")}
+            id={fields.confirm.id}
+            name={fields.confirm.name}
+            type="password"
+            autoComplete="new-password"
+            required
+            errors={fields.confirm.errors}
+          />
+          <Button type="submit" className="w-full">
+            {t("password.save")}
+          </Button>
+        </Form>
+      </div>
+    </SignedInFrame>
   );
 }

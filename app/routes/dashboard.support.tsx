@@ -59,7 +59,7 @@ export default function Support({ loaderData, actionData }: Route.ComponentProps
   });
   if (loaderData.kind === "invalid") return <NotSignedIn redirectTo="/dashboard/support" />;
   return (
-    <OwnerShell shell={loaderData.shell} current="settings" here={false}>
+    <OwnerShell shell={loaderData.shell} current="support">
       <OwnerStatus message={loaderData.message} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("support.title")}</h1>
       <p className="mt-1 text-sm text-slate-700">{t("support.intro", { email: loaderData.email })}</p>

@@ -11,6 +11,11 @@ import { safeRedirect } from "~/lib/safe-redirect";
 import { getSignedIn } from "~/features/auth/auth.server";
 import { enrolmentSecret, verifySecondFactor } from "~/features/admin/second-factor.server";
 import { servicesContext } from "~/platform/context";
+import { SignedInFrame } from "~/features/business/dashboard/signed-in-frame";
+import { accountFrame } from "~/features/business/owner.server";
+import { signedInShell, type ShellHandle } from "~/ui/shell";
+
+export const handle: ShellHandle = { shell: signedInShell };
 import { getI18n } from "~/platform/i18n.server";
 
 /**
@@ -33,6 +38,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const passed = signedIn.secondFactorPassed;
   const enrolment = passed || account.totpEnabledAt ? null : await enrolmentSecret(context, account);
   return {
+    // The admin's own frame, without its sections until this step is passed: never the site's "Log in".
+    frame: await accountFrame(context, account, { secondFactorPassed: passed }),
     redirectTo,
     passed,
     enrolment,
@@ -69,11 +76,19 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirect(redirectTo);
 }
 
-export default function SecondFactor({ loaderData, actionData }: Route.ComponentProps) {
+export default function SecondFactor(props: Route.ComponentProps) {
+  return (
+    <SignedInFrame frame={props.loaderData.frame}>
+      <SecondFactorPage {...props} />
+    </SignedInFrame>
+  );
+}
+
+function SecondFactorPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
   if (actionData?.recoveryCodes) {
     return (
-      <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
+      <div className="mx-auto max-w-md py-6">
         <PageTitle title={`${t("admin.twoFactor.codesTitle")} · Sakina`} />
         <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
           {t("admin.twoFactor.codesTitle")}
@@ -96,7 +111,7 @@ export default function SecondFactor({ loaderData, actionData }: Route.Component
   }
   if (loaderData.passed) {
     return (
-      <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
+      <div className="mx-auto max-w-md py-6">
         <PageTitle title={loaderData.title} />
         <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
           {t("admin.twoFactor.verifyTitle")}
@@ -110,7 +125,7 @@ export default function SecondFactor({ loaderData, actionData }: Route.Component
   const { enrolment } = loaderData;
   const error = actionData?.error ?? null;
   return (
-    <div className="mx-auto max-w-md px-4 py-12 sm:py-16">
+    <div className="mx-auto max-w-md py-6">
       <PageTitle title={loaderData.title} error={Boolean(error)} />
       <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
         {t(enrolment ? "admin.twoFactor.enrolTitle" : "admin.twoFactor.verifyTitle")}
@@ -165,12 +180,6 @@ export default function SecondFactor({ loaderData, actionData }: Route.Component
         />
         <Button type="submit" className="w-full">
           {t(enrolment ? "admin.twoFactor.enrolButton" : "admin.twoFactor.verifyButton")}
-        </Button>
-      </Form>
-      <Form method="post" noValidate action="/logout" className="mt-4">
-        <AuthenticityTokenInput />
-        <Button type="submit" variant="quiet">
-          {t("admin.signOut")}
         </Button>
       </Form>
     </div>

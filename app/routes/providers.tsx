@@ -9,6 +9,11 @@ import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { providerStatuses } from "~/providers/status.server";
 import { getAccount } from "~/features/auth/auth.server";
+import { SignedInFrame } from "~/features/business/dashboard/signed-in-frame";
+import { accountFrame } from "~/features/business/owner.server";
+import { signedInShell, type ShellHandle } from "~/ui/shell";
+
+export const handle: ShellHandle = { shell: signedInShell };
 
 const SETUP_GUIDE = `# Twilio (telephony)
 TWILIO_ACCOUNT_SID=AC...
@@ -53,6 +58,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const summary = telephony?.working && voice?.working ? "ready" : telephony ? "trouble" : "notSetUp";
   return {
     title: `${t("providers.title")} · Sakina`,
+    frame: insider ? await accountFrame(context, account) : null,
     activeProvider: status.activeProvider,
     summary,
     providers,
@@ -73,8 +79,8 @@ export default function Providers({ loaderData }: Route.ComponentProps) {
         ? { label: t("providers.working"), tone: "success", plain: t("look.providers.plainWorking") }
         : { label: t("providers.error"), tone: "danger", plain: t("look.providers.plainError") };
   const { insider } = loaderData;
-  return (
-    <PageShell width="wide" className="max-w-5xl">
+  const content = (
+    <>
       <PageHeader
         title={t("providers.title")}
         intro={<p>{t("look.providers.intro")}</p>}
@@ -172,6 +178,14 @@ export default function Providers({ loaderData }: Route.ComponentProps) {
           </p>
         )}
       </div>
+    </>
+  );
+  // A signed-in owner or admin sees the page in their own frame, which sets the column already.
+  return loaderData.frame ? (
+    <SignedInFrame frame={loaderData.frame}>{content}</SignedInFrame>
+  ) : (
+    <PageShell width="wide" className="max-w-5xl">
+      {content}
     </PageShell>
   );
 }

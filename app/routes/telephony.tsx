@@ -4,9 +4,14 @@ import { findBusinessById } from "#models/businesses";
 import { requireAccount } from "~/features/auth/auth.server";
 import { loadCallCentre, placeTestCall } from "~/features/business/call-centre.server";
 import { CallCentre } from "~/features/business/dashboard/call-centre";
+import { SignedInFrame } from "~/features/business/dashboard/signed-in-frame";
+import { accountFrame } from "~/features/business/owner.server";
+import { signedInShell, type ShellHandle } from "~/ui/shell";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/toast.server";
+
+export const handle: ShellHandle = { shell: signedInShell };
 
 /**
  * The control centre of any signed-in account (an admin sees every call): a test call, recent
@@ -21,6 +26,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
   return {
     title: `${t("telephony.title")} · Sakina`,
+    frame: await accountFrame(context, account),
     centre: await loadCallCentre(services, t, getLocale(context), account, business?.timeZone ?? "UTC"),
   };
 }
@@ -39,10 +45,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function Telephony({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
+  const { frame } = loaderData;
   return (
-    <div className="mx-auto max-w-5xl px-4 py-10">
-      <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{t("telephony.title")}</h1>
-      <CallCentre data={loaderData.centre} reply={actionData} />
-    </div>
+    <SignedInFrame frame={frame} current="calls">
+      <div className={frame ? undefined : "mx-auto max-w-5xl px-4 py-10"}>
+        <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("telephony.title")}</h1>
+        <CallCentre data={loaderData.centre} reply={actionData} />
+      </div>
+    </SignedInFrame>
   );
 }

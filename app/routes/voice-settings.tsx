@@ -5,8 +5,8 @@ import type { Route } from "./+types/voice-settings";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerForAction, ownerForPage, ownerTitle } from "~/features/business/owner.server";
 import { saveVoiceSettings } from "~/features/business/voice-api.server";
-import { MAX_TEST_TEXT, speechLocales, VOICE_CREATIVITY, VOICE_SPEED } from "~/features/business/voice-settings";
-import { realtimeVoices } from "~/lib/voices";
+import { MAX_TEST_TEXT, speechLocales, VOICE_SPEED } from "~/features/business/voice-settings";
+import { realtimeVoices, voiceName } from "~/lib/voices";
 import { redirectWithToast } from "~/platform/toast.server";
 import { isolateNumbers } from "~/ui/bidi";
 import { Button } from "~/ui/button";
@@ -20,8 +20,10 @@ import type { ShellHandle } from "~/ui/shell";
 export const handle: ShellHandle = { shell: "owner" };
 
 /**
- * /voice-settings (spec screen 14): the voice, speed, language and creativity of the business's
- * confirmation calls, with a sample read by the text-to-speech model ("Test voice").
+ * /voice-settings (spec screen 14): the voice, speed and language of the business's
+ * confirmation calls, with a sample read by the text-to-speech model ("Test voice"). The one
+ * place the voice is chosen. No "creativity": the realtime model the calls use takes no
+ * temperature, so the field changed nothing (the JSON API still accepts and stores it).
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const gate = await ownerForPage(context, request);
@@ -36,7 +38,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       voice: business.confirmationVoice,
       speed: business.voiceSpeed,
       locale: business.voiceLocale,
-      creativity: business.voiceCreativity,
     },
   };
 }
@@ -74,7 +75,6 @@ export default function VoiceSettings({ loaderData, actionData }: Route.Componen
               { id: "voice-voice", errors: fields.voice },
               { id: "voice-speed", errors: fields.speed },
               { id: "voice-language", errors: fields.language },
-              { id: "voice-creativity", errors: fields.creativity },
             ])}
           />
           <SelectField
@@ -86,7 +86,7 @@ export default function VoiceSettings({ loaderData, actionData }: Route.Componen
           >
             {realtimeVoices.map((voice) => (
               <option key={voice} value={voice}>
-                {voice[0]!.toUpperCase() + voice.slice(1)}
+                {voiceName(voice)}
               </option>
             ))}
           </SelectField>
@@ -117,20 +117,6 @@ export default function VoiceSettings({ loaderData, actionData }: Route.Componen
               </option>
             ))}
           </SelectField>
-          <Field
-            label={t("voiceSettings.creativity")}
-            id="voice-creativity"
-            name="creativity"
-            type="number"
-            dir="ltr"
-            inputMode="decimal"
-            min={VOICE_CREATIVITY.min}
-            max={VOICE_CREATIVITY.max}
-            step={VOICE_CREATIVITY.step}
-            hint={isolateNumbers(t("voiceSettings.creativityHint"))}
-            defaultValue={value("creativity", settings.creativity)}
-            errors={fields.creativity}
-          />
           <TestVoice />
           <Button type="submit" disabled={navigation.state !== "idle"}>
             {t("voiceSettings.save")}
@@ -144,7 +130,7 @@ export default function VoiceSettings({ loaderData, actionData }: Route.Componen
 /**
  * "Test voice", inside the settings form so the sample uses the voice and speed chosen above. With
  * JavaScript the sample plays in the page ("Playing..." until it ends); without, the button posts
- * the form to the API and the browser plays the audio it answers with.
+ * the form to the same address, which answers a browser with a page holding a player.
  */
 function TestVoice() {
   const { t } = useTranslation();
@@ -159,7 +145,8 @@ function TestVoice() {
     try {
       const response = await fetch("/api/speech/synthesize", {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        // Not text/html: the address answers a browser's plain form post with a page instead.
+        headers: { "Content-Type": "application/json", Accept: "audio/mpeg, application/json" },
         body: JSON.stringify({
           text: fields.get("text"),
           voice: fields.get("voice"),

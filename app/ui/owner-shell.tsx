@@ -42,8 +42,11 @@ export function OwnerShell({
   children,
 }: {
   shell: OwnerShellData;
-  /** The section this page belongs to; its tab is marked as the current page when `here` is set. */
-  current: OwnerSection;
+  /**
+   * The section this page belongs to; its tab is marked as the current page when `here` is set.
+   * "support" marks the header's support link; none for a page of no section (/providers).
+   */
+  current?: OwnerSection | "support";
   /** False on a page inside a section (a booking's own page): the tab is marked but not "this page". */
   here?: boolean;
   children: ReactNode;
@@ -68,7 +71,10 @@ export function OwnerShell({
               </a>
               <Link
                 to="/dashboard/support"
-                className="rounded-md px-2 py-1.5 text-sm font-medium text-teal-800 underline underline-offset-2 hover:bg-teal-50"
+                aria-current={current === "support" ? "page" : undefined}
+                className={`rounded-md px-2 py-1.5 text-sm font-medium text-teal-800 underline-offset-2 hover:bg-teal-50 ${
+                  current === "support" ? "bg-teal-50 no-underline ring-2 ring-teal-700" : "underline"
+                }`}
               >
                 {t("support.link")}
               </Link>

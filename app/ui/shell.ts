@@ -40,3 +40,11 @@ export function usePageHydrates(): boolean {
     return typeof hydrate === "function" ? hydrate(match.loaderData) : hydrate !== false;
   });
 }
+
+/**
+ * For a page any signed-in person may open (/telephony, /providers, change-password): the
+ * owner's or admin's own frame when the loader found one (`frame` in its data), the site's
+ * otherwise. The route draws `SignedInFrame` around its content.
+ */
+export const signedInShell = (loaderData: unknown): PageShell =>
+  loaderData && typeof loaderData === "object" && "frame" in loaderData && loaderData.frame ? "owner" : "public";

@@ -32,7 +32,7 @@ export type AdminSection = (typeof ADMIN_SECTIONS)[number]["id"];
  * open, so it works without JavaScript), and the page. Draws the content target "Skip to
  * content" jumps to, as the owner's app does.
  */
-export function AdminShell({ email, children }: { email: string; children: ReactNode }) {
+export function AdminShell({ email, nav = true, children }: { email: string; nav?: boolean; children: ReactNode }) {
   const { t } = useTranslation();
   const locale = useRootData()?.locale ?? "en";
   const { pathname } = useLocation();
@@ -57,26 +57,30 @@ export function AdminShell({ email, children }: { email: string; children: React
               </button>
             </Form>
           </div>
-          <nav aria-label={t("admin.shell.nav")} className="mt-2">
-            <ul className="flex flex-wrap gap-1 pb-px">
-              {ADMIN_SECTIONS.map((section) => {
-                const active = section.to === "/admin" ? pathname === "/admin" : pathname.startsWith(section.to);
-                return (
-                  <li key={section.id}>
-                    <Link
-                      to={section.to}
-                      aria-current={active ? "page" : undefined}
-                      className={`block border-b-2 px-3 py-2 text-sm font-medium whitespace-nowrap hover:text-teal-900 ${
-                        active ? "border-teal-700 text-teal-900" : "border-transparent text-slate-700"
-                      }`}
-                    >
-                      {t(`admin.nav.${section.id}`)}
-                    </Link>
-                  </li>
-                );
-              })}
-            </ul>
-          </nav>
+          {nav ? (
+            <nav aria-label={t("admin.shell.nav")} className="mt-2">
+              <ul className="flex flex-wrap gap-1 pb-px">
+                {ADMIN_SECTIONS.map((section) => {
+                  const active = section.to === "/admin" ? pathname === "/admin" : pathname.startsWith(section.to);
+                  return (
+                    <li key={section.id}>
+                      <Link
+                        to={section.to}
+                        aria-current={active ? "page" : undefined}
+                        className={`block border-b-2 px-3 py-2 text-sm font-medium whitespace-nowrap hover:text-teal-900 ${
+                          active ? "border-teal-700 text-teal-900" : "border-transparent text-slate-700"
+                        }`}
+                      >
+                        {t(`admin.nav.${section.id}`)}
+                      </Link>
+                    </li>
+                  );
+                })}
+              </ul>
+            </nav>
+          ) : (
+            <div className="h-3" />
+          )}
         </div>
       </header>
       <div id={OWNER_CONTENT_ID} tabIndex={-1} className="mx-auto max-w-6xl px-4 py-6 focus:outline-none sm:py-8">

@@ -90,7 +90,8 @@ export function settingsSchema(t: TFunction, deploymentCountries: readonly strin
     minimumNoticeMinutes: z.coerce.number().refine((v) => (noticeOptions as readonly number[]).includes(v), t("settings.noticeInvalid")),
     defaultLanguage: z.enum(supportedLanguages, t("language.invalid")),
     confirmationLanguage: z.enum(supportedLanguages, t("language.invalid")),
-    confirmationVoice: z.enum(confirmationVoices, t("settings.voiceInvalid")),
+    // Chosen in the voice settings now; an older form (or API caller) that still sends it is checked.
+    confirmationVoice: z.enum(confirmationVoices, t("settings.voiceInvalid")).optional(),
   });
 }
 

@@ -70,3 +70,24 @@ function ownerOf(services: AppServices, t: TFunction, locale: string, account: A
 export function ownerTitle(owner: Owner, page: string) {
   return `${page} · ${owner.business.name}`;
 }
+
+/**
+ * The frame a signed-in person's page is drawn in, for pages any account may open (/telephony,
+ * /providers, change-password, the second factor): the owner's app for an owner with a business,
+ * the admin's frame for an admin (without its sections before the second factor is passed), and
+ * null (the public site) for anyone else.
+ */
+export type AccountFrame = { kind: "owner"; shell: OwnerShellData } | { kind: "admin"; email: string; nav: boolean } | null;
+
+export async function accountFrame(
+  context: Readonly<RouterContextProvider>,
+  account: Account | null | undefined,
+  options: { secondFactorPassed?: boolean } = {},
+): Promise<AccountFrame> {
+  if (!account) return null;
+  const services = context.get(servicesContext);
+  if (account.role === "admin") return { kind: "admin", email: account.email, nav: options.secondFactorPassed ?? true };
+  const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
+  if (!business) return null;
+  return { kind: "owner", shell: ownerOf(services, getI18n(context).t, getLocale(context), account, business).shell };
+}

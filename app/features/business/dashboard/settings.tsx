@@ -1,7 +1,7 @@
-import { Form } from "react-router";
+import { Form, Link } from "react-router";
 import { useTranslation } from "react-i18next";
 import { languageNames, supportedLanguages } from "~/i18n";
-import { confirmationVoices } from "~/features/business/industries";
+import { voiceName } from "~/lib/voices";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";
 import { Field, SelectField, TextareaField } from "~/ui/field";
@@ -104,19 +104,16 @@ export function SettingsSection({ business, actionData }: { business: BusinessSe
             </option>
           ))}
         </SelectField>
-        <SelectField
-          id="settings-voice"
-          label={t("settings.voice")}
-          name="confirmationVoice"
-          defaultValue={val("confirmationVoice", business.confirmationVoice)}
-          errors={err("confirmationVoice")}
-        >
-          {confirmationVoices.map((voice) => (
-            <option key={voice} value={voice}>
-              {voice}
-            </option>
-          ))}
-        </SelectField>
+        {/* The voice is chosen in one place, the voice settings, where it can be heard first. */}
+        <div className="text-sm">
+          <p className="font-medium text-slate-900">{t("settings.voice")}</p>
+          <p className="mt-1 text-slate-700">
+            <bdi>{voiceName(business.confirmationVoice)}</bdi>{" "}
+            <Link to="/voice-settings" className="font-medium text-teal-800 underline underline-offset-2">
+              {t("settings.voiceChange")}
+            </Link>
+          </p>
+        </div>
         <Field
           id="settings-call-countries"
           label={t("settings.callCountries")}
