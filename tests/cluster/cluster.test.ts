@@ -9,7 +9,6 @@ import Stripe from "stripe";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { converse } from "../support/conversation";
 import { createIsolatedDatabase } from "../support/database";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
@@ -130,12 +129,15 @@ async function freeHaircut(url: string, fromDay = 2) {
 
 /** The person on each call in progress hangs up (calls nobody answers for stay up, as real ones do). */
 async function hangUpAll() {
-  for (const [sid, call] of twilio.calls) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await waitFor(() => [...twilio.calls.values()].every((c) => c.status !== "in-progress" && c.status !== "ringing"), {
-    what: "every call to end",
-  });
+  const live = () => [...twilio.calls.values()].filter((c) => c.status === "in-progress" || c.status === "ringing");
+  // A call waiting for a line may start ringing as another ends: hang up until none is live.
+  await waitFor(
+    () => {
+      for (const call of live()) twilio.hangup(call.sid);
+      return live().length === 0;
+    },
+    { what: "every call to end", timeoutMs: 30_000 },
+  );
 }
 
 /** The process that holds a TCP connection from this local port (ss, as root or for our own processes). */
@@ -215,9 +217,14 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
   afterAll(async () => {
     nginx?.kill("SIGQUIT");
     for (const proc of procs) proc.child.kill("SIGTERM");
+    // A process still finishing its calls after 10 s is stopped the hard way.
+    const hard = setTimeout(() => procs.forEach((proc) => proc.child.kill("SIGKILL")), 10_000);
     await Promise.all(
-      procs.map((proc) => (proc.child.exitCode !== null ? null : new Promise((resolve) => proc.child.once("exit", resolve)))),
+      procs.map((proc) =>
+        proc.child.exitCode !== null || proc.child.signalCode !== null ? null : new Promise((resolve) => proc.child.once("exit", resolve)),
+      ),
     );
+    clearTimeout(hard);
     for (const [sid, call] of twilio?.calls ?? []) {
       if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
     }
@@ -372,7 +379,17 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
     await twilio.waitForStatus(placed.sid, "in-progress", 20_000);
     const stream = await twilio.stream(placed.sid, 10_000);
     expect(new URL(stream.url).host).toBe(new URL(nginxUrl).host);
-    await converse(twilio, realtime, placed.sid, 2);
+    // A real conversation with the listener (other calls of the cluster have sessions of their own):
+    // the greeting heard, the caller heard, two seconds on the line.
+    await waitFor(() => stream.marksEchoed.length > 0, { what: "the greeting heard", timeoutMs: 20_000 });
+    const listenerSession = realtime.sessions.findIndex((x) => String(x.session.instructions ?? "").includes("Sakina's AI listener"));
+    expect(listenerSession).toBeGreaterThanOrEqual(0);
+    stream.sendSpeech(800);
+    await realtime.waitForServerEvent(listenerSession, "input_audio_buffer.speech_started", undefined, 20_000);
+    await waitFor(() => (placed.startedAt && Date.now() - placed.startedAt.getTime() > 2300 ? true : null), {
+      what: "two seconds on the call",
+    });
+    await stream.hangup();
     // The request's end rules a second call in or out: completed (delivered) or a retry queued.
     const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
     await client.connect();
