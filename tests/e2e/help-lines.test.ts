@@ -1,18 +1,40 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
+import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
+import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { launchBrowser, newVisitor } from "../support/browser";
 import { unisolatedNumbers } from "../support/isolation";
 import { startServer, type RunningServer } from "../support/server";
 
 let server: RunningServer;
 let browser: Browser;
+let stripe: FakeStripe;
+let twilio: FakeTwilio;
+let realtime: FakeRealtime;
 
+// A server that can place the call (payments, telephony and the voice model against the fakes):
+// the home page's first step is offered only where a call can follow.
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  [stripe, twilio, realtime, browser] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime(), launchBrowser()]);
+  server = await startServer({
+    STRIPE_SECRET_KEY: stripe.secretKey,
+    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+    STRIPE_WEBHOOK_SECRET: "whsec_test_help_lines",
+    STRIPE_API_URL: stripe.url,
+    STRIPE_JS_URL: stripe.jsUrl,
+    TWILIO_ACCOUNT_SID: twilio.accountSid,
+    TWILIO_AUTH_TOKEN: twilio.authToken,
+    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
+    TWILIO_API_URL: twilio.url,
+    OPENAI_API_KEY: realtime.apiKey,
+    OPENAI_BASE_URL: realtime.url,
+  });
 });
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await Promise.all([twilio?.close(), realtime?.close(), stripe?.close()]);
 });
 
 const box = (page: Page) => page.locator("#help-lines");
