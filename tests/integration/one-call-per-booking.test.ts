@@ -15,9 +15,10 @@ import { UNIQUE_VIOLATION, pgErrorCode } from "#models/errors";
 import { businesses, calls as callsTable } from "#models/schema";
 import { bookingConfirmationCallJob, confirmationCallLifecycle } from "~/features/booking/booking.server";
 import { BUSINESS_PLAN, reportCallUsageJob } from "~/features/business/onboarding.server";
-import { applyStatusCallback, placeCallJob } from "~/features/calls/engine.server";
+import { adoptFromCallback, applyStatusCallback, placeCallJob } from "~/features/calls/engine.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { expectLog } from "../support/console";
 import { createTestServices } from "../support/services";
 
 let stripeFake: FakeStripe;
@@ -197,5 +198,43 @@ describe("one call per booking, attempt and time, whatever the retries", () => {
     const ended = (await applyStatusCallback(services, first!.id, { CallStatus: "no-answer" }, origin()))!;
     expect(ended.status).toBe("no-answer");
     expect(await callsOf(booking.id)).toHaveLength(2);
+  });
+});
+
+describe("a dial whose answer was lost (its process died while the provider created the call)", () => {
+  /** Places the booking's confirmation call, then forgets the provider's answer as a crash mid-dial would. */
+  async function lostDial() {
+    const { booking } = await monthlyBooking();
+    // A visitor of their own (the address cap counts the others' bookings in this file).
+    await bookingConfirmationCallJob.handle({ bookingId: booking.id, origin: origin(), ip: `198.51.100.${booking.id}` }, services);
+    const [call] = await callsOf(booking.id);
+    await place(call!.id);
+    const sid = (await findCall(services.db, call!.id))!.providerCallId!;
+    expect(sid).toMatch(/^CA/);
+    await services.db
+      .update(callsTable)
+      .set({ providerCallId: null, status: "queued", startedAt: null, dialClaimedAt: new Date(Date.now() - 60_000) })
+      .where(eq(callsTable.id, call!.id));
+    return { booking, callId: call!.id, sid };
+  }
+
+  it("is found at the provider by the retried dial and adopted, not dialled a second time", async () => {
+    const { booking, callId, sid } = await lostDial();
+    expectLog("warn", /an earlier dial reached the provider \(CA\w+\); adopted, not dialled again/);
+    await place(callId);
+    expect(dialsTo(booking.customerPhone)).toHaveLength(1);
+    expect(await findCall(services.db, callId)).toMatchObject({ providerCallId: sid, status: "initiated" });
+  });
+
+  it("is adopted from a signed callback naming the call, and a callback for another call's id changes nothing", async () => {
+    const { booking, callId, sid } = await lostDial();
+    const lost = (await findCall(services.db, callId))!;
+    const adopted = await adoptFromCallback(services, lost, { CallSid: sid, From: twilio.ownedNumbers[0]!, CallStatus: "ringing" });
+    expect(adopted.providerCallId).toBe(sid);
+    const again = await adoptFromCallback(services, adopted, { CallSid: "CA00000000000000000000000000000000", CallStatus: "ringing" });
+    expect(again.providerCallId).toBe(sid);
+    // The retried dial finds the call already placed: nothing more is dialled.
+    await place(callId);
+    expect(dialsTo(booking.customerPhone)).toHaveLength(1);
   });
 });
