@@ -1,6 +1,7 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
-// and Arabic, then the booking flow step by step (service to done, the manage page, rescheduling
-// and the cancel), written to screenshots/ (ignored by git), so anyone can look before they ship.
+// and Arabic, the home page's crisis box for three countries, the owner's frame (/telephony signed
+// in), then the booking flow step by step (service to done, the manage page, rescheduling and the
+// cancel), written to screenshots/ (ignored by git), so anyone can look before they ship.
 // `npm run screenshots -- booking-flow` takes only the shots whose names contain that word.
 // It starts the production build on a free port with a throwaway data folder; `npm run build`
 // first if the sources changed.
@@ -8,6 +9,7 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { launchBrowser } from "../tests/support/browser";
+import { demoOwnerPassword } from "../tests/support/demo-owner";
 import { startServer } from "../tests/support/server";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -25,6 +27,8 @@ const pages = [
   { name: "providers", path: "/providers" },
   { name: "not-found", path: "/no-such-page" },
 ];
+/** The crisis box as a visitor of each country sees it (the country chosen in the box). */
+const crisisCountries = ["SA", "DE", "EG"];
 const widths = [390, 1280];
 const languages = ["en", "ar"];
 
@@ -108,6 +112,25 @@ try {
         const separator = entry.path.includes("?") ? "&" : "?";
         await page.goto(`${server.url}${entry.path}${separator}lng=${language}`, { waitUntil: "networkidle" });
         await shoot(page, shot);
+      }
+      for (const country of crisisCountries) {
+        const shot = `crisis-box-${country}-${language}-${width}`;
+        if (!shot.includes(only)) continue;
+        await page.goto(`${server.url}/?lng=${language}&helpCountry=${country}`, { waitUntil: "networkidle" });
+        const file = path.join(out, `${shot}.png`);
+        await page.locator("#help-lines").screenshot({ path: file });
+        console.log(path.relative(root, file));
+      }
+      if (`owner-telephony-${language}-${width}`.includes(only)) {
+        const password = await demoOwnerPassword(server.url, server.dataDir);
+        await page.goto(`${server.url}/login?lng=${language}`, { waitUntil: "networkidle" });
+        await page.locator("input[name=email]").fill("demo@sakina.app");
+        await page.locator("input[name=password]").fill(password);
+        await page.locator("input[name=password]").press("Enter");
+        await page.waitForURL(/\/dashboard/);
+        await page.goto(`${server.url}/telephony`, { waitUntil: "networkidle" });
+        await shoot(page, `owner-telephony-${language}-${width}`);
+        await context.clearCookies();
       }
       pick += 2;
       if (`booking-flow-${language}-${width}`.includes(only)) await bookingFlow(page, server.url, language, width, pick);
