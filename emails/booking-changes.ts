@@ -19,6 +19,8 @@ export interface BookingChangeInput {
   when: string;
   /** For a move: the time it had before. */
   previousWhen?: string;
+  /** A move: what the new time's confirmation call will really be, when it is not a call now. */
+  callPromise?: string;
   start: Date;
   end: Date;
   /** The customer's own page of the booking (not for a cancellation: nothing is left to change). */
@@ -36,7 +38,7 @@ export function bookingChangeEmail(t: TFunction, lang: string, to: string, chang
   const lines = [
     t(`owner.email.${change}Body`, { name: input.customerName, business: input.businessName }),
     details,
-    ...(change === "moved" ? [t("owner.email.movedCall")] : []),
+    ...(change === "moved" ? [input.callPromise ?? t("owner.email.movedCall")] : []),
     t("owner.email.contact", { business: input.businessName, phone: input.businessPhone }),
   ];
   const manage = input.manageUrl ? button(input.manageUrl, t("bookingEmail.manageButton")) : "";

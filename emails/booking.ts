@@ -19,7 +19,13 @@ export interface BookingEmailInput {
   dashboardUrl: string;
 }
 
-export function ownerBookingEmail(t: TFunction, lang: string, to: string, input: BookingEmailInput): EmailMessage {
+/** `callPromise`: what the confirmation call will really be, told to the owner (the call now when not given). */
+export function ownerBookingEmail(
+  t: TFunction,
+  lang: string,
+  to: string,
+  input: BookingEmailInput & { callPromise?: string },
+): EmailMessage {
   const subject = t("bookingEmail.ownerSubject", { service: input.serviceName, when: input.when });
   const lines = [
     t("bookingEmail.ownerBody", { name: input.customerName }),
@@ -29,7 +35,7 @@ export function ownerBookingEmail(t: TFunction, lang: string, to: string, input:
       `${t("bookingEmail.customer")}: ${input.customerName}, ${input.customerPhone}${input.customerEmail ? `, ${input.customerEmail}` : ""}`,
       ...(input.notes ? [`${t("bookingEmail.notes")}: ${input.notes}`] : []),
     ].join("\n"),
-    t("bookingEmail.ownerCall"),
+    input.callPromise ?? t("bookingEmail.ownerCall"),
     `${t("bookingEmail.dashboard")}: ${input.dashboardUrl}`,
   ];
   return {

@@ -689,7 +689,7 @@ const de = {
     cancel: "Diese Buchung stornieren",
     reschedule: "Andere Zeit wählen",
     moveHere: "Meine Buchung hierher verschieben",
-    moved: "Ihre Buchung hat eine neue Zeit. Wir rufen Sie an, um sie zu bestätigen.",
+    moved: "Ihre Buchung hat eine neue Zeit.",
     cancelConfirmTitle: "Diese Buchung stornieren?",
     cancelConfirmBody: "Die Zeit wird wieder frei, und {{business}} sieht, dass Sie storniert haben.",
     cancelYes: "Ja, Buchung stornieren",
@@ -745,6 +745,9 @@ const de = {
     ownerSubject: "Neue Buchung: {{service}}, {{when}}",
     ownerBody: "{{name}} hat einen Termin gebucht.",
     ownerCall: "Unser KI-Assistent ruft den Kunden zur Bestätigung an; das Ergebnis erscheint in Ihrem Dashboard.",
+    ownerCallLater: "Unser KI-Assistent ruft den Kunden {{when}} zur Bestätigung an; das Ergebnis erscheint in Ihrem Dashboard.",
+    ownerNoCall:
+      "Für diese Buchung erfolgt kein Bestätigungsanruf (Anrufe sind nicht eingerichtet oder Ihr Tarif hat keine Anrufe mehr): Bitte bestätigen Sie den Termin selbst mit dem Kunden.",
     dashboard: "Dashboard",
     service: "Leistung",
     when: "Termin",

@@ -675,7 +675,7 @@ const en = {
     cancel: "Cancel this booking",
     reschedule: "Pick another time",
     moveHere: "Move my booking here",
-    moved: "Your booking has a new time. We'll call to confirm it.",
+    moved: "Your booking has a new time.",
     cancelConfirmTitle: "Cancel this booking?",
     cancelConfirmBody: "The time is given back, and {{business}} sees that you cancelled.",
     cancelYes: "Yes, cancel my booking",
@@ -731,6 +731,9 @@ const en = {
     ownerSubject: "New booking: {{service}}, {{when}}",
     ownerBody: "{{name}} booked an appointment.",
     ownerCall: "Our AI assistant is calling the customer to confirm; the outcome appears on your dashboard.",
+    ownerCallLater: "Our AI assistant will call the customer to confirm {{when}}; the outcome appears on your dashboard.",
+    ownerNoCall:
+      "No confirmation call will be placed for this booking (calls are not set up, or your plan has no calls left): please confirm it with the customer yourself.",
     dashboard: "Dashboard",
     service: "Service",
     when: "When",

@@ -683,7 +683,7 @@ const es = {
     cancel: "Cancelar esta reserva",
     reschedule: "Elegir otra hora",
     moveHere: "Cambiar mi reserva a esta hora",
-    moved: "Tu reserva tiene una nueva hora. Te llamaremos para confirmarla.",
+    moved: "Tu reserva tiene una nueva hora.",
     cancelConfirmTitle: "¿Cancelar esta reserva?",
     cancelConfirmBody: "La hora queda libre y {{business}} verá que la cancelaste.",
     cancelYes: "Sí, cancelar mi reserva",
@@ -739,6 +739,9 @@ const es = {
     ownerSubject: "Nueva reserva: {{service}}, {{when}}",
     ownerBody: "{{name}} ha reservado una cita.",
     ownerCall: "Nuestro asistente de IA está llamando al cliente para confirmar; el resultado aparecerá en tu panel.",
+    ownerCallLater: "Nuestro asistente de IA llamará al cliente para confirmar {{when}}; el resultado aparecerá en tu panel.",
+    ownerNoCall:
+      "No se hará ninguna llamada de confirmación para esta reserva (las llamadas no están configuradas o tu plan no tiene llamadas disponibles): confirma la cita con el cliente tú mismo.",
     dashboard: "Panel",
     service: "Servicio",
     when: "Fecha y hora",

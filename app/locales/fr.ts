@@ -689,7 +689,7 @@ const fr = {
     cancel: "Annuler cette réservation",
     reschedule: "Choisir un autre horaire",
     moveHere: "Déplacer ma réservation ici",
-    moved: "Votre réservation a un nouvel horaire. Nous vous appellerons pour le confirmer.",
+    moved: "Votre réservation a un nouvel horaire.",
     cancelConfirmTitle: "Annuler cette réservation ?",
     cancelConfirmBody: "Le créneau est libéré et {{business}} verra que vous avez annulé.",
     cancelYes: "Oui, annuler ma réservation",
@@ -745,6 +745,9 @@ const fr = {
     ownerSubject: "Nouvelle réservation : {{service}}, {{when}}",
     ownerBody: "{{name}} a pris rendez-vous.",
     ownerCall: "Notre assistant IA appelle le client pour confirmer ; le résultat s’affichera dans votre tableau de bord.",
+    ownerCallLater: "Notre assistant IA appellera le client pour confirmer {{when}} ; le résultat s’affichera dans votre tableau de bord.",
+    ownerNoCall:
+      "Aucun appel de confirmation ne sera passé pour cette réservation (les appels ne sont pas configurés ou votre forfait n’a plus d’appels) : veuillez confirmer le rendez-vous vous-même avec le client.",
     dashboard: "Tableau de bord",
     service: "Prestation",
     when: "Date et heure",

@@ -684,7 +684,7 @@ const it = {
     cancel: "Disdici questa prenotazione",
     reschedule: "Scegli un altro orario",
     moveHere: "Sposta qui la mia prenotazione",
-    moved: "La tua prenotazione ha un nuovo orario. Ti chiameremo per confermarlo.",
+    moved: "La tua prenotazione ha un nuovo orario.",
     cancelConfirmTitle: "Annullare questa prenotazione?",
     cancelConfirmBody: "L’orario torna libero e {{business}} vedrà che hai annullato.",
     cancelYes: "Sì, annulla la prenotazione",
@@ -740,6 +740,9 @@ const it = {
     ownerSubject: "Nuova prenotazione: {{service}}, {{when}}",
     ownerBody: "{{name}} ha prenotato un appuntamento.",
     ownerCall: "Il nostro assistente IA sta chiamando il cliente per confermare; l’esito comparirà nella tua dashboard.",
+    ownerCallLater: "Il nostro assistente IA chiamerà il cliente per confermare {{when}}; l’esito comparirà nella tua dashboard.",
+    ownerNoCall:
+      "Per questa prenotazione non verrà effettuata alcuna chiamata di conferma (le chiamate non sono configurate o il tuo piano non ha più chiamate): conferma l’appuntamento direttamente con il cliente.",
     dashboard: "Dashboard",
     service: "Servizio",
     when: "Quando",

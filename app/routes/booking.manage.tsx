@@ -13,6 +13,7 @@ import { parseTimeOfDay } from "~/lib/time";
 import { formatLocalDate, formatWhen as formatInstant } from "~/features/business/when";
 import { availabilityFor, bookingConfirmationCallJob, formatWhen } from "~/features/booking/booking.server";
 import { appOrigin } from "~/features/business/onboarding.server";
+import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { formatPhone } from "~/platform/phone.server";
@@ -123,7 +124,13 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     await announceBusinessChange(services.db, business.id);
     await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id, origin: appOrigin(services) });
   }
-  return redirectWithToast(services, here, { type: "success", title: t("manage.moved") });
+  // What the new time's confirmation call will really be (now, at a stated time, or none), as the booking page says it.
+  const promise = await confirmationPromise(services, business);
+  return redirectWithToast(services, here, {
+    type: "success",
+    title: t("manage.moved"),
+    description: describeConfirmationPromise(t, getLocale(context), business, promise, { emailed: Boolean(booking.customerEmail) }),
+  });
 }
 
 export default function ManageBooking({ loaderData }: Route.ComponentProps) {

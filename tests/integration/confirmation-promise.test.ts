@@ -10,7 +10,7 @@ import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
 import { bookThroughPage, callPromiseIn } from "../support/book-through-page";
 import { httpClient } from "../support/http-client";
-import { waitForMail } from "../support/outbox";
+import { linkIn, readOutbox, waitForMail } from "../support/outbox";
 import { waitFor } from "../support/wait";
 
 let twilio: FakeTwilio;
@@ -55,6 +55,15 @@ async function bookingFor(email: string) {
   return row!;
 }
 
+/** The owner's new-booking e-mail for the customer with this address (its text, bidi marks and line breaks evened out). */
+async function ownerMailFor(customerEmail: string) {
+  const mail = await waitFor(
+    async () => (await readOutbox(app.dataDir)).find((m) => m.to.includes("demo@sakina.app") && m.text.includes(customerEmail)),
+    { what: `the owner's e-mail about ${customerEmail}` },
+  );
+  return mail.text.replace(/[\u2068\u2069]/g, "").replace(/\s+/g, " ");
+}
+
 describe("the confirmation call the booking page promises", () => {
   it("inside calling hours: a call within minutes, and the call is placed", async () => {
     await setDemo({ timeZone: zoneAtLocalHour([10, 11, 12, 13, 14, 15, 16, 17, 18]) });
@@ -67,6 +76,7 @@ describe("the confirmation call the booking page promises", () => {
     await waitFor(() => [...twilio.calls.values()].some((call) => call.params.To === "+12125550171"), {
       what: "the call at the fake Twilio",
     });
+    expect(await ownerMailFor(email)).toContain(en.bookingEmail.ownerCall);
   });
 
   it("outside calling hours: a call at 08:00 the next morning in the business's zone, and the call waits for that time", async () => {
@@ -97,6 +107,10 @@ describe("the confirmation call the booking page promises", () => {
     const at = new Date(startAfter);
     const local = at.toLocaleTimeString("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit" });
     expect(local).toBe("08:00");
+    // The owner is told the same: the call at 8:00 tomorrow, not "calling now".
+    const owner = await ownerMailFor(email);
+    expect(owner).toContain("will call the customer to confirm at 8:00 AM tomorrow");
+    expect(owner).not.toContain(en.bookingEmail.ownerCall);
     expect(at.getTime() - Date.now()).toBeGreaterThan(8 * 3_600_000);
     expect([...twilio.calls.values()].some((call) => call.params.To === "+12125550172")).toBe(false);
   });
@@ -112,5 +126,27 @@ describe("the confirmation call the booking page promises", () => {
     // The engine's gate reaches the same answer and tells the owner why nobody called.
     await waitFor(async () => (await bookingFor(email)).notCalledReason === "plan_starter_ended", { what: "the plan's refusal" });
     expect([...twilio.calls.values()].some((call) => call.params.To === "+12125550173")).toBe(false);
+    // The owner is told no call will be placed and to confirm it themselves.
+    expect(await ownerMailFor(email)).toContain(en.bookingEmail.ownerNoCall);
+
+    // A new time chosen on the manage page promises no call either.
+    const manage = new URL(linkIn(mail, "/booking/")).pathname;
+    const services = (await (await fetch(`${app.url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
+    const haircut = services.find((service) => service.name === "Haircut")!;
+    let date = "";
+    let time = "";
+    for (let day = 3; day < 30 && !time; day++) {
+      date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+      const response = await fetch(`${app.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`);
+      const slots = response.status === 200 ? ((await response.json()) as { time: string; available: boolean }[]) : [];
+      time = slots.find((slot) => slot.available)?.time ?? "";
+    }
+    const customer = httpClient(app.url);
+    const moved = await customer.postForm(manage, { date, time }, { tokenFrom: `${manage}?reschedule=1` });
+    expect(moved.status).toBe(302);
+    const page = (await (await customer.get(manage)).text()).replace(/[\u2068\u2069]/g, "");
+    expect(page).toContain(en.manage.moved);
+    expect(page).toContain(fill(en.book.promiseNoneEmailed, { business }));
+    expect(page).not.toMatch(/We'll call to confirm/);
   });
 });

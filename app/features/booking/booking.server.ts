@@ -21,7 +21,11 @@ import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { queueCall } from "~/features/calls/engine.server";
-import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
+import {
+  confirmationPromise,
+  describeConfirmationPromise,
+  describeConfirmationPromiseToOwner,
+} from "~/features/booking/confirmation-promise.server";
 import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
 import { reportCallUsageJob } from "~/features/business/onboarding.server";
 import { findConfirmationCall, type Call } from "#models/calls";
@@ -227,15 +231,16 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
     manageUrl,
     dashboardUrl: `${request.origin}/dashboard#bookings`,
   };
+  const promise = await confirmationPromise(services, business);
   await services.jobs.enqueue(
     sendEmailJob,
     ownerBookingEmail(ownerT, business.defaultLanguage, business.email, {
       ...base,
       when: formatWhen(booking.startsAt, business.timeZone, business.defaultLanguage),
+      callPromise: describeConfirmationPromiseToOwner(ownerT, business.defaultLanguage, business, promise),
     }),
   );
   if (booking.customerEmail) {
-    const promise = await confirmationPromise(services, business);
     await services.jobs.enqueue(
       sendEmailJob,
       customerBookingEmail(customerT, request.language, booking.customerEmail, {

@@ -58,3 +58,18 @@ export function describeConfirmationPromise(
   }
   return t(options.emailed ? "book.promiseNoneEmailed" : "book.promiseNone", { business: name });
 }
+
+/** The same promise told to the owner in the new-booking e-mail: the call now, later, or the owner confirms. */
+export function describeConfirmationPromiseToOwner(
+  t: TFunction,
+  language: string,
+  business: Pick<Business, "timeZone">,
+  promise: ConfirmationPromise,
+  now = new Date(),
+) {
+  if (promise.kind === "call_now") return t("bookingEmail.ownerCall");
+  if (promise.kind === "call_later") {
+    return t("bookingEmail.ownerCallLater", { when: laterWhen(t, language, business.timeZone, promise.at, now) });
+  }
+  return t("bookingEmail.ownerNoCall");
+}

@@ -21,6 +21,7 @@ import type { Business } from "#models/businesses";
 import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { BOOKING_WINDOW_DAYS, bookingConfirmationCallJob, formatWhen as emailWhen } from "~/features/booking/booking.server";
+import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTimeToUtc, type SlotRules } from "~/features/booking/slots";
 import { formatLocalDate, formatWhen, zoneName } from "~/features/business/when";
 import type { Owner } from "~/features/business/owner.server";
@@ -341,6 +342,12 @@ async function tellCustomer(
   const t = await translatorFor(booking.language);
   // The customer's page of the booking goes with every change that leaves something to change.
   const manageUrl = change === "cancelled" ? null : `${services.publicOrigin()}/booking/${await renewManageToken(services.db, booking.id)}`;
+  // A new time's confirmation call, said as it will really be (the usual line when it is a call now).
+  const promise = change === "moved" ? await confirmationPromise(services, business) : null;
+  const callPromise =
+    promise && promise.kind !== "call_now"
+      ? describeConfirmationPromise(t, booking.language, business, promise, { emailed: true })
+      : undefined;
   await services.jobs.enqueue(
     sendEmailJob,
     bookingChangeEmail(t, booking.language, booking.customerEmail, change, {
@@ -353,6 +360,7 @@ async function tellCustomer(
       customerName: booking.customerName,
       when: emailWhen(booking.startsAt, business.timeZone, booking.language),
       ...(previousStart ? { previousWhen: emailWhen(previousStart, business.timeZone, booking.language) } : {}),
+      ...(callPromise ? { callPromise } : {}),
       start: booking.startsAt,
       end: booking.endsAt,
       ...(manageUrl ? { manageUrl } : {}),
