@@ -31,7 +31,12 @@ export async function hitRateLimit(
   };
   const row = result.rows[0]!;
   const startedAt = new Date(row.window_started_at).getTime();
-  const retryAfterSeconds = Math.max(1, Math.ceil((startedAt + rule.windowSeconds * 1000 - now.getTime()) / 1000));
+  // Never more than the window: a hit whose clock read came a moment before the window's first
+  // hit (concurrent requests) would otherwise be told the window plus a second.
+  const retryAfterSeconds = Math.min(
+    rule.windowSeconds,
+    Math.max(1, Math.ceil((startedAt + rule.windowSeconds * 1000 - now.getTime()) / 1000)),
+  );
   return { allowed: row.hits <= rule.limit, hits: row.hits, retryAfterSeconds };
 }
 
