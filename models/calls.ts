@@ -65,6 +65,23 @@ export async function findCall(db: Db, id: number) {
  */
 export const DIAL_LEASE_SECONDS = 35;
 
+/**
+ * The provider answers a dial in a second or two. One unanswered this long is lost or hanging: its
+ * page says the call is being checked with the provider (a retried dial adopts what it finds
+ * there), never that it is placed again.
+ */
+export const DIAL_STALLED_SECONDS = 10;
+
+/** Whether `call` is a dial that has waited DIAL_STALLED_SECONDS without the provider's answer. */
+export function dialStalled(call: Pick<Call, "status" | "providerCallId" | "dialClaimedAt">, now = Date.now()) {
+  return (
+    call.status === "queued" &&
+    !call.providerCallId &&
+    call.dialClaimedAt !== null &&
+    now - call.dialClaimedAt.getTime() >= DIAL_STALLED_SECONDS * 1000
+  );
+}
+
 /** One lock for the line count, so two workers never both take the last free line. */
 const LINES_LOCK = 7_210_301;
 

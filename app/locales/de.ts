@@ -208,6 +208,8 @@ const de = {
     progressConnecting: "Wir verbinden Sie mit dem Zuhörer…",
     progressListenerFailed: "Unser Zuhörer konnte wegen eines technischen Problems nicht antworten. Dieser Anruf zählt nicht.",
     progressConnected: "Sie sind verbunden. Nehmen Sie sich Zeit.",
+    progressChecking:
+      "Das Telefonnetz antwortet langsamer als sonst. Wir prüfen gerade, ob Ihr Telefon schon klingelt; Sie werden nicht zweimal angerufen.",
     progressCompleted: "Ihr Anruf ist beendet. Danke, dass Sie mit uns gesprochen haben.",
     missedTitle: "Wir konnten Sie nicht erreichen",
     missedBody:

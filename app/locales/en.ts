@@ -200,6 +200,8 @@ const en = {
     progressConnecting: "Connecting you to the listener…",
     progressListenerFailed: "Our listener could not answer because of a technical problem. This call does not count.",
     progressConnected: "You're connected. Take your time.",
+    progressChecking:
+      "The phone network is taking longer than usual to answer. We're checking with it whether your phone is already ringing; you won't be called twice.",
     progressCompleted: "Your call has ended. Thank you for talking with us.",
     missedTitle: "We couldn't reach you",
     missedBody: "Attempt {{attempt}} of {{attempts}} was not answered. We'll call again at {{time}}, or you can ask for the call now.",

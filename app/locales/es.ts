@@ -204,6 +204,8 @@ const es = {
     progressConnecting: "Te estamos conectando con el oyente…",
     progressListenerFailed: "Nuestro oyente no pudo responder por un problema técnico. Esta llamada no cuenta.",
     progressConnected: "Ya estás en línea. Tómate tu tiempo.",
+    progressChecking:
+      "La red telefónica tarda más de lo normal en responder. Estamos comprobando si tu teléfono ya está sonando; no te llamaremos dos veces.",
     progressCompleted: "Tu llamada ha terminado. Gracias por hablar con nosotros.",
     missedTitle: "No hemos podido contactarte",
     missedBody:

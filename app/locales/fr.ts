@@ -207,6 +207,8 @@ const fr = {
     progressConnecting: "Nous vous mettons en relation avec l'écoutant…",
     progressListenerFailed: "Notre écoutant n'a pas pu répondre à cause d'un problème technique. Cet appel ne compte pas.",
     progressConnected: "Vous êtes en ligne. Prenez votre temps.",
+    progressChecking:
+      "Le réseau téléphonique met plus de temps que d'habitude à répondre. Nous vérifions si votre téléphone sonne déjà ; vous ne serez pas appelé deux fois.",
     progressCompleted: "Votre appel est terminé. Merci d’avoir parlé avec nous.",
     missedTitle: "Nous n’avons pas pu vous joindre",
     missedBody:

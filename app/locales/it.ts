@@ -204,6 +204,8 @@ const it = {
     progressConnecting: "Ti stiamo mettendo in contatto con l'ascoltatore…",
     progressListenerFailed: "Il nostro ascoltatore non ha potuto rispondere per un problema tecnico. Questa chiamata non conta.",
     progressConnected: "Sei in linea. Prenditi tutto il tempo che ti serve.",
+    progressChecking:
+      "La rete telefonica ci sta mettendo più del solito a rispondere. Stiamo verificando se il tuo telefono sta già squillando; non ti chiameremo due volte.",
     progressCompleted: "La chiamata è terminata. Grazie per aver parlato con noi.",
     missedTitle: "Non siamo riusciti a raggiungerti",
     missedBody:

@@ -11,7 +11,7 @@ import { callLanguages } from "~/lib/languages";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { helpCountryOf } from "~/features/voice/crisis.server";
 import { empathyCalls, findEmpathyRequest, type EmpathyRequest } from "#models/empathy";
-import { queuePosition } from "#models/calls";
+import { dialStalled, queuePosition } from "#models/calls";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import {
@@ -117,6 +117,9 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       attempt: latest?.attempt ?? 0,
       attempts: EMPATHY_CALL_ATTEMPTS,
       callStatus: latest?.status ?? null,
+      // A dial the provider has not answered for a while (its process may have died mid-dial): the
+      // page says it is being checked, since the retried dial adopts the call if the phone rings.
+      dialStalled: latest ? dialStalled(latest) : false,
       // Twilio's "in-progress" says only that the phone was answered: the page says connected once
       // the listener's voice reached the caller, and the truth while it has not or cannot.
       listener: latest?.modelFailedAt ? ("failed" as const) : latest?.agentHeardAt ? ("spoke" as const) : ("waiting" as const),
@@ -223,6 +226,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
     ),
     completed: t("empathy.progressCompleted"),
   } as Record<string, string>;
+  if (loaderData.dialStalled) progress.queued = t("empathy.progressChecking");
 
   return (
     <div className="mx-auto max-w-2xl px-4 py-10 sm:py-14">
@@ -266,7 +270,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
             <h2 className="text-xl font-semibold">{t("empathy.missedTitle")}</h2>
             {missedReason ? <p className="mt-2">{isolateNumbers(missedReason)}</p> : null}
             <p className="mt-2">
-              {loaderData.callStatus === "queued"
+              {loaderData.callStatus === "queued" && !loaderData.dialStalled
                 ? tIsolated(t, missedReason ? "empathy.missedAgain" : "empathy.missedBody", {
                     attempt: loaderData.attempt - 1,
                     attempts: loaderData.attempts,
@@ -275,7 +279,7 @@ export default function EmpathyStatus({ loaderData }: Route.ComponentProps) {
                 : isolateNumbers(progress[loaderData.callStatus ?? ""] ?? t("empathy.progressQueued"))}
             </p>
             <p className="mt-1 text-sm">{isolateNumbers(t("empathy.paymentKept"))}</p>
-            {loaderData.callStatus === "queued" ? (
+            {loaderData.callStatus === "queued" && !loaderData.dialStalled ? (
               <Form method="post" noValidate className="mt-4">
                 <AuthenticityTokenInput />
                 <Button type="submit" disabled={navigation.state !== "idle"}>

@@ -1,9 +1,11 @@
 import { eq } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DIAL_STALLED_SECONDS } from "#models/calls";
 import { findEmpathyRequest } from "#models/empathy";
 import { calls as callsTable, empathyRequests, funnelEvents, payments } from "#models/schema";
 import { empathyErasureJob, parseEmpathyToken } from "~/features/empathy/empathy.server";
+import en from "~/locales/en";
 import es from "~/locales/es";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
@@ -309,6 +311,41 @@ describe("a call that does not reach the caller", () => {
     } finally {
       app.services.env.EMPATHY_RETRY_DELAY_SECONDS = 1;
     }
+  });
+});
+
+describe("a dial the phone network does not answer", () => {
+  it("says the call is being checked, not placed again, until the network answers; then the phone rings once", async () => {
+    const phone = nextNumber();
+    const hang = twilio.hangNext({ to: phone });
+    const { paymentIntentId, statusUrl } = await paidIntent(phone);
+    const visitorClient = client();
+    expect((await visitorClient.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
+    await hang.arrived;
+    const requestId = requestIdOf(statusUrl);
+    const checking = en.empathy.progressChecking.replaceAll("'", "&#x27;");
+    // Within the provider's usual second or two the page still says the call is being placed.
+    expect(await (await visitorClient.get(statusUrl)).text()).not.toContain(checking);
+    // The dial has hung past DIAL_STALLED_SECONDS (or its process died): its claim is that old.
+    await app.services.db
+      .update(callsTable)
+      .set({ dialClaimedAt: new Date(Date.now() - (DIAL_STALLED_SECONDS + 1) * 1000) })
+      .where(eq(callsTable.empathyRequestId, requestId));
+    const page = await (await visitorClient.get(statusUrl)).text();
+    expect(page).toContain(checking);
+    expect(page).not.toContain(en.empathy.progressQueued);
+
+    hang.release();
+    const placed = await newestCallTo(phone, 1);
+    await waitFor(async () => !(await (await visitorClient.get(statusUrl)).text()).includes(checking), {
+      what: "the page to leave the check",
+    });
+    await converse(twilio, realtime, placed.sid, 1);
+    await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "completed", {
+      what: "the call to end",
+      timeoutMs: 20_000,
+    });
+    expect(await callsTo(phone)).toHaveLength(1);
   });
 });
 
