@@ -91,3 +91,61 @@ export function customerBookingEmail(
     ],
   };
 }
+
+/**
+ * The customer's reminder a day before: the appointment, where, and the way to change or cancel
+ * it (the booking's own page when its link is known, else the business's phone), with the
+ * calendar file again.
+ */
+export function customerReminderEmail(
+  t: TFunction,
+  lang: string,
+  to: string,
+  input: Pick<
+    BookingEmailInput,
+    "bookingId" | "businessName" | "businessAddress" | "serviceName" | "when" | "start" | "end" | "customerName"
+  > & {
+    manageUrl: string | null;
+    businessPhone: string;
+  },
+): EmailMessage {
+  const subject = t("bookingEmail.reminderSubject", { service: input.serviceName, business: input.businessName, when: input.when });
+  const details = [
+    `${t("bookingEmail.service")}: ${input.serviceName}`,
+    `${t("bookingEmail.when")}: ${input.when}`,
+    ...(input.businessAddress ? [`${t("bookingEmail.where")}: ${input.businessAddress}`] : []),
+  ].join("\n");
+  const change = input.manageUrl
+    ? `${t("bookingEmail.reminderChange")} ${input.manageUrl}`
+    : t("bookingEmail.reminderChangeByPhone", { phone: input.businessPhone });
+  const lines = [
+    t("bookingEmail.reminderBody", { name: input.customerName, business: input.businessName }),
+    details,
+    `${change} ${t("bookingEmail.calendarAttached")}`,
+  ];
+  return {
+    to,
+    subject,
+    text: `${lines.join("\n\n")}\n`,
+    html: emailLayout({
+      lang,
+      title: subject,
+      bodyHtml: `${lines.map(paragraphs).join("")}${input.manageUrl ? button(input.manageUrl, t("bookingEmail.manageButton")) : ""}`,
+    }),
+    attachments: [
+      {
+        filename: "booking.ics",
+        contentType: "text/calendar; charset=utf-8; method=PUBLISH",
+        content: bookingIcs({
+          uid: bookingEventUid(input.bookingId),
+          start: input.start,
+          end: input.end,
+          summary: `${input.serviceName}: ${input.businessName}`,
+          description: input.manageUrl ? `${t("bookingEmail.manage")}: ${input.manageUrl}` : input.businessName,
+          location: input.businessAddress,
+          ...(input.manageUrl ? { url: input.manageUrl } : {}),
+        }),
+      },
+    ],
+  };
+}

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, desc, eq, gt, inArray, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
-import { bookings, businessServices } from "./schema";
+import { bookings, businesses, businessServices } from "./schema";
 
 export type Booking = typeof bookings.$inferSelect;
 type BookingStatus = Booking["status"];
@@ -46,6 +46,8 @@ export interface NewBooking {
   notes: string | null;
   language: string;
   idempotencyKey: string | null;
+  /** Seals the manage link's secret for the reminder e-mail (kept with the booking; see manageTokenSealed). */
+  sealManageToken?: (token: string) => string;
 }
 
 export type CreateBookingResult =
@@ -113,11 +115,17 @@ async function insertBooking(db: Db, input: NewBooking): Promise<CreateBookingRe
   // the exclusion constraint stays the guarantee.
   const settled = await settledAnswer(db, input);
   if (settled) return settled;
+  const { sealManageToken, ...row } = input;
   const manageToken = randomBytes(24).toString("base64url");
   try {
     const [booking] = await db
       .insert(bookings)
-      .values({ ...input, manageTokenHash: hashToken(manageToken), status: "pending" })
+      .values({
+        ...row,
+        manageTokenHash: hashToken(manageToken),
+        manageTokenSealed: sealManageToken?.(manageToken) ?? null,
+        status: "pending",
+      })
       .returning();
     return { kind: "created", booking: booking!, manageToken };
   } catch (error) {
@@ -139,11 +147,11 @@ async function findByIdempotencyKey(db: Db, businessId: number, key: string) {
  * that must carry the link (the business changed the booking) gets a new one, and the old link
  * stops working.
  */
-export async function renewManageToken(db: Db, bookingId: number) {
+export async function renewManageToken(db: Db, bookingId: number, sealManageToken?: (token: string) => string) {
   const manageToken = randomBytes(24).toString("base64url");
   await db
     .update(bookings)
-    .set({ manageTokenHash: hashToken(manageToken) })
+    .set({ manageTokenHash: hashToken(manageToken), manageTokenSealed: sealManageToken?.(manageToken) ?? null })
     .where(eq(bookings.id, bookingId));
   return manageToken;
 }
@@ -184,6 +192,7 @@ export async function rescheduleBooking(db: Db, bookingId: number, startsAt: Dat
         callOutcome: null,
         // A new time is a new confirmation, with calls of its own.
         confirmationRound: sql`${bookings.confirmationRound} + 1`,
+        timeSetAt: new Date(),
         updatedAt: new Date(),
       })
       .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
@@ -277,6 +286,7 @@ export async function moveBusinessBooking(db: Db, businessId: number, bookingId:
         callOutcome: null,
         notCalledReason: null,
         confirmationRound: sql`${bookings.confirmationRound} + 1`,
+        timeSetAt: now,
         updatedAt: now,
       })
       .where(
@@ -336,4 +346,60 @@ export async function listOwnerBookings(db: Db, businessId: number, filter: Owne
     .where(and(eq(bookings.businessId, businessId), when, attention))
     .orderBy(filter === "past" ? desc(bookings.startsAt) : asc(bookings.startsAt))
     .limit(limit);
+}
+
+/** What a reminder scan needs: how long before a start it is sent, and the last moment it is still of use. */
+export interface ReminderWindow {
+  hoursBefore: number;
+  /** A reminder later than this before the start (the server was down) is not sent at all. */
+  latestMinutesBefore: number;
+}
+
+/** The live bookings whose customer may be reached this way, and at such a time. */
+const remindable = (now: Date, window: ReminderWindow) =>
+  and(
+    inArray(bookings.status, ["pending", "confirmed"]),
+    gt(bookings.startsAt, new Date(now.getTime() + window.latestMinutesBefore * 60_000)),
+    lte(bookings.startsAt, new Date(now.getTime() + window.hoursBefore * 3_600_000)),
+    // Told its time well before the reminder's: a booking made or moved within the window had its e-mail just now.
+    sql`${bookings.timeSetAt} <= ${bookings.startsAt} - make_interval(hours => ${window.hoursBefore})`,
+  )!;
+
+/** Bookings whose reminder e-mail is due at `now`, of businesses that send them, not yet sent for their time. */
+export async function bookingsDueEmailReminder(db: Db, now: Date, window: ReminderWindow, limit: number) {
+  return db
+    .select({ id: bookings.id })
+    .from(bookings)
+    .innerJoin(businesses, eq(businesses.id, bookings.businessId))
+    .where(
+      and(
+        remindable(now, window),
+        eq(businesses.reminderEmail, true),
+        isNotNull(bookings.customerEmail),
+        sql`${bookings.reminderEmailFor} is distinct from ${bookings.startsAt}`,
+      ),
+    )
+    .orderBy(asc(bookings.startsAt))
+    .limit(limit);
+}
+
+/**
+ * Records that the booking's reminder e-mail goes now, for its current time: the booking, or null
+ * when it went already, the booking changed meanwhile, or it is no longer of use. Inside the
+ * transaction that queues the e-mail, so the record and the e-mail commit together.
+ */
+export async function claimEmailReminder(db: Db, bookingId: number, now: Date, window: ReminderWindow) {
+  const [row] = await db
+    .update(bookings)
+    .set({ reminderEmailFor: sql`${bookings.startsAt}` })
+    .where(
+      and(
+        eq(bookings.id, bookingId),
+        remindable(now, window),
+        isNotNull(bookings.customerEmail),
+        sql`${bookings.reminderEmailFor} is distinct from ${bookings.startsAt}`,
+      ),
+    )
+    .returning();
+  return row ?? null;
 }

@@ -158,6 +158,7 @@ export async function updateBusinessProfile(
       | "confirmationVoice"
       | "confirmationLanguage"
       | "callCountries"
+      | "reminderEmail"
     >
   >,
 ) {

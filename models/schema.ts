@@ -94,6 +94,8 @@ export const businesses = pgTable("businesses", {
   voiceCreativity: real("voice_creativity").notNull().default(0.8),
   /** ISO codes the confirmation agent may phone; null means the deployment's list. */
   callCountries: text("call_countries").array(),
+  /** Customers with an e-mail address are reminded of their appointment a day before (owner settings). */
+  reminderEmail: boolean("reminder_email").notNull().default(true),
   verifiedAt: timestamp("verified_at", { withTimezone: true }),
   activatedAt: timestamp("activated_at", { withTimezone: true }),
   createdAt: timestamp("created_at", { withTimezone: true })
@@ -390,6 +392,17 @@ export const bookings = pgTable(
     idempotencyKey: text("idempotency_key"),
     /** Hash of the secret in the customer's manage link. */
     manageTokenHash: text("manage_token_hash").notNull().unique(),
+    /**
+     * The same secret sealed (see secret.server.ts), for the reminder e-mail's link; null for
+     * bookings made before reminders, whose reminder goes without one.
+     */
+    manageTokenSealed: text("manage_token_sealed"),
+    /** When the booking got its current time (made or moved): a reminder is for a time told well before. */
+    timeSetAt: timestamp("time_set_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    /** The start time the customer's reminder e-mail was sent for: one reminder per time, whatever retries. */
+    reminderEmailFor: timestamp("reminder_email_for", { withTimezone: true }),
     /** Where the AI confirmation call stands, and what came of it. */
     callState: text("call_state").notNull().default("queued"),
     callOutcome: text("call_outcome"),
@@ -411,6 +424,8 @@ export const bookings = pgTable(
     unique("bookings_business_idempotency_key").on(table.businessId, table.idempotencyKey),
     // The owner's analytics read a business's bookings made in a window (models/analytics.ts).
     index("bookings_business_created").on(table.businessId, table.createdAt),
+    // The reminders' scan reads the bookings starting within the next day.
+    index("bookings_starts_at").on(table.startsAt),
   ],
 );
 

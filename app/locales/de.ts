@@ -544,6 +544,13 @@ const de = {
     dateInvalid: "Bitte wählen Sie ein Datum.",
   },
   settings: {
+    remindersTitle: "Erinnerungen",
+    remindersIntro: "Weniger verpasste Termine: Sakina erinnert Ihre Kundinnen und Kunden vor ihrem Besuch.",
+    reminderEmail: "24 Stunden vorher per E-Mail erinnern",
+    reminderEmailHint:
+      "An Kundinnen und Kunden, die eine E-Mail-Adresse angegeben und mehr als einen Tag im Voraus gebucht haben, mit ihrem Link zum Ändern oder Stornieren und der Kalenderdatei.",
+    remindersSave: "Erinnerungen speichern",
+    remindersSaved: "Erinnerungen gespeichert",
     callCountries: "Länder, in die Bestätigungsanrufe gehen dürfen",
     callCountriesHint:
       "Zweistellige Ländercodes, durch Kommas getrennt, zum Beispiel DE, AT. Leer lassen, um alle Länder zu erlauben, die der Dienst anruft. Eine Buchung aus einem anderen Land wird trotzdem gespeichert und als „nicht angerufen“ markiert.",
@@ -761,6 +768,10 @@ const de = {
     calendarAttached: "Die Kalenderdatei ist angehängt.",
     manage: "Ändern oder stornieren",
     manageButton: "Meine Buchung ändern oder stornieren",
+    reminderSubject: "Erinnerung: {{service}} bei {{business}}, {{when}}",
+    reminderBody: "Hallo {{name}}, wir erinnern Sie an Ihren Termin bei {{business}}.",
+    reminderChange: "Sie können nicht kommen? Hier ändern oder stornieren Sie Ihre Buchung:",
+    reminderChangeByPhone: "Sie können nicht kommen? Rufen Sie bitte {{phone}} an, um Ihre Buchung zu ändern oder zu stornieren.",
   },
   email: {
     greeting: "Hallo,",

@@ -532,6 +532,13 @@ const en = {
     dateInvalid: "Choose a date.",
   },
   settings: {
+    remindersTitle: "Reminders",
+    remindersIntro: "Fewer missed appointments: Sakina reminds your customers before their visit.",
+    reminderEmail: "E-mail a reminder 24 hours before",
+    reminderEmailHint:
+      "To customers who gave an e-mail address and booked more than a day ahead, with their link to change or cancel and the calendar file.",
+    remindersSave: "Save reminders",
+    remindersSaved: "Reminders saved",
     callCountries: "Countries the confirmation calls may go to",
     callCountriesHint:
       'Two-letter country codes separated by commas, for example US, GB. Leave empty to allow every country this service calls. A booking from another country is still saved, marked "not called".',
@@ -747,6 +754,10 @@ const en = {
     calendarAttached: "The calendar file is attached.",
     manage: "Change or cancel",
     manageButton: "Change or cancel my booking",
+    reminderSubject: "Reminder: {{service}} at {{business}}, {{when}}",
+    reminderBody: "Hello {{name}}, this is a reminder of your appointment at {{business}}.",
+    reminderChange: "Can't make it? Change or cancel your booking here:",
+    reminderChangeByPhone: "Can't make it? Please call {{phone}} to change or cancel your booking.",
   },
   email: {
     greeting: "Hello,",

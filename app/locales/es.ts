@@ -539,6 +539,13 @@ const es = {
     dateInvalid: "Elige una fecha.",
   },
   settings: {
+    remindersTitle: "Recordatorios",
+    remindersIntro: "Menos citas perdidas: Sakina recuerda a tus clientes su visita.",
+    reminderEmail: "Enviar un recordatorio por correo 24 horas antes",
+    reminderEmailHint:
+      "A los clientes que dieron un correo y reservaron con más de un día de antelación, con su enlace para cambiar o cancelar y el archivo de calendario.",
+    remindersSave: "Guardar recordatorios",
+    remindersSaved: "Recordatorios guardados",
     callCountries: "Países a los que pueden ir las llamadas de confirmación",
     callCountriesHint:
       'Códigos de país de dos letras separados por comas, por ejemplo ES, MX. Déjelo vacío para permitir todos los países a los que llama el servicio. Una reserva de otro país se guarda igualmente, marcada "sin llamada".',
@@ -755,6 +762,10 @@ const es = {
     calendarAttached: "El archivo de calendario va adjunto.",
     manage: "Cambiar o cancelar",
     manageButton: "Cambiar o cancelar mi reserva",
+    reminderSubject: "Recordatorio: {{service}} en {{business}}, {{when}}",
+    reminderBody: "Hola {{name}}, te recordamos tu cita en {{business}}.",
+    reminderChange: "¿No puedes ir? Cambia o cancela tu reserva aquí:",
+    reminderChangeByPhone: "¿No puedes ir? Llama al {{phone}} para cambiar o cancelar tu reserva.",
   },
   email: {
     greeting: "Hola:",

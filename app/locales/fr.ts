@@ -544,6 +544,13 @@ const fr = {
     dateInvalid: "Choisissez une date.",
   },
   settings: {
+    remindersTitle: "Rappels",
+    remindersIntro: "Moins de rendez-vous manqués : Sakina rappelle leur visite à vos clients.",
+    reminderEmail: "Envoyer un rappel par e-mail 24 heures avant",
+    reminderEmailHint:
+      "Aux clients qui ont donné une adresse e-mail et réservé plus d'un jour à l'avance, avec leur lien pour modifier ou annuler et le fichier de calendrier.",
+    remindersSave: "Enregistrer les rappels",
+    remindersSaved: "Rappels enregistrés",
     callCountries: "Pays vers lesquels les appels de confirmation peuvent être passés",
     callCountriesHint:
       "Codes pays à deux lettres séparés par des virgules, par exemple FR, BE. Laissez vide pour autoriser tous les pays appelés par le service. Une réservation d'un autre pays est tout de même enregistrée, marquée « non appelé ».",
@@ -761,6 +768,10 @@ const fr = {
     calendarAttached: "Le fichier d’agenda est joint.",
     manage: "Modifier ou annuler",
     manageButton: "Modifier ou annuler ma réservation",
+    reminderSubject: "Rappel : {{service}} chez {{business}}, {{when}}",
+    reminderBody: "Bonjour {{name}}, nous vous rappelons votre rendez-vous chez {{business}}.",
+    reminderChange: "Vous ne pouvez pas venir ? Modifiez ou annulez votre réservation ici :",
+    reminderChangeByPhone: "Vous ne pouvez pas venir ? Appelez le {{phone}} pour modifier ou annuler votre réservation.",
   },
   email: {
     greeting: "Bonjour,",

@@ -540,6 +540,13 @@ const it = {
     dateInvalid: "Scegli una data.",
   },
   settings: {
+    remindersTitle: "Promemoria",
+    remindersIntro: "Meno appuntamenti mancati: Sakina ricorda ai tuoi clienti la loro visita.",
+    reminderEmail: "Invia un promemoria via e-mail 24 ore prima",
+    reminderEmailHint:
+      "Ai clienti che hanno indicato un indirizzo e-mail e prenotato con più di un giorno di anticipo, con il link per modificare o annullare e il file del calendario.",
+    remindersSave: "Salva promemoria",
+    remindersSaved: "Promemoria salvati",
     callCountries: "Paesi verso cui possono partire le chiamate di conferma",
     callCountriesHint:
       'Codici paese di due lettere separati da virgole, per esempio IT, CH. Lasci vuoto per consentire tutti i paesi chiamati dal servizio. Una prenotazione da un altro paese viene comunque salvata, segnata come "non chiamato".',
@@ -756,6 +763,10 @@ const it = {
     calendarAttached: "Il file del calendario è allegato.",
     manage: "Modifica o disdici",
     manageButton: "Modifica o disdici la mia prenotazione",
+    reminderSubject: "Promemoria: {{service}} da {{business}}, {{when}}",
+    reminderBody: "Ciao {{name}}, ti ricordiamo il tuo appuntamento da {{business}}.",
+    reminderChange: "Non puoi venire? Modifica o annulla la prenotazione qui:",
+    reminderChangeByPhone: "Non puoi venire? Chiama il {{phone}} per modificare o annullare la prenotazione.",
   },
   email: {
     greeting: "Ciao,",

@@ -3,7 +3,7 @@ import type { Route } from "./+types/dashboard.settings";
 import { loadSettingsPage } from "~/features/business/dashboard.server";
 import { BookingLink } from "~/features/business/dashboard/booking-link";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
-import { SettingsSection } from "~/features/business/dashboard/settings";
+import { RemindersSection, SettingsSection } from "~/features/business/dashboard/settings";
 import { ownerAction } from "~/features/business/owner-action.server";
 import { ownerForPage, ownerTitle } from "~/features/business/owner.server";
 import { OwnerShell, OwnerStatus } from "~/ui/owner-shell";
@@ -34,6 +34,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
       <p className="mt-1 text-sm text-slate-700">{t("settings.intro")}</p>
       <BookingLink url={loaderData.shell.bookingUrl} />
       <SettingsSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
+      <RemindersSection business={loaderData.business} />
     </OwnerShell>
   );
 }

@@ -11,6 +11,7 @@ import { empathyCallLifecycle, empathyErasureJob } from "~/features/empathy/empa
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
 import { CALL_SWEEPER_CRON, callSweeperJob } from "~/features/calls/engine.server";
 import { confirmationCallLifecycle } from "~/features/booking/booking.server";
+import { REMINDERS_CRON, bookingRemindersJob } from "~/features/booking/reminders.server";
 import { SCHEDULED_CALLS_CRON, scheduledCallsJob, supportCallLifecycle } from "~/features/subscriptions/subscriptions.server";
 import { seedDemoData } from "~/features/business/demo-seed.server";
 import { createPayments } from "~/providers/payments.server";
@@ -88,6 +89,8 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     await jobs.schedule(callSweeperJob, CALL_SWEEPER_CRON);
     // Subscribers' scheduled calls, their reminders and the trial-ending e-mails.
     await jobs.schedule(scheduledCallsJob, SCHEDULED_CALLS_CRON);
+    // Customers' appointment reminders.
+    await jobs.schedule(bookingRemindersJob, REMINDERS_CRON);
   }
   return {
     ...services,

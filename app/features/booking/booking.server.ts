@@ -21,6 +21,7 @@ import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { queueCall } from "~/features/calls/engine.server";
+import { manageTokenSealer } from "~/features/booking/manage-link.server";
 import {
   confirmationPromise,
   describeConfirmationPromise,
@@ -190,6 +191,7 @@ export async function placeBooking(services: AppServices, request: BookingReques
     if (!onGrid) return { kind: "not_a_slot" };
   }
   const result = await createBooking(services.db, {
+    sealManageToken: manageTokenSealer(services),
     businessId: request.business.id,
     serviceId: request.service.id,
     startsAt: new Date(request.start),

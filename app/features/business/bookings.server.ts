@@ -22,6 +22,7 @@ import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { BOOKING_WINDOW_DAYS, bookingConfirmationCallJob, formatWhen as emailWhen } from "~/features/booking/booking.server";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
+import { manageTokenSealer } from "~/features/booking/manage-link.server";
 import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTimeToUtc, type SlotRules } from "~/features/booking/slots";
 import { formatLocalDate, formatWhen, zoneName } from "~/features/business/when";
 import type { Owner } from "~/features/business/owner.server";
@@ -341,7 +342,7 @@ async function tellCustomer(
   if (!booking.customerEmail) return;
   const t = await translatorFor(booking.language);
   // The customer's page of the booking goes with every change that leaves something to change.
-  const manageUrl = change === "cancelled" ? null : `${services.publicOrigin()}/booking/${await renewManageToken(services.db, booking.id)}`;
+  const manageUrl = change === "cancelled" ? null : `${services.publicOrigin()}/booking/${await renewManageToken(services.db, booking.id, manageTokenSealer(services))}`;
   // A new time's confirmation call, said as it will really be (the usual line when it is a call now).
   const promise = change === "moved" ? await confirmationPromise(services, business) : null;
   const callPromise =

@@ -153,6 +153,7 @@ const doneMessages = {
   "day-off-added": "hours.dayOffAdded",
   "day-off-removed": "hours.dayOffRemoved",
   "settings-saved": "settings.saved",
+  "reminders-saved": "settings.remindersSaved",
 } as const;
 type Done = keyof typeof doneMessages;
 
@@ -171,6 +172,7 @@ export const sectionIntents: Record<string, OwnerSection> = {
   "add-day-off": "hours",
   "remove-day-off": "hours",
   "save-settings": "settings",
+  "save-reminders": "settings",
 };
 
 /** The page to show after a saved change, with its confirmation. */
@@ -243,6 +245,11 @@ export async function handleDashboardAction(
       const { address, description, ...rest } = submission.value;
       await updateBusinessProfile(services.db, businessId, { ...rest, address: address || null, description: description || null });
       return { intent, ok: true, done: "settings-saved", section: "settings" };
+    }
+    case "save-reminders": {
+      // A checkbox: sent when ticked, absent when not.
+      await updateBusinessProfile(services.db, businessId, { reminderEmail: form.get("reminderEmail") === "on" });
+      return { intent, ok: true, done: "reminders-saved", section: "settings" };
     }
     default:
       return { intent, ok: false, errors: { _: [t("common.genericError")] } };
@@ -319,6 +326,7 @@ export async function loadSettingsPage(owner: Owner, url: URL) {
       confirmationLanguage: business.confirmationLanguage,
       confirmationVoice: business.confirmationVoice,
       callCountries: business.callCountries?.join(", ") ?? "",
+      reminderEmail: business.reminderEmail,
     },
   };
 }

@@ -133,3 +133,39 @@ export function SettingsSection({ business, actionData }: { business: BusinessSe
     </div>
   );
 }
+
+/** The customers' reminders: an e-mail a day before the appointment (on unless the owner turns it off). */
+export function RemindersSection({ business }: { business: BusinessSettings }) {
+  const { t } = useTranslation();
+  return (
+    <section aria-labelledby="reminders-title" className="mt-6 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
+      <h2 id="reminders-title" className="text-lg font-semibold text-slate-900">
+        {t("settings.remindersTitle")}
+      </h2>
+      <p className="mt-1 text-sm text-slate-700">{t("settings.remindersIntro")}</p>
+      <Form method="post" noValidate className="mt-4 space-y-4">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="intent" value="save-reminders" />
+        <div className="flex items-start gap-3">
+          <input
+            type="checkbox"
+            id="settings-reminder-email"
+            name="reminderEmail"
+            defaultChecked={business.reminderEmail}
+            aria-describedby="settings-reminder-email-hint"
+            className="mt-1 size-5 accent-teal-700"
+          />
+          <div>
+            <label htmlFor="settings-reminder-email" className="font-medium text-slate-900">
+              {t("settings.reminderEmail")}
+            </label>
+            <p id="settings-reminder-email-hint" className="text-sm text-slate-700">
+              {t("settings.reminderEmailHint")}
+            </p>
+          </div>
+        </div>
+        <Button type="submit">{t("settings.remindersSave")}</Button>
+      </Form>
+    </section>
+  );
+}
