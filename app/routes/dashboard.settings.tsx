@@ -2,6 +2,7 @@ import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/dashboard.settings";
 import { loadSettingsPage } from "~/features/business/dashboard.server";
 import { BookingLink } from "~/features/business/dashboard/booking-link";
+import { CalendarFeedPanel } from "~/features/business/dashboard/calendar-feed";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { SettingsSection } from "~/features/business/dashboard/settings";
 import { ownerAction } from "~/features/business/owner-action.server";
@@ -34,6 +35,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
       <p className="mt-1 text-sm text-slate-700">{t("settings.intro")}</p>
       <BookingLink url={loaderData.shell.bookingUrl} />
       <SettingsSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
+      <CalendarFeedPanel links={loaderData.calendarFeed} />
     </OwnerShell>
   );
 }

@@ -16,6 +16,7 @@ import type { WeeklySchedule } from "~/features/booking/slots";
 import { parseTimeOfDay } from "~/lib/time";
 import type { AppServices } from "~/platform/services.server";
 import { dbId, parseDbId } from "~/lib/ids";
+import { calendarFeedLinks, rotateCalendarFeed } from "~/features/business/calendar-feed.server";
 import { isCalendarDate } from "~/lib/validation";
 
 export const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440] as const;
@@ -153,6 +154,7 @@ const doneMessages = {
   "day-off-added": "hours.dayOffAdded",
   "day-off-removed": "hours.dayOffRemoved",
   "settings-saved": "settings.saved",
+  "calendar-feed-rotated": "calendarFeed.rotated",
 } as const;
 type Done = keyof typeof doneMessages;
 
@@ -171,6 +173,7 @@ export const sectionIntents: Record<string, OwnerSection> = {
   "add-day-off": "hours",
   "remove-day-off": "hours",
   "save-settings": "settings",
+  "rotate-calendar-feed": "settings",
 };
 
 /** The page to show after a saved change, with its confirmation. */
@@ -244,6 +247,10 @@ export async function handleDashboardAction(
       await updateBusinessProfile(services.db, businessId, { ...rest, address: address || null, description: description || null });
       return { intent, ok: true, done: "settings-saved", section: "settings" };
     }
+    case "rotate-calendar-feed": {
+      await rotateCalendarFeed(services, businessId);
+      return { intent, ok: true, done: "calendar-feed-rotated", section: "settings" };
+    }
     default:
       return { intent, ok: false, errors: { _: [t("common.genericError")] } };
   }
@@ -305,6 +312,7 @@ export async function loadSettingsPage(owner: Owner, url: URL) {
   const { business, locale } = owner;
   return {
     message: await doneMessage(owner.services, owner.t, business.id, url),
+    calendarFeed: await calendarFeedLinks(owner.services, business.id),
     business: {
       name: business.name,
       ownerName: business.ownerName,
