@@ -11,10 +11,7 @@ export async function findCalendarFeed(db: Db, businessId: number) {
 
 /** The business whose feed token hashes to `tokenHash`, or null: read from the database on every request, so a rotation ends the old link in every process at once. */
 export async function findBusinessIdByFeedTokenHash(db: Db, tokenHash: string) {
-  const [row] = await db
-    .select({ businessId: calendarFeeds.businessId })
-    .from(calendarFeeds)
-    .where(eq(calendarFeeds.tokenHash, tokenHash));
+  const [row] = await db.select({ businessId: calendarFeeds.businessId }).from(calendarFeeds).where(eq(calendarFeeds.tokenHash, tokenHash));
   return row?.businessId ?? null;
 }
 
@@ -62,7 +59,11 @@ export async function listFeedBookings(db: Db, businessId: number, since: Date) 
     .from(bookings)
     .innerJoin(businessServices, eq(businessServices.id, bookings.serviceId))
     .where(
-      and(eq(bookings.businessId, businessId), gt(bookings.endsAt, since), or(ne(bookings.status, "cancelled"), gt(bookings.updatedAt, since))),
+      and(
+        eq(bookings.businessId, businessId),
+        gt(bookings.endsAt, since),
+        or(ne(bookings.status, "cancelled"), gt(bookings.updatedAt, since)),
+      ),
     )
     .orderBy(asc(bookings.startsAt), asc(bookings.id))
     .limit(FEED_LIMIT);

@@ -14,13 +14,26 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   const body = await calendarFeedBody(services, params.file);
   const common = { "Cache-Control": "private, no-cache", "X-Robots-Tag": "noindex", "Referrer-Policy": "no-referrer" };
   if (body === null) {
-    return new Response("Not found\n", { status: 404, headers: { ...common, "Cache-Control": "no-store", "Content-Type": "text/plain; charset=utf-8" } });
+    return new Response("Not found\n", {
+      status: 404,
+      headers: { ...common, "Cache-Control": "no-store", "Content-Type": "text/plain; charset=utf-8" },
+    });
   }
   const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
-  if (request.headers.get("If-None-Match")?.split(/\s*,\s*/).includes(etag)) {
+  if (
+    request.headers
+      .get("If-None-Match")
+      ?.split(/\s*,\s*/)
+      .includes(etag)
+  ) {
     return new Response(null, { status: 304, headers: { ...common, ETag: etag } });
   }
   return new Response(body, {
-    headers: { ...common, ETag: etag, "Content-Type": "text/calendar; charset=utf-8", "Content-Disposition": 'inline; filename="bookings.ics"' },
+    headers: {
+      ...common,
+      ETag: etag,
+      "Content-Type": "text/calendar; charset=utf-8",
+      "Content-Disposition": 'inline; filename="bookings.ics"',
+    },
   });
 }

@@ -37,7 +37,13 @@ beforeAll(async () => {
   const services = await (await fetch(`${app.url}/api/booking/services/demo-salon`)).json();
   haircut = services.find((s: { name: string }) => s.name === "Haircut");
   // The other business has a booking of its own, by a customer named Zed.
-  const massage = await addService(db, other.id, { name: "Massage", description: null, priceCents: 5000, currency: "GBP", durationMinutes: 60 });
+  const massage = await addService(db, other.id, {
+    name: "Massage",
+    description: null,
+    priceCents: 5000,
+    currency: "GBP",
+    durationMinutes: 60,
+  });
   const start = new Date(Date.now() + 3 * 86_400_000);
   const made = await createBooking(db, {
     businessId: other.id,
@@ -200,7 +206,9 @@ describe("the owner's calendar feed", () => {
     expect((await readFeed(old.https)).response.status).toBe(200);
 
     // Only the owner, with the page's CSRF token, can rotate.
-    expect((await httpClient(app.url).postForm("/dashboard/settings", { intent: "rotate-calendar-feed" }, { tokenFrom: "/contact" })).status).toBe(403);
+    expect(
+      (await httpClient(app.url).postForm("/dashboard/settings", { intent: "rotate-calendar-feed" }, { tokenFrom: "/contact" })).status,
+    ).toBe(403);
     const noToken = await fetch(`${app.url}/dashboard/settings`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: [...owner.jar].map(([k, v]) => `${k}=${v}`).join("; ") },
@@ -243,7 +251,13 @@ describe("the owner's calendar feed", () => {
     const { https } = await feedLinks(owner);
     const token = /\/calendar\/([^/]+)\.ics$/.exec(https)![1]!;
     const wrong = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
-    for (const path of [`/calendar/${wrong}.ics`, `/calendar/${token}`, `/calendar/${token}.ics.ics`, "/calendar/x.ics", `/calendar/${"A".repeat(5000)}.ics`]) {
+    for (const path of [
+      `/calendar/${wrong}.ics`,
+      `/calendar/${token}`,
+      `/calendar/${token}.ics.ics`,
+      "/calendar/x.ics",
+      `/calendar/${"A".repeat(5000)}.ics`,
+    ]) {
       expect((await fetch(`${app.url}${path}`)).status, path).toBe(404);
     }
     const rows = await app.services.db.select().from(calendarFeeds);

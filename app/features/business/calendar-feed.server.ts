@@ -44,7 +44,8 @@ function feedLinks(services: AppServices, token: string) {
  * secret (SESSION_SECRET was changed) cannot be shown again, so a new one replaces it.
  */
 export async function calendarFeedLinks(services: AppServices, businessId: number) {
-  const stored = (await findCalendarFeed(services.db, businessId)) ?? (await createCalendarFeedOnce(services.db, newFeed(services, businessId).feed));
+  const stored =
+    (await findCalendarFeed(services.db, businessId)) ?? (await createCalendarFeedOnce(services.db, newFeed(services, businessId).feed));
   const token = unseal(services.signingSecret, SEAL_PURPOSE, stored.tokenSealed);
   if (token) return feedLinks(services, token);
   const fresh = newFeed(services, businessId);
