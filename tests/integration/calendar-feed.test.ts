@@ -130,8 +130,14 @@ describe("the owner's calendar feed", () => {
     // Built from the configured public origin.
     expect(links.https).toMatch(new RegExp(`^${app.services.publicOrigin()}/calendar/[A-Za-z0-9_-]{43}\\.ics$`));
     expect(links.webcal).toBe(links.https.replace(/^http:/, "webcal:"));
-    // The settings page keeps showing the same link.
+    // The settings page keeps showing the same link, whatever Host the request names.
     expect((await feedLinks(owner)).https).toBe(links.https);
+    const elsewhere = await fetch(`${app.url}/dashboard/settings`, {
+      headers: { Host: "evil.example", Cookie: [...owner.jar].map(([k, v]) => `${k}=${v}`).join("; ") },
+    });
+    const shown = await elsewhere.text();
+    expect(shown).toContain(links.https);
+    expect(shown).not.toContain("evil.example/calendar");
 
     // The owner cancels Tom's booking.
     expect((await owner.postForm("/dashboard", { intent: "cancel-booking", bookingId: String(tomId) })).status).toBe(302);
