@@ -43,6 +43,7 @@ export default [
   route("book/:bookingLink", "routes/book.tsx"),
   route("book/:bookingLink/calendar.ics", "routes/book.calendar.ts"),
   route("booking/:token", "routes/booking.manage.tsx"),
+  route("calendar/:file", "routes/calendar.feed.ts"),
   route("api/booking/business/:bookingLink", "routes/api/booking/business.ts"),
   route("api/booking/services/:bookingLink", "routes/api/booking/services.ts"),
   route("api/booking/availability/:bookingLink/:date/:serviceId", "routes/api/booking/availability.ts"),

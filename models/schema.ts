@@ -413,6 +413,11 @@ export const bookings = pgTable(
      * time to confirm). A confirmation's calls are keyed by (booking, round, attempt).
      */
     confirmationRound: integer("confirmation_round").notNull().default(1),
+    /**
+     * The booking's SEQUENCE in the owner's calendar feed (RFC 5545): a trigger adds one whenever
+     * what the feed shows changes (time, service, name, status), whichever code path changed it.
+     */
+    calendarSequence: integer("calendar_sequence").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),
@@ -428,6 +433,22 @@ export const bookings = pgTable(
     index("bookings_starts_at").on(table.startsAt),
   ],
 );
+
+/**
+ * The owner's private calendar subscription link (/calendar/<token>.ics), one per business. The
+ * token is looked up by its SHA-256 and kept sealed (AES-256-GCM) only so the settings page can
+ * show the link again; rotating replaces both, and the old link answers 404 at once.
+ */
+export const calendarFeeds = pgTable("calendar_feeds", {
+  businessId: integer("business_id")
+    .primaryKey()
+    .references(() => businesses.id, { onDelete: "cascade" }),
+  tokenHash: text("token_hash").notNull().unique(),
+  tokenSealed: text("token_sealed").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
+});
 
 export const empathyStatus = pgEnum("empathy_status", ["awaiting_payment", "calling", "retrying", "completed", "refunding", "refunded"]);
 

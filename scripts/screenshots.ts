@@ -1,7 +1,8 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
 // and Arabic, the home page's crisis box for three countries, the owner's frame (/telephony signed
-// in), then the booking flow step by step (service to done, the manage page, rescheduling and the
-// cancel), written to screenshots/ (ignored by git), so anyone can look before they ship.
+// in) and the calendar feed panel of the owner's settings, then the booking flow step by step
+// (service to done, the manage page, rescheduling and the cancel), written to screenshots/
+// (ignored by git), so anyone can look before they ship.
 // `npm run screenshots -- booking-flow` takes only the shots whose names contain that word.
 // It starts the production build on a free port with a throwaway data folder; `npm run build`
 // first if the sources changed.
@@ -121,15 +122,27 @@ try {
         await page.locator("#help-lines").screenshot({ path: file });
         console.log(path.relative(root, file));
       }
-      if (`owner-telephony-${language}-${width}`.includes(only)) {
+      const telephonyShot = `owner-telephony-${language}-${width}`;
+      const feedShot = `owner-calendar-feed-${language}-${width}`;
+      if (telephonyShot.includes(only) || feedShot.includes(only)) {
         const password = await demoOwnerPassword(server.url, server.dataDir);
         await page.goto(`${server.url}/login?lng=${language}`, { waitUntil: "networkidle" });
         await page.locator("input[name=email]").fill("demo@sakina.app");
         await page.locator("input[name=password]").fill(password);
         await page.locator("input[name=password]").press("Enter");
         await page.waitForURL(/\/dashboard/);
-        await page.goto(`${server.url}/telephony`, { waitUntil: "networkidle" });
-        await shoot(page, `owner-telephony-${language}-${width}`);
+        if (telephonyShot.includes(only)) {
+          await page.goto(`${server.url}/telephony`, { waitUntil: "networkidle" });
+          await shoot(page, telephonyShot);
+        }
+        if (feedShot.includes(only)) {
+          // The settings page's calendar feed panel, once its copy button has appeared.
+          await page.goto(`${server.url}/dashboard/settings`, { waitUntil: "networkidle" });
+          await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+          const file = path.join(out, `${feedShot}.png`);
+          await page.locator("section[aria-labelledby=calendar-feed-title]").screenshot({ path: file });
+          console.log(path.relative(root, file));
+        }
         await context.clearCookies();
       }
       pick += 2;

@@ -275,6 +275,22 @@ const de = {
     copied: "Kopiert!",
     copiedBody: "{{label}} in die Zwischenablage kopiert",
   },
+  calendarFeed: {
+    title: "Kalender-Abo",
+    intro:
+      "Sehen Sie Ihre Buchungen in Google Kalender, Apple Kalender oder Outlook, aktualisiert bei jeder Änderung. Jede zeigt den Vornamen der Kundin oder des Kunden und die Leistung, nie eine Telefonnummer oder E-Mail-Adresse. Wer diesen Link hat, sieht Ihre Buchungen: Behalten Sie ihn für sich.",
+    subscribe: "In Ihrer Kalender-App abonnieren",
+    linkLabel: "Kalender-Link",
+    linkHint: "In Google Kalender: Weitere Kalender, Per URL, dann diesen Link einfügen.",
+    rotate: "Link erneuern",
+    rotateWarning:
+      "Beim Erneuern entsteht ein neuer Link, und der alte funktioniert sofort nicht mehr: Kalender, die ihn abonniert haben, werden nicht mehr aktualisiert, bis Sie den neuen Link abonnieren.",
+    rotated: "Neuer Kalender-Link erstellt. Der alte funktioniert nicht mehr: Abonnieren Sie den Link unten neu.",
+    calendarName: "Buchungen von {{business}}",
+    calendarDescription: "Die Buchungen von {{business}}, aus Sakina.",
+    eventSummary: "{{name}} · {{service}}",
+    eventDetails: "Buchung in Sakina öffnen: {{url}}",
+  },
   payment: {
     providerError:
       "Unser Zahlungsanbieter antwortet gerade nicht. Es wurde nichts abgebucht. Bitte versuchen Sie es in ein paar Minuten erneut.",

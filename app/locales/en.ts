@@ -266,6 +266,22 @@ const en = {
     copied: "Copied!",
     copiedBody: "{{label}} copied to clipboard",
   },
+  calendarFeed: {
+    title: "Calendar feed",
+    intro:
+      "See your bookings in Google Calendar, Apple Calendar or Outlook, updated as they change. Each shows the customer's first name and the service, never a phone number or e-mail address. Anyone who has this link can see your bookings: keep it to yourself.",
+    subscribe: "Subscribe in your calendar app",
+    linkLabel: "Calendar link",
+    linkHint: "In Google Calendar: Other calendars, From URL, then paste this link.",
+    rotate: "Rotate link",
+    rotateWarning:
+      "Rotating makes a new link, and the old one stops working at once: calendars subscribed to it stop updating until you subscribe again with the new link.",
+    rotated: "New calendar link made. The old one no longer works: subscribe again with the link below.",
+    calendarName: "{{business}} bookings",
+    calendarDescription: "The bookings of {{business}}, from Sakina.",
+    eventSummary: "{{name}} · {{service}}",
+    eventDetails: "Open the booking in Sakina: {{url}}",
+  },
   payment: {
     providerError: "Our payment provider is not answering right now. Nothing was charged. Please try again in a few minutes.",
     providerCheckFailed:

@@ -271,6 +271,22 @@ const es = {
     copied: "¡Copiado!",
     copiedBody: "{{label}} copiado al portapapeles",
   },
+  calendarFeed: {
+    title: "Calendario suscrito",
+    intro:
+      "Consulta tus reservas en Google Calendar, Apple Calendar u Outlook, actualizadas cuando cambian. Cada una muestra el nombre de pila del cliente y el servicio, nunca un número de teléfono ni un correo electrónico. Cualquiera que tenga este enlace puede ver tus reservas: guárdalo para ti.",
+    subscribe: "Suscribirse en tu aplicación de calendario",
+    linkLabel: "Enlace del calendario",
+    linkHint: "En Google Calendar: Otros calendarios, Desde URL, y pega este enlace.",
+    rotate: "Cambiar el enlace",
+    rotateWarning:
+      "Cambiar el enlace crea uno nuevo y el anterior deja de funcionar al instante: los calendarios suscritos a él dejan de actualizarse hasta que te suscribas de nuevo con el enlace nuevo.",
+    rotated: "Hemos creado un enlace de calendario nuevo. El anterior ya no funciona: suscríbete de nuevo con el enlace de abajo.",
+    calendarName: "Reservas de {{business}}",
+    calendarDescription: "Las reservas de {{business}}, desde Sakina.",
+    eventSummary: "{{name}} · {{service}}",
+    eventDetails: "Abre la reserva en Sakina: {{url}}",
+  },
   payment: {
     providerError: "Nuestro proveedor de pagos no responde en este momento. No se ha cobrado nada. Inténtelo de nuevo en unos minutos.",
     providerCheckFailed:

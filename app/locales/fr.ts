@@ -274,6 +274,22 @@ const fr = {
     copied: "Copié !",
     copiedBody: "{{label}} copié dans le presse-papiers",
   },
+  calendarFeed: {
+    title: "Abonnement calendrier",
+    intro:
+      "Retrouvez vos réservations dans Google Agenda, Calendrier d'Apple ou Outlook, mises à jour à chaque changement. Chacune indique le prénom du client et la prestation, jamais un numéro de téléphone ni une adresse e-mail. Toute personne qui a ce lien voit vos réservations : gardez-le pour vous.",
+    subscribe: "S'abonner dans votre application de calendrier",
+    linkLabel: "Lien du calendrier",
+    linkHint: "Dans Google Agenda : Autres agendas, À partir de l'URL, puis collez ce lien.",
+    rotate: "Changer le lien",
+    rotateWarning:
+      "Changer le lien en crée un nouveau et l'ancien cesse de fonctionner aussitôt : les calendriers abonnés ne se mettent plus à jour tant que vous ne vous réabonnez pas avec le nouveau lien.",
+    rotated: "Nouveau lien de calendrier créé. L'ancien ne fonctionne plus : abonnez-vous de nouveau avec le lien ci-dessous.",
+    calendarName: "Réservations de {{business}}",
+    calendarDescription: "Les réservations de {{business}}, depuis Sakina.",
+    eventSummary: "{{name}} · {{service}}",
+    eventDetails: "Ouvrir la réservation dans Sakina : {{url}}",
+  },
   payment: {
     providerError: "Notre prestataire de paiement ne répond pas pour le moment. Rien n'a été débité. Réessayez dans quelques minutes.",
     providerCheckFailed:

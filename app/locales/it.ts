@@ -271,6 +271,22 @@ const it = {
     copied: "Copiato!",
     copiedBody: "{{label}} copiato negli appunti",
   },
+  calendarFeed: {
+    title: "Calendario in abbonamento",
+    intro:
+      "Vedi le tue prenotazioni in Google Calendar, Calendario di Apple o Outlook, aggiornate a ogni modifica. Ognuna mostra il nome del cliente e il servizio, mai un numero di telefono o un indirizzo e-mail. Chiunque abbia questo link vede le tue prenotazioni: tienilo per te.",
+    subscribe: "Abbonati nella tua app di calendario",
+    linkLabel: "Link del calendario",
+    linkHint: "In Google Calendar: Altri calendari, Da URL, poi incolla questo link.",
+    rotate: "Cambia il link",
+    rotateWarning:
+      "Cambiando il link ne crei uno nuovo e il vecchio smette subito di funzionare: i calendari abbonati non si aggiornano più finché non ti abboni di nuovo con il nuovo link.",
+    rotated: "Nuovo link del calendario creato. Il vecchio non funziona più: abbonati di nuovo con il link qui sotto.",
+    calendarName: "Prenotazioni di {{business}}",
+    calendarDescription: "Le prenotazioni di {{business}}, da Sakina.",
+    eventSummary: "{{name}} · {{service}}",
+    eventDetails: "Apri la prenotazione in Sakina: {{url}}",
+  },
   payment: {
     providerError:
       "Il nostro fornitore di pagamenti non risponde in questo momento. Non è stato addebitato nulla. Riprovi tra qualche minuto.",

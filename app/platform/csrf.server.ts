@@ -9,8 +9,8 @@ const SIGNED_PATHS = ["/webhooks/", "/twilio/"];
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** Addresses that answer JSON or XML and never show a form: no token cookie is issued there. */
-const NO_FORM_PATHS = ["/api/", "/healthz", ...SIGNED_PATHS];
+/** Addresses that answer JSON, XML or a calendar and never show a form: no token cookie is issued there. */
+const NO_FORM_PATHS = ["/api/", "/healthz", "/calendar/", ...SIGNED_PATHS];
 
 /**
  * The JSON APIs (script clients, and the pages' own `fetch`), by route: only these may do without

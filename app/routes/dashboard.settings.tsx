@@ -2,6 +2,7 @@ import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/dashboard.settings";
 import { loadSettingsPage } from "~/features/business/dashboard.server";
 import { BookingLink } from "~/features/business/dashboard/booking-link";
+import { CalendarFeedPanel } from "~/features/business/dashboard/calendar-feed";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { RemindersSection, SettingsSection } from "~/features/business/dashboard/settings";
 import { ownerAction } from "~/features/business/owner-action.server";
@@ -35,6 +36,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
       <BookingLink url={loaderData.shell.bookingUrl} />
       <SettingsSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
       <RemindersSection business={loaderData.business} />
+      <CalendarFeedPanel links={loaderData.calendarFeed} />
     </OwnerShell>
   );
 }

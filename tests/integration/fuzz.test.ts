@@ -121,7 +121,7 @@ const OWNER_INTENTS: Record<string, string[]> = {
   "/dashboard/plan": ["upgrade", "cancel", "keep", "bogus"],
   "/dashboard/analytics": ["bogus"],
   "/dashboard/analytics/events": ["bogus"],
-  "/dashboard/settings": ["save-settings", "bogus"],
+  "/dashboard/settings": ["save-settings", "rotate-calendar-feed", "bogus"],
   "/dashboard/support": ["bogus"],
 };
 const OWNER_ROUTES = Object.keys(OWNER_INTENTS);
@@ -317,6 +317,7 @@ const ROUTE_TABLE: Record<string, string[]> = {
   "/book/:bookingLink": ["confirm"],
   "/book/:bookingLink/calendar.ics": [],
   "/booking/:token": ["cancel", "reschedule"],
+  "/calendar/:file": [],
   "/api/booking/business/:bookingLink": [],
   "/api/booking/services/:bookingLink": [],
   "/api/booking/availability/:bookingLink/:date/:serviceId": [],

@@ -183,6 +183,7 @@ export const allIntents = [
   "add-day-off",
   "remove-day-off",
   "save-settings",
+  "rotate-calendar-feed",
   "upgrade",
   "cancel",
   "keep",

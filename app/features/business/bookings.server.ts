@@ -342,7 +342,10 @@ async function tellCustomer(
   if (!booking.customerEmail) return;
   const t = await translatorFor(booking.language);
   // The customer's page of the booking goes with every change that leaves something to change.
-  const manageUrl = change === "cancelled" ? null : `${services.publicOrigin()}/booking/${await renewManageToken(services.db, booking.id, manageTokenSealer(services))}`;
+  const manageUrl =
+    change === "cancelled"
+      ? null
+      : `${services.publicOrigin()}/booking/${await renewManageToken(services.db, booking.id, manageTokenSealer(services))}`;
   // A new time's confirmation call, said as it will really be (the usual line when it is a call now).
   const promise = change === "moved" ? await confirmationPromise(services, business) : null;
   const callPromise =

@@ -16,6 +16,7 @@ import type { WeeklySchedule } from "~/features/booking/slots";
 import { parseTimeOfDay } from "~/lib/time";
 import type { AppServices } from "~/platform/services.server";
 import { dbId, parseDbId } from "~/lib/ids";
+import { calendarFeedLinks, rotateCalendarFeed } from "~/features/business/calendar-feed.server";
 import { isCalendarDate } from "~/lib/validation";
 
 export const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440] as const;
@@ -154,6 +155,7 @@ const doneMessages = {
   "day-off-removed": "hours.dayOffRemoved",
   "settings-saved": "settings.saved",
   "reminders-saved": "settings.remindersSaved",
+  "calendar-feed-rotated": "calendarFeed.rotated",
 } as const;
 type Done = keyof typeof doneMessages;
 
@@ -173,6 +175,7 @@ export const sectionIntents: Record<string, OwnerSection> = {
   "remove-day-off": "hours",
   "save-settings": "settings",
   "save-reminders": "settings",
+  "rotate-calendar-feed": "settings",
 };
 
 /** The page to show after a saved change, with its confirmation. */
@@ -251,6 +254,10 @@ export async function handleDashboardAction(
       await updateBusinessProfile(services.db, businessId, { reminderEmail: form.get("reminderEmail") === "on" });
       return { intent, ok: true, done: "reminders-saved", section: "settings" };
     }
+    case "rotate-calendar-feed": {
+      await rotateCalendarFeed(services, businessId);
+      return { intent, ok: true, done: "calendar-feed-rotated", section: "settings" };
+    }
     default:
       return { intent, ok: false, errors: { _: [t("common.genericError")] } };
   }
@@ -312,6 +319,7 @@ export async function loadSettingsPage(owner: Owner, url: URL) {
   const { business, locale } = owner;
   return {
     message: await doneMessage(owner.services, owner.t, business.id, url),
+    calendarFeed: await calendarFeedLinks(owner.services, business.id),
     business: {
       name: business.name,
       ownerName: business.ownerName,
