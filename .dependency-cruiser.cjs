@@ -1,6 +1,8 @@
 /**
- * The one-way rule of the codebase: routes → features → platform and providers → models.
- * `npm run check:deps` runs this in CI; a violation fails the build.
+ * The one-way rule of the codebase: routes → features → the call engine and voice bridge
+ * (app/calls, app/voice) → platform and providers → models. A feature reaches another only through
+ * the index files it exports. `npm run check:deps` runs this in CI; a violation fails the build.
+ * (docs/decisions/0028-call-purposes-register-with-the-engine.md)
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -17,7 +19,30 @@ module.exports = {
       severity: "error",
       comment: "Platform and providers serve every feature, so they import none (nor routes or the server wiring).",
       from: { path: "^app/(platform|providers)/" },
-      to: { path: "^app/(features|routes|server|ui)/|^app/root\\.tsx$|^emails/" },
+      to: { path: "^app/(calls|voice|features|routes|server|ui)/|^app/root\\.tsx$|^emails/" },
+    },
+    {
+      name: "calls-and-voice-below-features",
+      severity: "error",
+      comment:
+        "The call engine (calls/) and the voice bridge (voice/) serve every call purpose and import none: each feature registers its purpose (agent, admission, lifecycle) at start-up through app/server/call-purposes.server.ts.",
+      from: { path: "^app/(calls|voice)/" },
+      to: { path: "^app/(features|routes|server|ui)/|^app/root\\.tsx$" },
+    },
+    {
+      name: "features-meet-through-index-files",
+      severity: "error",
+      comment:
+        "A feature uses another only through what that one exports: index.ts (safe in the browser) or index.server.ts (server only). Its other files are its own.",
+      from: { path: "^app/features/([^/]+)/" },
+      to: { path: "^app/features/", pathNot: ["^app/features/$1/", "^app/features/[^/]+/index(\\.server)?\\.ts$"] },
+    },
+    {
+      name: "feature-index-is-client-safe",
+      severity: "error",
+      comment: "A feature's index.ts is imported by pages that run in the browser: server-only API goes in its index.server.ts.",
+      from: { path: "^app/features/[^/]+/index\\.ts$" },
+      to: { path: "\\.server\\.tsx?$" },
     },
     {
       name: "features-below-routes",
@@ -31,7 +56,7 @@ module.exports = {
       severity: "error",
       comment: "ui/, lib/, locales/ and e-mail templates are used by features and routes, and use none of them.",
       from: { path: "^(app/(ui|lib|locales)/|emails/)" },
-      to: { path: "^app/(features|routes|server)/|^app/root\\.tsx$" },
+      to: { path: "^app/(calls|voice|features|routes|server)/|^app/root\\.tsx$" },
     },
     {
       name: "lib-is-plain",
@@ -58,9 +83,9 @@ module.exports = {
       name: "no-circular",
       severity: "error",
       comment:
-        "An import cycle means two modules cannot be understood (or tested) apart. One kind is allowed: a loop closed by a dynamic import() made when a function runs (the customer-service agent's booking tools reach the booking path, which reaches the call engine, the voice bridge and the agents again), since no module then needs another to finish loading first.",
+        "An import cycle means two modules cannot be understood (or tested) apart. A loop closed by a dynamic import() counts too: hiding a cycle behind one is how the call engine once came to import the agents that use it.",
       from: {},
-      to: { circular: true, viaOnly: { dependencyTypesNot: ["dynamic-import"] } },
+      to: { circular: true },
     },
   ],
   options: {

@@ -5,7 +5,7 @@
 // Twilio receives, beside that fixed delay.
 //
 //   npx react-router build && npm run bench:first-words [-- --calls 10 --delay 600]
-import { requestCall } from "../app/features/calls/engine.server";
+import { requestCall } from "../app/calls/engine.server";
 import { findCall } from "../models/calls";
 import { startFakeRealtime } from "../tests/fakes/openai-realtime";
 import { startFakeTwilio } from "../tests/fakes/twilio";

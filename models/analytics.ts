@@ -117,7 +117,7 @@ export interface CallFigures {
  * the SQL function `analytics_call_result` (migration 0019), its only definition: what the
  * customer said on the call wins over how the call ended (a customer who confirmed and then hung
  * up confirmed); a machine, then an answer without a decision, then no answer at all. `outcome`
- * holds the agent's words (see app/features/voice/agents.server.ts).
+ * holds the agent's words (see app/voice/agents.server.ts).
  */
 export async function callFigures(db: Db, businessId: number, from: Date, to: Date): Promise<CallFigures> {
   const result = (await db.execute(sql`

@@ -595,7 +595,7 @@ export const calls = pgTable(
     streamTokenUsedAt: timestamp("stream_token_used_at", { withTimezone: true }),
     lastError: text("last_error"),
     // Delivery: what really happened on the call, so a paid call counts only when the listener
-    // spoke with the caller (see app/features/calls/delivery.ts).
+    // spoke with the caller (see app/calls/delivery.ts).
     /** The media stream presented its token and the bridge took it. */
     streamConnectedAt: timestamp("stream_connected_at", { withTimezone: true }),
     /** The realtime model accepted the session (session.updated). */

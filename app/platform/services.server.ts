@@ -3,7 +3,7 @@ import type { Speech, TextModel } from "~/providers/ai.server";
 import type { Mailer } from "~/providers/email.server";
 import type { Payments } from "~/providers/payments.server";
 import type { Telephony } from "~/providers/telephony.server";
-import type { VoiceModel } from "~/providers/voice-model.server";
+import type { Agent, VoiceModel } from "~/providers/voice-model.server";
 import type { AppCookies } from "./cookies.server";
 import type { DatabaseHandle, Db } from "./db.server";
 import type { Env } from "./env.server";
@@ -11,16 +11,33 @@ import type { JobDefinition, Jobs } from "./jobs.server";
 import type { ReadCache } from "./read-cache.server";
 
 /**
- * What a feature that asked for a call does when the call engine reports on it. The engine knows
- * only calls; each purpose (a booking confirmation, a paid empathy call) registers its own steps,
- * so the engine never imports the features that use it.
+ * A kind of call (Call["purpose"]) as the call engine and the voice bridge see it. The engine and
+ * the bridge know only calls; each feature that places calls (empathy, booking confirmation,
+ * subscription, customer service, the demo) describes its purpose here, and the server wiring
+ * registers them all at start-up (app/server/call-purposes.server.ts), so the engine never imports
+ * the features that use it (docs/decisions/0028-call-purposes-register-with-the-engine.md).
  */
-export interface CallLifecycle {
+export interface CallPurpose {
+  /** Who speaks on the call: instructions, voice, greeting and tools. */
+  agent(services: AppServices, call: Call): Promise<Agent>;
+  /**
+   * Whether a queued call may be dialled now; false when it may not (the purpose recorded why),
+   * or after `defer` put the dial off until a later time. Without it every call is admitted.
+   */
+  admit?(services: AppServices, call: Call, defer: (until: Date) => Promise<void>): Promise<boolean>;
+  /**
+   * The message left when a machine answers (the call then also asks the provider to wait for the
+   * beep). Without it a machine is hung up on, with nothing said.
+   */
+  voicemail?(services: AppServices, call: Call): Promise<{ text: string; language: string; voice: string }>;
   /** The telephony provider accepted the call. */
   placed?(services: AppServices, call: Call): Promise<void>;
   /** The call ended (answered or not, or failed before it rang). */
   finished?(services: AppServices, call: Call, origin: string): Promise<void>;
 }
+
+/** Every purpose's description, one each: a purpose added to the enum must be registered too. */
+export type CallPurposes = Record<Call["purpose"], CallPurpose>;
 
 /** Everything a loader, action or job needs, created once per process and passed in. */
 export interface AppServices {
@@ -39,7 +56,8 @@ export interface AppServices {
   textModel: TextModel;
   /** Speech to text and text to speech; `configured` is false without OPENAI_API_KEY. */
   speech: Speech;
-  callLifecycle: Partial<Record<Call["purpose"], CallLifecycle>>;
+  /** The call purposes, registered at start-up: the engine and the bridge look a call's up here. */
+  callPurposes: CallPurposes;
   /** Short-lived answers to frequent reads, emptied by every request that may write (see read-cache.server.ts). */
   readCache: ReadCache;
   /** Signs cookies and capability links (HMAC); never leaves the server. */

@@ -2,6 +2,26 @@ import OpenAI from "openai";
 import WebSocket from "ws";
 import type { Env } from "~/platform/env.server";
 
+/** A function the model may call during a session. */
+export interface AgentTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  /** Runs the tool; the string goes back to the model as the function output. */
+  run(args: Record<string, unknown>): Promise<string>;
+}
+
+/** Who the model is in a session: what it is told, how it sounds, what it says first, and its tools. */
+export interface Agent {
+  instructions: string;
+  voice: string;
+  /** What the agent says first. */
+  greeting: string;
+  /** Speaking speed (1 is normal); the realtime model speaks 0.25-1.5 times normal. */
+  speed?: number;
+  tools: AgentTool[];
+}
+
 /**
  * The realtime voice model that speaks for the agents. A session is a WebSocket that speaks the
  * OpenAI Realtime API's events; OPENAI_BASE_URL only moves it to another host (the tests' fake).

@@ -16,7 +16,7 @@ import { VoiceMode } from "~/features/agent/voice-mode";
 import { checkWebCallStart } from "~/features/agent/web-call-form.server";
 import { clientIp } from "~/platform/rate-limit.server";
 import { servicesContext } from "~/platform/context";
-import { callsUnavailable } from "~/features/calls/readiness.server";
+import { callsUnavailable } from "~/calls/readiness.server";
 import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
 import { getI18n } from "~/platform/i18n.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";

@@ -9,7 +9,7 @@ import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/button";
 import { callLanguages } from "~/lib/languages";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
-import { helpCountryOf } from "~/features/voice/crisis.server";
+import { helpCountryOf } from "~/voice/crisis.server";
 import { empathyCalls, findEmpathyRequest, type EmpathyRequest } from "#models/empathy";
 import { dialStalled, queuePosition } from "#models/calls";
 import { appOrigin } from "~/features/business/onboarding.server";
@@ -22,7 +22,7 @@ import {
   startEmpathyCall,
 } from "~/features/empathy/empathy.server";
 import { getI18n } from "~/platform/i18n.server";
-import { dialDeadline } from "~/features/calls/engine.server";
+import { dialDeadline } from "~/calls/engine.server";
 import { PaymentsError, requirePayments } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 import { firstExceededRule } from "~/platform/rate-limit.server";

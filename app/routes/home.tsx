@@ -24,7 +24,7 @@ import { postJson } from "~/lib/stripe-js";
 import { recordFunnelEvent } from "#models/empathy";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
-import { callsUnavailable } from "~/features/calls/readiness.server";
+import { callsUnavailable } from "~/calls/readiness.server";
 import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
 import { clientIp } from "~/platform/rate-limit.server";
 import {
@@ -36,7 +36,7 @@ import {
 } from "~/features/empathy/empathy.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { likelyHelpCountry } from "~/lib/help-lines";
-import { helpCountryOf } from "~/features/voice/crisis.server";
+import { helpCountryOf } from "~/voice/crisis.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { PaymentsError } from "~/providers/payments.server";
 

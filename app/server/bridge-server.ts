@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mediaStreamUrl, type BridgeServices } from "~/features/voice/bridge.server";
+import { mediaStreamUrl, type BridgeServices } from "~/voice/bridge.server";
 import { openDatabase } from "~/platform/db.server";
 import { startJobQueue } from "~/platform/jobs.server";
 import { allJobs } from "./all-jobs.server";
@@ -9,6 +9,7 @@ import { EnvError, parseEnv } from "~/platform/env.server";
 import { createTelephony } from "~/providers/telephony.server";
 import { createVoiceModel } from "~/providers/voice-model.server";
 import { mediaStreamEndpoint } from "./bridge-streams.server";
+import { callPurposes } from "./call-purposes.server";
 import { listeningOrigin } from "./startup.server";
 
 /**
@@ -46,6 +47,7 @@ export async function startBridgeServer() {
     telephony: createTelephony(env),
     voiceModel: createVoiceModel(env),
     publicOrigin: () => configuredOrigin ?? origin,
+    callPurposes,
   };
   const mediaStreams = mediaStreamEndpoint(services);
 

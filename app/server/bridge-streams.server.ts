@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { parseDbId } from "~/lib/ids";
 import { bridgeWebCallVoice, CLOSE_TOO_MANY_VOICES, VOICE_SESSIONS_PER_ADDRESS, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
-import { bridgeMediaStream, mediaStreamUrl, type BridgeServices } from "~/features/voice/bridge.server";
+import { bridgeMediaStream, mediaStreamUrl, type BridgeServices } from "~/voice/bridge.server";
 import { holdLiveSlot } from "~/platform/live-limit.server";
 import type { AppServices } from "~/platform/services.server";
 

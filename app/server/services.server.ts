@@ -7,25 +7,18 @@ import { createAppCookies } from "~/platform/cookies.server";
 import { loadSessionSecret } from "~/platform/secret.server";
 import { createReadCache } from "~/platform/read-cache.server";
 import { allJobs } from "./all-jobs.server";
-import { empathyCallLifecycle, empathyErasureJob } from "~/features/empathy/empathy.server";
+import { empathyErasureJob } from "~/features/empathy/empathy.server";
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
-import { CALL_SWEEPER_CRON, callSweeperJob } from "~/features/calls/engine.server";
-import { confirmationCallLifecycle } from "~/features/booking/booking.server";
+import { CALL_SWEEPER_CRON, callSweeperJob } from "~/calls/engine.server";
+import { SCHEDULED_CALLS_CRON, scheduledCallsJob } from "~/features/subscriptions/subscriptions.server";
+import { callPurposes } from "./call-purposes.server";
 import { REMINDERS_CRON, bookingRemindersJob } from "~/features/booking/reminders.server";
-import { SCHEDULED_CALLS_CRON, scheduledCallsJob, supportCallLifecycle } from "~/features/subscriptions/subscriptions.server";
 import { seedDemoData } from "~/features/business/demo-seed.server";
 import { createPayments } from "~/providers/payments.server";
 import { createTelephony } from "~/providers/telephony.server";
 import { createVoiceModel } from "~/providers/voice-model.server";
 import { createSpeech, createTextModel } from "~/providers/ai.server";
 import type { AppServices } from "~/platform/services.server";
-
-/** Which feature follows which kind of call: the engine reports, the feature decides. */
-const callLifecycle: AppServices["callLifecycle"] = {
-  booking_confirmation: confirmationCallLifecycle,
-  empathy: empathyCallLifecycle,
-  support: supportCallLifecycle,
-};
 
 /** How long another process's write may take to show in this one's cached reads. */
 const READ_CACHE_TTL_MS = 5_000;
@@ -57,7 +50,7 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     cookies: createAppCookies(secret, env.NODE_ENV === "production" && isHttps(env.APP_URL)),
     outboxDir,
     payments: createPayments(env),
-    callLifecycle,
+    callPurposes,
     telephony: createTelephony(env),
     voiceModel: createVoiceModel(env),
     textModel: createTextModel(env),

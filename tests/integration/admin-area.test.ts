@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordFunnelEventOnce } from "#models/funnel";
 import { accounts, auditLog, businesses, calls, funnelEvents, payments, supportTickets } from "#models/schema";
-import { placeCallJob } from "~/features/calls/engine.server";
+import { placeCallJob } from "~/calls/engine.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";

@@ -18,7 +18,7 @@ import { loadBookingsPage } from "~/features/business/bookings.server";
 import { BUSINESS_PLAN, meterIdentifier, OVERAGE_METER_EVENT, reportCallUsageJob } from "~/features/business/onboarding.server";
 import { changePlan, loadPlanView, planNoticeFor, syncBusinessPlan } from "~/features/business/plan.server";
 import type { Owner } from "~/features/business/owner.server";
-import { placeCallJob, requestCall } from "~/features/calls/engine.server";
+import { placeCallJob, requestCall } from "~/calls/engine.server";
 import { servicesContext } from "~/platform/context";
 import { translatorFor } from "~/platform/i18n.server";
 import { action as stripeWebhook } from "~/routes/webhooks/stripe";

@@ -5,7 +5,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { advanceCallStatus, createCall, findCall, queuePosition } from "#models/calls";
 import { calls as callsTable } from "#models/schema";
-import { callSweeperJob, placeCallJob, requestCall } from "~/features/calls/engine.server";
+import { callSweeperJob, placeCallJob, requestCall } from "~/calls/engine.server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";

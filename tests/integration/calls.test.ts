@@ -3,7 +3,7 @@ import { findBooking } from "#models/bookings";
 import { advanceCallStatus, createCall, findCall, markCallPlaced } from "#models/calls";
 import { businesses, calls as callsTable } from "#models/schema";
 import { utcToZoned } from "~/features/booking/slots";
-import { requestCall } from "~/features/calls/engine.server";
+import { requestCall } from "~/calls/engine.server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { connectMediaStream } from "../fakes/media-stream";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";

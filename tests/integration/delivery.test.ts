@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findEmpathyRequest } from "#models/empathy";
 import { calls as callsTable } from "#models/schema";
 import { parseEmpathyToken } from "~/features/empathy/empathy.server";
-import { callTexts } from "~/features/voice/call-texts.server";
+import { callTexts } from "~/voice/call-texts.server";
 import en from "~/locales/en";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findEmpathyRequest } from "#models/empathy";
 import { callRefusals, calls as callsTable } from "#models/schema";
 import { parseEmpathyToken } from "~/features/empathy/empathy.server";
-import { dialDeadline, requestCall } from "~/features/calls/engine.server";
+import { dialDeadline, requestCall } from "~/calls/engine.server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";

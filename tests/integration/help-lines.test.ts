@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crisisScript } from "~/features/voice/crisis.server";
+import { crisisScript } from "~/voice/crisis.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { empathyFailedEmail } from "#emails/empathy";
 import { startAppInProcess } from "../support/app-in-process";

@@ -13,9 +13,9 @@ import { countPlanCallsSince } from "#models/businesses";
 import { createCall, findCall } from "#models/calls";
 import { UNIQUE_VIOLATION, pgErrorCode } from "#models/errors";
 import { businesses, calls as callsTable } from "#models/schema";
-import { bookingConfirmationCallJob, confirmationCallLifecycle } from "~/features/booking/booking.server";
+import { bookingConfirmationCallJob, confirmationCallPurpose } from "~/features/booking/booking.server";
 import { BUSINESS_PLAN, reportCallUsageJob } from "~/features/business/onboarding.server";
-import { adoptFromCallback, applyStatusCallback, placeCallJob } from "~/features/calls/engine.server";
+import { adoptFromCallback, applyStatusCallback, placeCallJob } from "~/calls/engine.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { expectLog } from "../support/console";
@@ -135,7 +135,7 @@ describe("one call per booking, attempt and time, whatever the retries", () => {
     // The customer does not answer: told twice (a replayed callback, the sweeper), the second
     // attempt is still asked for once, and placed once.
     const ended = (await applyStatusCallback(services, first!.id, { CallStatus: "no-answer" }, origin()))!;
-    await confirmationCallLifecycle.finished!(services, ended, origin());
+    await confirmationCallPurpose.finished!(services, ended, origin());
     const attempts = await callsOf(booking.id);
     expect(attempts.map((c) => c.attempt)).toEqual([1, 2]);
     await place(attempts[1]!.id);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STREAM_LIMITS } from "~/features/voice/bridge.server";
-import { STREAM_TOKEN_TTL_MS } from "~/features/calls/engine.server";
+import { STREAM_LIMITS } from "~/voice/bridge.server";
+import { STREAM_TOKEN_TTL_MS } from "~/calls/engine.server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";

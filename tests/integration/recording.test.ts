@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findCall } from "#models/calls";
 import { calls as callsTable } from "#models/schema";
-import { requestCall } from "~/features/calls/engine.server";
+import { requestCall } from "~/calls/engine.server";
 import { runRetention } from "~/features/retention/retention.server";
 import en from "~/locales/en";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";

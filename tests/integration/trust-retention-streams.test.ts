@@ -9,7 +9,7 @@ import { hitRateLimit } from "#models/rate-limits";
 import { empathyRequests, emailTokens } from "#models/schema";
 import { servicesContext } from "~/platform/context";
 import { firstExceededRule } from "~/platform/rate-limit.server";
-import { bridgeMediaStream } from "~/features/voice/bridge.server";
+import { bridgeMediaStream } from "~/voice/bridge.server";
 import { runRetention, retentionJob, RETENTION_CRON } from "~/features/retention/retention.server";
 import { createTestServices } from "../support/services";
 import { startAppInProcess } from "../support/app-in-process";

@@ -3,7 +3,7 @@ import { findCall } from "#models/calls";
 import { businesses, calls as callsTable } from "#models/schema";
 import { settingsSchema } from "~/features/business/dashboard.server";
 import { confirmationVoices } from "~/features/business/industries";
-import { requestCall } from "~/features/calls/engine.server";
+import { requestCall } from "~/calls/engine.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";

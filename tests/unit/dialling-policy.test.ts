@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allowedCountries, classifyNumber } from "~/features/calls/dialling-policy.server";
+import { allowedCountries, classifyNumber } from "~/calls/dialling-policy.server";
 
 const countries = allowedCountries("US,CA,GB,DE,FR,ES,IT,SA,AE");
 

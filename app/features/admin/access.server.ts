@@ -2,7 +2,7 @@ import { data, type RouterContextProvider } from "react-router";
 import type { Account } from "#models/accounts";
 import { recordAudit } from "#models/audit-log";
 import type { Db } from "#models/db";
-import { getSignedIn } from "~/features/auth/auth.server";
+import { getSignedIn } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createAdmin } from "#models/admin";
 import { createEmailToken, revokeEmailTokens } from "#models/email-tokens";
 import { adminInviteEmail } from "#emails/admin";
-import { hashPassword } from "~/features/auth/passwords.server";
+import { hashPassword } from "~/features/auth/index.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";

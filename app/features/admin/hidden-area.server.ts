@@ -1,5 +1,5 @@
 import { RouterContextProvider, type ServerBuild } from "react-router";
-import { getSignedIn } from "~/features/auth/auth.server";
+import { getSignedIn } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
 import type { AppServices } from "~/platform/services.server";
 

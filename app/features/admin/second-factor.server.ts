@@ -2,7 +2,7 @@ import type { RouterContextProvider } from "react-router";
 import type { Account } from "#models/accounts";
 import { acceptTotpStep, consumeRecoveryCode, replaceRecoveryCodes, setPendingTotpSecret } from "#models/admin";
 import { findAccountById } from "#models/accounts";
-import { passSecondFactor } from "~/features/auth/auth.server";
+import { passSecondFactor } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
 import { addressGroup } from "~/platform/address-group.server";
 import { attemptWithBackoff, clientIp, forgiveAttempts } from "~/platform/rate-limit.server";

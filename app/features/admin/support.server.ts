@@ -2,7 +2,7 @@ import { listAdminEmails } from "#models/admin";
 import { createSupportTicket } from "#models/admin-lists";
 import { supportTicketEmail } from "#emails/admin";
 import type { RouterContextProvider } from "react-router";
-import type { Owner } from "~/features/business/owner.server";
+import type { Owner } from "~/features/business/index.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { firstExceededRule } from "~/platform/rate-limit.server";
 

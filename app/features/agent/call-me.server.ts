@@ -1,8 +1,8 @@
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import { findCall, type Call } from "#models/calls";
-import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
-import { placeCallJob, requestCall } from "~/features/calls/engine.server";
+import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
+import { placeCallJob, requestCall } from "~/calls/engine.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
 import { servicesContext } from "~/platform/context";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";

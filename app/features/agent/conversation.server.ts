@@ -1,6 +1,6 @@
 import { appendWebCallMessages, createWebCall, endWebCall, findWebCall, type WebCall, type WebCallMessage } from "#models/web-calls";
-import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
-import { CUSTOMER_SERVICE_INSTRUCTIONS } from "~/features/voice/agents.server";
+import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
+import { CUSTOMER_SERVICE_INSTRUCTIONS } from "./customer-service-agent.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
 import type { RouterContextProvider } from "react-router";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";

@@ -9,7 +9,7 @@ import workletUrl from "./mic-worklet.js?url&no-inline";
  * "clear" to drop what is still unplayed.
  */
 
-/** The server's close codes (app/features/voice/bridge.server.ts, and the address cap in web-voice.server.ts). */
+/** The server's close codes (app/voice/bridge.server.ts, and the address cap in web-voice.server.ts). */
 const CLOSE_REFUSED = 4403;
 const CLOSE_MODEL_UNAVAILABLE = 4503;
 const CLOSE_TOO_MANY_VOICES = 4429;

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
-import { customerServiceAgent } from "~/features/voice/agents.server";
+import { customerServiceAgent } from "./customer-service-agent.server";
 import type { ChatTool } from "~/providers/ai.server";
 import { expectLog } from "../../../tests/support/console";
 import { createTestServices } from "../../../tests/support/services";

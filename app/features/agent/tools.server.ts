@@ -2,8 +2,16 @@ import { findBookingByManageToken, type Booking } from "#models/bookings";
 import { findService, type BusinessService } from "#models/business-services";
 import { findBusinessById, searchActiveBusinesses, type Business } from "#models/businesses";
 import { hitRateLimit } from "#models/rate-limits";
-import { contactSchema } from "~/features/booking/schemas";
-import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
+import {
+  bookableBusiness,
+  bookableServices,
+  availabilityFor,
+  normalizeCustomerPhone,
+  placeBooking,
+  slotsForDay,
+} from "~/features/booking/index.server";
+import { contactSchema } from "~/features/booking/index";
+import { utcToZoned, zonedTimeToUtc } from "~/features/booking/index";
 import { formatMoney } from "~/lib/money";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { translatorFor } from "~/platform/i18n.server";
@@ -20,13 +28,6 @@ import { parseDbId } from "~/lib/ids";
  * e-mails and the confirmation call under the dialling policy). Outputs are short plain English
  * for the model, which speaks Saudi Arabic to the caller.
  */
-
-/**
- * The booking page's own functions, loaded when a tool first runs: booking.server reaches the call
- * engine, the engine the voice bridge, and the bridge this agent, so a static import would close
- * an import cycle. Node caches the module after the first load.
- */
-const bookingPath = () => import("~/features/booking/booking.server");
 
 /** Who the agent is talking to: the booking tools book for this phone number only. */
 export interface AgentSession {
@@ -122,7 +123,6 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       required: ["reference"],
     },
     async run(args) {
-      const { normalizeCustomerPhone } = await bookingPath();
       const token = referenceToken(str(args.reference, 400));
       const spoken = str(args.phone, 40) || session.phone || "";
       const booking = token ? await findBookingByManageToken(services.db, token) : null;
@@ -146,7 +146,6 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       required: ["name"],
     },
     async run(args) {
-      const { bookableBusiness, bookableServices } = await bookingPath();
       const query = str(args.name, 200);
       const link = /\/book\/([a-z0-9-]+)/i.exec(query)?.[1];
       const found = link ? [await bookableBusiness(services, link)].filter((b): b is Business => b !== null) : [];
@@ -181,7 +180,6 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       required: ["business", "service_id"],
     },
     async run(args) {
-      const { availabilityFor, bookableBusiness, slotsForDay } = await bookingPath();
       const business = await bookableBusiness(services, str(args.business, 100));
       if (!business) return "Unknown business: use find_business first and pass the business value it gives.";
       const serviceId = parseDbId(args.service_id);
@@ -235,7 +233,6 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       required: ["business", "service_id", "date", "time"],
     },
     async run(args) {
-      const { bookableBusiness, normalizeCustomerPhone, placeBooking } = await bookingPath();
       if (!session.phone) {
         return "Cannot book here: this conversation has no phone number. Suggest the business's booking page, or starting the web call with a phone number.";
       }

@@ -1,8 +1,9 @@
 import type WebSocket from "ws";
 import { appendWebCallMessages, findWebCall, type WebCall } from "#models/web-calls";
-import { BROWSER_AUDIO, bridgeCall, streamLimits, type BridgeServices, type CallerLeg } from "~/features/voice/bridge.server";
-import { customerServiceAgent, type Agent } from "~/features/voice/agents.server";
-import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
+import { BROWSER_AUDIO, bridgeCall, streamLimits, type BridgeServices, type CallerLeg } from "~/voice/bridge.server";
+import type { Agent } from "~/voice/agents.server";
+import { customerServiceAgent } from "./customer-service-agent.server";
+import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
 import { parseCapabilityToken } from "~/platform/capability.server";
 import { holdLiveSlot } from "~/platform/live-limit.server";
 import type { AppServices } from "~/platform/services.server";

@@ -2,10 +2,10 @@ import type { TFunction } from "i18next";
 import { bookingFigures, callFigures, CALL_RESULTS, type BookingStatus } from "#models/analytics";
 import { bookingStatus } from "#models/schema";
 import type { Db } from "#models/db";
-import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
-import { loadPlanUsage } from "~/features/business/plan.server";
-import { formatTimeOfDayLabel, zoneName } from "~/features/business/when";
-import type { Owner } from "~/features/business/owner.server";
+import { utcToZoned, zonedTimeToUtc } from "~/features/booking/index";
+import { loadPlanUsage } from "~/features/business/index.server";
+import { formatTimeOfDayLabel, zoneName } from "~/features/business/index";
+import type { Owner } from "~/features/business/index.server";
 import type { AnalyticsView, Bar, Chart } from "./types";
 
 export const PERIODS = [7, 30, 90] as const;

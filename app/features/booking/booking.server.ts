@@ -1,5 +1,5 @@
 import type { TFunction } from "i18next";
-import { formatWhen as formatInstant, zoneName } from "~/features/business/when";
+import { formatWhen as formatInstant, zoneName } from "~/features/business/index";
 import { customerBookingEmail, ownerBookingEmail } from "#emails/booking";
 import {
   createBooking,
@@ -9,7 +9,7 @@ import {
   setBookingStatus,
   type Booking,
 } from "#models/bookings";
-import { checkDialling } from "~/features/calls/dialling-policy.server";
+import { checkDialling } from "~/calls/dialling-policy.server";
 import { findService, listServices, type BusinessService } from "#models/business-services";
 import { findBusinessByBookingLink, findBusinessById, type Business } from "#models/businesses";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
@@ -20,16 +20,19 @@ import { computeSlots, slotsForLocalDate, utcToZoned, windowLocalDates, zonedTim
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
-import { queueCall } from "~/features/calls/engine.server";
+import { queueCall } from "~/calls/engine.server";
 import { manageTokenSealer } from "~/features/booking/manage-link.server";
 import {
   confirmationPromise,
   describeConfirmationPromise,
   describeConfirmationPromiseToOwner,
 } from "~/features/booking/confirmation-promise.server";
-import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
-import { reportCallUsageJob } from "~/features/business/onboarding.server";
-import { findConfirmationCall, type Call } from "#models/calls";
+import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
+import { reportCallUsageJob } from "~/features/business/index.server";
+import { failCall, findConfirmationCall, isOptedOut, type Call } from "#models/calls";
+import { admitConfirmationCall } from "~/features/business/index.server";
+import { bookingAgent, voicemailFor } from "./agent.server";
+import { nextCallingTime } from "./calling-hours";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 
 export const BOOKING_WINDOW_DAYS = 30;
@@ -322,11 +325,33 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
 export const CONFIRMATION_ATTEMPTS = 3;
 
 /**
- * What a confirmation call does to its booking: "calling" once placed (and one call counted
- * against the plan), then done when a person answered, another attempt half an hour later when
- * nobody or a machine did, and "unreachable" after the last attempt.
+ * A booking's confirmation call: the business's assistant speaks and leaves a voicemail for a
+ * machine. It is dialled only to a customer who did not opt out, within calling hours where the
+ * business is (put off until then otherwise), and when the plan admits it. Then it makes its
+ * booking "calling" once placed (and one call counted against the plan), done when a person
+ * answered, another attempt half an hour later when nobody or a machine did, and "unreachable"
+ * after the last attempt.
  */
-export const confirmationCallLifecycle: CallLifecycle = {
+export const confirmationCallPurpose: CallPurpose = {
+  agent: bookingAgent,
+  voicemail: voicemailFor,
+  async admit(services, call, defer) {
+    if (!call.businessId || !call.toNumber) return true;
+    const business = await findBusinessById(services.db, call.businessId);
+    if (business && (await isOptedOut(services.db, business.id, call.toNumber))) {
+      await failCall(services.db, call.id, "The customer asked not to be called again.");
+      if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "opted_out");
+      return false;
+    }
+    const later = business ? nextCallingTime(Date.now(), business.timeZone) : null;
+    if (later) {
+      await defer(later);
+      if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "scheduled");
+      return false;
+    }
+    // The plan decides, under a lock, whether this call may be placed (and counts it once).
+    return admitConfirmationCall(services, call);
+  },
   async placed(services, call) {
     if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "calling");
     if (call.businessId) await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId });
@@ -338,6 +363,9 @@ export const confirmationCallLifecycle: CallLifecycle = {
     if (call.businessId) await announceBusinessChange(services.db, call.businessId);
   },
 };
+
+/** The free demo call: the same assistant, confirming a pretend booking (a demo call has none). */
+export const demoCallPurpose: CallPurpose = { agent: bookingAgent };
 
 async function confirmationCallFinished(services: AppServices, call: Call, origin: string) {
   if (!call.bookingId) return;

@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import { countPlanCallsSince, type Business } from "#models/businesses";
-import { periodStartOf, planDecision } from "~/features/business/plan.server";
-import { nextCallingTime } from "~/features/calls/engine.server";
+import { periodStartOf, planDecision } from "~/features/business/index.server";
+import { nextCallingTime } from "./calling-hours";
 import { isolatedText } from "~/ui/bidi";
 import type { AppServices } from "~/platform/services.server";
 

@@ -4,13 +4,13 @@ import type { Account } from "#models/accounts";
 import { findBusinessById } from "#models/businesses";
 import { listRecentCalls } from "#models/calls";
 import { formatWhen, zoneName } from "~/features/business/when";
-import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
-import { requestCall } from "~/features/calls/engine.server";
+import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
+import { requestCall } from "~/calls/engine.server";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { formatPhone } from "~/platform/phone.server";
 import { getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
-import { callsUnavailable } from "~/features/calls/readiness.server";
+import { callsUnavailable } from "~/calls/readiness.server";
 import type { AppServices } from "~/platform/services.server";
 
 /**

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { accounts, businesses, businessServices } from "#models/schema";
 import { replaceWeeklySchedule } from "#models/opening-hours";
 import type { Db } from "~/platform/db.server";
-import { hashPassword, verifyPassword } from "~/features/auth/passwords.server";
+import { hashPassword, verifyPassword } from "~/features/auth/index.server";
 
 export const DEMO_EMAIL = "demo@sakina.app";
 export const DEMO_BOOKING_LINK = "demo-salon";

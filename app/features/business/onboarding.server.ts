@@ -14,7 +14,7 @@ import { credentialsEmail, verificationEmail } from "#emails/business";
 import { sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppJob } from "~/platform/services.server";
-import { generateTemporaryPassword, hashPassword } from "~/features/auth/passwords.server";
+import { generateTemporaryPassword, hashPassword } from "~/features/auth/index.server";
 import { requirePayments, type MeteredPlan, type Payment, type Payments } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 

@@ -2,7 +2,7 @@ import { data, redirect, type RouterContextProvider } from "react-router";
 import type { TFunction } from "i18next";
 import { findBusinessById, type Business } from "#models/businesses";
 import type { Account } from "#models/accounts";
-import { getAccount } from "~/features/auth/auth.server";
+import { getAccount } from "~/features/auth/index.server";
 import { appOrigin } from "~/features/business/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";

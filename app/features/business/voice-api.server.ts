@@ -1,6 +1,6 @@
 import type { RouterContextProvider } from "react-router";
 import { findBusinessById, setVoiceSettings } from "#models/businesses";
-import { getAccount } from "~/features/auth/auth.server";
+import { getAccount } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { firstExceededRule } from "~/platform/rate-limit.server";

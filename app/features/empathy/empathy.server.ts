@@ -20,12 +20,13 @@ import {
 import { empathyFailedEmail, empathyRefundedEmail } from "#emails/empathy";
 import type { EmpathyDetailsInput } from "~/features/empathy/schemas";
 import { callLanguages } from "~/lib/languages";
-import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
-import { placeCallJob, publicOrigin, queueCall } from "~/features/calls/engine.server";
+import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
+import { placeCallJob, publicOrigin, queueCall } from "~/calls/engine.server";
 import { sendEmailJob } from "~/platform/email-jobs.server";
-import { helpCountryOf } from "~/features/voice/crisis.server";
+import { helpCountryOf } from "~/voice/crisis.server";
 import { translatorFor } from "~/platform/i18n.server";
-import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
+import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
+import { empathyAgent } from "./agent.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import { requirePayments, type Payment } from "~/providers/payments.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
@@ -234,8 +235,12 @@ function queueAttempt(
  * caller can also ask for it at once), with an e-mail after the first miss if we have an address;
  * after the last attempt the payment is refunded.
  */
-/** The paid call's steps: the funnel hears of each placed attempt, and each ending decides what comes next. */
-export const empathyCallLifecycle: CallLifecycle = {
+/**
+ * The paid call's purpose: the warm listener speaks; the funnel hears of each placed attempt, and
+ * each ending decides what comes next.
+ */
+export const empathyCallPurpose: CallPurpose = {
+  agent: async (services, call) => empathyAgent(call, services.env.RECORD_CALLS),
   async placed(services, call) {
     if (call.empathyRequestId) await recordFunnelEvent(services.db, "call_initiated", call.empathyRequestId, call.language);
   },

@@ -1,8 +1,8 @@
 import type { TFunction } from "i18next";
 import { data, type RouterContextProvider } from "react-router";
 import { findSubscriber, type Subscriber } from "#models/subscribers";
-import { getSubscriberId } from "~/features/auth/auth.server";
-import { screenNumber, refusalMessage } from "~/features/calls/dialling-policy.server";
+import { getSubscriberId } from "~/features/auth/index.server";
+import { screenNumber, refusalMessage } from "~/calls/dialling-policy.server";
 import { parseDbId } from "~/lib/ids";
 import { callLanguages } from "~/lib/languages";
 import { apiError } from "~/platform/api.server";

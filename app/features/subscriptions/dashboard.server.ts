@@ -1,6 +1,6 @@
 import { data, redirect, type RouterContextProvider } from "react-router";
 import { setSupportCallSummary } from "#models/subscribers";
-import { commitSubscriberLogout } from "~/features/auth/auth.server";
+import { commitSubscriberLogout } from "~/features/auth/index.server";
 import { parseDbId } from "~/lib/ids";
 import { formatMoney } from "~/lib/money";
 import { servicesContext } from "~/platform/context";

@@ -36,12 +36,13 @@ import {
 } from "#emails/subscription";
 import { callLanguages } from "~/lib/languages";
 import { formatMoney } from "~/lib/money";
-import { placeCallJob, queueCall } from "~/features/calls/engine.server";
+import { placeCallJob, queueCall } from "~/calls/engine.server";
 import { normalizePhone } from "~/platform/phone.server";
 import { discardQueuedEmails, sendEmailJob } from "~/platform/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { Db } from "~/platform/db.server";
-import type { AppJob, AppServices, CallLifecycle } from "~/platform/services.server";
+import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
+import { subscriberAgent } from "./agent.server";
 import type { EmailMessage } from "~/providers/email.server";
 import { PaymentsError, requirePayments, type InvoiceFacts, type SubscriptionState } from "~/providers/payments.server";
 import {
@@ -486,8 +487,12 @@ export async function requestSupportCall(
   return result;
 }
 
-/** A support call's phone call ended: it counts against the allowance only when delivered. */
-export const supportCallLifecycle: CallLifecycle = {
+/**
+ * A subscriber's call: the listener who writes a summary for them; the call counts against the
+ * allowance only when delivered.
+ */
+export const supportCallPurpose: CallPurpose = {
+  agent: async (services, call) => subscriberAgent(services, call),
   async placed(services, call) {
     if (call.supportCallId) await setSupportCallStatus(services.db, call.supportCallId, "calling", ["queued"]);
   },

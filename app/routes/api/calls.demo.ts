@@ -1,7 +1,7 @@
 import type { Route } from "./+types/calls.demo";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
 import { appOrigin } from "~/features/business/onboarding.server";
-import { placeDemoCall } from "~/features/calls/demo-calls.server";
+import { placeDemoCall } from "~/calls/demo-calls.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { servicesContext } from "~/platform/context";
 

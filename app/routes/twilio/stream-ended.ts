@@ -1,8 +1,8 @@
 import type { Route } from "./+types/stream-ended";
 import { findCall } from "#models/calls";
-import { afterStreamTwiml } from "~/features/calls/engine.server";
+import { afterStreamTwiml } from "~/calls/engine.server";
 import { servicesContext } from "~/platform/context";
-import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
+import { verifiedTwilioParams } from "~/calls/twilio-webhooks.server";
 import { parseDbId } from "~/lib/ids";
 
 /** POST /twilio/stream-ended/{callId}: the <Connect> action, when the media stream ends and the call is still up (signed). */

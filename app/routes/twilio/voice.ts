@@ -1,9 +1,8 @@
 import type { Route } from "./+types/voice";
 import { findCall } from "#models/calls";
-import { adoptFromCallback, voiceTwiml } from "~/features/calls/engine.server";
+import { adoptFromCallback, voiceTwiml } from "~/calls/engine.server";
 import { servicesContext } from "~/platform/context";
-import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
-import { voicemailFor } from "~/features/voice/agents.server";
+import { verifiedTwilioParams } from "~/calls/twilio-webhooks.server";
 import { parseDbId } from "~/lib/ids";
 
 /** POST /twilio/voice/{callId}: Twilio asks what to do with the answered call (signed). */
@@ -18,6 +17,6 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       headers: { "Content-Type": "text/xml" },
     });
   }
-  const twiml = await voiceTwiml(services, call, verified.params, verified.origin, (c) => voicemailFor(services, c));
+  const twiml = await voiceTwiml(services, call, verified.params);
   return new Response(twiml, { headers: { "Content-Type": "text/xml" } });
 }

@@ -7,7 +7,7 @@ import { servicesContext } from "~/platform/context";
 import type { PaymentEvent } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 import { syncBusinessPlan } from "~/features/business/plan.server";
-import { resumePausedCalls } from "~/features/calls/engine.server";
+import { resumePausedCalls } from "~/calls/engine.server";
 import { cardSaved, invoiceEvent, syncSubscription } from "~/features/subscriptions/subscriptions.server";
 
 /**

@@ -1,7 +1,7 @@
 import type { Route } from "./+types/twilio-recording";
 import { findCall, setCallRecording } from "#models/calls";
 import { servicesContext } from "~/platform/context";
-import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
+import { verifiedTwilioParams } from "~/calls/twilio-webhooks.server";
 import { parseDbId } from "~/lib/ids";
 
 /** POST /webhooks/twilio/recording/{callId}: the signed report of a finished recording (RECORD_CALLS=true). */

@@ -1,8 +1,8 @@
 import type { Route } from "./+types/twilio-status";
 import { findCall } from "#models/calls";
-import { adoptFromCallback, applyStatusCallback } from "~/features/calls/engine.server";
+import { adoptFromCallback, applyStatusCallback } from "~/calls/engine.server";
 import { servicesContext } from "~/platform/context";
-import { verifiedTwilioParams } from "~/features/calls/twilio-webhooks.server";
+import { verifiedTwilioParams } from "~/calls/twilio-webhooks.server";
 import { parseDbId } from "~/lib/ids";
 
 /** POST /webhooks/twilio/status/{callId}: signed call-progress events; replays change nothing. */

@@ -1,7 +1,7 @@
 import { useMemo } from "react";
 import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
-import type { WeeklySchedule } from "~/features/booking/slots";
+import type { WeeklySchedule } from "~/features/booking/index";
 import { formatTimeOfDay } from "~/lib/time";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button } from "~/ui/button";

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { AdminShell } from "~/features/admin/admin-ui";
+import { AdminShell } from "~/features/admin/index";
 import type { AccountFrame } from "~/features/business/owner.server";
 import { OwnerShell, type OwnerSection } from "~/ui/owner-shell";
 

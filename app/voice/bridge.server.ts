@@ -1,9 +1,9 @@
 import WebSocket from "ws";
 import { appendTranscript, consumeStreamToken, findCall, flagCall, markCallMoment, type Call, type CallMoment } from "#models/calls";
 import type { AppServices } from "~/platform/services.server";
-import { agentFor, END_CALL, type Agent } from "~/features/voice/agents.server";
-import { crisisScript, redact, soundsLikeCrisis } from "~/features/voice/crisis.server";
-import { callTexts } from "~/features/voice/call-texts.server";
+import { END_CALL, type Agent } from "~/voice/agents.server";
+import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
+import { callTexts } from "~/voice/call-texts.server";
 
 const TOOL_TIMEOUT_MS = 8_000;
 /** Calls whose agent reads the fixed crisis script: the listener (paid or subscribed) and the Saudi agent. */
@@ -67,11 +67,15 @@ function reasonOf(error: unknown) {
 
 /**
  * What the bridge needs of the app's services: the settings, the database, the realtime model, the
- * telephony provider (to hang up), and the job queue with its sealing secret (a booking the agent
- * makes queues its e-mails and confirmation call). The web server passes its own; the bridge
+ * telephony provider (to hang up), the job queue with its sealing secret (a booking the agent
+ * makes queues its e-mails and confirmation call), and the call purposes that give each call its
+ * agent. The web server passes its own; the bridge
  * process (app/server/bridge-server.ts) makes only these.
  */
-export type BridgeServices = Pick<AppServices, "env" | "db" | "jobs" | "signingSecret" | "voiceModel" | "telephony" | "publicOrigin">;
+export type BridgeServices = Pick<
+  AppServices,
+  "env" | "db" | "jobs" | "signingSecret" | "voiceModel" | "telephony" | "publicOrigin" | "callPurposes"
+>;
 
 /**
  * The call's media-stream URL, as Twilio is given it in the TwiML and as it signs the handshake:
@@ -82,8 +86,11 @@ export function mediaStreamUrl(services: Pick<AppServices, "env" | "publicOrigin
   return `${origin.replace(/^http/, "ws")}/media-stream/${callId}`;
 }
 
-/** agentFor and the agents' tools read the settings and the database and queue jobs, which the bridge process has. */
-const agentForCall = (services: BridgeServices, call: Call) => agentFor(services as AppServices, call);
+/**
+ * The call's agent, from its purpose as registered at start-up. The agents and their tools read
+ * the settings and the database and queue jobs, which the bridge process has.
+ */
+const agentForCall = (services: BridgeServices, call: Call) => services.callPurposes[call.purpose].agent(services as AppServices, call);
 
 /**
  * The longest a caller waits for the agent's voice: from the stream's start to the first words,

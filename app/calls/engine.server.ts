@@ -9,7 +9,6 @@ import {
   createCallOnce,
   failCall,
   findCall,
-  isOptedOut,
   heldProviderCallIds,
   markCallPlaced,
   releaseDialClaim,
@@ -22,15 +21,13 @@ import {
   type Call,
   type CallStatus,
 } from "#models/calls";
-import { markBookingNotCalled, setBookingCallState } from "#models/bookings";
-import { checkDialling } from "~/features/calls/dialling-policy.server";
+import { markBookingNotCalled } from "#models/bookings";
+import { checkDialling } from "~/calls/dialling-policy.server";
 import { findBusinessById, pausedConfirmationCalls, releasePlanCall } from "#models/businesses";
-import { admitConfirmationCall } from "~/features/business/plan.server";
-import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
 import type { AppJob } from "~/platform/services.server";
-import { deliveryOf } from "~/features/calls/delivery";
-import { callTexts } from "~/features/voice/call-texts.server";
-import { mediaStreamUrl, prepareVoiceSession, streamLimits } from "~/features/voice/bridge.server";
+import { deliveryOf } from "~/calls/delivery";
+import { callTexts } from "~/voice/call-texts.server";
+import { mediaStreamUrl, prepareVoiceSession, streamLimits } from "~/voice/bridge.server";
 import { TelephonyError, TelephonyNotConfiguredError } from "~/providers/telephony.server";
 import type { Db } from "~/platform/db.server";
 import type { AppServices } from "~/platform/services.server";
@@ -43,9 +40,6 @@ export const TIME_LIMITS: Record<Call["purpose"], number> = {
   customer_service: 600,
   test: 180,
 };
-
-/** Booking confirmation calls ring only between 08:00 and 21:00 where the customer is. */
-export const CALL_HOURS = { start: 8 * 60, end: 21 * 60 };
 
 export interface CallRequest {
   purpose: Call["purpose"];
@@ -110,20 +104,6 @@ export function publicOrigin(services: AppServices) {
   return services.publicOrigin();
 }
 
-/** The next moment inside calling hours in `timeZone`, or null when `now` already is. */
-export function nextCallingTime(now: number, timeZone: string): Date | null {
-  const local = utcToZoned(now, timeZone);
-  if (local.minuteOfDay >= CALL_HOURS.start && local.minuteOfDay < CALL_HOURS.end) return null;
-  const date = local.minuteOfDay < CALL_HOURS.start ? local.date : nextDate(local.date);
-  return new Date(zonedTimeToUtc(date, CALL_HOURS.start, timeZone));
-}
-
-function nextDate(date: string) {
-  const d = new Date(`${date}T12:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
-}
-
 /**
  * Dials a queued call. Over the concurrency cap the job is retried later (queued, not dropped);
  * a transient provider error is retried with backoff; a permanent one fails the call and tells
@@ -151,22 +131,13 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
         return;
       }
     }
-    if (call.purpose === "booking_confirmation" && call.businessId) {
-      const business = await findBusinessById(services.db, call.businessId);
-      if (business && (await isOptedOut(services.db, business.id, call.toNumber))) {
-        await failCall(services.db, call.id, "The customer asked not to be called again.");
-        if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "opted_out");
-        return;
-      }
-      const later = business ? nextCallingTime(Date.now(), business.timeZone) : null;
-      if (later) {
-        await services.jobs.enqueue(placeCallJob, { callId, origin }, { startAfter: later });
-        if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "scheduled");
-        return;
-      }
-      // The plan decides, under a lock, whether this call may be placed (and counts it once).
-      if (!(await admitConfirmationCall(services, call))) return;
-    }
+    // The call's purpose may hold it back (an opted-out customer, outside calling hours, the plan's
+    // limit) or put it off to a later time.
+    const purpose = services.callPurposes[call.purpose];
+    const defer = async (until: Date) => {
+      await services.jobs.enqueue(placeCallJob, { callId, origin }, { startAfter: until });
+    };
+    if (purpose.admit && !(await purpose.admit(services, call, defer))) return;
     // A line first: over the limit the call waits, keeping its place, and is woken when one frees.
     const line = await takeLine(services.db, call.id, services.env.MAX_CONCURRENT_CALLS);
     if (!line?.ok) return;
@@ -195,12 +166,13 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
         voiceUrl: `${base}/twilio/voice/${call.id}`,
         statusCallbackUrl: `${base}/webhooks/twilio/status/${call.id}`,
         timeLimitSeconds: call.timeLimitSeconds,
-        machineDetection: call.purpose === "booking_confirmation" ? "message" : "hang-up",
+        // A purpose that leaves a voicemail waits for the beep; any other hangs up on a machine.
+        machineDetection: purpose.voicemail ? "message" : "hang-up",
         // Recorded only when the deployment says so, and then by the provider (the disclosure says so too).
         ...(services.env.RECORD_CALLS ? { recordingStatusCallbackUrl: `${base}/webhooks/twilio/recording/${call.id}` } : {}),
       });
       await markCallPlaced(services.db, call.id, { providerCallId: placed.providerCallId, fromNumber: placed.from });
-      await services.callLifecycle[call.purpose]?.placed?.(services, call);
+      await purpose.placed?.(services, call);
     } catch (error) {
       if (error instanceof TelephonyError && !error.transient) {
         await failCall(services.db, call.id, `${error.code ?? ""} ${error.message}`.trim());
@@ -308,7 +280,7 @@ export async function applyStatusCallback(services: AppServices, callId: number,
 async function onCallFinished(services: AppServices, call: Call, origin: string) {
   const verdict = deliveryOf(call, services.env.CALL_DELIVERED_MIN_SECONDS);
   const judged = (await setCallDelivery(services.db, call.id, verdict)) ?? call;
-  await services.callLifecycle[call.purpose]?.finished?.(services, judged, origin);
+  await services.callPurposes[call.purpose].finished?.(services, judged, origin);
   await wakeWaitingCalls(services);
 }
 
@@ -367,19 +339,14 @@ export function escapeXml(value: string) {
  * The call's instructions: connect its audio to this server's media stream with a fresh
  * single-use token, or, when a machine answered a confirmation call, leave a short voicemail.
  */
-export async function voiceTwiml(
-  services: AppServices,
-  call: Call,
-  params: Record<string, string>,
-  origin: string,
-  voicemail: (call: Call) => Promise<{ text: string; language: string; voice: string }>,
-) {
+export async function voiceTwiml(services: AppServices, call: Call, params: Record<string, string>) {
   if (params.AnsweredBy?.startsWith("machine") || params.AnsweredBy === "fax") {
     await setCallOutcome(services.db, call.id, "voicemail", params.AnsweredBy);
     // A confirmation leaves its short message; any other call (a paid one above all) says nothing
     // personal to a machine and ends, and the attempt does not count.
-    if (call.purpose !== "booking_confirmation") return HANG_UP;
-    const message = await voicemail(call);
+    const voicemail = services.callPurposes[call.purpose].voicemail;
+    if (!voicemail) return HANG_UP;
+    const message = await voicemail(services, call);
     return say(message, message.text);
   }
   if (!services.voiceModel.configured) {

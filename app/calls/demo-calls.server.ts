@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
-import { refusalMessage, screenNumber } from "~/features/calls/dialling-policy.server";
-import { requestCall } from "~/features/calls/engine.server";
+import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
+import { requestCall } from "~/calls/engine.server";
 import { servicesContext } from "~/platform/context";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 

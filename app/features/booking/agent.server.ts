@@ -1,0 +1,107 @@
+import { announceBusinessChange } from "#models/analytics";
+import { findBooking, setBookingStatus } from "#models/bookings";
+import { findService } from "#models/business-services";
+import { findBusinessById } from "#models/businesses";
+import { optOut, setCallOutcome, setCallSummary, type Call } from "#models/calls";
+import type { AppServices } from "~/platform/services.server";
+import { endCallTool, LANGUAGE_NAMES, type Agent, type AgentTool } from "~/voice/agents.server";
+import { callTexts } from "~/voice/call-texts.server";
+import { redact } from "~/voice/crisis.server";
+
+/** Confirms a booking on the business's behalf; also the free demo of the same agent. */
+export async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
+  const language = LANGUAGE_NAMES[call.language] ?? "English";
+  const booking = call.bookingId ? await findBooking(services.db, call.bookingId) : null;
+  const business = booking ? await findBusinessById(services.db, booking.businessId) : null;
+  const service = booking && business ? await findService(services.db, business.id, booking.serviceId) : null;
+  if (!booking || !business || !service) {
+    return {
+      voice: call.voice,
+      instructions: `You are Sakina's AI appointment assistant giving a short demo call in ${language}. Pretend to confirm a haircut tomorrow at 10:00 for "Sakina Demo Salon". Keep it under one minute, then say goodbye and use end_call.`,
+      greeting: `Say in ${language}: this is a free demo call from Sakina, the AI appointment assistant, and ask whether they'd like to hear how a booking confirmation sounds.`,
+      tools: [endCallTool],
+    };
+  }
+  const when = booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" });
+  const record = async (outcome: string, status: Parameters<typeof setBookingStatus>[2]) => {
+    await setBookingStatus(services.db, booking.id, status, outcome);
+    await setCallOutcome(services.db, call.id, outcome);
+    await announceBusinessChange(services.db, business.id);
+  };
+  // The owner reads the summary in the business's own language, whatever the customer spoke.
+  const ownerLanguage = LANGUAGE_NAMES[business.defaultLanguage] ?? "English";
+  const saveSummary: AgentTool = {
+    name: "save_summary",
+    description: `Save, once, before your goodbye, a summary of this call for the business owner: one or two short sentences in ${ownerLanguage}, about what the customer decided and anything they asked for. No phone numbers or e-mails.`,
+    parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
+    run: async (args) => {
+      const summary = typeof args.summary === "string" ? redact(args.summary.replace(/\s+/g, " ").trim()).slice(0, 600) : "";
+      if (!summary) return "Nothing saved.";
+      await setCallSummary(services.db, call.id, summary);
+      return "Saved. Now say goodbye.";
+    },
+  };
+  return {
+    voice: call.voice,
+    speed: business.voiceSpeed,
+    instructions: [
+      `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} about their booking: ${service.name} on ${when}.`,
+      "Say you are an AI assistant. Ask them to confirm, cancel, or ask for another time, and record their answer with the matching tool before saying goodbye.",
+      "If they ask not to be called again, use do_not_call. Before your goodbye, use save_summary once. Be brief and polite; then use end_call.",
+    ].join("\n"),
+    greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} calling to confirm ${service.name} on ${when}, and ask if that still works.`,
+    tools: [
+      {
+        name: "confirm_booking",
+        description: "The customer confirms the appointment.",
+        parameters: { type: "object", properties: {}, required: [] },
+        run: async () => (await record("confirmed", "confirmed"), "Booking confirmed."),
+      },
+      {
+        name: "cancel_booking",
+        description: "The customer cancels the appointment.",
+        parameters: { type: "object", properties: { reason: { type: "string" } }, required: [] },
+        run: async () => (await record("cancelled", "cancelled"), "Booking cancelled; the time is free again."),
+      },
+      {
+        name: "request_reschedule",
+        description: "The customer wants another time; note what they prefer.",
+        parameters: { type: "object", properties: { preferred: { type: "string" } }, required: [] },
+        run: async (args) => {
+          // The owner sees what the customer asked for, so they can offer that time.
+          const preferred = typeof args.preferred === "string" ? args.preferred.replace(/\s+/g, " ").trim().slice(0, 200) : "";
+          await record(preferred ? `reschedule requested: ${preferred}` : "reschedule requested", "reschedule_requested");
+          return "The business will contact them with a new time.";
+        },
+      },
+      {
+        name: "do_not_call",
+        description: "The customer asks not to be called again by this business.",
+        parameters: { type: "object", properties: {}, required: [] },
+        run: async () => {
+          await optOut(services.db, business.id, booking.customerPhone);
+          await setCallOutcome(services.db, call.id, "do not call");
+          await announceBusinessChange(services.db, business.id);
+          return "Noted: this number will not be called again.";
+        },
+      },
+      saveSummary,
+      endCallTool,
+    ],
+  };
+}
+
+/** The voicemail a confirmation call leaves when a machine answers, in the call's language. */
+export async function voicemailFor(services: AppServices, call: Call) {
+  const booking = call.bookingId ? await findBooking(services.db, call.bookingId) : null;
+  const business = booking ? await findBusinessById(services.db, booking.businessId) : null;
+  const texts = callTexts(call.language);
+  const text =
+    booking && business
+      ? texts.voicemail(
+          business.name,
+          booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" }),
+        )
+      : texts.voicemailWithoutBooking;
+  return { ...texts.say, text };
+}

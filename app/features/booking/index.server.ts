@@ -1,0 +1,20 @@
+/**
+ * What other features (and the server wiring) may use of booking on the server: placing a booking
+ * and reading availability, the confirmation call's promise, and the call purposes it registers.
+ */
+export {
+  availabilityFor,
+  bookableBusiness,
+  bookableServices,
+  BOOKING_WINDOW_DAYS,
+  bookingConfirmationCallJob,
+  confirmationCallPurpose,
+  demoCallPurpose,
+  formatWhen,
+  normalizeCustomerPhone,
+  placeBooking,
+  slotsForDay,
+} from "./booking.server";
+export { confirmationPromise, describeConfirmationPromise } from "./confirmation-promise.server";
+export { manageTokenSealer } from "./manage-link.server";
+export { bookingRemindersJob, REMINDERS_CRON } from "./reminders.server";

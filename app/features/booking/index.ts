@@ -1,0 +1,11 @@
+/** What other features may use of booking, safe in the browser: the slot rules and the contact form's schema. */
+export { contactSchema } from "./schemas";
+export {
+  computeSlots,
+  slotsForLocalDate,
+  utcToZoned,
+  windowLocalDates,
+  zonedTimeToUtc,
+  type SlotRules,
+  type WeeklySchedule,
+} from "./slots";
