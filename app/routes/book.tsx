@@ -6,7 +6,7 @@ import { findService } from "#models/business-services";
 import { BookingPage } from "~/features/booking/booking-page";
 import { contactSchema } from "~/features/booking/schemas";
 import { formatPhone } from "~/platform/phone.server";
-import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/features/business/when";
 import { parseTimeOfDay } from "~/lib/time";
 import { appOrigin } from "~/features/business/onboarding.server";

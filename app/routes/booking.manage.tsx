@@ -8,7 +8,7 @@ import { findBusinessById } from "#models/businesses";
 import { MonthTables } from "~/features/booking/month-tables";
 import { AuthenticityTokenInput } from "~/ui/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/button";
-import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { parseTimeOfDay } from "~/lib/time";
 import { formatLocalDate, formatWhen as formatInstant } from "~/features/business/when";
 import { availabilityFor, bookingConfirmationCallJob, formatWhen } from "~/features/booking/booking.server";

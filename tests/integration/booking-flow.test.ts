@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { zonedTimeToUtc } from "~/features/booking/slots";
+import { zonedTimeToUtc } from "~/lib/zoned-time";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 import { linkIn, waitForMail } from "../support/outbox";

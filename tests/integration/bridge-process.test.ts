@@ -2,7 +2,7 @@ import net from "node:net";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bookings, businesses, calls } from "#models/schema";
-import { utcToZoned } from "~/features/booking/slots";
+import { utcToZoned } from "~/lib/zoned-time";
 import { startBridgeServer } from "~/server/bridge-server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";

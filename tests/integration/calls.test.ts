@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
 import { advanceCallStatus, createCall, findCall, markCallPlaced } from "#models/calls";
 import { businesses, calls as callsTable } from "#models/schema";
-import { utcToZoned } from "~/features/booking/slots";
+import { utcToZoned } from "~/lib/zoned-time";
 import { requestCall } from "~/calls/engine.server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { connectMediaStream } from "../fakes/media-stream";

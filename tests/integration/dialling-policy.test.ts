@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
 import { businesses, callRefusals } from "#models/schema";
-import { utcToZoned } from "~/features/booking/slots";
+import { utcToZoned } from "~/lib/zoned-time";
 import { checkEmpathyDetails } from "~/features/empathy/empathy.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { findBooking } from "#models/bookings";
 import { businesses, calls, supportTickets } from "#models/schema";
-import { utcToZoned } from "~/features/booking/slots";
+import { utcToZoned } from "~/lib/zoned-time";
 import { translatorFor } from "~/platform/i18n.server";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";

@@ -11,7 +11,7 @@ import {
   slotsForDay,
 } from "~/features/booking/index.server";
 import { contactSchema } from "~/features/booking/index";
-import { utcToZoned, zonedTimeToUtc } from "~/features/booking/index";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatMoney } from "~/lib/money";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { translatorFor } from "~/platform/i18n.server";

@@ -2,7 +2,7 @@ import type { TFunction } from "i18next";
 import { bookingFigures, callFigures, CALL_RESULTS, type BookingStatus } from "#models/analytics";
 import { bookingStatus } from "#models/schema";
 import type { Db } from "#models/db";
-import { utcToZoned, zonedTimeToUtc } from "~/features/booking/index";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { loadPlanUsage } from "~/features/business/index.server";
 import { formatTimeOfDayLabel, zoneName } from "~/features/business/index";
 import type { Owner } from "~/features/business/index.server";

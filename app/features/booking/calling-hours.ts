@@ -1,4 +1,4 @@
-import { utcToZoned, zonedTimeToUtc } from "./slots";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 
 /** Booking confirmation calls ring only between 08:00 and 21:00 where the customer is. */
 export const CALL_HOURS = { start: 8 * 60, end: 21 * 60 };

@@ -1,11 +1,3 @@
 /** What other features may use of booking, safe in the browser: the slot rules and the contact form's schema. */
 export { contactSchema } from "./schemas";
-export {
-  computeSlots,
-  slotsForLocalDate,
-  utcToZoned,
-  windowLocalDates,
-  zonedTimeToUtc,
-  type SlotRules,
-  type WeeklySchedule,
-} from "./slots";
+export { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules, type WeeklySchedule } from "./slots";

@@ -8,10 +8,9 @@ import {
   type WeeklySchedule,
   computeSlots,
   slotsForLocalDate,
-  utcToZoned,
   windowLocalDates,
-  zonedTimeToUtc,
 } from "~/features/booking/slots";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 
 // Every "now" here is a fixed instant: nothing depends on the wall clock.
 

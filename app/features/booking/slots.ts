@@ -22,6 +22,7 @@
 // in the window, a sort of those few, and a merge sweep. Formatters are cached per zone.
 
 import type { OpeningInterval, WeeklySchedule } from "#models/opening-hours";
+import { dayOfLocalDate, instantOfWall, localDateOfDay, utcToZoned, wallTime, weekdayOf, zoneOffsetAt } from "~/lib/zoned-time";
 
 export type { OpeningInterval, WeeklySchedule };
 export interface BusyInterval {
@@ -37,170 +38,10 @@ export interface SlotRules {
   windowDays: number; // 30 in the product
 }
 
-type Weekday = 0 | 1 | 2 | 3 | 4 | 5 | 6;
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
-
-// ---------------------------------------------------------------------------------------------
-// Time-zone primitives (Intl only)
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    // Throws a RangeError for an unknown zone, which is what we want.
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/** Date.UTC that also handles years 0..99 (which Date.UTC maps to 1900..1999). */
-function utcMs(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number {
-  if (y >= 100) return Date.UTC(y, mo - 1, d, h, mi, s);
-  const dt = new Date(0);
-  dt.setUTCFullYear(y, mo - 1, d);
-  dt.setUTCHours(h, mi, s, 0);
-  return dt.getTime();
-}
-
-/**
- * The local wall time of `instant` in the zone, expressed as if it were a UTC epoch value
- * (seconds precision). wallMs - floor-to-second(instant) is the zone offset.
- */
-function wallMs(instant: number, timeZone: string): number {
-  const f = formatterFor(timeZone);
-  const str = f.format(instant);
-  // Fast path: en-US gives "MM/DD/YYYY, HH:MM:SS" (20 characters) for years 1000..9999.
-  if (str.length === 20 && str.charCodeAt(2) === 47 && str.charCodeAt(5) === 47 && str.charCodeAt(14) === 58 && str.charCodeAt(17) === 58) {
-    const n = (i: number) => str.charCodeAt(i) - 48;
-    const mo = n(0) * 10 + n(1);
-    const d = n(3) * 10 + n(4);
-    const y = n(6) * 1000 + n(7) * 100 + n(8) * 10 + n(9);
-    const h = (n(12) * 10 + n(13)) % 24;
-    const mi = n(15) * 10 + n(16);
-    const s = n(18) * 10 + n(19);
-    if (mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && mi >= 0 && mi < 60 && s >= 0 && s < 60) {
-      return Date.UTC(y, mo - 1, d, h, mi, s);
-    }
-  }
-  // Slow, locale-proof path.
-  let y = 0;
-  let mo = 1;
-  let d = 1;
-  let h = 0;
-  let mi = 0;
-  let s = 0;
-  let bc = false;
-  for (const p of f.formatToParts(instant)) {
-    switch (p.type) {
-      case "year":
-        y = Number(p.value);
-        break;
-      case "month":
-        mo = Number(p.value);
-        break;
-      case "day":
-        d = Number(p.value);
-        break;
-      case "hour":
-        h = Number(p.value) % 24;
-        break;
-      case "minute":
-        mi = Number(p.value);
-        break;
-      case "second":
-        s = Number(p.value);
-        break;
-      case "era":
-        bc = /^b/i.test(p.value);
-        break;
-    }
-  }
-  return utcMs(bc ? 1 - y : y, mo, d, h, mi, s);
-}
-
-/** Zone offset (local - UTC) in ms at an instant. */
-function offsetAt(instant: number, timeZone: string): number {
-  const floored = Math.floor(instant / 1000) * 1000;
-  return wallMs(floored, timeZone) - floored;
-}
-
-/**
- * A wall time (as UTC epoch ms) -> instant. `before`/`after` are the offsets a day before and a
- * day after; pass them when already known. Gap: forward by the gap; overlap: first occurrence.
- */
-function wallToInstant(wall: number, timeZone: string, before?: number, after?: number): number {
-  const oA = before ?? offsetAt(wall - DAY, timeZone);
-  const oB = after ?? offsetAt(wall + DAY, timeZone);
-  if (oA === oB) return wall - oA;
-  const c1 = wall - oA; // interpretation with the offset in force before the transition
-  const c2 = wall - oB; // ... and after it
-  const ok1 = offsetAt(c1, timeZone) === oA;
-  const ok2 = offsetAt(c2, timeZone) === oB;
-  if (ok1 && ok2) return Math.min(c1, c2); // ambiguous (overlap): the first occurrence
-  if (ok1) return c1;
-  if (ok2) return c2;
-  return c1; // nonexistent (gap): the old offset moves the time forward by the gap length
-}
-
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** "YYYY-MM-DD" -> day number (UTC midnight of that calendar date / DAY). Throws if invalid. */
-function parseLocalDate(localDate: string): number {
-  const m = DATE_RE.exec(localDate);
-  if (!m) throw new RangeError(`Invalid local date: ${localDate}`);
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  const t = utcMs(y, mo, d);
-  const back = new Date(t);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) {
-    throw new RangeError(`Invalid local date: ${localDate}`);
-  }
-  return t / DAY;
-}
-
-/** Day number -> "YYYY-MM-DD" (years 0..9999). */
-function formatDay(day: number): string {
-  return new Date(day * DAY).toISOString().slice(0, 10);
-}
-
-/** Weekday (0 = Sunday) of a day number; day 0 (1970-01-01) was a Thursday. */
-function weekdayOf(day: number): Weekday {
-  return ((((day + 4) % 7) + 7) % 7) as Weekday;
-}
-
 const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
-
-/** Local wall time -> instant in a zone. Nonexistent times (spring-forward gap) move forward by the gap (02:30 -> 03:30 in New York); ambiguous times (fall-back) take the FIRST occurrence. */
-export function zonedTimeToUtc(localDate: string, minuteOfDay: number, timeZone: string): number {
-  if (!Number.isFinite(minuteOfDay)) throw new RangeError(`Invalid minute of day: ${minuteOfDay}`);
-  const day = parseLocalDate(localDate);
-  return wallToInstant(day * DAY + Math.round(minuteOfDay * MINUTE), timeZone);
-}
-
-/** Instant -> { date: "YYYY-MM-DD", minuteOfDay, weekday } in a zone. */
-export function utcToZoned(instant: number, timeZone: string): { date: string; minuteOfDay: number; weekday: 0 | 1 | 2 | 3 | 4 | 5 | 6 } {
-  const wall = wallMs(instant, timeZone);
-  const day = Math.floor(wall / DAY);
-  return {
-    date: formatDay(day),
-    minuteOfDay: Math.floor((wall - day * DAY) / MINUTE),
-    weekday: weekdayOf(day),
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // The window
@@ -215,8 +56,8 @@ function windowEndOf(rules: Pick<SlotRules, "windowDays">, now: number): number 
 /** First and last local day numbers the window [now, end) touches, or null if empty. */
 function windowDayRange(timeZone: string, now: number, end: number): [number, number] | null {
   if (!(end > now)) return null;
-  const first = Math.floor(wallMs(now, timeZone) / DAY);
-  const last = Math.floor(wallMs(end - 1, timeZone) / DAY);
+  const first = Math.floor(wallTime(now, timeZone) / DAY);
+  const last = Math.floor(wallTime(end - 1, timeZone) / DAY);
   return [first, last];
 }
 
@@ -225,7 +66,7 @@ export function windowLocalDates(rules: Pick<SlotRules, "timeZone" | "windowDays
   const range = windowDayRange(rules.timeZone, now, windowEndOf(rules, now));
   if (!range) return [];
   const out: string[] = [];
-  for (let d = range[0]; d <= range[1]; d++) out.push(formatDay(d));
+  for (let d = range[0]; d <= range[1]; d++) out.push(localDateOfDay(d));
   return out;
 }
 
@@ -264,7 +105,7 @@ function buildOpening(rules: SlotRules, now: number, end: number): Opening {
     const i = day - first + 1;
     let v = samples[i]!;
     if (Number.isNaN(v)) {
-      v = offsetAt(day * DAY, tz);
+      v = zoneOffsetAt(day * DAY, tz);
       samples[i] = v;
     }
     return v;
@@ -273,7 +114,7 @@ function buildOpening(rules: SlotRules, now: number, end: number): Opening {
   for (let day = first; day <= last; day++) {
     const intervals = rules.weekly[weekdayOf(day)] ?? [];
     if (intervals.length === 0) continue;
-    if (dayOff(formatDay(day))) continue;
+    if (dayOff(localDateOfDay(day))) continue;
 
     // Wall times of this day map to instants in [W0 - 14h, W0 + 38h], inside the samples'
     // span [W0 - 1 day, W0 + 2 days]; four equal samples mean no transition there.
@@ -293,8 +134,8 @@ function buildOpening(rules: SlotRules, now: number, end: number): Opening {
     for (const iv of list) {
       const ws = w0 + iv.startMinute * MINUTE;
       const we = w0 + iv.endMinute * MINUTE;
-      let s = stable ? ws - o0 : wallToInstant(ws, tz);
-      let e = stable ? we - o0 : wallToInstant(we, tz);
+      let s = stable ? ws - o0 : instantOfWall(ws, tz);
+      let e = stable ? we - o0 : instantOfWall(we, tz);
       if (s < now) s = now;
       if (e > end) e = end;
       if (!(e > s)) continue;
@@ -386,17 +227,17 @@ function compute(rules: SlotRules, busy: readonly BusyInterval[], now: number): 
       // at the result differs (e.g. Lord Howe's 30-minute DST), also try rounding with that one,
       // and take the earliest candidate that really is on the local grid; if neither is (the
       // grid time fell into the gap), walk on from the first candidate with its own offset.
-      const o1 = offsetAt(lower, tz);
+      const o1 = zoneOffsetAt(lower, tz);
       s = roundUp(lower, o1);
-      const o2 = offsetAt(s, tz);
+      const o2 = zoneOffsetAt(s, tz);
       if (o2 !== o1) {
-        const onGrid = (x: number) => x >= lower && mod(x + offsetAt(x, tz), gms) === 0;
+        const onGrid = (x: number) => x >= lower && mod(x + zoneOffsetAt(x, tz), gms) === 0;
         const s2 = roundUp(lower, o2);
         const ok1 = onGrid(s);
         const ok2 = onGrid(s2);
         if (ok2 && (!ok1 || s2 < s)) s = s2;
         else if (!ok1) {
-          for (let i = 0; i < 4 && !onGrid(s); i++) s = roundUp(s, offsetAt(s, tz));
+          for (let i = 0; i < 4 && !onGrid(s); i++) s = roundUp(s, zoneOffsetAt(s, tz));
         }
       }
     }
@@ -448,14 +289,14 @@ export function slotsForLocalDate(
   now: number,
   localDate: string,
 ): { time: string; available: boolean; start: number }[] {
-  const day = parseLocalDate(localDate);
+  const day = dayOfLocalDate(localDate);
   const range = windowDayRange(rules.timeZone, now, windowEndOf(rules, now));
   if (!range || day < range[0] || day > range[1]) return [];
   if (isDayOff(rules.daysOff)(localDate)) return [];
 
   // The day's instants: [its local midnight, the next local midnight).
-  const from = wallToInstant(day * DAY, rules.timeZone);
-  const to = wallToInstant((day + 1) * DAY, rules.timeZone);
+  const from = instantOfWall(day * DAY, rules.timeZone);
+  const to = instantOfWall((day + 1) * DAY, rules.timeZone);
 
   // Whole-window computations (a free gap may run across midnight, so its grid can start on an
   // earlier date), then the date's part of each.

@@ -10,7 +10,7 @@ import { currencies, formatPrice, parseAmountToCents } from "~/lib/money";
 import { formatPhone } from "~/platform/phone.server";
 import type { Owner } from "~/features/business/owner.server";
 import { formatLocalDate, zoneLabel, zoneName } from "~/features/business/when";
-import { utcToZoned } from "~/features/booking/index";
+import { utcToZoned } from "~/lib/zoned-time";
 import { businessPhoneField } from "~/features/business/schemas.server";
 import type { WeeklySchedule } from "~/features/booking/index";
 import { parseTimeOfDay } from "~/lib/time";

@@ -10,7 +10,8 @@ import { servicesContext } from "~/platform/context";
 import { firstExceededRule } from "~/platform/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { callFrequencies, urgencies, type CallFrequency, type Urgency } from "./plans";
-import { isCallTimeAllowed, isTimeZone, SCHEDULE_TYPES } from "./schedule";
+import { isTimeZone } from "~/lib/zoned-time";
+import { isCallTimeAllowed, SCHEDULE_TYPES } from "./schedule";
 import { sendSignInLink, type SignupDetails } from "./subscriptions.server";
 
 /**

@@ -2,16 +2,8 @@
 //   date -u -d 'TZ="America/Los_Angeles" 2026-03-09 14:00' +%FT%TZ   → 2026-03-09T21:00:00Z
 // and weekdays with `date -d 2026-03-02 +%a` (Mon).
 import { describe, expect, it } from "vitest";
-import {
-  type CallSchedule,
-  isCallTimeAllowed,
-  isTimeZone,
-  localParts,
-  localTimeToInstant,
-  nextCallAt,
-  QUIET_HOURS,
-  SCHEDULE_TYPES,
-} from "./schedule";
+import { isTimeZone, localParts } from "~/lib/zoned-time";
+import { type CallSchedule, isCallTimeAllowed, localTimeToInstant, nextCallAt, QUIET_HOURS, SCHEDULE_TYPES } from "./schedule";
 
 const LA = "America/Los_Angeles";
 const TOKYO = "Asia/Tokyo";
