@@ -53,7 +53,7 @@ export interface NewBusiness {
  */
 export async function registerBusiness(db: Db, input: NewBusiness): Promise<{ created: Business } | { existing: Business }> {
   const email = input.email.toLowerCase();
-  const base = slugify(input.name);
+  const base = slugify(input.name, input.industry);
   for (let attempt = 0; attempt < 6; attempt++) {
     const bookingLink = attempt === 0 ? base : `${base}-${randomBytes(2).toString("hex")}`;
     const [created] = await db

@@ -650,6 +650,7 @@ const de = {
     changeService: "Leistung ändern",
     chooseDate: "Wählen Sie ein Datum",
     noDates: "In den nächsten 30 Tagen gibt es keine freien Zeiten.",
+    timesBeside: "Wählen Sie einen Tag im Kalender, um hier seine freien Zeiten zu sehen.",
     dateUnavailable: "An diesem Datum gibt es keine freien Zeiten. Bitte wählen Sie ein anderes Datum.",
     dayOne: "{{day}}, 1 Termin verfügbar",
     dayMany: "{{day}}, {{count}} Termine verfügbar",

@@ -636,6 +636,7 @@ const en = {
     changeService: "Change service",
     chooseDate: "Choose a date",
     noDates: "There are no free times in the next 30 days.",
+    timesBeside: "Choose a day on the calendar to see its free times here.",
     dateUnavailable: "That date has no free times. Choose another date.",
     dayOne: "{{day}}, 1 time available",
     dayMany: "{{day}}, {{count}} times available",

@@ -644,6 +644,7 @@ const es = {
     changeService: "Cambiar de servicio",
     chooseDate: "Elige una fecha",
     noDates: "No hay horas libres en los próximos 30 días.",
+    timesBeside: "Elige un día en el calendario para ver aquí sus horas libres.",
     dateUnavailable: "Esa fecha no tiene horas libres. Elige otra fecha.",
     dayOne: "{{day}}, 1 hora disponible",
     dayMany: "{{day}}, {{count}} horas disponibles",

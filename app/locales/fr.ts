@@ -650,6 +650,7 @@ const fr = {
     changeService: "Changer de prestation",
     chooseDate: "Choisissez une date",
     noDates: "Aucun créneau n’est libre dans les 30 prochains jours.",
+    timesBeside: "Choisissez un jour dans le calendrier pour voir ici ses créneaux libres.",
     dateUnavailable: "Cette date n’a aucun créneau libre. Choisissez une autre date.",
     dayOne: "{{day}}, 1 créneau disponible",
     dayMany: "{{day}}, {{count}} créneaux disponibles",

@@ -645,6 +645,7 @@ const it = {
     changeService: "Cambia servizio",
     chooseDate: "Scegli una data",
     noDates: "Non ci sono orari liberi nei prossimi 30 giorni.",
+    timesBeside: "Scegli un giorno nel calendario per vedere qui i suoi orari liberi.",
     dateUnavailable: "Quella data non ha orari liberi. Scegli un’altra data.",
     dayOne: "{{day}}, 1 orario disponibile",
     dayMany: "{{day}}, {{count}} orari disponibili",

@@ -140,7 +140,7 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
   return (
     <BookingShell business={data.business} locale={data.locale}>
       <PageTitle title={data.title} />
-      <div className="mx-auto max-w-2xl px-4 py-8 sm:py-10">
+      <div className="mx-auto max-w-3xl px-4 py-8 sm:py-10">
         {cancelled ? (
           <FocusHeading key="cancelled" level={1} arrived={data.arrived} className="text-2xl font-semibold tracking-tight text-slate-900">
             {t("manage.cancelledTitle")}

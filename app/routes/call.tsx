@@ -351,7 +351,9 @@ function Conversation({ chat, liveVoice, problem }: { chat: NonNullable<LoaderDa
         <ol
           ref={listRef}
           aria-label={t("agent.webTitle")}
-          className="h-80 space-y-3 overflow-y-auto rounded-lg border border-sand-200 bg-sand-50 p-3"
+          // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- the conversation scrolls once it is long: keyboard users must be able to reach and scroll it (axe: scrollable-region-focusable)
+          tabIndex={0}
+          className="h-80 space-y-3 overflow-y-auto rounded-lg border border-sand-200 bg-sand-50 p-3 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-700"
         >
           {chat.messages.map((message, index) => (
             <li key={index} className={message.role === "user" ? "ms-8" : "me-8"}>

@@ -26,6 +26,14 @@ const NUMBER_RUN = /([+$€£]?\d(?:[\d\u00a0\u202f .,:\-–/]*\d)?(?:[\u00a0\u2
  * in reading order. Use it for texts that carry phone numbers, prices or codes.
  */
 export function isolateNumbers(text: string): ReactNode {
+  const parts = numberParts(text);
+  // One inline box: in a flex container (a button, a list item with an icon) the parts would
+  // otherwise be flex items, the gap added to the spaces ("Start for  $1").
+  return typeof parts === "string" ? parts : <span>{parts}</span>;
+}
+
+/** The text with each number in an isolate, as parts (the text itself when it has no number). */
+function numberParts(text: string): string | ReactNode[] {
   const parts = text.split(NUMBER_RUN);
   if (parts.length === 1) return text;
   return parts.map((part, index) =>
@@ -59,13 +67,18 @@ export function tIsolated(t: TFunction, key: ParseKeys, values: Record<string, s
   // Private-use characters stand in for the values while the sentence is translated.
   const markers = Object.fromEntries(names.map((name, index) => [name, String.fromCharCode(0xe000 + index)]));
   const text: string = t(key, { ...markers, interpolation: { escapeValue: false } });
-  return text.split(/([\ue000-\ue0ff])/).map((part, index) => {
-    if (index % 2 === 0) return part ? <Fragment key={index}>{isolateNumbers(part)}</Fragment> : null;
-    const name = names[part.charCodeAt(0) - 0xe000];
-    const value = name === undefined ? "" : values[name];
-    // An element (<Money>, <Ltr>) brings its own isolation.
-    return isValidElement(value) ? <Fragment key={index}>{value}</Fragment> : <bdi key={index}>{value}</bdi>;
-  });
+  // One inline box, as isolateNumbers.
+  return (
+    <span>
+      {text.split(/([\ue000-\ue0ff])/).map((part, index) => {
+        if (index % 2 === 0) return part ? <Fragment key={index}>{numberParts(part)}</Fragment> : null;
+        const name = names[part.charCodeAt(0) - 0xe000];
+        const value = name === undefined ? "" : values[name];
+        // An element (<Money>, <Ltr>) brings its own isolation.
+        return isValidElement(value) ? <Fragment key={index}>{value}</Fragment> : <bdi key={index}>{value}</bdi>;
+      })}
+    </span>
+  );
 }
 
 /** A name inside a `<title>` or an attribute, where no element can isolate it: Unicode's first-strong isolate. */

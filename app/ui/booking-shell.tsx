@@ -22,18 +22,24 @@ export interface BookingShellBusiness {
 export function BookingShell({
   business,
   locale,
+  wide = false,
   children,
 }: {
   business: BookingShellBusiness | null;
   locale: string;
+  /** The page's content is wider on a wide screen (the month beside the times): so are the header and footer, aligned with it. */
+  wide?: boolean;
   children: ReactNode;
 }) {
   const { t } = useTranslation();
+  const width = wide ? "max-w-3xl lg:max-w-5xl" : "max-w-3xl";
   return (
     <div className="flex min-h-full flex-col">
       <div className="border-b border-slate-200 bg-white">
         {/* On a phone the language switcher sits above the business, which then has the full width. */}
-        <div className="mx-auto flex max-w-3xl flex-col-reverse gap-3 px-4 py-4 sm:flex-row sm:items-start sm:justify-between sm:gap-4 sm:py-6">
+        <div
+          className={`mx-auto flex ${width} flex-col-reverse gap-3 px-4 py-4 sm:flex-row sm:items-start sm:justify-between sm:gap-4 sm:py-6`}
+        >
           {business ? (
             <div className="min-w-0 flex-1">
               {business.industry ? (
@@ -75,7 +81,7 @@ export function BookingShell({
       </div>
       <div className="flex-1">{children}</div>
       <footer className="mt-12 border-t border-slate-200">
-        <div className="mx-auto flex max-w-3xl flex-wrap items-center justify-between gap-x-6 gap-y-2 px-4 py-5 text-sm text-slate-600">
+        <div className={`mx-auto flex ${width} flex-wrap items-center justify-between gap-x-6 gap-y-2 px-4 py-5 text-sm text-slate-600`}>
           <p>
             <Link to="/" className="hover:text-teal-900 hover:underline">
               {t("flows.poweredBy")}

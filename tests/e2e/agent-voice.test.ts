@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { mulawToLinear, silence, speech } from "../fakes/media-stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { axeViolations, describeViolations, launchBrowser, newVisitor, watchStates } from "../support/browser";
 import { startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -83,6 +83,7 @@ describe("the Saudi agent in voice", () => {
   it("talks live: the microphone streams to the agent, whose voice plays in the page, and what was said joins the conversation", async () => {
     // Not newVisitor's context: this one keeps the app's CSP, which must let the page load its audio worklet and open the stream.
     const context = await browser.newContext({ locale: "ar", extraHTTPHeaders: { "Accept-Language": "ar" } });
+    await watchStates(context, { javaScript: true });
     await context.grantPermissions(["microphone"], { origin: server.url });
     const refused: string[] = [];
     context.on("weberror", (error) => refused.push(error.error().message));
@@ -132,6 +133,7 @@ describe("the Saudi agent in voice", () => {
   it("falls back to recorded turns when the live voice is unavailable: records the caller, shows the transcript and the reply, and plays the reply's speech", async () => {
     // Not newVisitor's context: this one keeps the app's CSP, which must let the reply play from a blob: address.
     const context = await browser.newContext({ locale: "ar", extraHTTPHeaders: { "Accept-Language": "ar" } });
+    await watchStates(context, { javaScript: true });
     await context.grantPermissions(["microphone"], { origin: fallback.url });
     // Counts what the page's recorder has captured, so the test stops recording once it holds audio.
     await context.addInitScript(() => {

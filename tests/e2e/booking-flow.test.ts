@@ -108,13 +108,24 @@ describe.each(journeys)("the steps take the focus, JavaScript $javaScript, $loca
 describe.each([
   { locale: "en" as const, text: en },
   { locale: "ar" as const, text: ar },
-])("the time step on a wide screen, $locale", ({ locale, text }) => {
+])("the date and time steps on a wide screen, $locale", ({ locale, text }) => {
   it("puts the month and the day's times side by side at 1280, the month first in the reading direction; stacked on a phone", async () => {
     for (const width of [1280, 390]) {
       const context = await newVisitor(browser, { javaScript: false, locale, width, timeZone: "America/New_York" });
       const page = await context.newPage();
       await page.goto(`${server.url}/book/demo-salon?lng=${locale}`);
       await page.getByRole("button", { name: /Haircut/ }).click();
+      await page.locator("table button").first().waitFor();
+      if (width === 1280) {
+        // The date step is laid out as the time step: the months where they will stay, the
+        // heading where the day's times will come, sharing the same rows of the screen.
+        const heading = page.getByRole("heading", { name: text.book.chooseDate });
+        const [months, title] = [(await page.locator("[data-month]").boundingBox())!, (await heading.boundingBox())!];
+        if (locale === "ar") expect(title.x + title.width).toBeLessThanOrEqual(months.x);
+        else expect(months.x + months.width).toBeLessThanOrEqual(title.x);
+        expect(Math.abs(months.y - title.y)).toBeLessThan(40);
+        await page.getByText(text.book.timesBeside).waitFor();
+      }
       await page.locator("table button").nth(3).click();
       await page.getByRole("button", { name: text.book.next }).waitFor();
       const month = page.locator("[data-month]");

@@ -4,7 +4,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ar from "~/locales/ar";
 import en from "~/locales/en";
-import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
+import { axeViolations, describeViolations, launchBrowser, newVisitor, watchStates } from "../support/browser";
 import { startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -95,6 +95,7 @@ describe.each(["en", "ar"] as const)("the phone menu, language %s", (locale) => 
       extraHTTPHeaders: { "Accept-Language": locale },
       viewport: { width: 390, height: 800 },
     });
+    await watchStates(context, { javaScript });
     const page = await context.newPage();
     await page.goto(`${server.url}/faq`);
     const header = page.locator("header").first();

@@ -115,6 +115,36 @@ describe("booking links from non-Latin names", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("صالون الورد");
   });
+
+  it("writes Cyrillic and Greek names in Latin, and gives a Chinese name its kind and a code of its own, unique per business", async () => {
+    const register = async (n: number, name: string, industry: string) => {
+      const email = `scripts-${n}@example.com`;
+      const client = httpClient(app.url, { forwardedFor: `198.51.100.${20 + n}` });
+      const registered = await client.postJson("/api/business/register", {
+        name,
+        ownerName: "Olga",
+        email,
+        phone: "+49 30 1234567",
+        industry,
+      });
+      expect(registered.status).toBe(201);
+      const [row] = await app.services.db.select().from(businesses).where(eq(businesses.email, email));
+      return row!.bookingLink;
+    };
+    expect(await register(1, "Салон Роза", "beauty")).toBe("salon-roza");
+    expect(await register(2, "Κομμωτήριο Ελένη", "beauty")).toBe("kommotirio-eleni");
+    const flowers = await register(3, "花店", "retail");
+    expect(flowers).toMatch(/^retail-[0-9a-z]{6}$/);
+    const tea = await register(4, "茶馆", "retail");
+    expect(tea).toMatch(/^retail-[0-9a-z]{6}$/);
+    expect(tea).not.toBe(flowers);
+    // The same name again: its link taken, the second gets a suffix, as for any name.
+    expect(await register(5, "花店", "retail")).toMatch(new RegExp(`^${flowers}-[0-9a-f]{4}$`));
+    await app.services.db.update(businesses).set({ status: "active" }).where(eq(businesses.bookingLink, flowers));
+    const page = await httpClient(app.url).get(`/book/${flowers}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("花店");
+  });
 });
 
 describe("Test Voice without JavaScript", () => {

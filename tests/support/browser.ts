@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -30,12 +31,13 @@ export async function launchBrowser(options: { extraArgs?: string[] } = {}): Pro
 /**
  * A browser context with JavaScript on or off, in a language, as a visitor would come; `timeZone`:
  * the zone the browser is in (the machine's own when not given), `width`: the window's width.
+ * Every state its pages show is checked by axe (see watchStates).
  */
 export async function newVisitor(
   browser: Browser,
   options: { javaScript: boolean; locale?: string; timeZone?: string; width?: number },
 ): Promise<BrowserContext> {
-  return browser.newContext({
+  const context = await browser.newContext({
     javaScriptEnabled: options.javaScript,
     ...(options.timeZone ? { timezoneId: options.timeZone } : {}),
     ...(options.width ? { viewport: { width: options.width, height: 900 } } : {}),
@@ -44,6 +46,8 @@ export async function newVisitor(
     // axe-core is injected as an inline script, which the app's CSP rightly refuses.
     bypassCSP: true,
   });
+  await watchStates(context, { javaScript: options.javaScript });
+  return context;
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -56,31 +60,211 @@ export interface AxeViolation {
 }
 
 /**
- * Runs axe-core's WCAG 2.1 A and AA rules on the page. axe needs timers, which a page with
- * JavaScript off never runs, so such a page's rendered HTML is checked in a scripting context of
- * its own (its own scripts removed, its stylesheets still loaded from the server).
+ * One page state as a visitor saw it: its HTML, where and how wide. `javaScript: false` is the
+ * server's own page (what a visitor without JavaScript gets at that address).
  */
-export async function axeViolations(page: Page, options: { javaScript?: boolean } = {}): Promise<AxeViolation[]> {
-  if (options.javaScript === false) {
-    const origin = new URL(page.url()).origin;
-    const html = (await page.content())
+interface PageState {
+  url: string;
+  html: string;
+  viewport: { width: number; height: number };
+  javaScript: boolean;
+  browser: Browser;
+}
+
+/**
+ * The axe check of every page state the browser suites visit. A watched context records:
+ * - each document the server sends (navigations, form posts answered with a page, error pages):
+ *   the state a visitor without JavaScript sees there, whether the context runs JavaScript or not;
+ * - with JavaScript, the page's DOM once loaded and again after each change settles (a step shown
+ *   in place, an error summary, a menu opened), from a MutationObserver;
+ * - the page as it is when the context closes.
+ * States are compared by their HTML minus what changes on every load (scripts, nonces, CSRF
+ * tokens), so each distinct state is checked once per test file, however often it is seen. The
+ * checks run in one reused context per browser, after each test (tests/support/setup.ts) and when a
+ * watched context closes; a violation fails the test that showed the state.
+ */
+const results = new Map<string, AxeViolation[]>();
+const parsedResults = new Map<string, AxeViolation[]>();
+let pending: { key: string; state: PageState }[] = [];
+const inflight = new Set<Promise<unknown>>();
+const checkers = new Map<Browser, Promise<Page>>();
+export const axeStats = { captured: 0, checked: 0, checkedWithoutJavaScript: 0, milliseconds: 0 };
+
+function normalized(html: string) {
+  return (
+    html
       .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, "")
       .replace(/<link[^>]+rel="modulepreload"[^>]*>/gi, "")
-      .replace(/<head>/i, `<head><base href="${origin}/">`);
-    const context = await page.context().browser()!.newContext({ bypassCSP: true });
-    try {
-      const copy = await context.newPage();
-      await copy.setContent(html, { waitUntil: "load" });
-      return await runAxe(copy);
-    } finally {
-      await context.close();
+      .replace(/\snonce="[^"]*"/g, "")
+      .replace(/(name="csrf"[^>]*value=")[^"]*"/g, '$1"')
+      .replace(/\sdata-hydrated="[^"]*"/g, "")
+      // Words (a name, a transcript as it streams in) and dates, times, prices and ids differ from
+      // one run or one moment to the next, not the state: what axe weighs is the markup, and
+      // whether an element has text at all.
+      .replace(/>[^<]*\S[^<]*</g, ">x<")
+      .replace(/\d+/g, "0")
+  );
+}
+
+function stateKey(state: Omit<PageState, "browser">) {
+  return createHash("sha1")
+    .update(`${state.javaScript}\0${state.viewport.width}x${state.viewport.height}\0${normalized(state.html)}`)
+    .digest("hex");
+}
+
+function record(page: Page, url: string, html: string, javaScript: boolean) {
+  if (!/^https?:/.test(url) || !/<html[\s>]/i.test(html)) return;
+  const browser = page.context().browser();
+  if (!browser) return;
+  const state = { url, html, javaScript, viewport: page.viewportSize() ?? { width: 1280, height: 720 }, browser };
+  const key = stateKey(state);
+  axeStats.captured++;
+  if (results.has(key) || pending.some((p) => p.key === key)) return;
+  pending.push({ key, state });
+}
+
+function track(work: Promise<unknown>) {
+  const done = work.catch(() => undefined).finally(() => inflight.delete(done));
+  inflight.add(done);
+}
+
+// With JavaScript, the page reports its DOM once parsed and 60 ms after each burst of changes
+// (unless a form is being sent).
+const observer = `(() => {
+  if (window.top !== window) return;
+  let timer;
+  const send = () => {
+    timer = undefined;
+    // A form being sent is a moment, not a state: its outcome is reported when it settles.
+    if (document.querySelector("[aria-busy=true]")) return;
+    window.__sakinaState?.("<!DOCTYPE html>" + document.documentElement.outerHTML);
+  };
+  const start = () => {
+    send();
+    new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(send, 60); })
+      .observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+})();`;
+
+/** Records, for the axe check, every state the context's pages show (see above). */
+export async function watchStates(context: BrowserContext, options: { javaScript: boolean }) {
+  if (options.javaScript) {
+    await context.exposeBinding("__sakinaState", (source, html: string) => {
+      if (source.frame === source.page.mainFrame()) record(source.page, source.frame.url(), html, true);
+    });
+    await context.addInitScript(observer);
+  }
+  const watchPage = (page: Page) => {
+    page.on("response", (response) => {
+      const request = response.request();
+      if (request.resourceType() !== "document" || request.frame() !== page.mainFrame()) return;
+      if (!(response.headers()["content-type"] ?? "").includes("text/html")) return;
+      if (response.status() >= 300 && response.status() < 400) return;
+      track(response.text().then((html) => record(page, response.url(), html, false)));
+    });
+  };
+  context.pages().forEach(watchPage);
+  context.on("page", watchPage);
+  const close = context.close.bind(context);
+  context.close = async (...args: Parameters<BrowserContext["close"]>) => {
+    for (const page of context.pages()) {
+      const html = await page.content().catch(() => null);
+      if (html) record(page, page.url(), html, options.javaScript);
+    }
+    await close(...args);
+    const failures = await checkVisitedStates();
+    if (failures) throw new Error(failures);
+  };
+}
+
+/** Checks the states recorded since the last call; "" when axe found nothing, else what it found, by state. */
+export async function checkVisitedStates(): Promise<string> {
+  while (inflight.size > 0) await Promise.all([...inflight]);
+  const batch = pending;
+  pending = [];
+  const failures: string[] = [];
+  for (const { key, state } of batch) {
+    if (!state.browser.isConnected()) continue;
+    let violations = results.get(key);
+    if (!violations) {
+      violations = await axeOnCopy(state);
+      results.set(key, violations);
+    }
+    if (violations.length > 0) {
+      const where = `${state.url} (JavaScript ${state.javaScript ? "on" : "off"}, ${state.viewport.width} px)`;
+      failures.push(`axe on ${where}:\n${describeViolations(violations)}`);
     }
   }
-  return runAxe(page);
+  return failures.join("\n\n");
+}
+
+/**
+ * axe on a copy of the state, in a scripting context of its own (axe needs timers, which a page
+ * with JavaScript off never runs): the page's own scripts removed, its stylesheets still loaded
+ * from the server, at the same width.
+ */
+async function axeOnCopy(state: PageState): Promise<AxeViolation[]> {
+  const started = performance.now();
+  let checker = checkers.get(state.browser);
+  if (!checker) {
+    checker = state.browser.newContext({ bypassCSP: true }).then((context) => context.newPage());
+    checkers.set(state.browser, checker);
+  }
+  const page = await checker;
+  await page.setViewportSize(state.viewport);
+  const origin = new URL(state.url).origin;
+  const html = state.html
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, "")
+    .replace(/<link[^>]+rel="modulepreload"[^>]*>/gi, "")
+    .replace(/\sautofocus(="[^"]*")?/gi, "")
+    .replace(/<head>/i, `<head><base href="${origin}/">`);
+  await page.setContent(html, { waitUntil: "load" });
+  // The same state may come as the server wrote it or as the browser serialises it: once parsed,
+  // it is compared again, and checked only if new.
+  const parsed = await page.evaluate(() => "<!DOCTYPE html>" + document.documentElement.outerHTML);
+  const canonical = createHash("sha1")
+    .update(`${state.javaScript}\0${state.viewport.width}x${state.viewport.height}\0${normalized(parsed)}`)
+    .digest("hex");
+  let violations = parsedResults.get(canonical);
+  if (!violations) {
+    violations = await runAxe(page);
+    parsedResults.set(canonical, violations);
+    axeStats.checked++;
+    if (!state.javaScript) axeStats.checkedWithoutJavaScript++;
+    // AXE_DEBUG=1 lists each state checked.
+    if (process.env.AXE_DEBUG)
+      process.stdout.write(`axe: JavaScript ${state.javaScript ? "on" : "off"}, ${state.viewport.width} px, ${state.url}\n`);
+  }
+  axeStats.milliseconds += performance.now() - started;
+  return violations;
+}
+
+/**
+ * Runs axe-core's WCAG 2.1 A and AA rules on the page as it is now (the same check, and the same
+ * cached result, as the states recorded by watchStates).
+ */
+export async function axeViolations(page: Page, options: { javaScript?: boolean } = {}): Promise<AxeViolation[]> {
+  const browser = page.context().browser()!;
+  const state = {
+    url: page.url(),
+    html: await page.content(),
+    javaScript: options.javaScript ?? true,
+    viewport: page.viewportSize() ?? { width: 1280, height: 720 },
+    browser,
+  };
+  const key = stateKey(state);
+  let violations = results.get(key);
+  if (!violations) {
+    violations = await axeOnCopy(state);
+    results.set(key, violations);
+  }
+  return violations;
 }
 
 async function runAxe(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(axeSource);
+  // setContent keeps the window, and axe with it: it is loaded once per checking page.
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource);
   return page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document, {
@@ -94,6 +278,12 @@ async function runAxe(page: Page): Promise<AxeViolation[]> {
     }));
   });
 }
+
+// The vitest setup (tests/support/setup.ts) runs the check after each test, when a suite uses a browser.
+(globalThis as { sakinaAxeCheck?: { check: typeof checkVisitedStates; stats: typeof axeStats } }).sakinaAxeCheck = {
+  check: checkVisitedStates,
+  stats: axeStats,
+};
 
 export function describeViolations(violations: AxeViolation[]) {
   return violations

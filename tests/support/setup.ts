@@ -1,4 +1,4 @@
-import { afterEach, vi } from "vitest";
+import { afterAll, afterEach, vi } from "vitest";
 import { endExpectations, isExpected, type LogLevel } from "./console";
 
 // A warning or an error logged during a test fails it, unless the test declared it with
@@ -23,5 +23,24 @@ afterEach(() => {
   }
   if (missed.length > 0) {
     throw new Error(`Expected log lines that never came:\n${missed.map((e) => `console.${e.level}: ${e.pattern}`).join("\n")}`);
+  }
+});
+
+// Browser suites: axe checks each page state the test's browsers showed (tests/support/browser.ts).
+type AxeCheck = {
+  check: () => Promise<string>;
+  stats: { captured: number; checked: number; checkedWithoutJavaScript: number; milliseconds: number };
+};
+const axeCheck = () => (globalThis as { sakinaAxeCheck?: AxeCheck }).sakinaAxeCheck;
+afterEach(async () => {
+  const failures = await axeCheck()?.check();
+  if (failures) throw new Error(`Accessibility violations (axe, WCAG 2.1 AA) in states this test showed:\n${failures}`);
+});
+afterAll(() => {
+  const stats = axeCheck()?.stats;
+  if (stats && stats.captured > 0) {
+    console.log(
+      `axe: ${stats.checked} distinct states checked (${stats.checkedWithoutJavaScript} without JavaScript) of ${stats.captured} seen, ${(stats.milliseconds / 1000).toFixed(1)} s`,
+    );
   }
 });

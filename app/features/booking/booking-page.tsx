@@ -80,11 +80,11 @@ export function BookingPage({ data, actionData }: { data: Data; actionData: Rout
   const current = { service: 0, date: 1, time: 1, contact: 2, confirm: 3, done: 4 }[data.step];
   const service = "serviceId" in data ? data.services.find((s) => s.id === data.serviceId) : undefined;
   return (
-    <BookingShell business={data.business} locale={data.locale}>
+    <BookingShell business={data.business} locale={data.locale} wide={data.step === "date" || data.step === "time"}>
       {/* The contact step names its own title: it starts with "Error:" while the form has errors. */}
       {data.step === "contact" ? null : <PageTitle title={data.title} />}
       <div
-        className={`mx-auto px-4 py-6 sm:py-8 ${data.step === "time" ? "max-w-3xl lg:max-w-5xl" : "max-w-3xl"}`}
+        className={`mx-auto px-4 py-6 sm:py-8 ${data.step === "date" || data.step === "time" ? "max-w-3xl lg:max-w-5xl" : "max-w-3xl"}`}
         data-zone-default={data.zone.business}
       >
         {data.step !== "done" ? <Steps steps={steps} current={current} /> : null}
@@ -166,20 +166,29 @@ function DateStep({ data }: { data: StepData<"date"> }) {
   const { t } = useTranslation();
   const anyFree = data.days.some((d) => d.count > 0);
   return (
-    <div>
-      <StepHeading data={data} step="date">
-        {t("book.chooseDate")}
-      </StepHeading>
-      {data.dateError ? (
-        <p role="alert" className="mt-3 rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
-          {data.dateError}
-        </p>
-      ) : null}
-      {anyFree ? null : <p className="mt-3 text-slate-700">{t("book.noDates")}</p>}
-      <Form method="get" preventScrollReset className="mt-4">
+    // On a wide screen laid out as the time step: the month at the start, where it stays once a
+    // day is chosen, the step's heading at the end, where that day's times will be. The heading
+    // comes first in the page's order, so it is read (and focused) before the days.
+    <div className="lg:grid lg:grid-cols-2 lg:gap-8">
+      <div className="lg:col-start-2 lg:row-start-1">
+        <StepHeading data={data} step="date">
+          {t("book.chooseDate")}
+        </StepHeading>
+        {data.dateError ? (
+          <p role="alert" className="mt-3 rounded-lg bg-amber-50 p-3 text-sm text-amber-900">
+            {data.dateError}
+          </p>
+        ) : null}
+        {anyFree ? (
+          <p className="mt-3 hidden text-slate-600 lg:block">{t("book.timesBeside")}</p>
+        ) : (
+          <p className="mt-3 text-slate-700">{t("book.noDates")}</p>
+        )}
+      </div>
+      <Form method="get" preventScrollReset className="mt-4 lg:col-start-1 lg:row-start-1 lg:mt-0" data-month>
         <input type="hidden" name="service" value={data.serviceId} />
         <ZoneInput data={data} />
-        <MonthTables days={data.days} />
+        <MonthTables days={data.days} stackedFrom="lg" />
       </Form>
     </div>
   );

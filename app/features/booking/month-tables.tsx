@@ -5,16 +5,19 @@ import { useTranslation } from "react-i18next";
  * 12 March, 6 times available"); other days are plain text. Weeks start on Monday, except in
  * English (Sunday) and Arabic (Saturday), as people there read calendars. `selected`: the day
  * whose times are shown beside it (`aria-current`); `stacked`: one month under the other, in a
- * column beside the times.
+ * column beside the times; `stackedFrom: "lg"`: side by side on a tablet, stacked from the width
+ * where the times stand beside them (the date step, laid out as the time step).
  */
 export function MonthTables({
   days,
   selected,
   stacked = false,
+  stackedFrom,
 }: {
   days: { date: string; count: number }[];
   selected?: string;
   stacked?: boolean;
+  stackedFrom?: "lg";
 }) {
   const { t, i18n } = useTranslation();
   const firstWeekday = i18n.language === "en" ? 0 : i18n.language === "ar" ? 6 : 1;
@@ -25,7 +28,9 @@ export function MonthTables({
     new Date(Date.UTC(2024, 0, 7 + day)).toLocaleDateString(i18n.language, { weekday: style, timeZone: "UTC" });
 
   return (
-    <div className={stacked ? "grid gap-6" : "grid gap-6 md:grid-cols-2"}>
+    <div
+      className={stacked ? "grid gap-6" : stackedFrom === "lg" ? "grid gap-6 md:grid-cols-2 lg:grid-cols-1" : "grid gap-6 md:grid-cols-2"}
+    >
       {months.map((month) => {
         const [year, monthIndex] = month.split("-").map(Number) as [number, number];
         const first = new Date(Date.UTC(year, monthIndex - 1, 1));
