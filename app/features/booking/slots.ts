@@ -38,7 +38,6 @@ export interface SlotRules {
   windowDays: number; // 30 in the product
 }
 
-
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
