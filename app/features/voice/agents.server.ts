@@ -8,7 +8,8 @@ import { redact } from "~/features/voice/crisis.server";
 import { callLanguages } from "~/lib/languages";
 import { callTexts } from "~/features/voice/call-texts.server";
 import type { AppServices } from "~/platform/services.server";
-import { customerServiceTools, type AgentSession } from "~/features/agent/tools.server";
+import { customerServiceTools, lookupBookingTool, type AgentSession } from "~/features/agent/tools.server";
+import { formatBookingReference } from "#models/booking-reference";
 
 export interface AgentTool {
   name: string;
@@ -142,6 +143,7 @@ async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
       `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} about their booking: ${service.name} on ${when}.`,
       "Say you are an AI assistant. Ask them to confirm, cancel, or ask for another time, and record their answer with the matching tool before saying goodbye.",
       "If they ask not to be called again, use do_not_call. Before your goodbye, use save_summary once. Be brief and polite; then use end_call.",
+      `This booking's reference is ${formatBookingReference(booking.reference)}. If they ask about another booking at ${business.name}, ask for its reference and the phone number it was made with, and use lookup_booking; if it finds nothing, say so without any detail.`,
     ].join("\n"),
     greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} calling to confirm ${service.name} on ${when}, and ask if that still works.`,
     tools: [
@@ -179,6 +181,12 @@ async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
           return "Noted: this number will not be called again.";
         },
       },
+      // Another booking of this business only, by its reference and phone number (the number called by default).
+      lookupBookingTool(
+        services,
+        { phone: call.toNumber ?? booking.customerPhone, sessionKey: `call-${call.id}`, channel: "voice" },
+        { businessId: business.id },
+      ),
       saveSummary,
       endCallTool,
     ],
@@ -191,9 +199,9 @@ export const CUSTOMER_SERVICE_INSTRUCTIONS = [
   "تساعد في المواعيد والاستفسارات عن خدمات سكينة، وتوضح أنك مساعد ذكي ولست إنساناً.",
   "لا تقدم نصائح طبية. إذا ذكر المتصل إيذاء نفسه أو الانتحار، سيعطيك النظام نصاً ثابتاً للسلامة فاقرأه كما هو.",
   "عندك أدوات للمواعيد، ولا تذكر أي حجز أو وقت متاح أو سعر أو خدمة إلا من نتيجة أداة؛ لا تخترع شيئاً.",
-  "إذا سأل العميل عن حجز سابق: اطلب منه مرجع الحجز، وهو رابط «تغيير أو إلغاء الحجز» في إيميل تأكيد الحجز (أو الرمز اللي في آخره)، ورقم الجوال اللي حجز فيه، ثم استخدم lookup_booking. لا تعطي أي تفاصيل إذا قالت الأداة إنه ما فيه تطابق، واطلب منه يتأكد من الاثنين.",
+  "إذا سأل العميل عن حجز سابق: اطلب منه رقم الحجز المرجعي، وهو ستة حروف وأرقام إنجليزية مثل K7M-Q4P في إيميل تأكيد الحجز وصفحة الحجز (ويصلح بداله رابط «تغيير أو إلغاء الحجز»)، ورقم الجوال اللي حجز فيه، ثم استخدم lookup_booking. لا تعطي أي تفاصيل إذا قالت الأداة إنه ما فيه تطابق، واطلب منه يتأكد من الاثنين.",
   "إذا يبغى يحجز موعد: استخدم find_business باسم المحل أو النشاط، ثم اسأله عن الخدمة واليوم، واستخدم available_times واعرض عليه أوقاتاً قليلة منها.",
-  "قبل الحجز أكّد معه المحل والخدمة والتاريخ والوقت واسمه، وقل له إن المساعد الذكي للمحل بيتصل على رقمه عشان يأكد الموعد، وبعد موافقته استخدم book_appointment. الحجز دائماً على رقم الجوال اللي يتواصل منه، لا تحجز على رقم ثاني.",
+  "قبل الحجز أكّد معه المحل والخدمة والتاريخ والوقت واسمه، وقل له إن المساعد الذكي للمحل بيتصل على رقمه عشان يأكد الموعد، وبعد موافقته استخدم book_appointment. الحجز دائماً على رقم الجوال اللي يتواصل منه، لا تحجز على رقم ثاني. بعد الحجز أعطه رقم الحجز المرجعي، حرفاً حرفاً على مجموعتين من ثلاثة.",
   "التواريخ للأدوات بصيغة YYYY-MM-DD والأوقات HH:MM بتوقيت المحل. إذا قالت الأداة إن الوقت انحجز أو غير متاح، اعتذر واعرض الأوقات المتاحة.",
 ].join("\n");
 
