@@ -240,15 +240,13 @@ describe("where the customer and the owner read it", () => {
     expect(parsed.text).toContain(`Booking reference: ${shown}`);
 
     const passwordHash = await hashPassword("reference owner password");
-    await app.services.db
-      .insert(accounts)
-      .values({
-        businessId: demo.id,
-        name: "Reference Owner",
-        email: "reference-owner@example.com",
-        passwordHash,
-        mustChangePassword: false,
-      });
+    await app.services.db.insert(accounts).values({
+      businessId: demo.id,
+      name: "Reference Owner",
+      email: "reference-owner@example.com",
+      passwordHash,
+      mustChangePassword: false,
+    });
     const owner = httpClient(app.url, { forwardedFor: "198.51.100.32" });
     expect(
       (await owner.postJson("/api/auth/login", { email: "reference-owner@example.com", password: "reference owner password" })).status,
@@ -283,7 +281,7 @@ describe("the agents' look-up by reference and phone number", () => {
     const spoken = `${reference.slice(0, 3).toLowerCase()} ${reference.slice(4)}`;
     const found = await lookup(session(), { reference: spoken, phone: "(212) 555-0161" });
     expect(found).toMatch(/^Booking found at Sakina Demo Salon: Haircut on .*, for Caller 1\./);
-    expect(found).toContain(`Reference ${reference}.`);
+    expect(found).toContain(`Booking reference: ${reference}.`);
     // The number the caller is on is the default.
     expect(await lookup(session({ phone: "+12125550161" }), { reference: booking.reference })).toMatch(/^Booking found/);
 

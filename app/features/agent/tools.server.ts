@@ -184,7 +184,7 @@ export function lookupBookingTool(services: AppServices, session: AgentSession, 
       const { booking, business } = found;
       const service = await findService(services.db, business.id, booking.serviceId);
       const past = booking.endsAt.getTime() <= Date.now() ? " This appointment is in the past." : "";
-      return `Booking found at ${business.name}: ${service?.name ?? "a service"} on ${localWhen(booking.startsAt, business.timeZone)}, for ${booking.customerName}. Reference ${formatBookingReference(booking.reference)}. Status: ${STATUS_WORDS[booking.status]}.${past}`;
+      return `Booking found at ${business.name}: ${service?.name ?? "a service"} on ${localWhen(booking.startsAt, business.timeZone)}, for ${booking.customerName}. Status: ${STATUS_WORDS[booking.status]}.${past} Booking reference: ${formatBookingReference(booking.reference)}.`;
     },
   });
 }
