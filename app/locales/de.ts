@@ -789,7 +789,8 @@ const de = {
     reminderChange: "Sie können nicht kommen? Hier ändern oder stornieren Sie Ihre Buchung:",
     reminderChangeByPhone: "Sie können nicht kommen? Rufen Sie bitte {{phone}} an, um Ihre Buchung zu ändern oder zu stornieren.",
     reference: "Buchungsnummer",
-    referenceHint: "Wenn Sie wegen dieser Buchung anrufen, nennen Sie diese Buchungsnummer und die Telefonnummer, mit der Sie gebucht haben.",
+    referenceHint:
+      "Wenn Sie wegen dieser Buchung anrufen, nennen Sie diese Buchungsnummer und die Telefonnummer, mit der Sie gebucht haben.",
   },
   email: {
     greeting: "Hallo,",
