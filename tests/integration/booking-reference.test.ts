@@ -256,6 +256,17 @@ describe("where the customer and the owner read it", () => {
     const list = await (await owner.get("/dashboard")).text();
     expect(list).toContain(`data-booking-reference="true">${shown}<`);
   });
+
+  it("keeps its left-to-right order on the Arabic pages and in the Arabic e-mail", async () => {
+    const client = httpClient(app.url, { forwardedFor: "198.51.100.33" });
+    const email = "reference.arabic@example.com";
+    const { doneHtml } = await bookThroughPage(client, "demo-salon", { serviceName: "Haircut", phone: "+12125550133", email, lng: "ar" });
+    const shown = /<span dir="ltr"[^>]*data-booking-reference="true">([A-Z2-9]{3}-[A-Z2-9]{3})</.exec(doneHtml)?.[1];
+    expect(shown).toBeDefined();
+    expect(doneHtml).toContain("الرقم المرجعي للحجز");
+    const mail = await waitFor(() => smtp.received.find((m) => m.to.includes(email)), { what: "the customer's Arabic booking e-mail" });
+    expect(parseEml(mail.raw).text).toContain(`الرقم المرجعي للحجز: ${shown}`);
+  });
 });
 
 describe("the agents' look-up by reference and phone number", () => {
