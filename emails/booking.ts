@@ -108,7 +108,7 @@ export function customerReminderEmail(
   to: string,
   input: Pick<
     BookingEmailInput,
-    "bookingId" | "businessName" | "businessAddress" | "serviceName" | "when" | "start" | "end" | "customerName"
+    "bookingId" | "businessName" | "businessAddress" | "serviceName" | "when" | "start" | "end" | "customerName" | "reference"
   > & {
     manageUrl: string | null;
     businessPhone: string;
@@ -116,6 +116,7 @@ export function customerReminderEmail(
 ): EmailMessage {
   const subject = t("bookingEmail.reminderSubject", { service: input.serviceName, business: input.businessName, when: input.when });
   const details = [
+    `${t("bookingEmail.reference")}: ${input.reference}`,
     `${t("bookingEmail.service")}: ${input.serviceName}`,
     `${t("bookingEmail.when")}: ${input.when}`,
     ...(input.businessAddress ? [`${t("bookingEmail.where")}: ${input.businessAddress}`] : []),
@@ -146,7 +147,7 @@ export function customerReminderEmail(
           start: input.start,
           end: input.end,
           summary: `${input.serviceName}: ${input.businessName}`,
-          description: input.manageUrl ? `${t("bookingEmail.manage")}: ${input.manageUrl}` : input.businessName,
+          description: `${t("bookingEmail.reference")}: ${input.reference}\n${input.manageUrl ? `${t("bookingEmail.manage")}: ${input.manageUrl}` : input.businessName}`,
           location: input.businessAddress,
           ...(input.manageUrl ? { url: input.manageUrl } : {}),
         }),
