@@ -25,11 +25,14 @@ export interface BookingChangeInput {
   end: Date;
   /** The customer's own page of the booking (not for a cancellation: nothing is left to change). */
   manageUrl?: string;
+  /** The booking's reference as it is read out, e.g. "K7M-Q4P". */
+  reference: string;
 }
 
 export function bookingChangeEmail(t: TFunction, lang: string, to: string, change: BookingChange, input: BookingChangeInput): EmailMessage {
   const subject = t(`owner.email.${change}Subject`, { business: input.businessName });
   const details = [
+    `${t("bookingEmail.reference")}: ${input.reference}`,
     `${t("bookingEmail.service")}: ${input.serviceName}`,
     `${t("bookingEmail.when")}: ${input.when}`,
     ...(input.previousWhen ? [`${t("owner.email.previously")}: ${input.previousWhen}`] : []),
@@ -61,7 +64,7 @@ export function bookingChangeEmail(t: TFunction, lang: string, to: string, chang
                 start: input.start,
                 end: input.end,
                 summary: `${input.serviceName}: ${input.businessName}`,
-                description: t("owner.email.contact", { business: input.businessName, phone: input.businessPhone }),
+                description: `${t("bookingEmail.reference")}: ${input.reference}\n${t("owner.email.contact", { business: input.businessName, phone: input.businessPhone })}`,
                 location: input.businessAddress,
               }),
             },

@@ -17,6 +17,8 @@ export interface BookingEmailInput {
   notes: string | null;
   manageUrl: string;
   dashboardUrl: string;
+  /** The booking's reference as it is read out, e.g. "K7M-Q4P". */
+  reference: string;
 }
 
 /** `callPromise`: what the confirmation call will really be, told to the owner (the call now when not given). */
@@ -30,6 +32,7 @@ export function ownerBookingEmail(
   const lines = [
     t("bookingEmail.ownerBody", { name: input.customerName }),
     [
+      `${t("bookingEmail.reference")}: ${input.reference}`,
       `${t("bookingEmail.service")}: ${input.serviceName}`,
       `${t("bookingEmail.when")}: ${input.when}`,
       `${t("bookingEmail.customer")}: ${input.customerName}, ${input.customerPhone}${input.customerEmail ? `, ${input.customerEmail}` : ""}`,
@@ -55,6 +58,7 @@ export function customerBookingEmail(
 ): EmailMessage {
   const subject = t("bookingEmail.customerSubject", { business: input.businessName });
   const details = [
+    `${t("bookingEmail.reference")}: ${input.reference}`,
     `${t("bookingEmail.service")}: ${input.serviceName}`,
     `${t("bookingEmail.when")}: ${input.when}`,
     ...(input.businessAddress ? [`${t("bookingEmail.where")}: ${input.businessAddress}`] : []),
@@ -63,6 +67,7 @@ export function customerBookingEmail(
     t("bookingEmail.customerBody", { name: input.customerName, business: input.businessName }),
     details,
     `${input.callPromise} ${t("bookingEmail.calendarAttached")}`,
+    t("bookingEmail.referenceHint"),
     `${t("bookingEmail.manage")}: ${input.manageUrl}`,
   ];
   return {
@@ -72,7 +77,7 @@ export function customerBookingEmail(
     html: emailLayout({
       lang,
       title: subject,
-      bodyHtml: `${lines.slice(0, 3).map(paragraphs).join("")}${button(input.manageUrl, t("bookingEmail.manageButton"))}`,
+      bodyHtml: `${lines.slice(0, 4).map(paragraphs).join("")}${button(input.manageUrl, t("bookingEmail.manageButton"))}`,
     }),
     attachments: [
       {
@@ -83,7 +88,7 @@ export function customerBookingEmail(
           start: input.start,
           end: input.end,
           summary: `${input.serviceName}: ${input.businessName}`,
-          description: `${t("bookingEmail.manage")}: ${input.manageUrl}`,
+          description: `${t("bookingEmail.reference")}: ${input.reference}\n${t("bookingEmail.manage")}: ${input.manageUrl}`,
           location: input.businessAddress,
           url: input.manageUrl,
         }),
@@ -103,7 +108,7 @@ export function customerReminderEmail(
   to: string,
   input: Pick<
     BookingEmailInput,
-    "bookingId" | "businessName" | "businessAddress" | "serviceName" | "when" | "start" | "end" | "customerName"
+    "bookingId" | "businessName" | "businessAddress" | "serviceName" | "when" | "start" | "end" | "customerName" | "reference"
   > & {
     manageUrl: string | null;
     businessPhone: string;
@@ -111,6 +116,7 @@ export function customerReminderEmail(
 ): EmailMessage {
   const subject = t("bookingEmail.reminderSubject", { service: input.serviceName, business: input.businessName, when: input.when });
   const details = [
+    `${t("bookingEmail.reference")}: ${input.reference}`,
     `${t("bookingEmail.service")}: ${input.serviceName}`,
     `${t("bookingEmail.when")}: ${input.when}`,
     ...(input.businessAddress ? [`${t("bookingEmail.where")}: ${input.businessAddress}`] : []),
@@ -141,7 +147,7 @@ export function customerReminderEmail(
           start: input.start,
           end: input.end,
           summary: `${input.serviceName}: ${input.businessName}`,
-          description: input.manageUrl ? `${t("bookingEmail.manage")}: ${input.manageUrl}` : input.businessName,
+          description: `${t("bookingEmail.reference")}: ${input.reference}\n${input.manageUrl ? `${t("bookingEmail.manage")}: ${input.manageUrl}` : input.businessName}`,
           location: input.businessAddress,
           ...(input.manageUrl ? { url: input.manageUrl } : {}),
         }),

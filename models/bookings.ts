@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { newBookingReference, parseBookingReference } from "./booking-reference";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
 import { bookings, businesses, businessServices } from "./schema";
@@ -48,6 +49,8 @@ export interface NewBooking {
   idempotencyKey: string | null;
   /** Seals the manage link's secret for the reminder e-mail (kept with the booking; see manageTokenSealed). */
   sealManageToken?: (token: string) => string;
+  /** Draws a reference (newBookingReference); another drawer lets a test force clashes. */
+  newReference?: () => string;
 }
 
 export type CreateBookingResult =
@@ -115,24 +118,38 @@ async function insertBooking(db: Db, input: NewBooking): Promise<CreateBookingRe
   // the exclusion constraint stays the guarantee.
   const settled = await settledAnswer(db, input);
   if (settled) return settled;
-  const { sealManageToken, ...row } = input;
+  const { sealManageToken, newReference = newBookingReference, ...row } = input;
   const manageToken = randomBytes(24).toString("base64url");
   try {
-    const [booking] = await db
-      .insert(bookings)
-      .values({
-        ...row,
-        manageTokenHash: hashToken(manageToken),
-        manageTokenSealed: sealManageToken?.(manageToken) ?? null,
-        status: "pending",
-      })
-      .returning();
-    return { kind: "created", booking: booking!, manageToken };
+    // A reference the business already has is drawn again, in this transaction: the clash does
+    // not abort it (the unique index is the conflict target, so the insert does nothing), while a
+    // clash of times still raises the exclusion violation below.
+    for (let draw = 1; draw <= REFERENCE_DRAWS; draw++) {
+      const [booking] = await db
+        .insert(bookings)
+        .values({
+          ...row,
+          reference: newReference(),
+          manageTokenHash: hashToken(manageToken),
+          manageTokenSealed: sealManageToken?.(manageToken) ?? null,
+          status: "pending",
+        })
+        .onConflictDoNothing({ target: [bookings.businessId, bookings.reference] })
+        .returning();
+      if (booking) return { kind: "created", booking, manageToken };
+    }
+    throw new Error(`No free booking reference for business ${input.businessId} after ${REFERENCE_DRAWS} draws`);
   } catch (error) {
     if (pgErrorCode(error) === EXCLUSION_VIOLATION) return { kind: "taken" };
     throw error;
   }
 }
+
+/**
+ * Draws of a reference before giving up: with 887 million references a business with a million
+ * bookings clashes once in 887 draws, so 20 clashes in a row mean something else is wrong.
+ */
+const REFERENCE_DRAWS = 20;
 
 async function findByIdempotencyKey(db: Db, businessId: number, key: string) {
   const [row] = await db
@@ -162,6 +179,21 @@ export async function findBookingByManageToken(db: Db, token: string) {
     .from(bookings)
     .where(eq(bookings.manageTokenHash, hashToken(token)));
   return row ?? null;
+}
+
+/**
+ * The bookings a reference names, as a caller says it ("k7m q4p"): of one business, or of every
+ * business when `businessId` is not given (the same reference may exist at several; the caller's
+ * phone number tells them apart). None when it cannot be a reference.
+ */
+export async function findBookingsByReference(db: Db, spoken: string, businessId?: number) {
+  const reference = parseBookingReference(spoken);
+  if (!reference) return [];
+  return db
+    .select()
+    .from(bookings)
+    .where(and(eq(bookings.reference, reference), businessId === undefined ? undefined : eq(bookings.businessId, businessId)))
+    .limit(50);
 }
 
 export async function findBooking(db: Db, bookingId: number) {

@@ -52,6 +52,7 @@ export async function listFeedBookings(db: Db, businessId: number, since: Date) 
       status: bookings.status,
       customerName: bookings.customerName,
       serviceName: businessServices.name,
+      reference: bookings.reference,
       sequence: bookings.calendarSequence,
       createdAt: bookings.createdAt,
       updatedAt: bookings.updatedAt,

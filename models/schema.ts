@@ -17,6 +17,7 @@ import {
   unique,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { newBookingReference } from "./booking-reference";
 
 /** Fixed-window counters shared by every process that uses the same database. */
 export const rateLimits = pgTable("rate_limits", {
@@ -418,6 +419,14 @@ export const bookings = pgTable(
      * what the feed shows changes (time, service, name, status), whichever code path changed it.
      */
     calendarSequence: integer("calendar_sequence").notNull().default(0),
+    /**
+     * What a caller says to find the booking: six characters without look-alikes (see
+     * booking-reference.ts), unique per business. createBooking draws it and draws again on a
+     * clash; a row inserted another way gets one drawn the same way.
+     */
+    reference: text("reference")
+      .notNull()
+      .$defaultFn(() => newBookingReference()),
     createdAt: timestamp("created_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),
@@ -427,6 +436,9 @@ export const bookings = pgTable(
   },
   (table) => [
     unique("bookings_business_idempotency_key").on(table.businessId, table.idempotencyKey),
+    uniqueIndex("bookings_business_reference").on(table.businessId, table.reference),
+    // The customer-service agent looks a reference up across businesses (the caller's phone decides).
+    index("bookings_reference").on(table.reference),
     // The owner's analytics read a business's bookings made in a window (models/analytics.ts).
     index("bookings_business_created").on(table.businessId, table.createdAt),
     // The reminders' scan reads the bookings starting within the next day.

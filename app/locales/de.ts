@@ -789,6 +789,9 @@ const de = {
     reminderBody: "Hallo {{name}}, wir erinnern Sie an Ihren Termin bei {{business}}.",
     reminderChange: "Sie können nicht kommen? Hier ändern oder stornieren Sie Ihre Buchung:",
     reminderChangeByPhone: "Sie können nicht kommen? Rufen Sie bitte {{phone}} an, um Ihre Buchung zu ändern oder zu stornieren.",
+    reference: "Buchungsnummer",
+    referenceHint:
+      "Wenn Sie wegen dieser Buchung anrufen, nennen Sie diese Buchungsnummer und die Telefonnummer, mit der Sie gebucht haben.",
   },
   email: {
     greeting: "Hallo,",

@@ -775,6 +775,8 @@ const en = {
     reminderBody: "Hello {{name}}, this is a reminder of your appointment at {{business}}.",
     reminderChange: "Can't make it? Change or cancel your booking here:",
     reminderChangeByPhone: "Can't make it? Please call {{phone}} to change or cancel your booking.",
+    reference: "Booking reference",
+    referenceHint: "If you phone about this booking, give this reference and the phone number you booked with.",
   },
   email: {
     greeting: "Hello,",

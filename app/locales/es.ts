@@ -783,6 +783,8 @@ const es = {
     reminderBody: "Hola {{name}}, te recordamos tu cita en {{business}}.",
     reminderChange: "¿No puedes ir? Cambia o cancela tu reserva aquí:",
     reminderChangeByPhone: "¿No puedes ir? Llama al {{phone}} para cambiar o cancelar tu reserva.",
+    reference: "Referencia de la reserva",
+    referenceHint: "Si llamas por esta reserva, indica esta referencia y el número de teléfono con el que reservaste.",
   },
   email: {
     greeting: "Hola:",

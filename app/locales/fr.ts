@@ -789,6 +789,8 @@ const fr = {
     reminderBody: "Bonjour {{name}}, nous vous rappelons votre rendez-vous chez {{business}}.",
     reminderChange: "Vous ne pouvez pas venir ? Modifiez ou annulez votre réservation ici :",
     reminderChangeByPhone: "Vous ne pouvez pas venir ? Appelez le {{phone}} pour modifier ou annuler votre réservation.",
+    reference: "Référence de la réservation",
+    referenceHint: "Si vous appelez au sujet de cette réservation, donnez cette référence et le numéro de téléphone utilisé pour réserver.",
   },
   email: {
     greeting: "Bonjour,",

@@ -784,6 +784,8 @@ const it = {
     reminderBody: "Ciao {{name}}, ti ricordiamo il tuo appuntamento da {{business}}.",
     reminderChange: "Non puoi venire? Modifica o annulla la prenotazione qui:",
     reminderChangeByPhone: "Non puoi venire? Chiama il {{phone}} per modificare o annullare la prenotazione.",
+    reference: "Codice di prenotazione",
+    referenceHint: "Se chiami per questa prenotazione, indica questo codice e il numero di telefono con cui hai prenotato.",
   },
   email: {
     greeting: "Ciao,",

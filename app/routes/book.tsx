@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import type { Route } from "./+types/book";
+import { formatBookingReference } from "#models/booking-reference";
 import { findService } from "#models/business-services";
 import { BookingPage } from "~/features/booking/booking-page";
 import { contactSchema } from "~/features/booking/schemas";
@@ -125,6 +126,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     const booking = placed
       ? {
           serviceName: placed.service.name,
+          reference: formatBookingReference(placed.booking.reference),
           when: formatWhen(placed.booking.startsAt, zone, locale, "full"),
           customerName: placed.booking.customerName,
           manageUrl: placed.manageToken ? `/booking/${placed.manageToken}` : null,

@@ -2,6 +2,7 @@ import { data, Form, Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/booking.manage";
 import { announceBusinessChange } from "#models/analytics";
+import { formatBookingReference } from "#models/booking-reference";
 import { cancelBooking, findBookingByManageToken, rescheduleBooking } from "#models/bookings";
 import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
@@ -84,6 +85,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     },
     businessName: business.name,
     serviceName: service.name,
+    reference: formatBookingReference(booking.reference),
     when: formatWhen(booking.startsAt, business.timeZone, language),
     status: booking.status,
     live,
@@ -153,6 +155,12 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
         {cancelled ? <p className="mt-3 text-slate-700">{t("manage.cancelledBody")}</p> : null}
         <div className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
           <dl className="grid grid-cols-1 gap-x-4 gap-y-2 sm:grid-cols-[auto_1fr]">
+            <dt className="font-medium text-slate-600">{t("bookingEmail.reference")}</dt>
+            <dd className="text-slate-900">
+              <span dir="ltr" className="font-mono font-semibold tracking-wider" data-booking-reference>
+                {data.reference}
+              </span>
+            </dd>
             <dt className="font-medium text-slate-600">{t("manage.business")}</dt>
             <dd className="text-slate-900">
               <bdi>{data.businessName}</bdi>

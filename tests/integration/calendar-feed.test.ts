@@ -170,6 +170,8 @@ describe("the owner's calendar feed", () => {
     expect(new Date(laylaEvent.end!).getTime()).toBe(laylaRow.endsAt.getTime());
     expect(laylaEvent.dtstamp).toBeDefined();
     expect(text(laylaEvent.description)).toContain(`${app.services.publicOrigin()}/dashboard/bookings/${laylaId}`);
+    // The reference the customer quotes on the phone, grouped as it is read out.
+    expect(text(laylaEvent.description)).toContain(`${laylaRow.reference.slice(0, 3)}-${laylaRow.reference.slice(3)}`);
     const tomEvent = eventOf(parsed, tomId)!;
     expect(tomEvent.status).toBe("CANCELLED");
     expect(text(tomEvent.summary)).toBe("Tom · Haircut");

@@ -74,6 +74,9 @@ describe("the customer's reminder e-mail", () => {
     const mail = await waitForMail(app.dataDir, booking.email, reminderSubject(es));
     expect(mail.subject).toContain("Haircut");
     expect(mail.text).toContain(es.bookingEmail.reminderChange);
+    // The reference the customer can quote on the phone, as the confirmation gave it.
+    const [row] = await app.services.db.select().from(bookings).where(eq(bookings.id, booking.id));
+    expect(mail.text).toContain(`${es.bookingEmail.reference}: ${row!.reference.slice(0, 3)}-${row!.reference.slice(3)}`);
     expect(linkIn(mail, "/booking/")).toBe(booking.manageUrl);
     const ics = attachedCalendar(mail.raw);
     expect(ics).toContain("BEGIN:VEVENT");

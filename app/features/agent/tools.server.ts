@@ -1,4 +1,5 @@
-import { findBookingByManageToken, type Booking } from "#models/bookings";
+import { formatBookingReference, parseBookingReference } from "#models/booking-reference";
+import { findBookingByManageToken, findBookingsByReference, type Booking } from "#models/bookings";
 import { findService, type BusinessService } from "#models/business-services";
 import { findBusinessById, searchActiveBusinesses, type Business } from "#models/businesses";
 import { hitRateLimit } from "#models/rate-limits";
@@ -23,7 +24,7 @@ import { parseDbId } from "~/lib/ids";
 /**
  * The Saudi customer-service agent's tools, the same in the browser's text chat (Chat Completions
  * function tools) and on the phone (the realtime bridge runs them): a customer's booking looked up
- * by its reference and phone number, and a new booking at an active business through the booking
+ * by its reference (six characters, or the manage link) and phone number, rate limited, and a new booking at an active business through the booking
  * page's own placeBooking (its slot rules, the database's guarantee against double booking, the
  * e-mails and the confirmation call under the dialling policy). Outputs are short plain English
  * for the model, which speaks Saudi Arabic to the caller.
@@ -50,7 +51,11 @@ export const BOOK_APPOINTMENT = "book_appointment";
 
 /** The one answer for a wrong reference and a wrong phone number alike: it tells nothing about which was wrong. */
 export const NO_MATCHING_BOOKING =
-  "No booking matches that reference and phone number together. Ask the caller to check both: the reference is the link in their booking e-mail (the 'Change or cancel' link), the phone number is the one they booked with.";
+  "No booking matches that reference and phone number together. Ask the caller to check both: the reference is the six letters and digits in their booking e-mail (like K7M-Q4P), the phone number is the one they booked with.";
+
+/** Too many look-ups from this caller, or about this reference or number: the same for a match and a mismatch. */
+export const LOOKUP_LIMITED = (minutes: number) =>
+  `Too many booking look-ups just now. Ask the caller to try again in ${minutes} minutes, or to use the 'Change or cancel' link in their booking e-mail.`;
 
 /** The booking page's limits, shared with it (same rule names, so the counts add up across both paths). */
 const BOOKING_RULES = (phone: string, ip: string | null | undefined): RateRule[] => [
@@ -105,15 +110,59 @@ const serviceLine = (service: BusinessService) =>
     service.priceCents === 0 ? "free" : formatMoney(service.priceCents, service.currency, "en")
   }`;
 
-export function customerServiceTools(services: AppServices, session: AgentSession): ChatTool[] {
-  const lookupBooking: ChatTool = {
+/**
+ * Look-ups a caller may make in an hour. Every look-up counts, whatever it answers (so a refusal
+ * tells nothing about the booking): per caller (the number they are on, else their address or
+ * conversation), per address, and per reference and per phone number asked about, so guessing a
+ * reference for someone's number, or a number for someone's reference, stops after a few tries
+ * however many callers try.
+ */
+const LOOKUP_RULES = (session: AgentSession, reference: string, phone: string): RateRule[] => {
+  const caller = session.phone ?? session.ip ?? session.sessionKey ?? "unknown";
+  return [
+    { name: "booking-lookup:caller", subject: caller, limit: 10, windowSeconds: 3600 },
+    ...(session.ip ? [{ name: "booking-lookup:ip", subject: session.ip, limit: 30, windowSeconds: 3600 }] : []),
+    { name: "booking-lookup:reference", subject: reference, limit: 10, windowSeconds: 3600 },
+    ...(phone ? [{ name: "booking-lookup:phone", subject: phone.replace(/\D/g, ""), limit: 10, windowSeconds: 3600 }] : []),
+  ];
+};
+
+/**
+ * The caller's booking by what they said: its reference (the six characters, or the manage link
+ * from the e-mail) and the phone number it was made with. Of one business when `businessId` is
+ * given (the confirmation agent's), else of any; null for any mismatch, whichever part it was.
+ */
+async function bookingForCaller(services: AppServices, said: string, spokenPhone: string, businessId?: number) {
+  if (!spokenPhone) return null;
+  const token = referenceToken(said);
+  const byToken = token ? await findBookingByManageToken(services.db, token) : null;
+  const candidates = byToken ? [byToken] : await findBookingsByReference(services.db, said, businessId);
+  for (const booking of candidates) {
+    if (businessId !== undefined && booking.businessId !== businessId) continue;
+    const business = await findBusinessById(services.db, booking.businessId);
+    if (!business) continue;
+    const phone = normalizeCustomerPhone(spokenPhone, business);
+    if (phone.ok && phone.e164 === booking.customerPhone) return { booking, business };
+  }
+  return null;
+}
+
+/**
+ * lookup_booking: the same tool for the customer-service agent (any business, in text, browser
+ * voice and on the phone) and the confirmation agent (its business only, `businessId`).
+ */
+export function lookupBookingTool(services: AppServices, session: AgentSession, scope: { businessId?: number } = {}): ChatTool {
+  return guarded({
     name: LOOKUP_BOOKING,
     description:
-      "Look up the caller's existing booking. Needs BOTH the booking reference (the 'Change or cancel' link from their booking e-mail, or the code at its end) and the phone number the booking was made with. Tells nothing unless both match.",
+      "Look up the caller's existing booking. Needs BOTH the booking reference (six letters and digits like K7M-Q4P, in their booking e-mail and on the booking page; the 'Change or cancel' link from the e-mail also works) and the phone number the booking was made with. Tells nothing unless both match.",
     parameters: {
       type: "object",
       properties: {
-        reference: { type: "string", description: "The link from the booking e-mail, or the code after /booking/ in it." },
+        reference: {
+          type: "string",
+          description: "The booking reference as the caller says or types it (e.g. K7M-Q4P), or the link from the booking e-mail.",
+        },
         phone: {
           type: "string",
           description:
@@ -123,19 +172,24 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       required: ["reference"],
     },
     async run(args) {
-      const token = referenceToken(str(args.reference, 400));
+      const said = str(args.reference, 400);
       const spoken = str(args.phone, 40) || session.phone || "";
-      const booking = token ? await findBookingByManageToken(services.db, token) : null;
-      const business = booking ? await findBusinessById(services.db, booking.businessId) : null;
-      if (!booking || !business || !spoken) return NO_MATCHING_BOOKING;
-      const phone = normalizeCustomerPhone(spoken, business);
-      if (!phone.ok || phone.e164 !== booking.customerPhone) return NO_MATCHING_BOOKING;
+      const reference = referenceToken(said) ?? parseBookingReference(said) ?? said.toUpperCase();
+      for (const rule of LOOKUP_RULES(session, reference, spoken)) {
+        const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, rule), rule);
+        if (!hit.allowed) return LOOKUP_LIMITED(Math.ceil(hit.retryAfterSeconds / 60));
+      }
+      const found = await bookingForCaller(services, said, spoken, scope.businessId);
+      if (!found) return NO_MATCHING_BOOKING;
+      const { booking, business } = found;
       const service = await findService(services.db, business.id, booking.serviceId);
       const past = booking.endsAt.getTime() <= Date.now() ? " This appointment is in the past." : "";
-      return `Booking found at ${business.name}: ${service?.name ?? "a service"} on ${localWhen(booking.startsAt, business.timeZone)}, for ${booking.customerName}. Status: ${STATUS_WORDS[booking.status]}.${past}`;
+      return `Booking found at ${business.name}: ${service?.name ?? "a service"} on ${localWhen(booking.startsAt, business.timeZone)}, for ${booking.customerName}. Status: ${STATUS_WORDS[booking.status]}.${past} Booking reference: ${formatBookingReference(booking.reference)}.`;
     },
-  };
+  });
+}
 
+export function customerServiceTools(services: AppServices, session: AgentSession): ChatTool[] {
   const findBusiness: ChatTool = {
     name: FIND_BUSINESS,
     description:
@@ -281,13 +335,14 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       const { booking } = result;
       const when = localWhen(booking.startsAt, business.timeZone);
       if (result.duplicate)
-        return `Already booked in this conversation: ${service.name} at ${business.name} on ${when}. Nothing new was booked.`;
+        return `Already booked in this conversation: ${service.name} at ${business.name} on ${when}, reference ${formatBookingReference(booking.reference)}. Nothing new was booked.`;
       const link =
         session.channel === "text" && result.manageToken
-          ? ` Their link to see, change or cancel it (also their booking reference): ${services.publicOrigin()}/booking/${result.manageToken}`
+          ? ` Their link to see, change or cancel it: ${services.publicOrigin()}/booking/${result.manageToken}`
           : "";
       return [
         `Booked: ${service.name} at ${business.name} on ${when}, for ${booking.customerName} on ${booking.customerPhone}.`,
+        `Booking reference: ${formatBookingReference(booking.reference)} (give it to the caller, in two groups of three; with their phone number it finds the booking later).`,
         "Status: waiting for confirmation; the business's AI assistant will phone this number shortly to confirm.",
         booking.customerEmail ? `A confirmation e-mail with the link to change or cancel goes to ${booking.customerEmail}.` : "",
         link,
@@ -298,7 +353,7 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
     },
   };
 
-  return [lookupBooking, findBusiness, availableTimes, bookAppointment].map(guarded);
+  return [lookupBookingTool(services, session), ...[findBusiness, availableTimes, bookAppointment].map(guarded)];
 }
 
 /** What the model hears when a tool broke (the database, a bug): short, and nothing of the query or its values. */

@@ -1,3 +1,4 @@
+import { formatBookingReference } from "#models/booking-reference";
 import { announceBusinessChange } from "#models/analytics";
 import { findBooking, setBookingStatus } from "#models/bookings";
 import { findService } from "#models/business-services";
@@ -48,6 +49,7 @@ export async function bookingAgent(services: AppServices, call: Call): Promise<A
       `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} about their booking: ${service.name} on ${when}.`,
       "Say you are an AI assistant. Ask them to confirm, cancel, or ask for another time, and record their answer with the matching tool before saying goodbye.",
       "If they ask not to be called again, use do_not_call. Before your goodbye, use save_summary once. Be brief and polite; then use end_call.",
+      `If they ask for this booking's reference, it is ${formatBookingReference(booking.reference)}; say it character by character, in two groups of three.`,
     ].join("\n"),
     greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} calling to confirm ${service.name} on ${when}, and ask if that still works.`,
     tools: [

@@ -466,6 +466,12 @@ function DoneStep({ data }: { data: StepData<"done"> }) {
         {data.callPromise}
       </p>
       <dl className="grid grid-cols-1 gap-x-4 gap-y-2 sm:grid-cols-[auto_1fr]">
+        <dt className="font-medium text-slate-600">{t("bookingEmail.reference")}</dt>
+        <dd className="text-slate-900">
+          <span dir="ltr" className="font-mono text-lg font-semibold tracking-wider" data-booking-reference>
+            {booking.reference}
+          </span>
+        </dd>
         <dt className="font-medium text-slate-600">{t("book.summaryService")}</dt>
         <dd className="text-slate-900">
           <bdi>{booking.serviceName}</bdi>
@@ -479,6 +485,7 @@ function DoneStep({ data }: { data: StepData<"done"> }) {
           <bdi>{booking.customerName}</bdi>
         </dd>
       </dl>
+      <p className="text-sm text-slate-700">{t("bookingEmail.referenceHint")}</p>
       {booking.emailed ? <p className="text-sm text-slate-700">{t("flows.doneEmailed")}</p> : null}
       <div className="flex flex-wrap items-center gap-3 pt-1">
         <a href={booking.calendarUrl} download="booking.ics" className={buttonClass()}>

@@ -1,6 +1,7 @@
 import type { TFunction } from "i18next";
 import { formatWhen as formatInstant, zoneName } from "~/features/business/index";
 import { customerBookingEmail, ownerBookingEmail } from "#emails/booking";
+import { formatBookingReference } from "#models/booking-reference";
 import {
   createBooking,
   listBusyIntervals,
@@ -236,6 +237,7 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
     notes: booking.notes,
     manageUrl,
     dashboardUrl: `${request.origin}/dashboard#bookings`,
+    reference: formatBookingReference(booking.reference),
   };
   const promise = await confirmationPromise(services, business);
   await services.jobs.enqueue(

@@ -8,6 +8,7 @@ import { translatorFor } from "~/platform/i18n.server";
 import { formatPhone } from "~/platform/phone.server";
 import { manageLinkOf } from "~/features/booking/manage-link.server";
 import type { AppJob, AppServices } from "~/platform/services.server";
+import { formatBookingReference } from "#models/booking-reference";
 
 /**
  * The customer's e-mail a day before the appointment (per business, on unless the owner turned
@@ -60,6 +61,7 @@ async function sendEmailReminder(services: AppServices, bookingId: number, now: 
       start: booking.startsAt,
       end: booking.endsAt,
       customerName: booking.customerName,
+      reference: formatBookingReference(booking.reference),
       manageUrl: manageLinkOf(services, booking.manageTokenSealed),
     });
     await services.jobs.enqueue(sendEmailJob, message, { tx });

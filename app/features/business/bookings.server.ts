@@ -2,6 +2,7 @@ import { data } from "react-router";
 import { announceBusinessChange } from "#models/analytics";
 import type { TFunction } from "i18next";
 import { bookingChangeEmail, type BookingChange } from "#emails/booking-changes";
+import { formatBookingReference } from "#models/booking-reference";
 import {
   CALL_STATES_IN_PROGRESS,
   cancelBusinessBooking,
@@ -54,6 +55,8 @@ function bookingView(owner: Owner, booking: Booking, serviceName: string, call: 
     id: booking.id,
     when: formatWhen(booking.startsAt, business.timeZone, locale),
     serviceName,
+    /** What the customer quotes on the phone, grouped as it is read out ("K7M-Q4P"). */
+    reference: formatBookingReference(booking.reference),
     customerName: booking.customerName,
     phone: formatPhone(booking.customerPhone),
     phoneHref: `tel:${booking.customerPhone}`,
@@ -368,6 +371,7 @@ async function tellCustomer(
       start: booking.startsAt,
       end: booking.endsAt,
       ...(manageUrl ? { manageUrl } : {}),
+      reference: formatBookingReference(booking.reference),
     }),
   );
 }

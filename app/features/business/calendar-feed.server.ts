@@ -14,6 +14,7 @@ import { calendarFeedIcs, type FeedEvent } from "~/lib/ics-feed";
 import { translatorFor } from "~/platform/i18n.server";
 import { seal, unseal } from "~/platform/secret.server";
 import type { AppServices } from "~/platform/services.server";
+import { formatBookingReference } from "#models/booking-reference";
 
 /**
  * The owner's private calendar subscription (issue 27.3). The token is 32 random bytes: looked up
@@ -72,13 +73,17 @@ const eventStatus: Record<FeedBooking["status"], FeedEvent["status"]> = {
 /**
  * What the owner's calendar shows of one booking: the customer's first name and the service, its
  * state, and the way to the booking in the dashboard. Never a phone number or an e-mail address.
- * The one place to add the booking's reference (issue 27.2) to the title and the description.
+ * The description carries the booking's reference (issue 27.2), which the customer quotes on the phone.
  */
 export function feedEventText(t: TFunction, booking: FeedBooking, dashboardUrl: string) {
   const firstName = booking.customerName.trim().split(/\s+/)[0] ?? "";
   return {
     summary: t("calendarFeed.eventSummary", { name: firstName, service: booking.serviceName }),
-    description: `${t(`bookingStatus.${booking.status}`)}\n${t("calendarFeed.eventDetails", { url: dashboardUrl })}`,
+    description: [
+      t(`bookingStatus.${booking.status}`),
+      `${t("bookingEmail.reference")}: ${formatBookingReference(booking.reference)}`,
+      t("calendarFeed.eventDetails", { url: dashboardUrl }),
+    ].join("\n"),
   };
 }
 

@@ -90,6 +90,12 @@ export function BookingCard({
         <StatusBadge status={booking.status} label={booking.statusLabel} />
       </div>
       <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[10rem_1fr]">
+        <dt className="font-medium text-slate-600">{t("bookingEmail.reference")}</dt>
+        <dd className="text-slate-900">
+          <span dir="ltr" className="font-mono font-semibold tracking-wider" data-booking-reference>
+            {booking.reference}
+          </span>
+        </dd>
         <dt className="font-medium text-slate-600">{t("bookings.customer")}</dt>
         <dd className="text-slate-900">
           <bdi>{booking.customerName}</bdi>

@@ -9,6 +9,7 @@ import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
 import { parseDbId } from "~/lib/ids";
+import { formatBookingReference } from "#models/booking-reference";
 
 /**
  * POST /api/booking/create { businessLink, serviceId, appointmentDate, customerInfo, requestCall }.
@@ -70,6 +71,8 @@ export async function action({ request, context }: Route.ActionArgs) {
         startsAt: booking.startsAt.toISOString(),
         endsAt: booking.endsAt.toISOString(),
         customerPhone: booking.customerPhone,
+        /** What the customer quotes when they phone, grouped as it is read out ("K7M-Q4P"). */
+        reference: formatBookingReference(booking.reference),
       },
     },
     { status: result.duplicate ? 200 : 201 },
