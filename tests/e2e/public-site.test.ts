@@ -162,7 +162,9 @@ describe("redirects, health and errors", () => {
 
 async function outboxMessages() {
   const dir = path.join(server.dataDir, "outbox");
-  const files = await readdir(dir).catch(() => [] as string[]);
+  // Whole messages only: the outbox writes each under a hidden temporary name and renames it, so a
+  // listing taken mid-write holds a name that is gone by the time it is read.
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((file) => file.endsWith(".eml"));
   return Promise.all(files.map((file) => readFile(path.join(dir, file), "utf8")));
 }
 

@@ -13,7 +13,9 @@ import { createIsolatedDatabase } from "./database";
  */
 export async function startAppInProcess(env: Record<string, string>) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "sakina-inproc-"));
-  const database = env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, env: {}, drop: async () => {} } : await createIsolatedDatabase();
+  const database = env.DATABASE_URL
+    ? { databaseUrl: env.DATABASE_URL, env: {}, drop: async () => {} }
+    : await createIsolatedDatabase({ premigrated: true, dataDir: env.DATA_DIR ? undefined : dataDir });
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,23 +1,44 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { cp, mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
+import { migrationsFolder, openDatabase } from "~/platform/db.server";
+
+const root = path.resolve(import.meta.dirname, "../..");
 
 /**
  * A database of its own for one test file or one e2e server: a fresh PostgreSQL database when
  * DATABASE_URL is set (CI runs the suite both ways), otherwise nothing, and PGlite is used.
+ *
+ * `premigrated`: it starts with every migration already applied, as if the app had run on it
+ * before (the app still runs its migrations at start, and finds none left to apply): on
+ * PostgreSQL a copy of a migrated template database, on PGlite (given `dataDir`, the app's
+ * DATA_DIR) a copy of a migrated `pglite` folder. Creating and migrating a database costs
+ * seconds of CPU at every app start (most of it PGlite's initdb), a copy a fraction of that.
+ * Tests of a first start on an empty database leave it out.
  */
-export async function createIsolatedDatabase(): Promise<{
+export async function createIsolatedDatabase(options: { premigrated?: boolean; dataDir?: string } = {}): Promise<{
   databaseUrl?: string;
   /** What a process needs to use it: the URL and, as every deployment on a server, a shared SESSION_SECRET. */
   env: Record<string, string>;
   drop(): Promise<void>;
 }> {
   const base = process.env.DATABASE_URL;
-  if (!base) return { env: {}, drop: async () => {} };
+  if (!base) {
+    if (options.premigrated && options.dataDir) await copyMigratedPglite(path.join(options.dataDir, "pglite"));
+    return { env: {}, drop: async () => {} };
+  }
   const name = `sakina_test_${randomBytes(6).toString("hex")}`;
+  const template = options.premigrated ? await migratedPostgresTemplate(base) : null;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
@@ -30,4 +51,99 @@ export async function createIsolatedDatabase(): Promise<{
       await client.end();
     },
   };
+}
+
+/**
+ * What the schema of a migrated database depends on: the migrations and the PGlite and Drizzle
+ * versions. Templates are named by it, so a test never starts from another schema.
+ */
+let schemaKey: Promise<string> | undefined;
+function migrationsKey() {
+  schemaKey ??= (async () => {
+    const hash = createHash("sha256");
+    for (const name of ["@electric-sql/pglite", "drizzle-orm"]) {
+      const { version } = JSON.parse(await readFile(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string };
+      hash.update(`${name} ${version}\0`);
+    }
+    for (const file of (await readdir(migrationsFolder, { recursive: true })).sort()) {
+      const full = path.join(migrationsFolder, file);
+      if (!(await stat(full)).isFile()) continue;
+      hash
+        .update(`${file}\0`)
+        .update(await readFile(full))
+        .update("\0");
+    }
+    return hash.digest("hex").slice(0, 16);
+  })();
+  return schemaKey;
+}
+
+let postgresTemplate: Promise<string> | undefined;
+
+/**
+ * A migrated database on the server to copy (CREATE DATABASE … TEMPLATE), made once per schema
+ * and kept: made under another name and renamed when whole, under an advisory lock so two test
+ * files do not make it at once.
+ */
+function migratedPostgresTemplate(base: string): Promise<string> {
+  postgresTemplate ??= (async () => {
+    const template = `sakina_template_${await migrationsKey()}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    try {
+      await admin.query("SELECT pg_advisory_lock(hashtext($1))", [template]);
+      const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [template]);
+      if (rowCount === 0) {
+        const making = `${template}_making`;
+        await admin.query(`DROP DATABASE IF EXISTS ${making} WITH (FORCE)`);
+        await admin.query(`CREATE DATABASE ${making}`);
+        const url = new URL(base);
+        url.pathname = `/${making}`;
+        const database = await openDatabase({ databaseUrl: url.toString() });
+        await database.close();
+        await admin.query(`ALTER DATABASE ${making} RENAME TO ${template}`);
+      }
+    } finally {
+      await admin.end();
+    }
+    return template;
+  })();
+  return postgresTemplate;
+}
+
+let template: Promise<string> | undefined;
+
+/** Copies the migrated PGlite folder to `target` (copy-on-write where the file system can). */
+async function copyMigratedPglite(target: string) {
+  template ??= migratedPgliteTemplate();
+  await cp(await template, target, { recursive: true, mode: constants.COPYFILE_FICLONE });
+}
+
+/**
+ * A PGlite folder with every migration applied, made once per schema and kept in the temporary
+ * folder. Made beside its final name and renamed into place: a test file
+ * never sees a half-made one, and when two make it at once, the second's is dropped.
+ */
+async function migratedPgliteTemplate(): Promise<string> {
+  const folder = path.join(os.tmpdir(), `sakina-pglite-migrated-${await migrationsKey()}`);
+  if (await exists(folder)) return folder;
+  const making = `${folder}.making-${process.pid}-${randomBytes(4).toString("hex")}`;
+  await mkdir(making, { recursive: true });
+  try {
+    const database = await openDatabase({ dataDir: path.join(making, "pglite") });
+    await database.close();
+    await rename(path.join(making, "pglite"), folder).catch(async (error: NodeJS.ErrnoException) => {
+      if (!(await exists(folder))) throw error;
+    });
+  } finally {
+    await rm(making, { recursive: true, force: true });
+  }
+  return folder;
+}
+
+async function exists(file: string) {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
 }

@@ -20,7 +20,7 @@ export interface RunningServer {
  */
 export async function startServer(env: Record<string, string> = {}, options: { allowStderr?: RegExp[] } = {}): Promise<RunningServer> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "sakina-e2e-"));
-  const database = await createIsolatedDatabase();
+  const database = await createIsolatedDatabase({ premigrated: true, dataDir: env.DATA_DIR ? undefined : dataDir });
   const child: ChildProcess = spawn(process.execPath, ["server.js"], {
     cwd: root,
     env: {

@@ -8,7 +8,7 @@ import { createIsolatedDatabase } from "./database";
 /** The app's real services on a database and data folder of their own. */
 export async function createTestServices(env: Record<string, string> = {}, options: { runWorkers?: boolean } = {}) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "sakina-test-"));
-  const database = await createIsolatedDatabase();
+  const database = await createIsolatedDatabase({ premigrated: true, dataDir: env.DATA_DIR ? undefined : dataDir });
   const services = await createServices(
     parseEnv({
       NODE_ENV: "test",
