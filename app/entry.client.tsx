@@ -3,7 +3,7 @@ import { StrictMode, startTransition } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { I18nextProvider, initReactI18next } from "react-i18next";
 import { HydratedRouter } from "react-router/dom";
-import { NonceProvider } from "~/ui/nonce";
+import { NonceProvider } from "~/ui/shell/nonce";
 import { fallbackLanguage, i18nOptions, isLanguage } from "~/i18n";
 import { loadTexts } from "~/locales/load";
 

@@ -4,7 +4,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
 import { isRouteErrorResponse, ServerRouter, type EntryContext, type HandleErrorFunction, type RouterContextProvider } from "react-router";
-import { NonceProvider } from "~/ui/nonce";
+import { NonceProvider } from "~/ui/shell/nonce";
 import { nonceContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 

@@ -5,24 +5,24 @@ import stylesheet from "./app.css?url";
 import { useEffect } from "react";
 import { isLanguage, textDirection } from "./i18n";
 import { showLanguage } from "~/locales/load";
-import { useNonce } from "~/ui/nonce";
-import { SiteFooter } from "~/ui/site-footer";
-import { SiteHeader } from "~/ui/site-header";
+import { useNonce } from "~/ui/shell/nonce";
+import { SiteFooter } from "~/ui/shell/site-footer";
+import { SiteHeader } from "~/ui/shell/site-header";
 import { ToastViewport } from "~/ui/toast";
-import { usePageHydrates, usePageShell } from "~/ui/shell";
+import { usePageHydrates, usePageShell } from "~/ui/shell/shell";
 import enhanceScript from "~/ui/enhance.js?url&no-inline";
-import { ErrorPage } from "~/ui/error-page";
-import { OWNER_CONTENT_ID } from "~/ui/owner-shell";
+import { ErrorPage } from "~/ui/shell/error-page";
+import { OWNER_CONTENT_ID } from "~/ui/shell/owner-shell";
 import { csrfTokenContext, servicesContext } from "~/platform/context";
-import { noStoreMiddleware } from "~/platform/cache-control.server";
-import { csrfMiddleware } from "~/platform/csrf.server";
+import { noStoreMiddleware } from "~/platform/http/cache-control.server";
+import { csrfMiddleware } from "~/platform/http/csrf.server";
 import { publicEnv } from "~/platform/env.server";
-import type { RootData } from "~/ui/root-data";
+import type { RootData } from "~/ui/shell/root-data";
 import { likelyHelpCountry } from "~/lib/help-lines";
 import { getLocale, i18nextMiddleware, persistLanguageMiddleware } from "~/platform/i18n.server";
-import { toastContext, toastMiddleware } from "~/platform/toast.server";
-import { retryAfterMiddleware } from "~/platform/rate-limit.server";
-import { usePreloadedFont } from "~/ui/fonts";
+import { toastContext, toastMiddleware } from "~/platform/http/toast.server";
+import { retryAfterMiddleware } from "~/platform/security/rate-limit.server";
+import { usePreloadedFont } from "~/ui/shell/fonts";
 
 export const middleware: Route.MiddlewareFunction[] = [
   noStoreMiddleware,

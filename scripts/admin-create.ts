@@ -3,8 +3,8 @@
 // The admin signs in at /login and must enrol an authenticator app before /admin opens.
 // On the embedded PGlite database it refuses while the server runs on the same data folder.
 import { createAdminWithLink, ADMIN_LINK_HOURS } from "~/features/admin/admins.server";
-import { DataDirInUseError } from "~/platform/data-dir-lock.server";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { DataDirInUseError } from "~/platform/data/data-dir-lock.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { EnvError, parseEnv } from "~/platform/env.server";
 import { createServices } from "~/server/services.server";
 

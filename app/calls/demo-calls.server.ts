@@ -3,7 +3,7 @@ import type { RouterContextProvider } from "react-router";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
 import { requestCall } from "~/calls/engine.server";
 import { servicesContext } from "~/platform/context";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 
 export type DemoCallResult = { ok: true; callId: number } | { ok: false; status: number; message: string };
 

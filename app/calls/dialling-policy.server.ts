@@ -6,7 +6,7 @@ import { hitRateLimit } from "#models/rate-limits";
 import type { TFunction } from "i18next";
 import { normalizePhone } from "~/platform/phone.server";
 import type { AppServices } from "~/platform/services.server";
-import { rateLimitKey } from "~/platform/rate-limit.server";
+import { rateLimitKey } from "~/platform/security/rate-limit.server";
 
 /** Why the policy refused a number; each has its own message and is recorded for the admin. */
 export type RefusalReason = "invalid" | "country" | "premium" | "unroutable" | "number_cap" | "ip_cap" | "opted_out";

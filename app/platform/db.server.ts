@@ -9,7 +9,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import * as schema from "#models/schema";
-import { lockDataDir } from "./data-dir-lock.server";
+import { lockDataDir } from "./data/data-dir-lock.server";
 
 import type { Db } from "#models/db";
 

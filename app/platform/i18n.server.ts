@@ -3,7 +3,7 @@ import { createContext, type MiddlewareFunction, type RouterContextProvider } fr
 import { RemixI18Next } from "remix-i18next/server";
 import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages, type Language } from "~/i18n";
 import { resources } from "~/locales/all.server";
-import { localeCookie } from "~/platform/cookies.server";
+import { localeCookie } from "~/platform/http/cookies.server";
 
 /** Language from ?lng=, then the cookie the switcher sets, then Accept-Language. */
 const detector = new RemixI18Next({

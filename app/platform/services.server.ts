@@ -4,11 +4,11 @@ import type { Mailer } from "~/providers/email.server";
 import type { Payments } from "~/providers/payments.server";
 import type { Telephony } from "~/providers/telephony.server";
 import type { Agent, VoiceModel } from "~/providers/voice-model.server";
-import type { AppCookies } from "./cookies.server";
+import type { AppCookies } from "./http/cookies.server";
 import type { DatabaseHandle, Db } from "./db.server";
 import type { Env } from "./env.server";
-import type { JobDefinition, Jobs } from "./jobs.server";
-import type { ReadCache } from "./read-cache.server";
+import type { JobDefinition, Jobs } from "./data/jobs.server";
+import type { ReadCache } from "./data/read-cache.server";
 
 /**
  * A kind of call (Call["purpose"]) as the call engine and the voice bridge see it. The engine and

@@ -14,19 +14,19 @@ import {
 import { MAX_MESSAGE_LENGTH } from "~/features/agent/chat";
 import { VoiceMode } from "~/features/agent/voice-mode";
 import { checkWebCallStart } from "~/features/agent/web-call-form.server";
-import { clientIp } from "~/platform/rate-limit.server";
+import { clientIp } from "~/platform/security/rate-limit.server";
 import { servicesContext } from "~/platform/context";
 import { callsUnavailable } from "~/calls/readiness.server";
 import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
 import { getI18n } from "~/platform/i18n.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 import { Ltr, UserText, isolateNumbers, tIsolated } from "~/ui/bidi";
-import { Button, buttonClass, linkClass } from "~/ui/button";
+import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
-import { Field, TextareaField } from "~/ui/field";
-import { FocusHeading } from "~/ui/focus";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
+import { Field, TextareaField } from "~/ui/form/field";
+import { FocusHeading } from "~/ui/form/focus";
 
 /**
  * /call: the Saudi customer-service agent's hub (spec screens 6 and 7), in Arabic unless the

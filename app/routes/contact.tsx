@@ -9,16 +9,16 @@ import { contactAcknowledgementEmail, contactReceivedEmail } from "#emails/conta
 import { saveContactMessage } from "#models/contact-messages";
 import { CrisisNotice } from "~/ui/crisis-notice";
 import { Localized } from "~/ui/localized";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { StaticPage, Section } from "~/ui/static-page";
-import { Button } from "~/ui/button";
-import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
-import { Field, SelectField, TextareaField } from "~/ui/field";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { StaticPage, Section } from "~/ui/shell/static-page";
+import { Button } from "~/ui/form/button";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
+import { Field, SelectField, TextareaField } from "~/ui/form/field";
 import { servicesContext } from "~/platform/context";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
-import { redirectWithToast } from "~/platform/toast.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { redirectWithToast } from "~/platform/http/toast.server";
 
 const urgencies = ["low", "normal", "high", "urgent"] as const;
 const LIMITS = { subject: 200, message: 5000, email: 254 };

@@ -5,14 +5,14 @@ import type { Route } from "./+types/empathy";
 import { CallSummary } from "~/features/empathy/call-summary";
 import { CrisisNotice } from "~/ui/crisis-notice";
 import { useHydrated } from "~/ui/use-hydrated";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { Button, buttonClass, linkClass } from "~/ui/button";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { callLanguages } from "~/lib/languages";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { helpCountryOf } from "~/voice/crisis.server";
 import { empathyCalls, findEmpathyRequest, type EmpathyRequest } from "#models/empathy";
 import { dialStalled, queuePosition } from "#models/calls";
-import { appOrigin } from "~/features/business/onboarding.server";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import {
   EMPATHY_CALL_ATTEMPTS,
@@ -25,10 +25,10 @@ import { getI18n } from "~/platform/i18n.server";
 import { dialDeadline } from "~/calls/engine.server";
 import { PaymentsError, requirePayments } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
-import { firstExceededRule } from "~/platform/rate-limit.server";
-import { redirectWithToast } from "~/platform/toast.server";
-import { FocusHeading } from "~/ui/focus";
-import { ErrorPage } from "~/ui/error-page";
+import { firstExceededRule } from "~/platform/security/rate-limit.server";
+import { redirectWithToast } from "~/platform/http/toast.server";
+import { FocusHeading } from "~/ui/form/focus";
+import { ErrorPage } from "~/ui/shell/error-page";
 import { isolateNumbers, tIsolated } from "~/ui/bidi";
 
 /** The country code and the last four digits: enough to recognise one's own number, no more. */

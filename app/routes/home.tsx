@@ -6,27 +6,27 @@ import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/home";
 import { CallSummary } from "~/features/empathy/call-summary";
 import { CrisisNotice } from "~/ui/crisis-notice";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { Steps } from "~/ui/steps";
-import { StripePayment } from "~/ui/stripe-payment";
-import { Button, buttonClass, linkClass } from "~/ui/button";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { Steps } from "~/ui/form/steps";
+import { StripePayment } from "~/ui/form/stripe-payment";
+import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
-import { Field, SelectField } from "~/ui/field";
-import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
-import { FocusHeading } from "~/ui/focus";
+import { Field, SelectField } from "~/ui/form/field";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
+import { FocusHeading } from "~/ui/form/focus";
 import { isolateNumbers } from "~/ui/bidi";
-import type { ShellHandle } from "~/ui/shell";
+import type { ShellHandle } from "~/ui/shell/shell";
 import { empathyDetailsSchema, type EmpathyDetailsInput } from "~/features/empathy/schemas";
 import { voiceGenders } from "~/features/empathy/offer";
 import { callLanguages } from "~/lib/languages";
 import { formatPhone } from "~/platform/phone.server";
 import { postJson } from "~/lib/stripe-js";
 import { recordFunnelEvent } from "#models/empathy";
-import { appOrigin } from "~/features/business/onboarding.server";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { callsUnavailable } from "~/calls/readiness.server";
 import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
-import { clientIp } from "~/platform/rate-limit.server";
+import { clientIp } from "~/platform/security/rate-limit.server";
 import {
   checkEmpathyDetails,
   createEmpathyCheckout,
@@ -37,7 +37,7 @@ import {
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { likelyHelpCountry } from "~/lib/help-lines";
 import { helpCountryOf } from "~/voice/crisis.server";
-import { redirectWithToast } from "~/platform/toast.server";
+import { redirectWithToast } from "~/platform/http/toast.server";
 import { PaymentsError } from "~/providers/payments.server";
 
 /** The notice that says payments are not set up (calls are, or that notice would say so first). */

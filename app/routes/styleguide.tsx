@@ -2,12 +2,12 @@ import { data } from "react-router";
 import type { Route } from "./+types/styleguide";
 import { servicesContext } from "~/platform/context";
 import { Badge } from "~/ui/badge";
-import { Button, buttonClass, linkClass } from "~/ui/button";
+import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
 import { Disclaimer } from "~/ui/disclaimer";
 import { Icon, type IconName } from "~/ui/icons";
 import { BookingCallIllustration, ListeningIllustration } from "~/ui/illustrations";
-import { PageHeader, PageShell } from "~/ui/page-shell";
+import { PageHeader, PageShell } from "~/ui/shell/page-shell";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
 /**

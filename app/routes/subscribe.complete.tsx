@@ -7,10 +7,10 @@ import { syncSubscription } from "~/features/subscriptions/subscriptions.server"
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { PaymentsError, requirePayments } from "~/providers/payments.server";
-import { buttonClass } from "~/ui/button";
+import { buttonClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
-import { FocusHeading } from "~/ui/focus";
-import { Steps } from "~/ui/steps";
+import { FocusHeading } from "~/ui/form/focus";
+import { Steps } from "~/ui/form/steps";
 
 /**
  * Where the card step returns (the Payment Element, or Stripe Checkout with `?checkout=`): the

@@ -10,17 +10,17 @@ import { postJson } from "~/lib/stripe-js";
 import { formatMoney } from "~/lib/money";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { clientIp } from "~/platform/rate-limit.server";
+import { clientIp } from "~/platform/security/rate-limit.server";
 import { PaymentsError } from "~/providers/payments.server";
 import { Ltr, Money, isolateNumbers, tIsolated } from "~/ui/bidi";
-import { Button, buttonClass, linkClass } from "~/ui/button";
+import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
-import { Field } from "~/ui/field";
-import { FocusHeading } from "~/ui/focus";
-import { Steps } from "~/ui/steps";
-import { StripePayment } from "~/ui/stripe-payment";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
+import { Field } from "~/ui/form/field";
+import { FocusHeading } from "~/ui/form/focus";
+import { Steps } from "~/ui/form/steps";
+import { StripePayment } from "~/ui/form/stripe-payment";
 
 /**
  * /subscribe: the spec's three steps. Details (checked on the server, any browser), then the card

@@ -7,12 +7,12 @@ import { PLAN_CURRENCY } from "~/features/subscriptions/plans";
 import { cardSaved } from "~/features/subscriptions/subscriptions.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
-import { redirectWithToast } from "~/platform/toast.server";
+import { redirectWithToast } from "~/platform/http/toast.server";
 import { PaymentsError, requirePayments } from "~/providers/payments.server";
-import { Button, buttonClass } from "~/ui/button";
+import { Button, buttonClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { FocusHeading } from "~/ui/focus";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { FocusHeading } from "~/ui/form/focus";
 
 /**
  * /subscription/card?userId=N: a new card, entered on Stripe's page (setup mode), works without

@@ -1,9 +1,9 @@
 import type { AppJob } from "~/platform/services.server";
-import { businessSubscriptionJob, ownerCredentialsJob, reportCallUsageJob } from "~/features/business/onboarding.server";
+import { businessSubscriptionJob, ownerCredentialsJob, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
 import { bookingConfirmationCallJob } from "~/features/booking/booking.server";
 import { bookingRemindersJob } from "~/features/booking/reminders.server";
 import { callSweeperJob, placeCallJob } from "~/calls/engine.server";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { empathyErasureJob, empathyRefundJob } from "~/features/empathy/empathy.server";
 import { retentionJob } from "~/features/retention/retention.server";
 import { scheduledCallsJob } from "~/features/subscriptions/subscriptions.server";

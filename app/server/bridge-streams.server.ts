@@ -4,7 +4,7 @@ import { WebSocketServer } from "ws";
 import { parseDbId } from "~/lib/ids";
 import { bridgeWebCallVoice, CLOSE_TOO_MANY_VOICES, VOICE_SESSIONS_PER_ADDRESS, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
 import { bridgeMediaStream, mediaStreamUrl, type BridgeServices } from "~/voice/bridge.server";
-import { holdLiveSlot } from "~/platform/live-limit.server";
+import { holdLiveSlot } from "~/platform/data/live-limit.server";
 import type { AppServices } from "~/platform/services.server";
 
 /**

@@ -11,12 +11,12 @@ import { clientIpContext, nonceContext, servicesContext, socketPeerContext } fro
 import { parseEnv } from "~/platform/env.server";
 import { createServices } from "./services.server";
 import { listeningOrigin, startupSummary } from "./startup.server";
-import { securityHeaderValues, securityHeaders } from "~/platform/security-headers.server";
-import { createPageCache } from "~/platform/page-cache.server";
-import { announceWrite, followCacheChanges } from "~/platform/cache-sync.server";
-import { boundedBodies } from "~/platform/request-limits.server";
-import { healthCheck } from "~/platform/health.server";
-import { createRequestHandler } from "~/platform/request-handler.server";
+import { securityHeaderValues, securityHeaders } from "~/platform/http/security-headers.server";
+import { createPageCache } from "~/platform/http/page-cache.server";
+import { announceWrite, followCacheChanges } from "~/platform/data/cache-sync.server";
+import { boundedBodies } from "~/platform/http/request-limits.server";
+import { healthCheck } from "~/platform/http/health.server";
+import { createRequestHandler } from "~/platform/http/request-handler.server";
 import { mediaStreamEndpoint, webCallStreamEndpoint } from "./bridge-streams.server";
 import { availabilityFastPath } from "~/features/booking/availability-fast-path.server";
 import { isSignedInAdmin, mayConcernAdminArea, strangersBuild } from "~/features/admin/hidden-area.server";

@@ -1,11 +1,11 @@
 import path from "node:path";
 import type { Env } from "~/platform/env.server";
 import { openDatabase } from "~/platform/db.server";
-import { startJobQueue } from "~/platform/jobs.server";
+import { startJobQueue } from "~/platform/data/jobs.server";
 import { createMailer } from "~/providers/email.server";
-import { createAppCookies } from "~/platform/cookies.server";
-import { loadSessionSecret } from "~/platform/secret.server";
-import { createReadCache } from "~/platform/read-cache.server";
+import { createAppCookies } from "~/platform/http/cookies.server";
+import { loadSessionSecret } from "~/platform/security/secret.server";
+import { createReadCache } from "~/platform/data/read-cache.server";
 import { allJobs } from "./all-jobs.server";
 import { empathyErasureJob } from "~/features/empathy/empathy.server";
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";

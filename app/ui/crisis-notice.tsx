@@ -2,7 +2,7 @@ import { useTranslation } from "react-i18next";
 import { textDirection } from "~/i18n";
 import { HELP_DIRECTORY, helpCountries, helpFor, type EmergencyNumber, type HelpCountry, type HelpLine } from "~/lib/help-lines";
 import { isolateNumbers, Ltr } from "~/ui/bidi";
-import { useRootData } from "~/ui/root-data";
+import { useRootData } from "~/ui/shell/root-data";
 
 /** Country names in the page's language, sorted as that language sorts them. */
 function countryNames(language: string) {

@@ -1,5 +1,5 @@
 // The only script of a page that does not load React (its route's handle says `hydrate: false`,
-// see app/ui/shell.ts and ADR 0016). The page works as plain HTML; this adds what JavaScript is
+// see app/ui/shell/shell.ts and ADR 0016). The page works as plain HTML; this adds what JavaScript is
 // for there, in a couple of kilobytes instead of React's hundred:
 // - a link or form that stays on this page (the booking page's steps are all one address) is
 //   fetched and its <body> swapped in, so the page does not flash and lose its place;
@@ -128,7 +128,7 @@
       next.documentElement.dir === root.dir;
     if (!sameKind) {
       // A page of another kind or language: the browser loads it (a POST was answered already),
-      // and its heading takes the focus as the next step's would (app/ui/focus.tsx reads this).
+      // and its heading takes the focus as the next step's would (app/ui/form/focus.tsx reads this).
       try {
         sessionStorage.setItem(ARRIVAL_KEY, String(Date.now()));
       } catch {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import type { Toast } from "~/platform/toast.server";
+import type { Toast } from "~/platform/http/toast.server";
 import { useHydrated } from "~/ui/use-hydrated";
 
 /**

@@ -5,7 +5,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, businesses } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
-import { BUSINESS_PLAN } from "~/features/business/onboarding.server";
+import { BUSINESS_PLAN } from "~/features/business/signup/onboarding.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";

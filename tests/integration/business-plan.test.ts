@@ -15,7 +15,7 @@ import { findBusinessById } from "#models/businesses";
 import { createCall, findCall } from "#models/calls";
 import { businesses, callRefusals, planCalls } from "#models/schema";
 import { loadBookingsPage } from "~/features/business/bookings.server";
-import { BUSINESS_PLAN, meterIdentifier, OVERAGE_METER_EVENT, reportCallUsageJob } from "~/features/business/onboarding.server";
+import { BUSINESS_PLAN, meterIdentifier, OVERAGE_METER_EVENT, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
 import { changePlan, loadPlanView, planNoticeFor, syncBusinessPlan } from "~/features/business/plan.server";
 import type { Owner } from "~/features/business/owner.server";
 import { placeCallJob, requestCall } from "~/calls/engine.server";

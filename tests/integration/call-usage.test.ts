@@ -2,7 +2,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCall } from "#models/calls";
 import { businesses, planCalls } from "#models/schema";
-import { BUSINESS_PLAN, OVERAGE_METER_EVENT, reportCallUsageJob } from "~/features/business/onboarding.server";
+import { BUSINESS_PLAN, OVERAGE_METER_EVENT, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { createTestServices } from "../support/services";
 

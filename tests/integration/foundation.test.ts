@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hitRateLimit } from "#models/rate-limits";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { startFakeSmtp } from "../fakes/smtp";
 import { createTestServices } from "../support/services";
 import { waitFor } from "../support/wait";

@@ -23,7 +23,7 @@ import {
 } from "../support/fuzz-probes";
 import { fuzzRoles } from "../support/fuzz-roles";
 import { expectLog } from "../support/console";
-import { JSON_API_ROUTES } from "~/platform/csrf.server";
+import { JSON_API_ROUTES } from "~/platform/http/csrf.server";
 
 /**
  * Every route and method of the route table, sent what a careless client or an attacker sends,

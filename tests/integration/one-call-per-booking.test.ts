@@ -14,7 +14,7 @@ import { createCall, findCall } from "#models/calls";
 import { UNIQUE_VIOLATION, pgErrorCode } from "#models/errors";
 import { businesses, calls as callsTable } from "#models/schema";
 import { bookingConfirmationCallJob, confirmationCallPurpose } from "~/features/booking/booking.server";
-import { BUSINESS_PLAN, reportCallUsageJob } from "~/features/business/onboarding.server";
+import { BUSINESS_PLAN, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
 import { adoptFromCallback, applyStatusCallback, placeCallJob } from "~/calls/engine.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";

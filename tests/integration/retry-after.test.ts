@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterContextProvider } from "react-router";
 import { clientIpContext, servicesContext } from "~/platform/context";
-import { firstExceededRule, retryAfterMiddleware } from "~/platform/rate-limit.server";
+import { firstExceededRule, retryAfterMiddleware } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { createTestServices } from "../support/services";
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { parseEnv } from "~/platform/env.server";
-import { rateLimitKey } from "~/platform/rate-limit.server";
+import { rateLimitKey } from "~/platform/security/rate-limit.server";
 import { startAppInProcess } from "../support/app-in-process";
 import { linkIn, waitForMail } from "../support/outbox";
 

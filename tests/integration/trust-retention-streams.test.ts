@@ -8,7 +8,7 @@ import { createEmailToken, consumeEmailToken } from "#models/email-tokens";
 import { hitRateLimit } from "#models/rate-limits";
 import { empathyRequests, emailTokens } from "#models/schema";
 import { servicesContext } from "~/platform/context";
-import { firstExceededRule } from "~/platform/rate-limit.server";
+import { firstExceededRule } from "~/platform/security/rate-limit.server";
 import { bridgeMediaStream } from "~/voice/bridge.server";
 import { runRetention, retentionJob, RETENTION_CRON } from "~/features/retention/retention.server";
 import { createTestServices } from "../support/services";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findCall } from "#models/calls";
 import { businesses, calls as callsTable } from "#models/schema";
 import { settingsSchema } from "~/features/business/dashboard.server";
-import { confirmationVoices } from "~/features/business/industries";
+import { confirmationVoices } from "~/features/business/signup/industries";
 import { requestCall } from "~/calls/engine.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";

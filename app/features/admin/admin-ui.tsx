@@ -1,10 +1,10 @@
 import type { ReactNode } from "react";
 import { Form, Link, useLocation } from "react-router";
 import { useTranslation } from "react-i18next";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { LanguageSwitcher } from "~/ui/language-switcher";
-import { OWNER_CONTENT_ID } from "~/ui/owner-shell";
-import { useRootData } from "~/ui/root-data";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { LanguageSwitcher } from "~/ui/shell/language-switcher";
+import { OWNER_CONTENT_ID } from "~/ui/shell/owner-shell";
+import { useRootData } from "~/ui/shell/root-data";
 
 /** Rows per page in every admin table. */
 export const PAGE_SIZE = 25;

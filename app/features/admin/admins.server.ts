@@ -3,7 +3,7 @@ import { createAdmin } from "#models/admin";
 import { createEmailToken, revokeEmailTokens } from "#models/email-tokens";
 import { adminInviteEmail } from "#emails/admin";
 import { hashPassword } from "~/features/auth/index.server";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
 

@@ -4,8 +4,8 @@ import { acceptTotpStep, consumeRecoveryCode, replaceRecoveryCodes, setPendingTo
 import { findAccountById } from "#models/accounts";
 import { passSecondFactor } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
-import { addressGroup } from "~/platform/address-group.server";
-import { attemptWithBackoff, clientIp, forgiveAttempts } from "~/platform/rate-limit.server";
+import { addressGroup } from "~/platform/security/address-group.server";
+import { attemptWithBackoff, clientIp, forgiveAttempts } from "~/platform/security/rate-limit.server";
 import { audit } from "./access.server";
 import {
   hashRecoveryCode,

@@ -3,8 +3,8 @@ import { createSupportTicket } from "#models/admin-lists";
 import { supportTicketEmail } from "#emails/admin";
 import type { RouterContextProvider } from "react-router";
 import type { Owner } from "~/features/business/index.server";
-import { sendEmailJob } from "~/platform/email-jobs.server";
-import { firstExceededRule } from "~/platform/rate-limit.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
+import { firstExceededRule } from "~/platform/security/rate-limit.server";
 
 /** Each ticket e-mails every admin, so a business may open only this many an hour. */
 export const SUPPORT_TICKETS_PER_OWNER_PER_HOUR = 5;

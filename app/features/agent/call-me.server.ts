@@ -3,9 +3,9 @@ import type { RouterContextProvider } from "react-router";
 import { findCall, type Call } from "#models/calls";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
 import { placeCallJob, requestCall } from "~/calls/engine.server";
-import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
+import { capabilityToken, parseCapabilityToken } from "~/platform/security/capability.server";
 import { servicesContext } from "~/platform/context";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { callMeFailure, callMeNumber } from "./phone-rules";
 

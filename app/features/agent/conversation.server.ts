@@ -1,9 +1,9 @@
 import { appendWebCallMessages, createWebCall, endWebCall, findWebCall, type WebCall, type WebCallMessage } from "#models/web-calls";
 import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
 import { CUSTOMER_SERVICE_INSTRUCTIONS } from "./customer-service-agent.server";
-import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
+import { capabilityToken, parseCapabilityToken } from "~/platform/security/capability.server";
 import type { RouterContextProvider } from "react-router";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { customerServiceTools } from "./tools.server";
 

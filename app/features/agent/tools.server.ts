@@ -16,7 +16,7 @@ import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatMoney } from "~/lib/money";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { translatorFor } from "~/platform/i18n.server";
-import { rateLimitKey, type RateRule } from "~/platform/rate-limit.server";
+import { rateLimitKey, type RateRule } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import type { ChatTool } from "~/providers/ai.server";
 import { parseDbId } from "~/lib/ids";

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { useRevalidator } from "react-router";
-import { Button } from "~/ui/button";
+import { Button } from "~/ui/form/button";
 import { Icon } from "~/ui/icons";
-import { useRootData } from "~/ui/root-data";
+import { useRootData } from "~/ui/shell/root-data";
 import { useHydrated } from "~/ui/use-hydrated";
 import { canStreamVoice, startLiveVoice, type LiveVoice, type LiveVoiceEnd } from "./live-voice";
 

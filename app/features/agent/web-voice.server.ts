@@ -4,8 +4,8 @@ import { BROWSER_AUDIO, bridgeCall, streamLimits, type BridgeServices, type Call
 import type { Agent } from "~/voice/agents.server";
 import { customerServiceAgent } from "./customer-service-agent.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
-import { parseCapabilityToken } from "~/platform/capability.server";
-import { holdLiveSlot } from "~/platform/live-limit.server";
+import { parseCapabilityToken } from "~/platform/security/capability.server";
+import { holdLiveSlot } from "~/platform/data/live-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { HISTORY } from "./conversation.server";
 import { REPLY_VOICE } from "./voice-turn.server";

@@ -4,7 +4,7 @@ import { useTranslation } from "react-i18next";
 import { ChartCard } from "./charts";
 import type { AnalyticsView } from "./types";
 
-/** Where the page hears of changes (app/routes/dashboard.analytics.events.ts). */
+/** Where the page hears of changes (app/routes/dashboard/dashboard.analytics.events.ts). */
 export const ANALYTICS_EVENTS_PATH = "/dashboard/analytics/events";
 const PERIOD_CHOICES = [7, 30, 90] as const;
 

@@ -17,8 +17,8 @@ import { safeRedirect } from "~/lib/safe-redirect";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { verifyAccountPassword } from "~/features/auth/passwords.server";
-import { addressGroup } from "~/platform/address-group.server";
-import { attemptWithBackoff, clientIp, firstExceededRule, forgiveAttempts } from "~/platform/rate-limit.server";
+import { addressGroup } from "~/platform/security/address-group.server";
+import { attemptWithBackoff, clientIp, firstExceededRule, forgiveAttempts } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 
 /** A login refusal whose message is safe to show (it never says which part was wrong). */

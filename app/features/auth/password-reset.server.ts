@@ -4,8 +4,8 @@ import { findAccountByEmail } from "#models/accounts";
 import { createEmailToken } from "#models/email-tokens";
 import { passwordResetEmail } from "#emails/business";
 import { servicesContext } from "~/platform/context";
-import { sendEmailJob } from "~/platform/email-jobs.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 
 export const RESET_TTL_MINUTES = 60;
 

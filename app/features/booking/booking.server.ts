@@ -20,7 +20,7 @@ import { normalizePhone } from "~/platform/phone.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/slots";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { queueCall } from "~/calls/engine.server";
 import { manageTokenSealer } from "~/features/booking/manage-link.server";

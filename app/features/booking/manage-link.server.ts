@@ -1,4 +1,4 @@
-import { seal, unseal } from "~/platform/secret.server";
+import { seal, unseal } from "~/platform/security/secret.server";
 import type { AppServices } from "~/platform/services.server";
 
 /**

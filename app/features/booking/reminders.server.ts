@@ -3,7 +3,7 @@ import { bookingsDueEmailReminder, claimEmailReminder, type ReminderWindow } fro
 import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
 import { formatWhen } from "~/features/booking/booking.server";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { formatPhone } from "~/platform/phone.server";
 import { manageLinkOf } from "~/features/booking/manage-link.server";

@@ -31,7 +31,7 @@ import { isolate } from "~/features/business/bidi";
 import { formatPhone } from "~/platform/phone.server";
 import { formatTimeOfDay, isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { parseDbId } from "~/lib/ids";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
 import { planNoticeFor, planRefusalText } from "~/features/business/plan.server";

@@ -12,7 +12,7 @@ import {
 import { bookingEventUid } from "~/lib/ics";
 import { calendarFeedIcs, type FeedEvent } from "~/lib/ics-feed";
 import { translatorFor } from "~/platform/i18n.server";
-import { seal, unseal } from "~/platform/secret.server";
+import { seal, unseal } from "~/platform/security/secret.server";
 import type { AppServices } from "~/platform/services.server";
 import { formatBookingReference } from "#models/booking-reference";
 

@@ -6,10 +6,10 @@ import { listRecentCalls } from "#models/calls";
 import { formatWhen, zoneName } from "~/features/business/when";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
 import { requestCall } from "~/calls/engine.server";
-import { appOrigin } from "~/features/business/onboarding.server";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { formatPhone } from "~/platform/phone.server";
 import { getLocale } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { callsUnavailable } from "~/calls/readiness.server";
 import type { AppServices } from "~/platform/services.server";
 

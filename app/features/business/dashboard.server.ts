@@ -5,7 +5,7 @@ import { addService, findService, listServices, updateService } from "#models/bu
 import { updateBusinessProfile } from "#models/businesses";
 import { addDayOff, getWeeklySchedule, listDaysOff, removeDayOff, replaceWeeklySchedule } from "#models/opening-hours";
 import { supportedLanguages } from "~/i18n";
-import { confirmationVoices, timeZones } from "~/features/business/industries";
+import { confirmationVoices, timeZones } from "~/features/business/signup/industries";
 import { currencies, formatPrice, parseAmountToCents } from "~/lib/money";
 import { formatPhone } from "~/platform/phone.server";
 import type { Owner } from "~/features/business/owner.server";

@@ -3,11 +3,11 @@ import type { TFunction } from "i18next";
 import { findBusinessById, type Business } from "#models/businesses";
 import type { Account } from "#models/accounts";
 import { getAccount } from "~/features/auth/index.server";
-import { appOrigin } from "~/features/business/onboarding.server";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
-import type { OwnerShellData } from "~/ui/owner-shell";
+import type { OwnerShellData } from "~/ui/shell/owner-shell";
 
 export interface Owner {
   services: AppServices;

@@ -13,7 +13,7 @@ import {
 } from "#models/businesses";
 import { failCall, type Call } from "#models/calls";
 import { formatWhen } from "~/features/business/when";
-import { ensureBusinessSubscription, MONTHLY_PRICE_CENTS, OVERAGE_PRICE_CENTS } from "~/features/business/onboarding.server";
+import { ensureBusinessSubscription, MONTHLY_PRICE_CENTS, OVERAGE_PRICE_CENTS } from "~/features/business/signup/onboarding.server";
 import { numberHash } from "~/calls/dialling-policy.server";
 import { PaymentsError, requirePayments, type SubscriptionState } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";

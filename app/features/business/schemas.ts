@@ -1,6 +1,6 @@
 import type { TFunction } from "i18next";
 import { z } from "zod";
-import { industries } from "~/features/business/industries";
+import { industries } from "~/features/business/signup/industries";
 
 /**
  * The registration form's rules that the browser can check too. The server adds whether the phone

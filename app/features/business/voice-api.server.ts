@@ -3,7 +3,7 @@ import { findBusinessById, setVoiceSettings } from "#models/businesses";
 import { getAccount } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
-import { firstExceededRule } from "~/platform/rate-limit.server";
+import { firstExceededRule } from "~/platform/security/rate-limit.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 import { checkVoiceSettings } from "./voice-settings.server";
 import { MAX_TEST_TEXT } from "./voice-settings";

@@ -22,14 +22,14 @@ import type { EmpathyDetailsInput } from "~/features/empathy/schemas";
 import { callLanguages } from "~/lib/languages";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
 import { placeCallJob, publicOrigin, queueCall } from "~/calls/engine.server";
-import { sendEmailJob } from "~/platform/email-jobs.server";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { helpCountryOf } from "~/voice/crisis.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
 import { empathyAgent } from "./agent.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { requirePayments, type Payment } from "~/providers/payments.server";
-import { capabilityToken, parseCapabilityToken } from "~/platform/capability.server";
+import { capabilityToken, parseCapabilityToken } from "~/platform/security/capability.server";
 import { parseDbId } from "~/lib/ids";
 
 export const EMPATHY_AMOUNT_CENTS = 500;

@@ -1,6 +1,6 @@
 import type { RouterContextProvider } from "react-router";
 import type { Subscriber } from "#models/subscribers";
-import { apiError, readJsonBody } from "~/platform/api.server";
+import { apiError, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { PaymentsError } from "~/providers/payments.server";

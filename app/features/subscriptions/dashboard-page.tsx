@@ -4,12 +4,12 @@ import type { DashboardData } from "./subscriptions.server";
 import { daysRemaining, TRIAL_WARNING_DAYS, urgencies } from "./plans";
 import { Ltr, UserText, isolateNumbers, tIsolated } from "~/ui/bidi";
 import { Badge } from "~/ui/badge";
-import { Button, buttonClass, linkClass } from "~/ui/button";
+import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { ErrorSummary, PageTitle, problemsOf } from "~/ui/error-summary";
-import { Field, SelectField } from "~/ui/field";
-import { FocusHeading } from "~/ui/focus";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
+import { Field, SelectField } from "~/ui/form/field";
+import { FocusHeading } from "~/ui/form/focus";
 
 /** Spec screen 4: status, usage, recent calls, quick actions and what the plan gives. Works without JavaScript. */
 export function ConsumerDashboard({

@@ -38,7 +38,7 @@ import { callLanguages } from "~/lib/languages";
 import { formatMoney } from "~/lib/money";
 import { placeCallJob, queueCall } from "~/calls/engine.server";
 import { normalizePhone } from "~/platform/phone.server";
-import { discardQueuedEmails, sendEmailJob } from "~/platform/email-jobs.server";
+import { discardQueuedEmails, sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { Db } from "~/platform/db.server";
 import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";

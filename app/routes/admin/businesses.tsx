@@ -6,7 +6,7 @@ import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server"
 import { reactivateBusiness, suspendBusiness } from "~/features/admin/actions.server";
 import { AdminHeading, Empty, Pager, RowAction } from "~/features/admin/admin-ui";
 import { backTo, rowAction } from "~/features/admin/row-action.server";
-import { redirectWithToast } from "~/platform/toast.server";
+import { redirectWithToast } from "~/platform/http/toast.server";
 import { Badge } from "~/ui/badge";
 import { ResponsiveTable } from "~/ui/responsive-table";
 

@@ -7,7 +7,7 @@ import { AdminHeading, Empty, Pager } from "~/features/admin/admin-ui";
 import { formatWhen } from "~/features/business/when";
 import { formatMoney } from "~/lib/money";
 import { Badge } from "~/ui/badge";
-import { linkClass } from "~/ui/button";
+import { linkClass } from "~/ui/form/button";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
 export async function loader({ request, context }: Route.LoaderArgs) {

@@ -2,7 +2,7 @@ import { Outlet } from "react-router";
 import type { Route } from "./+types/layout";
 import { requireAdmin } from "~/features/admin/access.server";
 import { AdminShell } from "~/features/admin/admin-ui";
-import type { ShellHandle } from "~/ui/shell";
+import type { ShellHandle } from "~/ui/shell/shell";
 
 /** The admin area's own frame, without the site's marketing header and footer. */
 export const handle: ShellHandle = { shell: "owner" };

@@ -4,7 +4,7 @@ import type { Route } from "./+types/overview";
 import { countAwaitingReview, countBusinessesByStatus, countOpenTickets } from "#models/admin-lists";
 import { requireAdmin } from "~/features/admin/access.server";
 import { ADMIN_SECTIONS, AdminHeading } from "~/features/admin/admin-ui";
-import { linkClass } from "~/ui/button";
+import { linkClass } from "~/ui/form/button";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { services, t } = await requireAdmin(context, request);

@@ -8,7 +8,7 @@ import { AdminHeading, Empty, Pager, RowAction } from "~/features/admin/admin-ui
 import { backTo, rowAction } from "~/features/admin/row-action.server";
 import { formatWhen } from "~/features/business/when";
 import { formatMoney } from "~/lib/money";
-import { redirectWithToast } from "~/platform/toast.server";
+import { redirectWithToast } from "~/platform/http/toast.server";
 import { Badge } from "~/ui/badge";
 import { ResponsiveTable } from "~/ui/responsive-table";
 

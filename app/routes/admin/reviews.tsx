@@ -7,7 +7,7 @@ import { reviewCall } from "~/features/admin/actions.server";
 import { AdminHeading, Empty, Pager, RowAction } from "~/features/admin/admin-ui";
 import { backTo, rowAction } from "~/features/admin/row-action.server";
 import { formatWhen } from "~/features/business/when";
-import { redirectWithToast } from "~/platform/toast.server";
+import { redirectWithToast } from "~/platform/http/toast.server";
 
 /** Calls flagged for crisis language, oldest first, with the redacted transcript to read. */
 export async function loader({ request, context }: Route.LoaderArgs) {

@@ -7,7 +7,7 @@ import { closeTicket } from "~/features/admin/actions.server";
 import { AdminHeading, Empty, Pager, RowAction } from "~/features/admin/admin-ui";
 import { backTo, rowAction } from "~/features/admin/row-action.server";
 import { formatWhen } from "~/features/business/when";
-import { redirectWithToast } from "~/platform/toast.server";
+import { redirectWithToast } from "~/platform/http/toast.server";
 import { Badge } from "~/ui/badge";
 
 /** Owners' tickets: open ones first, priority (monthly plan) first among them, oldest first. */

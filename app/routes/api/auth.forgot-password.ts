@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Route } from "./+types/auth.forgot-password";
-import { appOrigin } from "~/features/business/onboarding.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { requestPasswordReset } from "~/features/auth/password-reset.server";

@@ -1,7 +1,7 @@
 import { data } from "react-router";
 import type { Route } from "./+types/auth.login";
 import { authenticate, commitLogin } from "~/features/auth/auth.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 
 /** POST /api/auth/login { email, password } → { user: { name, email } } and the session cookie. */

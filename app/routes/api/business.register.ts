@@ -1,12 +1,12 @@
 import type { Route } from "./+types/business.register";
-import { appOrigin } from "~/features/business/onboarding.server";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { serverRegistrationSchema } from "~/features/business/schemas.server";
-import { registerWithVerification } from "~/features/business/registration.server";
-import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { registerWithVerification } from "~/features/business/signup/registration.server";
+import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
-import { rememberRegistration } from "~/features/business/registration-cookie.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { rememberRegistration } from "~/features/business/signup/registration-cookie.server";
 
 /** POST /api/business/register: the spec's registration API, with its 409 cases. */
 export async function action({ request, context }: Route.ActionArgs) {

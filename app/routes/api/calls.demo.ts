@@ -1,6 +1,6 @@
 import type { Route } from "./+types/calls.demo";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
-import { appOrigin } from "~/features/business/onboarding.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { placeDemoCall } from "~/calls/demo-calls.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { servicesContext } from "~/platform/context";

@@ -1,8 +1,8 @@
 import type { Route } from "./+types/create-payment-intent";
 import { empathyDetailsSchema } from "~/features/empathy/schemas";
-import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
-import { clientIp } from "~/platform/rate-limit.server";
+import { clientIp } from "~/platform/security/rate-limit.server";
 import {
   checkEmpathyDetails,
   createEmpathyPaymentIntent,

@@ -1,9 +1,9 @@
 import type { Route } from "./+types/create-subscription";
-import { starterPaymentIntent } from "~/features/business/onboarding.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { starterPaymentIntent } from "~/features/business/signup/onboarding.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
-import { registrationBusiness } from "~/features/business/registration-cookie.server";
+import { registrationBusiness } from "~/features/business/signup/registration-cookie.server";
 import { parseDbId } from "~/lib/ids";
 
 /**

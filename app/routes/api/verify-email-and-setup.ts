@@ -1,9 +1,9 @@
 import type { Route } from "./+types/verify-email-and-setup";
-import { verifyBusinessEmail } from "~/features/business/verification.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { verifyBusinessEmail } from "~/features/business/signup/verification.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
-import { rememberRegistration } from "~/features/business/registration-cookie.server";
+import { rememberRegistration } from "~/features/business/signup/registration-cookie.server";
 
 /** POST /api/verify-email-and-setup { token, email }: uses the single-use link. */
 export async function action({ request, context }: Route.ActionArgs) {

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/accessibility";
-import { StaticPage, Section } from "~/ui/static-page";
-import { buttonClass, linkClass } from "~/ui/button";
+import { StaticPage, Section } from "~/ui/shell/static-page";
+import { buttonClass, linkClass } from "~/ui/form/button";
 
 export const meta: Route.MetaFunction = () => [
   { title: "Accessibility · Sakina" },

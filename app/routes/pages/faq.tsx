@@ -2,8 +2,8 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import type { Route } from "./+types/faq";
 import { CrisisNotice } from "~/ui/crisis-notice";
-import { StaticPage, Section } from "~/ui/static-page";
-import { buttonClass, linkClass } from "~/ui/button";
+import { StaticPage, Section } from "~/ui/shell/static-page";
+import { buttonClass, linkClass } from "~/ui/form/button";
 
 export const meta: Route.MetaFunction = () => [
   { title: "Frequently asked questions · Sakina" },

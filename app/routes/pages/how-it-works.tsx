@@ -2,8 +2,8 @@ import { Link } from "react-router";
 import type { Route } from "./+types/how-it-works";
 import { CrisisNotice } from "~/ui/crisis-notice";
 import { ListeningIllustration } from "~/ui/illustrations";
-import { StaticPage, Section } from "~/ui/static-page";
-import { buttonClass, linkClass } from "~/ui/button";
+import { StaticPage, Section } from "~/ui/shell/static-page";
+import { buttonClass, linkClass } from "~/ui/form/button";
 
 export const meta: Route.MetaFunction = () => [
   { title: "How AI emotional support works · Sakina" },

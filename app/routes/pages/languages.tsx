@@ -1,8 +1,8 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/languages";
-import { StaticPage, Section } from "~/ui/static-page";
+import { StaticPage, Section } from "~/ui/shell/static-page";
 import { callLanguages } from "~/lib/languages";
-import { buttonClass, linkClass } from "~/ui/button";
+import { buttonClass, linkClass } from "~/ui/form/button";
 
 export const meta: Route.MetaFunction = () => [
   { title: "Supported Languages · Sakina" },

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/privacy";
-import { StaticPage, Section, formatLastUpdated } from "~/ui/static-page";
-import { linkClass } from "~/ui/button";
+import { StaticPage, Section, formatLastUpdated } from "~/ui/shell/static-page";
+import { linkClass } from "~/ui/form/button";
 
 export const meta: Route.MetaFunction = () => [
   { title: "Privacy Policy · Sakina" },

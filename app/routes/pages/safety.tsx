@@ -1,8 +1,8 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/safety";
 import { CrisisNotice } from "~/ui/crisis-notice";
-import { StaticPage, Section } from "~/ui/static-page";
-import { buttonClass, linkClass } from "~/ui/button";
+import { StaticPage, Section } from "~/ui/shell/static-page";
+import { buttonClass, linkClass } from "~/ui/form/button";
 
 export const meta: Route.MetaFunction = () => [
   { title: "Safety · Sakina" },

@@ -1,8 +1,8 @@
 import type { Route } from "./+types/stripe";
 import { recordWebhookHandled, wasWebhookHandled } from "#models/webhook-events";
-import { activateWithPayment } from "~/features/business/onboarding.server";
+import { activateWithPayment } from "~/features/business/signup/onboarding.server";
 import { startEmpathyCall } from "~/features/empathy/empathy.server";
-import { apiError, methodNotAllowed } from "~/platform/api.server";
+import { apiError, methodNotAllowed } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import type { PaymentEvent } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { CopyButton } from "~/ui/copy-button";
+import { CopyButton } from "~/ui/form/copy-button";
 
 /** The business's public booking link, to open or copy and share. */
 export function BookingLink({ url }: { url: string }) {

@@ -1,8 +1,8 @@
 import { Form, Link } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { BookingView } from "~/features/business/bookings.server";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { Button, buttonClass, linkClass } from "~/ui/button";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { Button, buttonClass, linkClass } from "~/ui/form/button";
 
 const statusTone: Record<string, string> = {
   pending: "bg-amber-100 text-amber-950",

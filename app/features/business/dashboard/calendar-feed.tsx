@@ -1,10 +1,10 @@
 import { useState } from "react";
 import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { Button, buttonClass } from "~/ui/button";
-import { CopyButton } from "~/ui/copy-button";
-import { Field } from "~/ui/field";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { Button, buttonClass } from "~/ui/form/button";
+import { CopyButton } from "~/ui/form/copy-button";
+import { Field } from "~/ui/form/field";
 
 /**
  * The owner's private calendar subscription: a webcal:// link that opens the calendar app, the

@@ -2,9 +2,9 @@ import { useEffect, useState } from "react";
 import { Form, useNavigation, useRevalidator } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { CallCentreData } from "~/features/business/call-centre.server";
-import { Button } from "~/ui/button";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { Field } from "~/ui/field";
+import { Button } from "~/ui/form/button";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { Field } from "~/ui/form/field";
 import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
 
 /**

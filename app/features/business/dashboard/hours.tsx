@@ -3,9 +3,9 @@ import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { WeeklySchedule } from "~/features/booking/index";
 import { formatTimeOfDay } from "~/lib/time";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { Button } from "~/ui/button";
-import { Field, SelectField } from "~/ui/field";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { Button } from "~/ui/form/button";
+import { Field, SelectField } from "~/ui/form/field";
 import { errorsFor, type DashboardActionData } from "~/features/business/dashboard/types";
 
 // Monday first, as most business weeks are written.

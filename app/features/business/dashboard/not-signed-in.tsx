@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { useTranslation } from "react-i18next";
-import { buttonClass } from "~/ui/button";
-import { OWNER_CONTENT_ID } from "~/ui/owner-shell";
+import { buttonClass } from "~/ui/form/button";
+import { OWNER_CONTENT_ID } from "~/ui/shell/owner-shell";
 
 /** What a page of the owner's app shows to anyone who is not signed in as an owner. */
 export function NotSignedIn({ redirectTo }: { redirectTo: string }) {

@@ -1,9 +1,9 @@
 import { Form, Link } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { PlanView } from "~/features/business/plan.server";
-import { AuthenticityTokenInput } from "~/ui/csrf";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { isolateNumbers } from "~/ui/bidi";
-import { Button, linkClass } from "~/ui/button";
+import { Button, linkClass } from "~/ui/form/button";
 
 /** A notice the owner must see: calls paused (past due) or stopped by the plan. */
 export function PlanNotice({ notice, link = true }: { notice: string | null; link?: boolean }) {

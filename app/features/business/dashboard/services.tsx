@@ -1,10 +1,10 @@
 import { Form } from "react-router";
 import { useTranslation } from "react-i18next";
 import { currencies, centsToInput } from "~/lib/money";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { Button } from "~/ui/button";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { Button } from "~/ui/form/button";
 import { isolateNumbers } from "~/ui/bidi";
-import { Field, SelectField, TextareaField } from "~/ui/field";
+import { Field, SelectField, TextareaField } from "~/ui/form/field";
 import { errorsFor, submittedValue, type DashboardActionData, type ServiceRow } from "~/features/business/dashboard/types";
 
 type Service = ServiceRow;

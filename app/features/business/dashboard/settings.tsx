@@ -2,9 +2,9 @@ import { Form, Link } from "react-router";
 import { useTranslation } from "react-i18next";
 import { languageNames, supportedLanguages } from "~/i18n";
 import { voiceName } from "~/lib/voices";
-import { AuthenticityTokenInput } from "~/ui/csrf";
-import { Button } from "~/ui/button";
-import { Field, SelectField, TextareaField } from "~/ui/field";
+import { AuthenticityTokenInput } from "~/ui/form/csrf";
+import { Button } from "~/ui/form/button";
+import { Field, SelectField, TextareaField } from "~/ui/form/field";
 import { errorsFor, submittedValue, type BusinessSettings, type DashboardActionData } from "~/features/business/dashboard/types";
 
 const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440];

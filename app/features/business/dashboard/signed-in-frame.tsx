@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { AdminShell } from "~/features/admin/index";
 import type { AccountFrame } from "~/features/business/owner.server";
-import { OwnerShell, type OwnerSection } from "~/ui/owner-shell";
+import { OwnerShell, type OwnerSection } from "~/ui/shell/owner-shell";
 
 /**
  * A page any signed-in person may open, in that person's own frame (see `accountFrame` and

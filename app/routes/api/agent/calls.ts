@@ -1,7 +1,7 @@
 import type { Route } from "./+types/calls";
 import { exceededWebCallLimit, startWebCall } from "~/features/agent/conversation.server";
 import { checkWebCallStart } from "~/features/agent/web-call-form.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { translatorFor } from "~/platform/i18n.server";
 

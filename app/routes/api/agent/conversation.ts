@@ -6,9 +6,9 @@ import {
   MAX_MESSAGE_LENGTH,
   webCallOf,
 } from "~/features/agent/conversation.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
-import { clientIp } from "~/platform/rate-limit.server";
+import { clientIp } from "~/platform/security/rate-limit.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 

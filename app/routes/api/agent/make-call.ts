@@ -1,6 +1,6 @@
 import type { Route } from "./+types/make-call";
 import { placeCallMe } from "~/features/agent/call-me.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { translatorFor } from "~/platform/i18n.server";
 
 /**

@@ -1,9 +1,9 @@
 import type { Route } from "./+types/voice";
 import { exceededConversationLimit, webCallOf } from "~/features/agent/conversation.server";
 import { EmptyTranscriptError, MAX_RECORDING_BYTES, recordingType, voiceTurn } from "~/features/agent/voice-turn.server";
-import { apiError, methodNotAllowed } from "~/platform/api.server";
+import { apiError, methodNotAllowed } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
-import { clientIp } from "~/platform/rate-limit.server";
+import { clientIp } from "~/platform/security/rate-limit.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 

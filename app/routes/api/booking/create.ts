@@ -2,12 +2,12 @@ import { z } from "zod";
 import type { Route } from "./+types/create";
 import { findService } from "#models/business-services";
 import { contactSchema } from "~/features/booking/schemas";
-import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/api.server";
-import { appOrigin } from "~/features/business/onboarding.server";
+import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { bookableBusiness, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { parseDbId } from "~/lib/ids";
 import { formatBookingReference } from "#models/booking-reference";
 

@@ -1,5 +1,5 @@
 import type { Route } from "./+types/services";
-import { apiError } from "~/platform/api.server";
+import { apiError } from "~/platform/http/api.server";
 import { bookableBusiness, bookableServices } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";

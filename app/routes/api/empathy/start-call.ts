@@ -1,11 +1,11 @@
 import type { Route } from "./+types/start-call";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
-import { appOrigin } from "~/features/business/onboarding.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { empathyStatusPath, startEmpathyCall } from "~/features/empathy/empathy.server";
 import { getI18n } from "~/platform/i18n.server";
 import { PaymentsError } from "~/providers/payments.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 
 /**
  * POST /api/empathy/start-call { phone, language, paymentIntentId }: places the paid call. The

@@ -2,10 +2,10 @@ import type { Route } from "./+types/create";
 import { commitSubscriberLogin, getSubscriberId } from "~/features/auth/auth.server";
 import { checkSignup, sendResumeLink } from "~/features/subscriptions/access.server";
 import { beginSignup, startTrialInPage } from "~/features/subscriptions/subscriptions.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/rate-limit.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { PaymentsError } from "~/providers/payments.server";
 
 /**

@@ -1,6 +1,6 @@
 import type { Route } from "./+types/settings";
 import { saveVoiceSettings, voiceOwner } from "~/features/business/voice-api.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { getI18n } from "~/platform/i18n.server";
 
 /** POST /api/voice/settings { voice, speed, temperature, language }: the business's call voice, from the next call on. */

@@ -3,13 +3,13 @@ import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/synthesize";
 import { ownerForAction, ownerTitle } from "~/features/business/owner.server";
 import { voiceOwner, voiceSample } from "~/features/business/voice-api.server";
-import { apiError, methodNotAllowed, readJsonBody } from "~/platform/api.server";
+import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { getI18n } from "~/platform/i18n.server";
-import { linkClass } from "~/ui/button";
+import { linkClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
-import { PageTitle } from "~/ui/error-summary";
-import { OwnerShell } from "~/ui/owner-shell";
-import type { ShellHandle } from "~/ui/shell";
+import { PageTitle } from "~/ui/form/error-summary";
+import { OwnerShell } from "~/ui/shell/owner-shell";
+import type { ShellHandle } from "~/ui/shell/shell";
 
 /**
  * POST /api/speech/synthesize { text, voice, speed, language } → audio/mpeg: the voice sample of

@@ -1,0 +1,30 @@
+import { sql } from "drizzle-orm";
+import { BUSINESS_CHANGES_CHANNEL } from "#models/analytics";
+import type { DatabaseHandle } from "../db.server";
+
+/**
+ * The PostgreSQL channel on which a process says "I wrote something": every process sharing the
+ * database (this one too) then empties its page and read caches, so a change made on one process
+ * shows on every other within a second, not after the caches' few seconds. A business's bookings
+ * and calls changing (announced on BUSINESS_CHANGES_CHANNEL, also by jobs and the bridge process)
+ * empties them as well. A notification lost while a LISTEN connection reconnects costs no more
+ * than the caches' own time limit.
+ */
+export const CACHE_CHANGES_CHANNEL = "sakina_cache_changes";
+
+/** Calls `clear` whenever any process sharing the database wrote; false when listening failed. */
+export async function followCacheChanges(database: DatabaseHandle, clear: () => void) {
+  try {
+    await database.listen(CACHE_CHANGES_CHANNEL, clear);
+    await database.listen(BUSINESS_CHANGES_CHANNEL, clear);
+    return true;
+  } catch (error) {
+    console.error("Caches follow other processes' writes only by their time limit: could not listen:", (error as Error).message);
+    return false;
+  }
+}
+
+/** Tells every process (this one too) that a write has finished: their cached pages and reads go. */
+export async function announceWrite(database: DatabaseHandle) {
+  await database.db.execute(sql`select pg_notify(${CACHE_CHANGES_CHANNEL}, '')`);
+}

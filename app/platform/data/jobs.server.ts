@@ -1,0 +1,296 @@
+import PgBoss from "pg-boss";
+import type { DatabaseHandle, Db } from "~/platform/db.server";
+import { keyedHash, seal, unseal } from "~/platform/security/secret.server";
+
+/**
+ * A job kind: its queue name, how it retries, and what it does. Handlers must be safe to run
+ * twice for the same job (a process can die after the work but before the job is marked done).
+ */
+export interface JobDefinition<Data extends object, Services = unknown> {
+  name: string;
+  retryLimit: number;
+  retryDelaySeconds: number;
+  /**
+   * A job still active this long after it started is failed and retried: its worker died (a
+   * crash, a kill) mid-way. The queue checks every MAINTENANCE_SECONDS. Default: pg-boss's 15 minutes.
+   */
+  expireInSeconds?: number;
+  /**
+   * The data holds secrets or personal details (an e-mail with its sign-in links, a temporary
+   * password): it is stored sealed (see secret.server.ts), so a plain SELECT over the queue's
+   * tables opens nothing, and it is erased from the job once the handler succeeded, so pg-boss's
+   * completed and archived jobs keep no copy. `owner` names whose it is (stored as a keyed hash),
+   * so `discard` can find a person's jobs without opening any.
+   */
+  sealed?: { owner(data: Data): string };
+  /**
+   * How many jobs of this kind one process runs at once (default 1, one after the other). A kind
+   * whose job waits on a slow provider (a dial) runs several, so one hanging request does not
+   * hold back the others; a global limit, if any, is the handler's to keep (in the database).
+   */
+  concurrency?: (services: Services) => number;
+  handle(data: Data, services: Services): Promise<void>;
+}
+
+export interface Jobs {
+  enqueue<Data extends object>(
+    definition: JobDefinition<Data, never>,
+    data: Data,
+    options?: {
+      startAfter?: Date;
+      singletonKey?: string;
+      /**
+       * A Drizzle transaction: the job is inserted inside it, so it exists if and only if the
+       * transaction commits (the row that needs the work and the work itself, together).
+       */
+      tx?: Db;
+    },
+  ): Promise<string | null>;
+  /**
+   * Deletes the jobs of a sealed kind that belong to `owner` and have not run (waiting, retrying
+   * or given up): an account being deleted leaves nothing of its own in the queue. A job running
+   * right now finishes. Returns how many went.
+   */
+  discard(definition: JobDefinition<object, never>, owner: string): Promise<number>;
+  /** Asks this process's worker of a kind to fetch now instead of at its next poll. */
+  wake(definition: JobDefinition<object, never>): void;
+  /** Runs a job kind on a cron schedule (kept in the database; every process may declare it). */
+  schedule(definition: JobDefinition<object, never>, cron: string): Promise<void>;
+  /** Creates the queues up front: a transaction cannot create one on the embedded database. */
+  prepare(definitions: JobDefinition<object, never>[]): Promise<void>;
+  /** Runs registered handlers in this process; a server does, a one-off script may not. */
+  startWorkers<Services>(definitions: JobDefinition<object, Services>[], services: Services): Promise<void>;
+  stop(): Promise<void>;
+  boss: PgBoss;
+}
+
+/** pg-boss's schema (its default). */
+const SCHEMA = "pgboss";
+
+/** How often the queue fails expired jobs (so a job a dead worker held is retried within expiry + this). */
+export const MAINTENANCE_SECONDS = 15;
+
+/** The key of a sealed job's data; the owner's keyed hash uses the same purpose. */
+const SEAL_PURPOSE = "job data";
+
+/** A sealed job's data as stored: nothing readable but the owner's keyed hash. */
+interface SealedData {
+  sealed: string;
+  owner: string;
+}
+
+export async function startJobQueue(
+  database: DatabaseHandle,
+  options: { signingSecret: string; pollingIntervalSeconds?: number },
+): Promise<Jobs> {
+  // Finished jobs leave the database within a day: the privacy page promises contact details of
+  // anonymous calls are gone 24 hours after the call (e-mail jobs are erased as soon as they are sent).
+  const retention = { archiveCompletedAfterSeconds: 3600, deleteAfterHours: 22, maintenanceIntervalSeconds: MAINTENANCE_SECONDS };
+  const boss = new PgBoss(
+    database.connectionString
+      ? { connectionString: database.connectionString, max: 4, ...retention }
+      : { db: { executeSql: database.executeSql }, ...retention },
+  );
+  // After stop(), a connection the database drops (a shutdown, a test database removed) is not
+  // worth reporting; before it, every queue error is.
+  let stopped = false;
+  boss.on("error", (error) => {
+    if (!stopped) console.error("Job queue error:", error);
+  });
+  await boss.start();
+  const created = new Set<string>();
+  const workerIds = new Map<string, string>();
+  const runners = new Map<string, ConcurrentRunner>();
+
+  const ownerKey = (owner: string) => keyedHash(options.signingSecret, SEAL_PURPOSE, owner.trim().toLowerCase());
+  const sealData = (definition: JobDefinition<object, never>, data: object): SealedData => ({
+    sealed: seal(options.signingSecret, SEAL_PURPOSE, JSON.stringify(data)),
+    owner: ownerKey(definition.sealed!.owner(data as never)),
+  });
+  const openData = (definition: JobDefinition<object, never>, stored: object) => {
+    const sealed = (stored as Partial<SealedData>).sealed;
+    // Jobs queued before sealing existed (an upgrade with e-mails waiting) are read as they are.
+    if (typeof sealed !== "string") return stored;
+    const opened = unseal(options.signingSecret, SEAL_PURPOSE, sealed);
+    if (opened === null) throw new Error(`A sealed ${definition.name} job cannot be opened: was SESSION_SECRET changed?`);
+    return JSON.parse(opened) as object;
+  };
+
+  async function ensureQueue(definition: JobDefinition<object, never>) {
+    if (created.has(definition.name)) return;
+    await boss.createQueue(definition.name, {
+      name: definition.name,
+      retryLimit: definition.retryLimit,
+      retryDelay: definition.retryDelaySeconds,
+      retryBackoff: true,
+      ...(definition.expireInSeconds ? { expireInSeconds: definition.expireInSeconds } : {}),
+    });
+    created.add(definition.name);
+  }
+
+  return {
+    boss,
+    async enqueue(definition, data, sendOptions = {}) {
+      if (sendOptions.tx) {
+        if (!created.has(definition.name)) throw new Error(`Queue ${definition.name} must be prepared before a transactional enqueue`);
+      } else {
+        await ensureQueue(definition);
+      }
+      return boss.send(definition.name, definition.sealed ? sealData(definition, data) : data, {
+        ...(sendOptions.tx ? { db: transactionExecutor(sendOptions.tx) } : {}),
+        retryLimit: definition.retryLimit,
+        retryDelay: definition.retryDelaySeconds,
+        retryBackoff: true,
+        ...(definition.expireInSeconds ? { expireInSeconds: definition.expireInSeconds } : {}),
+        ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
+        ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
+      });
+    },
+    async discard(definition, owner) {
+      const { rows } = await boss.getDb().executeSql(
+        `WITH waiting AS (
+           DELETE FROM ${SCHEMA}.job WHERE name = $1 AND data->>'owner' = $2 AND state IN ('created', 'retry', 'failed') RETURNING 1
+         ), archived AS (
+           DELETE FROM ${SCHEMA}.archive WHERE name = $1 AND data->>'owner' = $2 RETURNING 1
+         )
+         SELECT (SELECT count(*) FROM waiting) + (SELECT count(*) FROM archived) AS discarded`,
+        [definition.name, ownerKey(owner)],
+      );
+      return Number((rows[0] as { discarded: number | string }).discarded);
+    },
+    wake(definition) {
+      runners.get(definition.name)?.wake();
+      const id = workerIds.get(definition.name);
+      if (id) boss.notifyWorker(id);
+    },
+    async schedule(definition, cron) {
+      await ensureQueue(definition);
+      await boss.schedule(definition.name, cron, {}, { tz: "UTC" });
+    },
+    async prepare(definitions) {
+      for (const definition of definitions) await ensureQueue(definition);
+    },
+    async startWorkers(definitions, services) {
+      const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
+      for (const definition of definitions) {
+        await ensureQueue(definition);
+        const run = async (job: { id: string; data: unknown }) => {
+          if (!definition.sealed) return definition.handle(job.data as object, services);
+          // Erased data is work already done: the process died before the job was marked complete.
+          if (job.data === null) return;
+          await definition.handle(openData(definition, job.data as object), services);
+          await boss.getDb().executeSql(`UPDATE ${SCHEMA}.job SET data = NULL WHERE name = $1 AND id = $2`, [definition.name, job.id]);
+        };
+        const slots = definition.concurrency?.(services) ?? 1;
+        if (slots > 1) {
+          runners.set(definition.name, runConcurrently(boss, definition.name, slots, pollingIntervalSeconds * 1000, run));
+          continue;
+        }
+        const id = await boss.work(definition.name, { pollingIntervalSeconds }, async (batch) => {
+          for (const job of batch) await run(job);
+        });
+        workerIds.set(definition.name, id);
+      }
+    },
+    async stop() {
+      await Promise.all([...runners.values()].map((runner) => runner.stop(5000)));
+      await boss.stop({ graceful: true, wait: true, timeout: 5000 });
+      stopped = true;
+    },
+  };
+}
+
+interface ConcurrentRunner {
+  wake(): void;
+  stop(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * Runs up to `slots` jobs of one kind at once with a single poller (pg-boss's own worker runs a
+ * fetched batch to its end before it fetches again, so one slow job would hold back the next):
+ * it fetches as many jobs as there are free slots, runs each on its own, completes or fails each
+ * as it ends, and fetches again as soon as a slot frees or it is woken. Like pg-boss's worker, a
+ * job still running at its expiry is given up here (the queue retries it), so its slot frees.
+ */
+function runConcurrently(
+  boss: PgBoss,
+  name: string,
+  slots: number,
+  intervalMs: number,
+  run: (job: { id: string; data: unknown }) => Promise<void>,
+): ConcurrentRunner {
+  const running = new Set<Promise<void>>();
+  let stopping = false;
+  let nudged = false;
+  let interrupt: (() => void) | null = null;
+  const wake = () => {
+    nudged = true;
+    interrupt?.();
+  };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      interrupt = done;
+      function done() {
+        clearTimeout(timer);
+        interrupt = null;
+        resolve();
+      }
+    });
+  const start = (job: { id: string; data: unknown; expireInSeconds?: number | string }) => {
+    const expiry = Number(job.expireInSeconds ?? 0) * 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      if (expiry > 0) timer = setTimeout(() => reject(new Error(`${name} job ${job.id} ran past its expiry`)), expiry);
+    });
+    const task = Promise.race([run(job), expired])
+      .then(
+        () => boss.complete(name, job.id),
+        (error: unknown) => boss.fail(name, job.id, error instanceof Error ? { message: error.message } : { value: String(error) }),
+      )
+      .catch((error: unknown) => {
+        if (!stopping) console.error(`Job queue error (${name}):`, error);
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        running.delete(task);
+        wake();
+      });
+    running.add(task);
+  };
+  const fetchFailed = (error: unknown) => {
+    if (!stopping) console.error(`Job queue error (${name}):`, error);
+    return [];
+  };
+  const loop = (async () => {
+    while (!stopping) {
+      nudged = false;
+      const free = slots - running.size;
+      const jobs = free > 0 ? await boss.fetch(name, { batchSize: free }).catch(fetchFailed) : [];
+      for (const job of jobs) start(job as { id: string; data: unknown; expireInSeconds?: number });
+      // A full batch may have left more waiting; otherwise wait for a slot, a wake or the next poll.
+      if (stopping || (free > 0 && jobs.length === free) || nudged) continue;
+      await pause(intervalMs);
+    }
+  })();
+  return {
+    wake,
+    async stop(timeoutMs) {
+      stopping = true;
+      interrupt?.();
+      await loop;
+      await Promise.race([Promise.allSettled(running), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    },
+  };
+}
+
+/**
+ * pg-boss's `db` option for a Drizzle transaction: its SQL goes through the transaction's own
+ * connection (a pg PoolClient, or PGlite's transaction handle), both of which answer `{ rows }`.
+ */
+function transactionExecutor(tx: Db) {
+  const client = (tx as unknown as { session?: { client?: { query?: unknown } } }).session?.client;
+  if (!client || typeof client.query !== "function") throw new Error("Not a Drizzle transaction with a SQL client");
+  const query = client.query as (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>;
+  return { executeSql: (text: string, values?: unknown[]) => query.call(client, text, values) };
+}

@@ -1,0 +1,87 @@
+import { createHmac } from "node:crypto";
+import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
+import { clearRateLimit, hitBackoff, hitRateLimit, type BackoffRule } from "#models/rate-limits";
+import { addressGroup } from "~/platform/security/address-group.server";
+import { clientIpContext, servicesContext } from "~/platform/context";
+
+export interface RateRule {
+  /** What is limited, e.g. "contact:ip". */
+  name: string;
+  /** Whose hits count: an IP address, an e-mail, a phone number. */
+  subject: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+/**
+ * Counts a hit against every rule; the first one that is exceeded is returned. The stored key is
+ * the rule's name and a keyed hash (HMAC-SHA256) of the subject, never the phone number, e-mail
+ * address or IP itself, and a fixed length however long the subject.
+ */
+export async function firstExceededRule(context: Readonly<RouterContextProvider>, rules: RateRule[]) {
+  const { db, signingSecret } = context.get(servicesContext);
+  for (const rule of rules) {
+    const result = await hitRateLimit(db, rateLimitKey(signingSecret, rule), rule);
+    if (!result.allowed) {
+      context.set(retryAfterContext, Math.max(context.get(retryAfterContext) ?? 0, result.retryAfterSeconds));
+      return { rule, retryAfterSeconds: result.retryAfterSeconds, retryAfterMinutes: Math.ceil(result.retryAfterSeconds / 60) };
+    }
+  }
+  return null;
+}
+
+export interface BackoffRateRule extends BackoffRule {
+  name: string;
+  subject: string;
+}
+
+/**
+ * Counts an attempt unless it comes before its growing wait is over (see hitBackoff); a refusal
+ * says how long to wait.
+ */
+export async function attemptWithBackoff(context: Readonly<RouterContextProvider>, rule: BackoffRateRule) {
+  const { db, signingSecret } = context.get(servicesContext);
+  const result = await hitBackoff(db, rateLimitKey(signingSecret, rule), rule);
+  if (result.allowed) return null;
+  context.set(retryAfterContext, Math.max(context.get(retryAfterContext) ?? 0, result.retryAfterSeconds));
+  return { rule, retryAfterSeconds: result.retryAfterSeconds, retryAfterMinutes: Math.ceil(result.retryAfterSeconds / 60) };
+}
+
+/** Forgets the attempts counted by attemptWithBackoff, once one succeeded. */
+export async function forgiveAttempts(context: Readonly<RouterContextProvider>, rule: { name: string; subject: string }) {
+  const { db, signingSecret } = context.get(servicesContext);
+  await clearRateLimit(db, rateLimitKey(signingSecret, rule));
+}
+
+export function clientIp(context: Readonly<RouterContextProvider>) {
+  return context.get(clientIpContext);
+}
+
+/** The longest wait a rate limit asked of this request, for its Retry-After header. */
+const retryAfterContext = createContext<number | null>(null);
+
+/** When nothing recorded how long to wait (a limit outside these rules), a minute. */
+const DEFAULT_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * Every 429 the app sends carries `Retry-After` (seconds), whichever route or feature refused:
+ * the wait comes from the rate-limit rule that was exceeded during the request.
+ */
+export const retryAfterMiddleware: MiddlewareFunction<Response> = async ({ context }, next) => {
+  const response = await next();
+  if (response.status === 429 && !response.headers.has("Retry-After")) {
+    response.headers.set("Retry-After", String(Math.max(1, context.get(retryAfterContext) ?? DEFAULT_RETRY_AFTER_SECONDS)));
+  }
+  return response;
+};
+
+/**
+ * The row key for a rule and subject: `name:` and the subject's HMAC (case-insensitive). A subject
+ * that is an IP address counts as its address group (an IPv6 /64), here where every limit passes,
+ * so no caller can forget it and let one subscriber spend a fresh address on each attempt.
+ */
+export function rateLimitKey(secret: string, rule: Pick<RateRule, "name" | "subject">) {
+  const subject = addressGroup(rule.subject);
+  const digest = createHmac("sha256", secret).update(`rate-limit:${subject.toLowerCase()}`).digest("base64url");
+  return `${rule.name}:${digest}`;
+}

@@ -1,0 +1,288 @@
+import { randomUUID } from "node:crypto";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, redirect } from "react-router";
+import type { Route } from "./+types/book";
+import { formatBookingReference } from "#models/booking-reference";
+import { findService } from "#models/business-services";
+import { BookingPage } from "~/features/booking/booking-page";
+import { contactSchema } from "~/features/booking/schemas";
+import { formatPhone } from "~/platform/phone.server";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
+import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/features/business/when";
+import { parseTimeOfDay } from "~/lib/time";
+import { appOrigin } from "~/features/business/signup/onboarding.server";
+import {
+  availabilityFor,
+  bookableBusiness,
+  suspendedBusiness,
+  bookableServices,
+  normalizeCustomerPhone,
+  placeBooking,
+} from "~/features/booking/booking.server";
+import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
+import { localeCookie } from "~/platform/http/cookies.server";
+import { servicesContext } from "~/platform/context";
+import { getI18n, getLocale } from "~/platform/i18n.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { draftCookie, placedBooking, placedCookie, readDraft, type BookingDraft } from "~/features/booking/booking-cookie.server";
+import { isolatedText } from "~/ui/bidi";
+import type { ShellHandle } from "~/ui/shell/shell";
+import { isLanguage } from "~/i18n";
+import { parseDbId } from "~/lib/ids";
+
+function stepUrl(link: string, params: Record<string, string | number | undefined>) {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== "") search.set(key, String(value));
+  const query = search.toString();
+  return `/book/${link}${query ? `?${query}` : ""}`;
+}
+
+type Step = "service" | "date" | "time" | "contact" | "confirm" | "done";
+
+/**
+ * /book/{bookingLink}: service → date and time → contact → confirm → done. Every choice lives in
+ * the URL (contact details in a signed cookie, not the URL), so each step works without
+ * JavaScript and Back and reload are safe. The done page shows the booking only to the browser
+ * that made it (the cookie names it); its address alone shows nothing private.
+ */
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const url = new URL(request.url);
+  const business = await bookableBusiness(services, params.bookingLink);
+  if (!business) {
+    // A suspended business's page says it is not taking bookings (for now), not that it does not exist.
+    const suspended = await suspendedBusiness(services, params.bookingLink);
+    return data(
+      {
+        kind: "invalid" as const,
+        title: `${suspended ? t("admin.suspendedPage.title", { name: suspended.name }) : t("book.invalidTitle")} · Sakina`,
+        suspendedName: suspended?.name ?? null,
+        locale: getLocale(context),
+      },
+      { status: suspended ? 503 : 404 },
+    );
+  }
+  // The business's language is the page's default, until the visitor chooses one.
+  const chosen = url.searchParams.get("lng") ?? (await localeCookie.parse(request.headers.get("Cookie")));
+  if (!isLanguage(chosen) && business.defaultLanguage !== getLocale(context)) {
+    url.searchParams.set("lng", business.defaultLanguage);
+    throw redirect(`${url.pathname}${url.search}`);
+  }
+
+  const locale = getLocale(context);
+  // The visitor's time zone, when they chose one (or their browser did): slots stay the
+  // business's, only the times shown are converted. A zone Intl does not know is ignored.
+  const chosenZone = knownTimeZone(url.searchParams.get("tz"));
+  const zone = chosenZone ?? business.timeZone;
+  // A page reached from another step (not the first one landed on) gives its heading the focus.
+  const arrived = [...url.searchParams.keys()].some((key) => key !== "lng" && key !== "tz");
+  const title = (step: Step) => `${t(`book.stepTitles.${step}`)} – ${isolatedText(business.name)}`;
+  /** The business's wall time on a date, as an instant shown in the visitor's zone. */
+  const shown = (date: string, time: string, style: "full" | "time") => {
+    const instant = zonedTimeToUtc(date, parseTimeOfDay(time) ?? 0, business.timeZone);
+    const otherDay = style === "time" && utcToZoned(instant, zone).date !== date;
+    return formatWhen(instant, zone, locale, otherDay ? "weekdayTime" : style);
+  };
+  const serviceList = await bookableServices(services, business);
+  const header = {
+    name: business.name,
+    industry: business.industry,
+    phone: formatPhone(business.phone),
+    address: business.address,
+    description: business.description,
+    timeZone: business.timeZone,
+    link: business.bookingLink,
+  };
+  const base = {
+    kind: "page" as const,
+    locale,
+    arrived,
+    business: header,
+    zone: {
+      value: zone,
+      name: zoneName(zone, locale),
+      business: business.timeZone,
+      /** Kept in every address and form of the flow, once chosen. */
+      param: chosenZone,
+    },
+    services: serviceList.map((s) => ({
+      id: s.id,
+      name: s.name,
+      description: s.description,
+      priceCents: s.priceCents,
+      currency: s.currency,
+      durationMinutes: s.durationMinutes,
+    })),
+    taken: url.searchParams.get("taken") === "1",
+  };
+
+  // What the confirmation call will really be (now, at a stated time, or none), for the steps that say it.
+  const callPromise = async (emailed: boolean) =>
+    describeConfirmationPromise(t, getLocale(context), business, await confirmationPromise(services, business), { emailed });
+
+  if (url.searchParams.get("step") === "done") {
+    const placed = await placedBooking(services, request, business);
+    const booking = placed
+      ? {
+          serviceName: placed.service.name,
+          reference: formatBookingReference(placed.booking.reference),
+          when: formatWhen(placed.booking.startsAt, zone, locale, "full"),
+          customerName: placed.booking.customerName,
+          manageUrl: placed.manageToken ? `/booking/${placed.manageToken}` : null,
+          calendarUrl: `/book/${business.bookingLink}/calendar.ics`,
+          emailed: Boolean(placed.booking.customerEmail),
+        }
+      : null;
+    return {
+      ...base,
+      title: title("done"),
+      step: "done" as const,
+      booking,
+      callPromise: booking ? await callPromise(booking.emailed) : null,
+    };
+  }
+
+  const serviceId = parseDbId(url.searchParams.get("service"));
+  const service = serviceList.find((s) => s.id === serviceId);
+  if (!service) return { ...base, title: title("service"), step: "service" as const };
+
+  const availability = await availabilityFor(services, business, service);
+  const date = url.searchParams.get("date") ?? "";
+  const windowDates = availability.windowDates();
+  if (!windowDates.includes(date)) {
+    const counts = availability.countsByDate();
+    return {
+      ...base,
+      title: title("date"),
+      step: "date" as const,
+      serviceId: service.id,
+      days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
+      dateError: date ? t("book.dateUnavailable") : null,
+    };
+  }
+
+  const slots = availability.day(date).map(({ time, available }) => ({ time, available, label: shown(date, time, "time") }));
+  const time = url.searchParams.get("time") ?? "";
+  const chosenSlot = slots.find((slot) => slot.time === time && slot.available);
+  if (!chosenSlot) {
+    const counts = availability.countsByDate();
+    return {
+      ...base,
+      title: title("time"),
+      step: "time" as const,
+      serviceId: service.id,
+      date,
+      day: formatLocalDate(date, locale, "day"),
+      // The month beside the times on a wide screen.
+      days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
+      zoneOptions: zoneOptions(locale, [business.timeZone, zone]),
+      slots,
+      timeError: time ? t("book.timeUnavailable") : null,
+    };
+  }
+
+  const draft = await readDraft(services, request, business.bookingLink);
+  if (url.searchParams.get("step") === "confirm" && draft) {
+    return {
+      ...base,
+      title: title("confirm"),
+      step: "confirm" as const,
+      serviceId: service.id,
+      date,
+      time,
+      when: shown(date, time, "full"),
+      draft: { name: draft.name, phone: formatPhone(draft.phone), email: draft.email, notes: draft.notes },
+      idempotencyKey: randomUUID(),
+      callPromise: await callPromise(Boolean(draft.email)),
+    };
+  }
+  return {
+    ...base,
+    title: title("contact"),
+    step: "contact" as const,
+    serviceId: service.id,
+    date,
+    time,
+    when: shown(date, time, "full"),
+    draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null,
+    callPromise: await callPromise(false),
+  };
+}
+
+// Plain links and forms: no React on a customer's phone, only app/ui/enhance.js (ADR 0016).
+export const handle = { shell: "booking", hydrate: false } satisfies ShellHandle;
+
+/** Search engines and link previews read the business's own words, else the page's title. */
+export const meta: Route.MetaFunction = ({ loaderData: data }) => {
+  if (!data || data.kind !== "page") return [];
+  return [{ name: "description", content: data.business.description || data.title }];
+};
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { t } = getI18n(context);
+  const business = await bookableBusiness(services, params.bookingLink);
+  if (!business) throw data(null, { status: 404 });
+  const form = await request.formData();
+  const serviceId = parseDbId(form.get("service"));
+  const date = String(form.get("date") ?? "");
+  const time = String(form.get("time") ?? "");
+  const service = serviceId ? await findService(services.db, business.id, serviceId) : null;
+  const minute = parseTimeOfDay(time);
+  if (!service || !service.active || !/^\d{4}-\d{2}-\d{2}$/.test(date) || minute === null) {
+    return data({ formError: t("book.missingInfo") }, { status: 400 });
+  }
+  const link = business.bookingLink;
+  const tz = knownTimeZone(form.get("tz")) ?? undefined;
+
+  if (form.get("intent") === "contact") {
+    const submission = parseWithZod(form, { schema: contactSchema(t) });
+    if (submission.status !== "success") return data({ reply: submission.reply() }, { status: 400 });
+    const phone = normalizeCustomerPhone(submission.value.phone, business);
+    if (!phone.ok) return data({ reply: submission.reply({ fieldErrors: { phone: [t("book.phoneInvalid")] } }) }, { status: 400 });
+    const draft: BookingDraft = {
+      link,
+      name: submission.value.name,
+      phone: phone.e164,
+      email: submission.value.email ?? "",
+      notes: submission.value.notes ?? "",
+    };
+    return redirect(stepUrl(link, { service: service.id, date, time, step: "confirm", tz }), {
+      headers: { "Set-Cookie": await draftCookie(services, draft) },
+    });
+  }
+
+  // intent=confirm
+  const draft = await readDraft(services, request, link);
+  if (!draft) return redirect(stepUrl(link, { service: service.id, date, time, tz }));
+  const exceeded = await firstExceededRule(context, [
+    { name: "booking:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
+    { name: "booking:phone", subject: draft.phone, limit: 5, windowSeconds: 3600 },
+  ]);
+  if (exceeded) {
+    return data({ formError: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, { status: 429 });
+  }
+  const result = await placeBooking(services, {
+    business,
+    service,
+    start: zonedTimeToUtc(date, minute, business.timeZone),
+    customer: { name: draft.name, phone: draft.phone, email: draft.email || null, notes: draft.notes || null },
+    language: getLocale(context),
+    idempotencyKey: String(form.get("idempotencyKey") ?? "").slice(0, 100) || null,
+    origin: appOrigin(services),
+    ip: clientIp(context),
+  });
+  if (result.kind !== "booked") {
+    // Lost the race (or the time no longer exists): the time step again, with fresh slots.
+    return redirect(stepUrl(link, { service: service.id, date, taken: "1", tz }));
+  }
+  // The done page's address names no booking: the cookie tells this browser (and only it) which one.
+  return redirect(stepUrl(link, { step: "done", tz }), {
+    headers: { "Set-Cookie": await placedCookie(services, link, result.booking.id, result.manageToken) },
+  });
+}
+
+export default function Book({ loaderData, actionData }: Route.ComponentProps) {
+  return <BookingPage data={loaderData} actionData={actionData} />;
+}

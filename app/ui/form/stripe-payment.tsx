@@ -1,0 +1,167 @@
+import { useEffect, useRef, useState, type ReactNode } from "react";
+
+import { useTranslation } from "react-i18next";
+import { useRootData } from "~/ui/shell/root-data";
+import { useHydrated } from "~/ui/use-hydrated";
+import { loadStripe, type StripeElements, type StripeJs } from "~/lib/stripe-js";
+import { Button } from "~/ui/form/button";
+
+type Status = "loading" | "ready" | "paying" | "failed" | "unavailable";
+
+/**
+ * Stripe's Payment Element, for browsers with JavaScript. Until it is ready (or when Stripe.js
+ * cannot load) the server-rendered fallback, a Stripe Checkout form, stays on the page.
+ */
+export function StripePayment({
+  createIntent,
+  onPaid,
+  payLabel,
+  fallback,
+  showExpressCheckout = false,
+  deferred,
+  setup = false,
+}: {
+  /** Called once at mount, or (deferred) when the customer pays, before confirming. */
+  createIntent: () => Promise<{ clientSecret: string }>;
+  onPaid: (paymentIntentId: string) => Promise<void> | void;
+  payLabel: ReactNode;
+  /** The no-JavaScript path, shown when Stripe.js is unavailable. */
+  fallback: ReactNode;
+  showExpressCheckout?: boolean;
+  /**
+   * Stripe's deferred-intent flow: the Elements (and the wallet sheet) show this amount from the
+   * start, and the PaymentIntent is created only when the customer pays.
+   */
+  deferred?: { amount: number; currency: string };
+  /** The intent is a SetupIntent: the card is saved for later charges (a trial), nothing is paid now. */
+  setup?: boolean;
+}) {
+  const { t, i18n } = useTranslation();
+  const rootData = useRootData();
+  const env = rootData?.publicEnv;
+  const mountRef = useRef<HTMLDivElement>(null);
+  const expressRef = useRef<HTMLDivElement>(null);
+  const stripeRef = useRef<{ stripe: StripeJs; elements: StripeElements } | null>(null);
+  // The server (and a browser without JavaScript) renders the fallback; the effect swaps in Stripe.
+  // Until the effect reports, a browser with a publishable key shows "loading".
+  const hydrated = useHydrated();
+  const [reported, setStatus] = useState<Status | null>(null);
+  const status: Status = reported ?? (hydrated && env?.STRIPE_PUBLISHABLE_KEY ? "loading" : "unavailable");
+  const [error, setErrorState] = useState<{ title: string; message: string } | null>(null);
+  const setError = (message: string | null, title = t("payment.failedTitle")) =>
+    setErrorState(message === null ? null : { title, message });
+
+  useEffect(() => {
+    if (!env?.STRIPE_PUBLISHABLE_KEY) return;
+    let cancelled = false;
+    (async () => {
+      try {
+        const stripePromise = loadStripe(env.STRIPE_JS_URL, env.STRIPE_PUBLISHABLE_KEY!);
+        const [stripe, intent] = await Promise.all([stripePromise, deferred ? null : createIntent()]);
+        if (cancelled || !mountRef.current) return;
+        const elements = intent
+          ? stripe.elements({ clientSecret: intent.clientSecret, locale: i18n.language })
+          : stripe.elements({ mode: "payment", amount: deferred!.amount, currency: deferred!.currency, locale: i18n.language });
+        elements.create("payment").mount(mountRef.current);
+        if (showExpressCheckout && expressRef.current) {
+          const express = elements.create("expressCheckout");
+          express.on("confirm", () => void pay());
+          express.mount(expressRef.current);
+        }
+        stripeRef.current = { stripe, elements };
+        setStatus("ready");
+      } catch (cause) {
+        if (cancelled) return;
+        setError((cause as Error).message || t("payment.setupFailed"));
+        setStatus("failed");
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the intent is created once per mount; a new one would be a new charge attempt
+  }, []);
+
+  async function pay() {
+    const current = stripeRef.current;
+    if (!current) return;
+    setStatus("paying");
+    setError(null);
+    const submitted = await current.elements.submit();
+    if (submitted.error) {
+      setError(submitted.error.message ?? t("payment.failedBody"));
+      setStatus("ready");
+      return;
+    }
+    let clientSecret: string | undefined;
+    if (deferred) {
+      try {
+        clientSecret = (await createIntent()).clientSecret;
+      } catch (cause) {
+        setError((cause as Error).message || t("payment.setupFailed"));
+        setStatus("ready");
+        return;
+      }
+    }
+    const confirm = { elements: current.elements, ...(clientSecret ? { clientSecret } : {}), redirect: "if_required" as const };
+    const result = setup ? await current.stripe.confirmSetup(confirm) : await current.stripe.confirmPayment(confirm);
+    if (result.error) {
+      setError(result.error.message ?? t("payment.failedBody"));
+      setStatus("ready");
+      return;
+    }
+    const intent = "setupIntent" in result ? result.setupIntent : "paymentIntent" in result ? result.paymentIntent : undefined;
+    if (intent?.status !== "succeeded") {
+      setError(t("payment.processing", { status: intent?.status ?? "unknown" }), t("payment.processingTitle"));
+      setStatus("ready");
+      return;
+    }
+    try {
+      await onPaid(intent.id);
+    } catch (cause) {
+      setError((cause as Error).message);
+      setStatus("ready");
+    }
+  }
+
+  if (status === "unavailable" || status === "failed") {
+    return (
+      <div className="space-y-3">
+        {error ? (
+          <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm text-rose-800">
+            {error.message}
+          </p>
+        ) : null}
+        {fallback}
+      </div>
+    );
+  }
+
+  return (
+    <form
+      className="space-y-4"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void pay();
+      }}
+      aria-busy={status !== "ready"}
+    >
+      {showExpressCheckout ? <div ref={expressRef} /> : null}
+      <div ref={mountRef} className="min-h-12 rounded-lg border border-slate-300 bg-white p-3" />
+      {status === "loading" ? (
+        <p role="status" className="text-sm text-slate-600">
+          {t("payment.loading")}
+        </p>
+      ) : null}
+      {error ? (
+        <p role="alert" className="rounded-lg bg-rose-50 p-3 text-sm font-medium text-rose-800">
+          <span className="font-semibold">{error.title}: </span>
+          {error.message}
+        </p>
+      ) : null}
+      <Button type="submit" disabled={status !== "ready"} className="w-full">
+        {status === "paying" ? t("payment.paying") : payLabel}
+      </Button>
+    </form>
+  );
+}
