@@ -568,12 +568,14 @@ const de = {
     remindersSave: "Erinnerungen speichern",
     remindersSaved: "Erinnerungen gespeichert",
     reminderCall: "Erinnerungsanruf",
-    reminderCallHint: "Der KI-Assistent ruft den Kunden in seiner Sprache an, innerhalb der Anrufzeiten (08:00–21:00). Jeder Erinnerungsanruf zählt als ein Anruf Ihres Tarifs.",
+    reminderCallHint:
+      "Der KI-Assistent ruft den Kunden in seiner Sprache an, innerhalb der Anrufzeiten (08:00–21:00). Jeder Erinnerungsanruf zählt als ein Anruf Ihres Tarifs.",
     reminderCallOff: "Aus",
     reminderCallHours: "{{hours}} Stunden vorher",
     reminderCallInvalid: "Wählen Sie „Aus“ oder eine der Zeiten aus der Liste.",
     reminderCallNotOffered: "Erinnerungsanrufe sind nicht verfügbar: Telefonanrufe sind auf diesem Server nicht eingerichtet.",
-    reminderCallUnavailable: "Erinnerungsanrufe können nicht eingeschaltet werden: Telefonanrufe sind auf diesem Server nicht eingerichtet.",
+    reminderCallUnavailable:
+      "Erinnerungsanrufe können nicht eingeschaltet werden: Telefonanrufe sind auf diesem Server nicht eingerichtet.",
     callCountries: "Länder, in die Bestätigungsanrufe gehen dürfen",
     callCountriesHint:
       "Zweistellige Ländercodes, durch Kommas getrennt, zum Beispiel DE, AT. Leer lassen, um alle Länder zu erlauben, die der Dienst anruft. Eine Buchung aus einem anderen Land wird trotzdem gespeichert und als „nicht angerufen“ markiert.",

@@ -556,7 +556,8 @@ const en = {
     remindersSave: "Save reminders",
     remindersSaved: "Reminders saved",
     reminderCall: "Reminder call",
-    reminderCallHint: "The AI assistant phones the customer in their language, inside calling hours (08:00–21:00). Each reminder call counts as one call of your plan.",
+    reminderCallHint:
+      "The AI assistant phones the customer in their language, inside calling hours (08:00–21:00). Each reminder call counts as one call of your plan.",
     reminderCallOff: "Off",
     reminderCallHours: "{{hours}} hours before",
     reminderCallInvalid: "Choose Off or one of the times in the list.",

@@ -563,12 +563,15 @@ const es = {
     remindersSave: "Guardar recordatorios",
     remindersSaved: "Recordatorios guardados",
     reminderCall: "Llamada de recordatorio",
-    reminderCallHint: "El asistente de IA llama al cliente en su idioma, dentro del horario de llamadas (08:00–21:00). Cada llamada de recordatorio cuenta como una llamada de su plan.",
+    reminderCallHint:
+      "El asistente de IA llama al cliente en su idioma, dentro del horario de llamadas (08:00–21:00). Cada llamada de recordatorio cuenta como una llamada de su plan.",
     reminderCallOff: "Desactivada",
     reminderCallHours: "{{hours}} horas antes",
     reminderCallInvalid: "Elija Desactivada o una de las horas de la lista.",
-    reminderCallNotOffered: "Las llamadas de recordatorio no están disponibles: las llamadas telefónicas no están configuradas en este servidor.",
-    reminderCallUnavailable: "No se pueden activar las llamadas de recordatorio: las llamadas telefónicas no están configuradas en este servidor.",
+    reminderCallNotOffered:
+      "Las llamadas de recordatorio no están disponibles: las llamadas telefónicas no están configuradas en este servidor.",
+    reminderCallUnavailable:
+      "No se pueden activar las llamadas de recordatorio: las llamadas telefónicas no están configuradas en este servidor.",
     callCountries: "Países a los que pueden ir las llamadas de confirmación",
     callCountriesHint:
       'Códigos de país de dos letras separados por comas, por ejemplo ES, MX. Déjelo vacío para permitir todos los países a los que llama el servicio. Una reserva de otro país se guarda igualmente, marcada "sin llamada".',

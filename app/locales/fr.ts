@@ -568,11 +568,13 @@ const fr = {
     remindersSave: "Enregistrer les rappels",
     remindersSaved: "Rappels enregistrés",
     reminderCall: "Appel de rappel",
-    reminderCallHint: "L'assistant IA appelle le client dans sa langue, pendant les heures d'appel (08:00–21:00). Chaque appel de rappel compte comme un appel de votre forfait.",
+    reminderCallHint:
+      "L'assistant IA appelle le client dans sa langue, pendant les heures d'appel (08:00–21:00). Chaque appel de rappel compte comme un appel de votre forfait.",
     reminderCallOff: "Désactivé",
     reminderCallHours: "{{hours}} heures avant",
     reminderCallInvalid: "Choisissez Désactivé ou l'une des durées de la liste.",
-    reminderCallNotOffered: "Les appels de rappel ne sont pas disponibles : les appels téléphoniques ne sont pas configurés sur ce serveur.",
+    reminderCallNotOffered:
+      "Les appels de rappel ne sont pas disponibles : les appels téléphoniques ne sont pas configurés sur ce serveur.",
     reminderCallUnavailable: "Impossible d'activer les appels de rappel : les appels téléphoniques ne sont pas configurés sur ce serveur.",
     callCountries: "Pays vers lesquels les appels de confirmation peuvent être passés",
     callCountriesHint:

@@ -564,12 +564,15 @@ const it = {
     remindersSave: "Salva promemoria",
     remindersSaved: "Promemoria salvati",
     reminderCall: "Chiamata di promemoria",
-    reminderCallHint: "L'assistente IA chiama il cliente nella sua lingua, negli orari di chiamata (08:00–21:00). Ogni chiamata di promemoria conta come una chiamata del suo piano.",
+    reminderCallHint:
+      "L'assistente IA chiama il cliente nella sua lingua, negli orari di chiamata (08:00–21:00). Ogni chiamata di promemoria conta come una chiamata del suo piano.",
     reminderCallOff: "Disattivata",
     reminderCallHours: "{{hours}} ore prima",
     reminderCallInvalid: "Scelga Disattivata o uno degli orari dell'elenco.",
-    reminderCallNotOffered: "Le chiamate di promemoria non sono disponibili: le chiamate telefoniche non sono configurate su questo server.",
-    reminderCallUnavailable: "Impossibile attivare le chiamate di promemoria: le chiamate telefoniche non sono configurate su questo server.",
+    reminderCallNotOffered:
+      "Le chiamate di promemoria non sono disponibili: le chiamate telefoniche non sono configurate su questo server.",
+    reminderCallUnavailable:
+      "Impossibile attivare le chiamate di promemoria: le chiamate telefoniche non sono configurate su questo server.",
     callCountries: "Paesi verso cui possono partire le chiamate di conferma",
     callCountriesHint:
       'Codici paese di due lettere separati da virgole, per esempio IT, CH. Lasci vuoto per consentire tutti i paesi chiamati dal servizio. Una prenotazione da un altro paese viene comunque salvata, segnata come "non chiamato".',

@@ -192,7 +192,7 @@ describe("the AI reminder call", () => {
     const owner = await signedInOwner(salon.business.id);
     const page = await (await owner.get(`/dashboard/bookings/${made.id}`)).text();
     expect(page).toContain(en.owner.bookings.reminderCallLabel);
-    expect(/data-reminder-call=""[^>]*>([^<]*)</.exec(page)?.[1]).toContain(en.owner.outcome.confirmed);
+    expect(/data-reminder-call="[^"]*"[^>]*>([^<]*)</.exec(page)?.[1]).toContain(en.owner.outcome.confirmed);
   });
 
   it("leaves the reminder voicemail in the booking's language when a machine answers", async () => {

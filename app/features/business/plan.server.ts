@@ -124,11 +124,15 @@ export async function admitReminderCall(services: AppServices, call: Call, now =
   if (business && services.payments && mayBeStale(business, now)) {
     await syncBusinessPlan(services, business.stripeSubscriptionId!).catch(() => undefined);
   }
-  const decision = await admitPlanCall(services.db, { businessId: call.businessId, callId: call.id, bookingId: null }, async (current, usedSince) => {
-    const start = periodStartOf(current);
-    const used = start ? await usedSince(start) : 0;
-    return planDecision(current, used, now);
-  });
+  const decision = await admitPlanCall(
+    services.db,
+    { businessId: call.businessId, callId: call.id, bookingId: null },
+    async (current, usedSince) => {
+      const start = periodStartOf(current);
+      const used = start ? await usedSince(start) : 0;
+      return planDecision(current, used, now);
+    },
+  );
   if (decision.ok) return true;
   if (decision.reason === "no_business") return false;
   await failCall(services.db, call.id, `The business's plan does not allow this reminder call (${decision.reason}).`);
