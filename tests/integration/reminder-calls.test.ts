@@ -13,7 +13,6 @@ import { findCall } from "#models/calls";
 import { accounts, bookings, businesses, calls as callsTable } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { queueDueCallReminders } from "~/features/booking/reminders.server";
-import { utcToZoned, zonedTimeToUtc } from "~/features/booking/slots";
 import { placeCallJob } from "~/calls/engine.server";
 import en from "~/locales/en";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
@@ -53,17 +52,20 @@ afterAll(async () => {
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
-/** A zone where it is now `hour` o'clock: midday, so a call dialled now is inside calling hours (08:00-21:00). */
+/**
+ * A fixed-offset zone where it is now `hour` o'clock (midday: a call dialled now is inside calling
+ * hours, 08:00-21:00), and its offset from UTC in hours.
+ */
 function zoneAt(hour = 12) {
   let offset = (((hour - new Date().getUTCHours()) % 24) + 24) % 24;
   if (offset > 14) offset -= 24;
-  return offset === 0 ? "Etc/GMT" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`;
+  return { name: offset === 0 ? "Etc/GMT" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`, offset };
 }
 
 let seq = 0;
 let phones = 0;
 /** A business on the monthly plan that chose a reminder call `hours` before, in a zone where it is midday now. */
-async function business(hours: number | null, timeZone = zoneAt(12)) {
+async function business(hours: number | null, zone = zoneAt(12)) {
   seq += 1;
   const [row] = await app.services.db
     .insert(businesses)
@@ -74,7 +76,7 @@ async function business(hours: number | null, timeZone = zoneAt(12)) {
       email: `reminder-salon-${seq}-${Date.now()}@example.com`,
       phone: "+12125550100",
       status: "active",
-      timeZone,
+      timeZone: zone.name,
       confirmationVoice: "coral",
       activatedAt: new Date(Date.now() - 2 * 86_400_000),
       planStatus: "active",
@@ -90,16 +92,14 @@ async function business(hours: number | null, timeZone = zoneAt(12)) {
     currency: "USD",
     durationMinutes: 30,
   });
-  return { business: row!, service };
+  return { business: row!, service, offset: zone.offset };
 }
 
 /** A booking made now for `daysAhead` days from today at `localMinute` (the business's wall time). */
 async function booking(salon: Awaited<ReturnType<typeof business>>, daysAhead: number, localMinute: number, language = "en") {
-  const zone = salon.business.timeZone;
-  const today = utcToZoned(Date.now(), zone).date;
-  const day = new Date(`${today}T12:00:00Z`);
-  day.setUTCDate(day.getUTCDate() + daysAhead);
-  const startsAt = new Date(zonedTimeToUtc(day.toISOString().slice(0, 10), localMinute, zone));
+  const local = new Date(Date.now() + salon.offset * HOUR);
+  const wall = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + daysAhead, 0, localMinute);
+  const startsAt = new Date(wall - salon.offset * HOUR);
   const made = await createBooking(app.services.db, {
     businessId: salon.business.id,
     serviceId: salon.service.id,
