@@ -852,7 +852,6 @@ const ar = {
       callSummary: "آخر مكالمة {{when}} (المحاولة {{attempt}}): {{status}}",
       reminderCallLabel: "مكالمة التذكير",
       reminderCall: "{{when}}: {{result}}",
-      reminderWaiting: "بانتظار ساعات الاتصال",
       reminderSkipped: "لم تُجرَ",
       transcript: "نص المكالمة",
       agentSummary: "ملخص المكالمة",

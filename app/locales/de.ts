@@ -886,7 +886,6 @@ const de = {
       callSummary: "Letzter Anruf {{when}} (Versuch {{attempt}}): {{status}}",
       reminderCallLabel: "Erinnerungsanruf",
       reminderCall: "{{when}}: {{result}}",
-      reminderWaiting: "wartet auf die Anrufzeiten",
       reminderSkipped: "nicht getätigt",
       transcript: "Gesprächsprotokoll",
       agentSummary: "Zusammenfassung des Anrufs",

@@ -866,7 +866,6 @@ const en = {
       callSummary: "Last call {{when}} (attempt {{attempt}}): {{status}}",
       reminderCallLabel: "Reminder call",
       reminderCall: "{{when}}: {{result}}",
-      reminderWaiting: "waiting for calling hours",
       reminderSkipped: "not placed",
       transcript: "Call transcript",
       agentSummary: "Call summary",

@@ -880,7 +880,6 @@ const es = {
       callSummary: "Última llamada {{when}} (intento {{attempt}}): {{status}}",
       reminderCallLabel: "Llamada de recordatorio",
       reminderCall: "{{when}}: {{result}}",
-      reminderWaiting: "esperando el horario de llamadas",
       reminderSkipped: "no realizada",
       transcript: "Transcripción de la llamada",
       agentSummary: "Resumen de la llamada",

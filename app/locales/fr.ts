@@ -888,7 +888,6 @@ const fr = {
       callSummary: "Dernier appel {{when}} (tentative {{attempt}}) : {{status}}",
       reminderCallLabel: "Appel de rappel",
       reminderCall: "{{when}} : {{result}}",
-      reminderWaiting: "en attente des heures d'appel",
       reminderSkipped: "non passé",
       transcript: "Transcription de l'appel",
       agentSummary: "Résumé de l'appel",

@@ -882,7 +882,6 @@ const it = {
       callSummary: "Ultima chiamata {{when}} (tentativo {{attempt}}): {{status}}",
       reminderCallLabel: "Chiamata di promemoria",
       reminderCall: "{{when}}: {{result}}",
-      reminderWaiting: "in attesa degli orari di chiamata",
       reminderSkipped: "non effettuata",
       transcript: "Trascrizione della chiamata",
       agentSummary: "Riepilogo della chiamata",

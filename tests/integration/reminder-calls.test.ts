@@ -223,6 +223,10 @@ describe("the AI reminder call", () => {
     await setBookingStatus(app.services.db, late.id, "cancelled");
     await placeCallJob.handle({ callId: held!.id, origin: app.url }, app.services);
     expect((await findCall(app.services.db, held!.id))!.status).toBe("failed");
+    // The owner sees it was not placed.
+    const owner = await signedInOwner(night.business.id);
+    const page = await (await owner.get(`/dashboard/bookings/${late.id}`)).text();
+    expect(/data-reminder-call="[^"]*"[^>]*>([^<]*)</.exec(page)?.[1]).toContain(en.owner.bookings.reminderSkipped);
     await jobsIdle(app.services);
     expect(dialsTo(cancelled.customerPhone)).toHaveLength(0);
     expect(dialsTo(late.customerPhone)).toHaveLength(0);

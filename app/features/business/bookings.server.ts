@@ -126,7 +126,6 @@ function outcomeLabel(t: TFunction, outcome: string) {
 /** What came of a reminder call, in a few words: what the customer said, or how the call went. */
 function reminderResult(t: TFunction, call: CallRow) {
   if (call.outcome) return outcomeLabel(t, call.outcome);
-  if (call.status === "queued") return t("owner.bookings.reminderWaiting");
   if (call.status === "failed" && call.durationSeconds === null && !call.answeredAt) return t("owner.bookings.reminderSkipped");
   return t(`owner.callStatus.${call.status}`);
 }
