@@ -3,7 +3,7 @@ import { and, asc, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInArray, or
 import { newBookingReference, parseBookingReference } from "./booking-reference";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
-import { bookings, businesses, businessServices } from "./schema";
+import { bookings, businesses, businessServices, calls } from "./schema";
 
 export type Booking = typeof bookings.$inferSelect;
 type BookingStatus = Booking["status"];
@@ -432,6 +432,57 @@ export async function claimEmailReminder(db: Db, bookingId: number, now: Date, w
         sql`${bookings.reminderEmailFor} is distinct from ${bookings.startsAt}`,
       ),
     )
+    .returning();
+  return row ?? null;
+}
+
+/** A reminder call is of use until this long before the appointment: later, the customer is on the way. */
+export const REMINDER_CALL_LATEST_MINUTES = 30;
+
+/** The reminder call's hours (the business's setting) before the booking's start, in SQL. */
+const reminderCallHours = sql`(select ${businesses.reminderCallHours} from ${businesses} where ${businesses.id} = ${bookings.businessId})`;
+
+/**
+ * The live bookings whose AI reminder call is due at `now` and not yet queued for their time: of a
+ * business that chose N hours, starting within N hours but more than half an hour from now, told
+ * their time before the N hours began (one made or moved within them just had its confirmation
+ * call), and with no confirmation call of theirs still under way (the reminder waits for it).
+ */
+const reminderCallDue = (now: Date) =>
+  and(
+    inArray(bookings.status, ["pending", "confirmed"]),
+    gt(bookings.startsAt, new Date(now.getTime() + REMINDER_CALL_LATEST_MINUTES * 60_000)),
+    // The longest setting bounds the read to the next day (the starts_at index).
+    lte(bookings.startsAt, new Date(now.getTime() + 24 * 3_600_000)),
+    sql`${bookings.startsAt} <= ${now.toISOString()}::timestamptz + make_interval(hours => ${reminderCallHours})`,
+    sql`${bookings.timeSetAt} <= ${bookings.startsAt} - make_interval(hours => ${reminderCallHours})`,
+    sql`${bookings.reminderCallFor} is distinct from ${bookings.startsAt}`,
+    sql`not exists (select 1 from ${calls} where ${calls.bookingId} = ${bookings.id} and ${calls.purpose} = 'booking_confirmation'
+      and ${calls.status} in ('queued', 'initiated', 'ringing', 'in-progress'))`,
+  )!;
+
+/** Bookings whose reminder call is due at `now` (after `afterId`, in id order), with their business's zone. */
+export async function bookingsDueCallReminder(db: Db, now: Date, afterId: number, limit: number) {
+  return db
+    .select({ id: bookings.id, timeZone: businesses.timeZone })
+    .from(bookings)
+    .innerJoin(businesses, eq(businesses.id, bookings.businessId))
+    .where(and(isNotNull(businesses.reminderCallHours), gt(bookings.id, afterId), reminderCallDue(now)))
+    .orderBy(asc(bookings.id))
+    .limit(limit);
+}
+
+/**
+ * Records that the booking's reminder call is queued now, for its current time: the booking, or
+ * null when it was already, the booking changed meanwhile, or the call is no longer of use. Inside
+ * the transaction that queues the call, so the record and the call commit together (two processes
+ * scanning at once: the second waits for the first's row lock, then finds it claimed).
+ */
+export async function claimCallReminder(db: Db, bookingId: number, now: Date) {
+  const [row] = await db
+    .update(bookings)
+    .set({ reminderCallFor: sql`${bookings.startsAt}` })
+    .where(and(eq(bookings.id, bookingId), reminderCallDue(now)))
     .returning();
   return row ?? null;
 }

@@ -159,6 +159,7 @@ export async function updateBusinessProfile(
       | "confirmationLanguage"
       | "callCountries"
       | "reminderEmail"
+      | "reminderCallHours"
     >
   >,
 ) {

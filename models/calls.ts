@@ -401,7 +401,7 @@ export async function forgetRecording(db: Db, id: number) {
  * one still queued and not being dialled is marked canceled, so its job dials nobody. Under the
  * lines lock, so a worker taking a line either sees the call canceled or has claimed it first.
  */
-export async function cancelQueuedBookingCalls(db: Db, bookingId: number) {
+export async function cancelQueuedBookingCalls(db: Db, bookingId: number, purposes?: Call["purpose"][]) {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${LINES_LOCK})`);
     const rows = await tx
@@ -415,6 +415,7 @@ export async function cancelQueuedBookingCalls(db: Db, bookingId: number) {
       .where(
         and(
           eq(calls.bookingId, bookingId),
+          purposes ? inArray(calls.purpose, purposes) : undefined,
           eq(calls.status, "queued"),
           sql`(${calls.dialClaimedAt} is null or ${calls.dialClaimedAt} <= now() - make_interval(secs => ${DIAL_LEASE_SECONDS}))`,
         ),
@@ -425,7 +426,7 @@ export async function cancelQueuedBookingCalls(db: Db, bookingId: number) {
 }
 
 /** The latest call of each booking, for the owner's list: its outcome and redacted transcript. */
-export async function latestCallsOfBookings(db: Db, bookingIds: number[]) {
+export async function latestCallsOfBookings(db: Db, bookingIds: number[], purpose: Call["purpose"] = "booking_confirmation") {
   if (bookingIds.length === 0) return [];
   return db
     .selectDistinctOn([calls.bookingId], {
@@ -435,10 +436,11 @@ export async function latestCallsOfBookings(db: Db, bookingIds: number[]) {
       summary: calls.summary,
       attempt: calls.attempt,
       durationSeconds: calls.durationSeconds,
+      answeredAt: calls.answeredAt,
       transcript: calls.transcript,
       createdAt: calls.createdAt,
     })
     .from(calls)
-    .where(and(inArray(calls.bookingId, bookingIds), eq(calls.purpose, "booking_confirmation")))
+    .where(and(inArray(calls.bookingId, bookingIds), eq(calls.purpose, purpose)))
     .orderBy(calls.bookingId, desc(calls.createdAt), desc(calls.id));
 }

@@ -97,6 +97,8 @@ export const businesses = pgTable("businesses", {
   callCountries: text("call_countries").array(),
   /** Customers with an e-mail address are reminded of their appointment a day before (owner settings). */
   reminderEmail: boolean("reminder_email").notNull().default(true),
+  /** Hours before an appointment the AI reminder call goes (2, 4, 12 or 24); null: no reminder call (owner settings). */
+  reminderCallHours: integer("reminder_call_hours"),
   verifiedAt: timestamp("verified_at", { withTimezone: true }),
   activatedAt: timestamp("activated_at", { withTimezone: true }),
   createdAt: timestamp("created_at", { withTimezone: true })
@@ -404,6 +406,8 @@ export const bookings = pgTable(
       .default(sql`now()`),
     /** The start time the customer's reminder e-mail was sent for: one reminder per time, whatever retries. */
     reminderEmailFor: timestamp("reminder_email_for", { withTimezone: true }),
+    /** The start time the AI reminder call was queued (or skipped) for: one reminder call per time, whatever retries. */
+    reminderCallFor: timestamp("reminder_call_for", { withTimezone: true }),
     /** Where the AI confirmation call stands, and what came of it. */
     callState: text("call_state").notNull().default("queued"),
     callOutcome: text("call_outcome"),
@@ -536,7 +540,15 @@ export const funnelEvents = pgTable(
   ],
 );
 
-export const callPurpose = pgEnum("call_purpose", ["empathy", "booking_confirmation", "demo", "customer_service", "test", "support"]);
+export const callPurpose = pgEnum("call_purpose", [
+  "empathy",
+  "booking_confirmation",
+  "demo",
+  "customer_service",
+  "test",
+  "support",
+  "booking_reminder",
+]);
 export const callStatus = pgEnum("call_status", [
   "queued",
   "initiated",

@@ -21,7 +21,6 @@ import {
   type Call,
   type CallStatus,
 } from "#models/calls";
-import { markBookingNotCalled } from "#models/bookings";
 import { checkDialling } from "~/calls/dialling-policy.server";
 import { findBusinessById, pausedConfirmationCalls, releasePlanCall } from "#models/businesses";
 import type { AppJob } from "~/platform/services.server";
@@ -36,6 +35,7 @@ export const TIME_LIMITS: Record<Call["purpose"], number> = {
   empathy: 600,
   support: 600,
   booking_confirmation: 300,
+  booking_reminder: 240,
   demo: 180,
   customer_service: 600,
   test: 180,
@@ -127,7 +127,7 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
       const owner = await findBusinessById(services.db, call.businessId);
       if (owner?.status === "suspended") {
         await failCall(services.db, call.id, "The business is suspended: its calls are paused.");
-        if (call.bookingId) await markBookingNotCalled(services.db, call.bookingId, "suspended");
+        await services.callPurposes[call.purpose].notCalled?.(services, call, "suspended");
         return;
       }
     }
@@ -153,9 +153,10 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
     if (!decision.ok) {
       await failCall(services.db, call.id, `The dialling policy refused this number (${decision.reason}).`);
       await releasePlanCall(services.db, call.id);
-      // A booking stands, marked not called so the business phones itself; anything else hears the
-      // end like any failed call (a paid call is retried and, refused again, refunded).
-      if (call.bookingId) await markBookingNotCalled(services.db, call.bookingId, decision.reason);
+      // A purpose that records the refusal (a booking stands, marked not called so the business
+      // phones itself) does; anything else hears the end like any failed call (a paid call is
+      // retried and, refused again, refunded).
+      if (purpose.notCalled) await purpose.notCalled(services, call, decision.reason);
       else await onCallFinished(services, (await findCall(services.db, call.id))!, origin);
       return;
     }

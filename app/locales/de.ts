@@ -567,6 +567,15 @@ const de = {
       "An Kundinnen und Kunden, die eine E-Mail-Adresse angegeben und mehr als einen Tag im Voraus gebucht haben, mit ihrem Link zum Ändern oder Stornieren und der Kalenderdatei.",
     remindersSave: "Erinnerungen speichern",
     remindersSaved: "Erinnerungen gespeichert",
+    reminderCall: "Erinnerungsanruf",
+    reminderCallHint:
+      "Der KI-Assistent ruft den Kunden in seiner Sprache an, innerhalb der Anrufzeiten (08:00–21:00). Jeder Erinnerungsanruf zählt als ein Anruf Ihres Tarifs.",
+    reminderCallOff: "Aus",
+    reminderCallHours: "{{hours}} Stunden vorher",
+    reminderCallInvalid: "Wählen Sie „Aus“ oder eine der Zeiten aus der Liste.",
+    reminderCallNotOffered: "Erinnerungsanrufe sind nicht verfügbar: Telefonanrufe sind auf diesem Server nicht eingerichtet.",
+    reminderCallUnavailable:
+      "Erinnerungsanrufe können nicht eingeschaltet werden: Telefonanrufe sind auf diesem Server nicht eingerichtet.",
     callCountries: "Länder, in die Bestätigungsanrufe gehen dürfen",
     callCountriesHint:
       "Zweistellige Ländercodes, durch Kommas getrennt, zum Beispiel DE, AT. Leer lassen, um alle Länder zu erlauben, die der Dienst anruft. Eine Buchung aus einem anderen Land wird trotzdem gespeichert und als „nicht angerufen“ markiert.",
@@ -879,6 +888,9 @@ const de = {
       email: "E-Mail",
       askedFor: "Wunsch:",
       callSummary: "Letzter Anruf {{when}} (Versuch {{attempt}}): {{status}}",
+      reminderCallLabel: "Erinnerungsanruf",
+      reminderCall: "{{when}}: {{result}}",
+      reminderSkipped: "nicht getätigt",
       transcript: "Gesprächsprotokoll",
       agentSummary: "Zusammenfassung des Anrufs",
       agent: "Assistent",
@@ -941,6 +953,7 @@ const de = {
     callPurpose: {
       empathy: "Unterstützungsanruf",
       booking_confirmation: "Buchungsbestätigung",
+      booking_reminder: "Buchungserinnerung",
       demo: "Demo-Anruf",
       customer_service: "Kundenservice",
       test: "Testanruf",

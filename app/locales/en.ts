@@ -555,6 +555,14 @@ const en = {
       "To customers who gave an e-mail address and booked more than a day ahead, with their link to change or cancel and the calendar file.",
     remindersSave: "Save reminders",
     remindersSaved: "Reminders saved",
+    reminderCall: "Reminder call",
+    reminderCallHint:
+      "The AI assistant phones the customer in their language, inside calling hours (08:00–21:00). Each reminder call counts as one call of your plan.",
+    reminderCallOff: "Off",
+    reminderCallHours: "{{hours}} hours before",
+    reminderCallInvalid: "Choose Off or one of the times in the list.",
+    reminderCallNotOffered: "Reminder calls are not available: phone calls are not set up on this server.",
+    reminderCallUnavailable: "Reminder calls cannot be turned on: phone calls are not set up on this server.",
     callCountries: "Countries the confirmation calls may go to",
     callCountriesHint:
       'Two-letter country codes separated by commas, for example US, GB. Leave empty to allow every country this service calls. A booking from another country is still saved, marked "not called".',
@@ -859,6 +867,9 @@ const en = {
       email: "E-mail",
       askedFor: "They asked for:",
       callSummary: "Last call {{when}} (attempt {{attempt}}): {{status}}",
+      reminderCallLabel: "Reminder call",
+      reminderCall: "{{when}}: {{result}}",
+      reminderSkipped: "not placed",
       transcript: "Call transcript",
       agentSummary: "Call summary",
       agent: "Assistant",
@@ -919,6 +930,7 @@ const en = {
     callPurpose: {
       empathy: "Support call",
       booking_confirmation: "Booking confirmation",
+      booking_reminder: "Booking reminder",
       demo: "Demo call",
       customer_service: "Customer service",
       test: "Test call",

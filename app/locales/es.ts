@@ -562,6 +562,16 @@ const es = {
       "A los clientes que dieron un correo y reservaron con más de un día de antelación, con su enlace para cambiar o cancelar y el archivo de calendario.",
     remindersSave: "Guardar recordatorios",
     remindersSaved: "Recordatorios guardados",
+    reminderCall: "Llamada de recordatorio",
+    reminderCallHint:
+      "El asistente de IA llama al cliente en su idioma, dentro del horario de llamadas (08:00–21:00). Cada llamada de recordatorio cuenta como una llamada de su plan.",
+    reminderCallOff: "Desactivada",
+    reminderCallHours: "{{hours}} horas antes",
+    reminderCallInvalid: "Elija Desactivada o una de las horas de la lista.",
+    reminderCallNotOffered:
+      "Las llamadas de recordatorio no están disponibles: las llamadas telefónicas no están configuradas en este servidor.",
+    reminderCallUnavailable:
+      "No se pueden activar las llamadas de recordatorio: las llamadas telefónicas no están configuradas en este servidor.",
     callCountries: "Países a los que pueden ir las llamadas de confirmación",
     callCountriesHint:
       'Códigos de país de dos letras separados por comas, por ejemplo ES, MX. Déjelo vacío para permitir todos los países a los que llama el servicio. Una reserva de otro país se guarda igualmente, marcada "sin llamada".',
@@ -871,6 +881,9 @@ const es = {
       email: "Correo electrónico",
       askedFor: "Pidió:",
       callSummary: "Última llamada {{when}} (intento {{attempt}}): {{status}}",
+      reminderCallLabel: "Llamada de recordatorio",
+      reminderCall: "{{when}}: {{result}}",
+      reminderSkipped: "no realizada",
       transcript: "Transcripción de la llamada",
       agentSummary: "Resumen de la llamada",
       agent: "Asistente",
@@ -932,6 +945,7 @@ const es = {
     callPurpose: {
       empathy: "Llamada de apoyo",
       booking_confirmation: "Confirmación de reserva",
+      booking_reminder: "Recordatorio de reserva",
       demo: "Llamada de demostración",
       customer_service: "Atención al cliente",
       test: "Llamada de prueba",

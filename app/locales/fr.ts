@@ -567,6 +567,15 @@ const fr = {
       "Aux clients qui ont donné une adresse e-mail et réservé plus d'un jour à l'avance, avec leur lien pour modifier ou annuler et le fichier de calendrier.",
     remindersSave: "Enregistrer les rappels",
     remindersSaved: "Rappels enregistrés",
+    reminderCall: "Appel de rappel",
+    reminderCallHint:
+      "L'assistant IA appelle le client dans sa langue, pendant les heures d'appel (08:00–21:00). Chaque appel de rappel compte comme un appel de votre forfait.",
+    reminderCallOff: "Désactivé",
+    reminderCallHours: "{{hours}} heures avant",
+    reminderCallInvalid: "Choisissez Désactivé ou l'une des durées de la liste.",
+    reminderCallNotOffered:
+      "Les appels de rappel ne sont pas disponibles : les appels téléphoniques ne sont pas configurés sur ce serveur.",
+    reminderCallUnavailable: "Impossible d'activer les appels de rappel : les appels téléphoniques ne sont pas configurés sur ce serveur.",
     callCountries: "Pays vers lesquels les appels de confirmation peuvent être passés",
     callCountriesHint:
       "Codes pays à deux lettres séparés par des virgules, par exemple FR, BE. Laissez vide pour autoriser tous les pays appelés par le service. Une réservation d'un autre pays est tout de même enregistrée, marquée « non appelé ».",
@@ -880,6 +889,9 @@ const fr = {
       email: "E-mail",
       askedFor: "Demande :",
       callSummary: "Dernier appel {{when}} (tentative {{attempt}}) : {{status}}",
+      reminderCallLabel: "Appel de rappel",
+      reminderCall: "{{when}} : {{result}}",
+      reminderSkipped: "non passé",
       transcript: "Transcription de l'appel",
       agentSummary: "Résumé de l'appel",
       agent: "Assistant",
@@ -941,6 +953,7 @@ const fr = {
     callPurpose: {
       empathy: "Appel de soutien",
       booking_confirmation: "Confirmation de réservation",
+      booking_reminder: "Rappel de réservation",
       demo: "Appel de démonstration",
       customer_service: "Service client",
       test: "Appel de test",

@@ -563,6 +563,16 @@ const it = {
       "Ai clienti che hanno indicato un indirizzo e-mail e prenotato con più di un giorno di anticipo, con il link per modificare o annullare e il file del calendario.",
     remindersSave: "Salva promemoria",
     remindersSaved: "Promemoria salvati",
+    reminderCall: "Chiamata di promemoria",
+    reminderCallHint:
+      "L'assistente IA chiama il cliente nella sua lingua, negli orari di chiamata (08:00–21:00). Ogni chiamata di promemoria conta come una chiamata del suo piano.",
+    reminderCallOff: "Disattivata",
+    reminderCallHours: "{{hours}} ore prima",
+    reminderCallInvalid: "Scelga Disattivata o uno degli orari dell'elenco.",
+    reminderCallNotOffered:
+      "Le chiamate di promemoria non sono disponibili: le chiamate telefoniche non sono configurate su questo server.",
+    reminderCallUnavailable:
+      "Impossibile attivare le chiamate di promemoria: le chiamate telefoniche non sono configurate su questo server.",
     callCountries: "Paesi verso cui possono partire le chiamate di conferma",
     callCountriesHint:
       'Codici paese di due lettere separati da virgole, per esempio IT, CH. Lasci vuoto per consentire tutti i paesi chiamati dal servizio. Una prenotazione da un altro paese viene comunque salvata, segnata come "non chiamato".',
@@ -873,6 +883,9 @@ const it = {
       email: "E-mail",
       askedFor: "Ha chiesto:",
       callSummary: "Ultima chiamata {{when}} (tentativo {{attempt}}): {{status}}",
+      reminderCallLabel: "Chiamata di promemoria",
+      reminderCall: "{{when}}: {{result}}",
+      reminderSkipped: "non effettuata",
       transcript: "Trascrizione della chiamata",
       agentSummary: "Riepilogo della chiamata",
       agent: "Assistente",
@@ -935,6 +948,7 @@ const it = {
     callPurpose: {
       empathy: "Chiamata di supporto",
       booking_confirmation: "Conferma prenotazione",
+      booking_reminder: "Promemoria prenotazione",
       demo: "Chiamata dimostrativa",
       customer_service: "Servizio clienti",
       test: "Chiamata di prova",

@@ -30,6 +30,11 @@ export interface CallPurpose {
    * beep). Without it a machine is hung up on, with nothing said.
    */
   voicemail?(services: AppServices, call: Call): Promise<{ text: string; language: string; voice: string }>;
+  /**
+   * The call will not be dialled: its business is suspended, or the dialling policy refused the
+   * number (`reason`). Without it a refused call ends like any failed call (`finished`).
+   */
+  notCalled?(services: AppServices, call: Call, reason: string): Promise<void>;
   /** The telephony provider accepted the call. */
   placed?(services: AppServices, call: Call): Promise<void>;
   /** The call ended (answered or not, or failed before it rang). */

@@ -1,5 +1,5 @@
 import { customerServiceCallPurpose, lookupBookingTool } from "~/features/agent/index.server";
-import { confirmationCallPurpose, demoCallPurpose } from "~/features/booking/index.server";
+import { confirmationCallPurpose, demoCallPurpose, reminderCallPurpose } from "~/features/booking/index.server";
 import { empathyCallPurpose } from "~/features/empathy/index.server";
 import { supportCallPurpose } from "~/features/subscriptions/index.server";
 import type { CallPurpose, CallPurposes } from "~/platform/services.server";
@@ -34,6 +34,8 @@ export const callPurposes: CallPurposes = {
   empathy: empathyCallPurpose,
   support: supportCallPurpose,
   booking_confirmation: confirmationWithLookup,
+  // The reminder a chosen number of hours before the appointment (owner settings).
+  booking_reminder: reminderCallPurpose,
   demo: demoCallPurpose,
   customer_service: customerServiceCallPurpose,
   // The owner's phone test call to their own number: the same customer-service agent.

@@ -174,26 +174,23 @@ describe("the migration", () => {
     }
     try {
       await migrate(before);
-      const made = await Promise.all(
-        ["One", "Two"].map(async (name) => {
-          const registered = await registerBusiness(db, {
-            name: `${name} Place`,
-            ownerName: name,
-            email: `${name}@example.com`,
-            phone: "+12125550100",
-            industry: "beauty",
-          });
-          const business = "created" in registered ? registered.created : registered.existing;
-          const service = await addService(db, business.id, {
-            name: "Cut",
-            description: null,
-            priceCents: 0,
-            currency: "USD",
-            durationMinutes: 30,
-          });
-          return { business, service };
-        }),
-      );
+      // Rows written as that schema had them (the models follow today's schema, with later columns).
+      const made = [];
+      for (const name of ["One", "Two"]) {
+        const [business] = (
+          (await db.execute(sql`
+            INSERT INTO businesses (name, booking_link, industry, owner_name, email, phone)
+            VALUES (${`${name} Place`}, ${`${name.toLowerCase()}-place`}, 'beauty', ${name}, ${`${name.toLowerCase()}@example.com`}, '+12125550100')
+            RETURNING id`)) as unknown as { rows: { id: number }[] }
+        ).rows;
+        const [service] = (
+          (await db.execute(sql`
+            INSERT INTO business_services (business_id, name, price_cents, currency, duration_minutes)
+            VALUES (${business!.id}, 'Cut', 0, 'USD', 30)
+            RETURNING id`)) as unknown as { rows: { id: number }[] }
+        ).rows;
+        made.push({ business: business!, service: service! });
+      }
       for (const { business, service } of made) {
         await db.execute(sql`
           INSERT INTO bookings (business_id, service_id, starts_at, ends_at, customer_name, customer_phone, manage_token_hash)

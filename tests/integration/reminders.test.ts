@@ -141,6 +141,24 @@ describe("the customer's reminder e-mail", () => {
     await owner.postForm("/dashboard/settings", { intent: "save-reminders", reminderEmail: "on" }, { tokenFrom: "/dashboard/settings" });
     expect(await sendDueEmailReminders(app.services, before(off.startsAt, 23 * HOUR))).toBe(1);
   });
+
+  it("the reminder call is not offered, nor saved, where this server cannot place calls", async () => {
+    const owner = httpClient(app.url);
+    const email = "reminders-owner@example.com";
+    expect((await owner.postJson("/api/auth/login", { email, password: "reminders owner password" })).status).toBe(200);
+    const page = await (await owner.get("/dashboard/settings")).text();
+    expect(page).not.toContain('name="reminderCallHours"');
+    expect(page).toContain(en.settings.reminderCallNotOffered);
+    const refused = await owner.postForm(
+      "/dashboard/settings",
+      { intent: "save-reminders", reminderEmail: "on", reminderCallHours: "4" },
+      { tokenFrom: "/dashboard/settings" },
+    );
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain(en.settings.reminderCallUnavailable);
+    const [demo] = await app.services.db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
+    expect(demo!.reminderCallHours).toBeNull();
+  });
 });
 
 /** The calendar file attached to an e-mail as the outbox wrote it (base64), decoded. */

@@ -1,8 +1,8 @@
 import { formatBookingReference } from "#models/booking-reference";
 import { announceBusinessChange } from "#models/analytics";
-import { findBooking, setBookingStatus } from "#models/bookings";
+import { findBooking, setBookingStatus, type Booking } from "#models/bookings";
 import { findService } from "#models/business-services";
-import { findBusinessById } from "#models/businesses";
+import { findBusinessById, type Business } from "#models/businesses";
 import { optOut, setCallOutcome, setCallSummary, type Call } from "#models/calls";
 import type { AppServices } from "~/platform/services.server";
 import { endCallTool, LANGUAGE_NAMES, type Agent, type AgentTool } from "~/voice/agents.server";
@@ -24,8 +24,73 @@ export async function bookingAgent(services: AppServices, call: Call): Promise<A
     };
   }
   const when = booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" });
+  return {
+    voice: call.voice,
+    speed: business.voiceSpeed,
+    instructions: [
+      `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} about their booking: ${service.name} on ${when}.`,
+      "Say you are an AI assistant. Ask them to confirm, cancel, or ask for another time, and record their answer with the matching tool before saying goodbye.",
+      "If they ask not to be called again, use do_not_call. Before your goodbye, use save_summary once. Be brief and polite; then use end_call.",
+      `If they ask for this booking's reference, it is ${formatBookingReference(booking.reference)}; say it character by character, in two groups of three.`,
+    ].join("\n"),
+    greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} calling to confirm ${service.name} on ${when}, and ask if that still works.`,
+    tools: bookingTools(services, call, { booking, business }, { recordOnBooking: true }),
+  };
+}
+
+/**
+ * The reminder call a chosen number of hours before the appointment (reminders.server.ts): the
+ * confirmation agent's voice and the booking's language, reminding the customer of the business,
+ * service and time; they may say they will come, ask to cancel or for another time, or not to be
+ * called again. What they say goes on the call (the owner's card shows it) and changes the
+ * booking's status, not the confirmation call's record.
+ */
+export async function reminderAgent(services: AppServices, call: Call): Promise<Agent> {
+  const language = LANGUAGE_NAMES[call.language] ?? "English";
+  const booking = call.bookingId ? await findBooking(services.db, call.bookingId) : null;
+  const business = booking ? await findBusinessById(services.db, booking.businessId) : null;
+  const service = booking && business ? await findService(services.db, business.id, booking.serviceId) : null;
+  if (!booking || !business) {
+    return {
+      voice: call.voice,
+      instructions: `You are an AI appointment assistant. The booking this reminder was for is gone. In ${language}, apologise briefly, say goodbye and use end_call.`,
+      greeting: `In ${language}: apologise briefly for the call, say goodbye.`,
+      tools: [endCallTool],
+    };
+  }
+  const when = booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" });
+  const what = service ? `${service.name} on ${when}` : `an appointment on ${when}`;
+  return {
+    voice: call.voice,
+    speed: business.voiceSpeed,
+    instructions: [
+      `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} to remind them of their appointment: ${what}.`,
+      business.address ? `The address is: ${business.address}.` : "",
+      "Say you are an AI assistant. Remind them of the appointment and ask whether they will come.",
+      "If they say they will come, use confirm_booking. If they cannot come, offer to cancel (cancel_booking) or to ask for another time (request_reschedule), as they prefer.",
+      "If they ask not to be called again, use do_not_call. Before your goodbye, use save_summary once. Be brief and polite; then use end_call.",
+      `If they ask for this booking's reference, it is ${formatBookingReference(booking.reference)}; say it character by character, in two groups of three.`,
+    ]
+      .filter(Boolean)
+      .join("\n"),
+    greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} with a reminder of ${what}, and ask whether they will come.`,
+    tools: bookingTools(services, call, { booking, business }, { recordOnBooking: false }),
+  };
+}
+
+/**
+ * What a booking call can record: the customer confirms (or says they will come), cancels, asks
+ * for another time, or asks not to be called again; the summary for the owner; the end of the call.
+ * `recordOnBooking`: the outcome is also the booking's call outcome (the confirmation call's).
+ */
+function bookingTools(
+  services: AppServices,
+  call: Call,
+  { booking, business }: { booking: Booking; business: Business },
+  { recordOnBooking }: { recordOnBooking: boolean },
+): AgentTool[] {
   const record = async (outcome: string, status: Parameters<typeof setBookingStatus>[2]) => {
-    await setBookingStatus(services.db, booking.id, status, outcome);
+    await setBookingStatus(services.db, booking.id, status, recordOnBooking ? outcome : undefined);
     await setCallOutcome(services.db, call.id, outcome);
     await announceBusinessChange(services.db, business.id);
   };
@@ -42,55 +107,44 @@ export async function bookingAgent(services: AppServices, call: Call): Promise<A
       return "Saved. Now say goodbye.";
     },
   };
-  return {
-    voice: call.voice,
-    speed: business.voiceSpeed,
-    instructions: [
-      `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} about their booking: ${service.name} on ${when}.`,
-      "Say you are an AI assistant. Ask them to confirm, cancel, or ask for another time, and record their answer with the matching tool before saying goodbye.",
-      "If they ask not to be called again, use do_not_call. Before your goodbye, use save_summary once. Be brief and polite; then use end_call.",
-      `If they ask for this booking's reference, it is ${formatBookingReference(booking.reference)}; say it character by character, in two groups of three.`,
-    ].join("\n"),
-    greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} calling to confirm ${service.name} on ${when}, and ask if that still works.`,
-    tools: [
-      {
-        name: "confirm_booking",
-        description: "The customer confirms the appointment.",
-        parameters: { type: "object", properties: {}, required: [] },
-        run: async () => (await record("confirmed", "confirmed"), "Booking confirmed."),
+  return [
+    {
+      name: "confirm_booking",
+      description: "The customer confirms the appointment (they will come).",
+      parameters: { type: "object", properties: {}, required: [] },
+      run: async () => (await record("confirmed", "confirmed"), "Booking confirmed."),
+    },
+    {
+      name: "cancel_booking",
+      description: "The customer cancels the appointment.",
+      parameters: { type: "object", properties: { reason: { type: "string" } }, required: [] },
+      run: async () => (await record("cancelled", "cancelled"), "Booking cancelled; the time is free again."),
+    },
+    {
+      name: "request_reschedule",
+      description: "The customer wants another time; note what they prefer.",
+      parameters: { type: "object", properties: { preferred: { type: "string" } }, required: [] },
+      run: async (args) => {
+        // The owner sees what the customer asked for, so they can offer that time.
+        const preferred = typeof args.preferred === "string" ? args.preferred.replace(/\s+/g, " ").trim().slice(0, 200) : "";
+        await record(preferred ? `reschedule requested: ${preferred}` : "reschedule requested", "reschedule_requested");
+        return "The business will contact them with a new time.";
       },
-      {
-        name: "cancel_booking",
-        description: "The customer cancels the appointment.",
-        parameters: { type: "object", properties: { reason: { type: "string" } }, required: [] },
-        run: async () => (await record("cancelled", "cancelled"), "Booking cancelled; the time is free again."),
+    },
+    {
+      name: "do_not_call",
+      description: "The customer asks not to be called again by this business.",
+      parameters: { type: "object", properties: {}, required: [] },
+      run: async () => {
+        await optOut(services.db, business.id, booking.customerPhone);
+        await setCallOutcome(services.db, call.id, "do not call");
+        await announceBusinessChange(services.db, business.id);
+        return "Noted: this number will not be called again.";
       },
-      {
-        name: "request_reschedule",
-        description: "The customer wants another time; note what they prefer.",
-        parameters: { type: "object", properties: { preferred: { type: "string" } }, required: [] },
-        run: async (args) => {
-          // The owner sees what the customer asked for, so they can offer that time.
-          const preferred = typeof args.preferred === "string" ? args.preferred.replace(/\s+/g, " ").trim().slice(0, 200) : "";
-          await record(preferred ? `reschedule requested: ${preferred}` : "reschedule requested", "reschedule_requested");
-          return "The business will contact them with a new time.";
-        },
-      },
-      {
-        name: "do_not_call",
-        description: "The customer asks not to be called again by this business.",
-        parameters: { type: "object", properties: {}, required: [] },
-        run: async () => {
-          await optOut(services.db, business.id, booking.customerPhone);
-          await setCallOutcome(services.db, call.id, "do not call");
-          await announceBusinessChange(services.db, business.id);
-          return "Noted: this number will not be called again.";
-        },
-      },
-      saveSummary,
-      endCallTool,
-    ],
-  };
+    },
+    saveSummary,
+    endCallTool,
+  ];
 }
 
 /** The voicemail a confirmation call leaves when a machine answers, in the call's language. */
@@ -101,6 +155,21 @@ export async function voicemailFor(services: AppServices, call: Call) {
   const text =
     booking && business
       ? texts.voicemail(
+          business.name,
+          booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" }),
+        )
+      : texts.voicemailWithoutBooking;
+  return { ...texts.say, text };
+}
+
+/** The voicemail a reminder call leaves when a machine answers, in the call's language. */
+export async function reminderVoicemailFor(services: AppServices, call: Call) {
+  const booking = call.bookingId ? await findBooking(services.db, call.bookingId) : null;
+  const business = booking ? await findBusinessById(services.db, booking.businessId) : null;
+  const texts = callTexts(call.language);
+  const text =
+    booking && business
+      ? texts.reminderVoicemail(
           business.name,
           booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" }),
         )

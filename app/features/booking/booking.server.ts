@@ -355,6 +355,9 @@ export const confirmationCallPurpose: CallPurpose = {
     // The plan decides, under a lock, whether this call may be placed (and counts it once).
     return admitConfirmationCall(services, call);
   },
+  async notCalled(services, call, reason) {
+    if (call.bookingId) await markBookingNotCalled(services.db, call.bookingId, reason);
+  },
   async placed(services, call) {
     if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "calling");
     if (call.businessId) await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId });

@@ -17,4 +17,4 @@ export {
 } from "./booking.server";
 export { confirmationPromise, describeConfirmationPromise } from "./confirmation-promise.server";
 export { manageTokenSealer } from "./manage-link.server";
-export { bookingRemindersJob, REMINDERS_CRON } from "./reminders.server";
+export { bookingRemindersJob, REMINDER_CALL_HOURS, reminderCallPurpose, REMINDERS_CRON } from "./reminders.server";

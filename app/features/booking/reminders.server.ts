@@ -1,13 +1,28 @@
 import { customerReminderEmail } from "#emails/booking";
-import { bookingsDueEmailReminder, claimEmailReminder, type ReminderWindow } from "#models/bookings";
+import { announceBusinessChange } from "#models/analytics";
+import {
+  bookingsDueCallReminder,
+  bookingsDueEmailReminder,
+  claimCallReminder,
+  claimEmailReminder,
+  findBooking,
+  REMINDER_CALL_LATEST_MINUTES,
+  type ReminderWindow,
+} from "#models/bookings";
 import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
+import { failCall, isOptedOut } from "#models/calls";
+import { queueCall } from "~/calls/engine.server";
+import { callsUnavailable } from "~/calls/readiness.server";
+import { admitReminderCall, reportCallUsageJob } from "~/features/business/index.server";
+import { reminderAgent, reminderVoicemailFor } from "./agent.server";
+import { nextCallingTime } from "./calling-hours";
 import { formatWhen } from "~/features/booking/booking.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { formatPhone } from "~/platform/phone.server";
 import { manageLinkOf } from "~/features/booking/manage-link.server";
-import type { AppJob, AppServices } from "~/platform/services.server";
+import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
 import { formatBookingReference } from "#models/booking-reference";
 
 /**
@@ -27,7 +42,9 @@ export const bookingRemindersJob: AppJob<Record<string, never>> = {
   retryLimit: 2,
   retryDelaySeconds: 30,
   async handle(_data, services) {
-    await sendDueEmailReminders(services, new Date());
+    const now = new Date();
+    await sendDueEmailReminders(services, now);
+    await queueDueCallReminders(services, now);
   },
 };
 
@@ -68,3 +85,101 @@ async function sendEmailReminder(services: AppServices, bookingId: number, now: 
     return true;
   });
 }
+
+/** The hours before an appointment an owner may choose for the AI reminder call (null: none). */
+export const REMINDER_CALL_HOURS = [2, 4, 12, 24] as const;
+
+/**
+ * Every AI reminder call due at `now` queued, each once per booking and time; how many were.
+ * Durable like the e-mail: the record that it was queued (bookings.reminder_call_for) and the call
+ * with its placing job commit in one transaction. One due outside calling hours where the business
+ * is stays unclaimed, so a later scan queues it once they open, if it is still of use then (more
+ * than half an hour before the start); otherwise it is never made. Nothing is queued by a server
+ * that cannot place calls (the owner is not offered the setting there either).
+ */
+export async function queueDueCallReminders(services: AppServices, now: Date) {
+  if (callsUnavailable(services)) return 0;
+  let queued = 0;
+  let after = 0;
+  for (;;) {
+    const due = await bookingsDueCallReminder(services.db, now, after, 100);
+    for (const { id, timeZone } of due) {
+      after = id;
+      if (nextCallingTime(now.getTime(), timeZone)) continue;
+      if (await queueReminderCall(services, id, now)) queued += 1;
+    }
+    if (due.length < 100) return queued;
+  }
+}
+
+async function queueReminderCall(services: AppServices, bookingId: number, now: Date) {
+  return services.db.transaction(async (tx) => {
+    const booking = await claimCallReminder(tx, bookingId, now);
+    if (!booking) return false;
+    const business = await findBusinessById(tx, booking.businessId);
+    if (!business) return false;
+    const call = await queueCall(
+      services,
+      {
+        purpose: "booking_reminder",
+        to: booking.customerPhone,
+        language: booking.language,
+        voice: business.confirmationVoice,
+        businessId: business.id,
+        bookingId: booking.id,
+        origin: services.publicOrigin(),
+      },
+      tx,
+    );
+    return Boolean(call);
+  });
+}
+
+/**
+ * The reminder call: the confirmation agent's voice in the booking's language, with its reminder
+ * script and voicemail. Checked again right before it is dialled: the booking is still live, at the
+ * time the reminder was for, and more than half an hour away; the customer did not opt out; inside
+ * calling hours (put off until they open while that is still of use, else skipped); and the plan
+ * admits it, counting it as one call. One attempt: no answer is not tried again.
+ */
+export const reminderCallPurpose: CallPurpose = {
+  agent: reminderAgent,
+  voicemail: reminderVoicemailFor,
+  async admit(services, call, defer) {
+    const booking = call.bookingId ? await findBooking(services.db, call.bookingId) : null;
+    const now = Date.now();
+    const latest = booking ? booking.startsAt.getTime() - REMINDER_CALL_LATEST_MINUTES * 60_000 : 0;
+    if (
+      !booking ||
+      (booking.status !== "pending" && booking.status !== "confirmed") ||
+      booking.reminderCallFor?.getTime() !== booking.startsAt.getTime() ||
+      now >= latest
+    ) {
+      await failCall(services.db, call.id, "No longer needed: the booking was cancelled or moved, or starts too soon.");
+      return false;
+    }
+    const business = await findBusinessById(services.db, booking.businessId);
+    if (!business) return false;
+    if (await isOptedOut(services.db, business.id, booking.customerPhone)) {
+      await failCall(services.db, call.id, "The customer asked not to be called again.");
+      return false;
+    }
+    const later = nextCallingTime(now, business.timeZone);
+    if (later) {
+      if (later.getTime() < latest) {
+        await defer(later);
+        return false;
+      }
+      await failCall(services.db, call.id, "Skipped: calling hours open too close to the appointment.");
+      return false;
+    }
+    return admitReminderCall(services, call);
+  },
+  async placed(services, call) {
+    if (call.businessId) await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId });
+    if (call.businessId) await announceBusinessChange(services.db, call.businessId);
+  },
+  async finished(services, call) {
+    if (call.businessId) await announceBusinessChange(services.db, call.businessId);
+  },
+};

@@ -46,7 +46,14 @@ export function parseFilter(value: string | null): OwnerBookingFilter {
 type CallRow = Awaited<ReturnType<typeof latestCallsOfBookings>>[number];
 
 /** One booking as the owner's list and its own page show it: every text ready to print. */
-function bookingView(owner: Owner, booking: Booking, serviceName: string, call: CallRow | undefined, now = Date.now()) {
+function bookingView(
+  owner: Owner,
+  booking: Booking,
+  serviceName: string,
+  call: CallRow | undefined,
+  reminder: CallRow | undefined,
+  now = Date.now(),
+) {
   const { t, locale, business } = owner;
   const live = booking.endsAt.getTime() > now && booking.status !== "cancelled" && booking.status !== "no_show";
   const outcome = booking.callOutcome ?? call?.outcome ?? (booking.callState.startsWith("done:") ? booking.callState.slice(5) : null);
@@ -90,6 +97,13 @@ function bookingView(owner: Owner, booking: Booking, serviceName: string, call: 
           agentSummary: call.summary,
         }
       : null,
+    /** The AI reminder call, when one was made or is waiting: when, and what came of it. */
+    reminderCall: reminder
+      ? t("owner.bookings.reminderCall", {
+          when: formatWhen(reminder.createdAt, business.timeZone, locale),
+          result: reminderResult(t, reminder),
+        })
+      : null,
     canConfirm: live && booking.status !== "confirmed",
     canCancel: live,
     canReschedule: live,
@@ -113,6 +127,13 @@ function outcomeLabel(t: TFunction, outcome: string) {
   return key ? t(`owner.outcome.${key as "confirmed"}`) : outcome;
 }
 
+/** What came of a reminder call, in a few words: what the customer said, or how the call went. */
+function reminderResult(t: TFunction, call: CallRow) {
+  if (call.outcome) return outcomeLabel(t, call.outcome);
+  if (call.status === "failed" && call.durationSeconds === null && !call.answeredAt) return t("owner.bookings.reminderSkipped");
+  return t(`owner.callStatus.${call.status}`);
+}
+
 function callStateLabel(t: TFunction, state: string) {
   if (state === "by_owner") return t("owner.bookings.byOwner");
   if (state === "not_called") return t("owner.bookings.notCalledShort");
@@ -125,8 +146,14 @@ async function viewsOf(owner: Owner, rows: { booking: Booking; serviceName: stri
     owner.services.db,
     rows.map((r) => r.booking.id),
   );
+  const reminders = await latestCallsOfBookings(
+    owner.services.db,
+    rows.map((r) => r.booking.id),
+    "booking_reminder",
+  );
   const byBooking = new Map(calls.map((c) => [c.bookingId, c]));
-  return rows.map((r) => bookingView(owner, r.booking, r.serviceName, byBooking.get(r.booking.id)));
+  const reminderOf = new Map(reminders.map((c) => [c.bookingId, c]));
+  return rows.map((r) => bookingView(owner, r.booking, r.serviceName, byBooking.get(r.booking.id), reminderOf.get(r.booking.id)));
 }
 
 /** The bookings page: one filter's list, how many need attention, and what is missing before customers can book. */
@@ -258,7 +285,7 @@ export async function handleBookingAction(owner: Owner, form: FormData): Promise
     const confirmed = await confirmBusinessBooking(services.db, business.id, booking.id);
     if (confirmed) {
       await announceBusinessChange(services.db, business.id);
-      await settleCalls(services, booking.id);
+      await settleCalls(services, booking.id, { keepReminder: true });
       await tellCustomer(services, business, confirmed, serviceName, "confirmed");
     } else if (booking.status !== "confirmed") {
       return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
@@ -328,9 +355,12 @@ async function markNoShow(owner: Owner, booking: Booking, now = new Date()): Pro
   return { ok: true, bookingId: booking.id, done: "no_show" };
 }
 
-/** The owner settled the booking: no confirmation call is needed any more. */
-async function settleCalls(services: AppServices, bookingId: number) {
-  await cancelQueuedBookingCalls(services.db, bookingId);
+/**
+ * The owner settled the booking: no confirmation call is needed any more. A reminder call waiting
+ * for a confirmed booking still goes; a cancelled or no-show one's is dropped too.
+ */
+async function settleCalls(services: AppServices, bookingId: number, { keepReminder = false } = {}) {
+  await cancelQueuedBookingCalls(services.db, bookingId, keepReminder ? ["booking_confirmation"] : undefined);
   await setBookingCallStateIf(services.db, bookingId, "by_owner", CALL_STATES_IN_PROGRESS);
 }
 

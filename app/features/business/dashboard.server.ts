@@ -18,6 +18,8 @@ import type { AppServices } from "~/platform/services.server";
 import { dbId, parseDbId } from "~/lib/ids";
 import { calendarFeedLinks, rotateCalendarFeed } from "~/features/business/calendar-feed.server";
 import { isCalendarDate } from "~/lib/validation";
+import { callsUnavailable } from "~/calls/readiness.server";
+import { REMINDER_CALL_HOURS } from "~/features/booking/index.server";
 
 export const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440] as const;
 
@@ -250,8 +252,13 @@ export async function handleDashboardAction(
       return { intent, ok: true, done: "settings-saved", section: "settings" };
     }
     case "save-reminders": {
-      // A checkbox: sent when ticked, absent when not.
-      await updateBusinessProfile(services.db, businessId, { reminderEmail: form.get("reminderEmail") === "on" });
+      const call = parseReminderCall(services, t, form.get("reminderCallHours"));
+      if ("error" in call) return { intent, ok: false, errors: { reminderCallHours: [call.error] } };
+      await updateBusinessProfile(services.db, businessId, {
+        // A checkbox: sent when ticked, absent when not.
+        reminderEmail: form.get("reminderEmail") === "on",
+        ...(call.hours === undefined ? {} : { reminderCallHours: call.hours }),
+      });
       return { intent, ok: true, done: "reminders-saved", section: "settings" };
     }
     case "rotate-calendar-feed": {
@@ -261,6 +268,24 @@ export async function handleDashboardAction(
     default:
       return { intent, ok: false, errors: { _: [t("common.genericError")] } };
   }
+}
+
+/**
+ * The reminder call's setting: "off" (or nothing, where the select is not offered) or one of the
+ * offered hours; on only where this server can place calls. `hours` undefined: left as it is.
+ */
+function parseReminderCall(
+  services: AppServices,
+  t: TFunction,
+  value: FormDataEntryValue | null,
+): { hours: number | null | undefined } | { error: string } {
+  const offered = !callsUnavailable(services);
+  if (value === null) return { hours: offered ? null : undefined };
+  if (value === "off") return { hours: null };
+  const hours = REMINDER_CALL_HOURS.find((h) => String(h) === value);
+  if (!hours) return { error: t("settings.reminderCallInvalid") };
+  if (!offered) return { error: t("settings.reminderCallUnavailable") };
+  return { hours };
 }
 
 /** The services page. */
@@ -335,6 +360,10 @@ export async function loadSettingsPage(owner: Owner, url: URL) {
       confirmationVoice: business.confirmationVoice,
       callCountries: business.callCountries?.join(", ") ?? "",
       reminderEmail: business.reminderEmail,
+      reminderCallHours: business.reminderCallHours,
+      /** The reminder call is offered only where this server can place calls. */
+      reminderCallOffered: !callsUnavailable(owner.services),
+      reminderCallChoices: [...REMINDER_CALL_HOURS],
     },
   };
 }

@@ -113,6 +113,40 @@ export async function admitConfirmationCall(services: AppServices, call: Call, n
 }
 
 /**
+ * The gate of a reminder call (docs/decisions/0032-reminder-calls.md): counted like any call, one
+ * plan call per reminder call (not folded into the booking's confirmation, which counts once per
+ * booking). Anything but yes skips it: a reminder held until a past-due plan is paid would come too
+ * late, and a refusal is recorded for the plan page without touching the booking's confirmation.
+ */
+export async function admitReminderCall(services: AppServices, call: Call, now = new Date()): Promise<boolean> {
+  if (!call.businessId) return true;
+  const business = await findBusinessById(services.db, call.businessId);
+  if (business && services.payments && mayBeStale(business, now)) {
+    await syncBusinessPlan(services, business.stripeSubscriptionId!).catch(() => undefined);
+  }
+  const decision = await admitPlanCall(
+    services.db,
+    { businessId: call.businessId, callId: call.id, bookingId: null },
+    async (current, usedSince) => {
+      const start = periodStartOf(current);
+      const used = start ? await usedSince(start) : 0;
+      return planDecision(current, used, now);
+    },
+  );
+  if (decision.ok) return true;
+  if (decision.reason === "no_business") return false;
+  await failCall(services.db, call.id, `The business's plan does not allow this reminder call (${decision.reason}).`);
+  if (decision.reason === "paused") return false;
+  await recordCallRefusal(services.db, {
+    path: call.purpose,
+    reason: `${PLAN_REASON_PREFIX}${decision.reason}`,
+    numberHash: call.toNumber ? numberHash(services, call.toNumber) : null,
+    businessId: call.businessId,
+  });
+  return false;
+}
+
+/**
  * Reads the business's subscription from Stripe and applies it: status, period, cancellation.
  * Called by the webhook (so a late or replayed event applies what is true now), by the owner's
  * actions and by the gate. `resumed`: the plan was past due and is not any more.

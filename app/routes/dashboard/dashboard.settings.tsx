@@ -35,7 +35,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
       <p className="mt-1 text-sm text-slate-700">{t("settings.intro")}</p>
       <BookingLink url={loaderData.shell.bookingUrl} />
       <SettingsSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
-      <RemindersSection business={loaderData.business} />
+      <RemindersSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
       <CalendarFeedPanel links={loaderData.calendarFeed} />
     </OwnerShell>
   );

@@ -150,6 +150,14 @@ export function BookingCard({
             </span>
           ) : null}
         </dd>
+        {booking.reminderCall ? (
+          <>
+            <dt className="font-medium text-slate-600">{t("owner.bookings.reminderCallLabel")}</dt>
+            <dd className="text-slate-900" data-reminder-call>
+              {booking.reminderCall}
+            </dd>
+          </>
+        ) : null}
         {booking.call?.agentSummary ? (
           <>
             <dt className="font-medium text-slate-600">{t("owner.bookings.agentSummary")}</dt>

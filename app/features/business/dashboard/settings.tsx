@@ -134,9 +134,14 @@ export function SettingsSection({ business, actionData }: { business: BusinessSe
   );
 }
 
-/** The customers' reminders: an e-mail a day before the appointment (on unless the owner turns it off). */
-export function RemindersSection({ business }: { business: BusinessSettings }) {
+/**
+ * The customers' reminders: an e-mail a day before the appointment (on unless the owner turns it
+ * off), and an AI reminder call a chosen number of hours before, offered only where this server
+ * can place calls.
+ */
+export function RemindersSection({ business, actionData }: { business: BusinessSettings; actionData?: DashboardActionData }) {
   const { t } = useTranslation();
+  const callErrors = errorsFor(actionData, "save-reminders", "reminderCallHours");
   return (
     <section aria-labelledby="reminders-title" className="mt-6 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
       <h2 id="reminders-title" className="text-lg font-semibold text-slate-900">
@@ -164,6 +169,33 @@ export function RemindersSection({ business }: { business: BusinessSettings }) {
             </p>
           </div>
         </div>
+        {business.reminderCallOffered ? (
+          <SelectField
+            id="settings-reminder-call"
+            label={t("settings.reminderCall")}
+            hint={t("settings.reminderCallHint")}
+            name="reminderCallHours"
+            defaultValue={business.reminderCallHours === null ? "off" : String(business.reminderCallHours)}
+            errors={callErrors}
+            className="max-w-sm"
+          >
+            <option value="off">{t("settings.reminderCallOff")}</option>
+            {business.reminderCallChoices.map((hours) => (
+              <option key={hours} value={hours}>
+                {t("settings.reminderCallHours", { hours })}
+              </option>
+            ))}
+          </SelectField>
+        ) : (
+          <div>
+            <p className="text-sm text-slate-700">{t("settings.reminderCallNotOffered")}</p>
+            {callErrors?.map((error) => (
+              <p key={error} role="alert" className="mt-1 text-sm font-medium text-red-800">
+                {error}
+              </p>
+            ))}
+          </div>
+        )}
         <Button type="submit">{t("settings.remindersSave")}</Button>
       </Form>
     </section>
