@@ -12,7 +12,6 @@ import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { helpCountryOf } from "~/voice/crisis.server";
 import { empathyCalls, findEmpathyRequest, type EmpathyRequest } from "#models/empathy";
 import { dialStalled, queuePosition } from "#models/calls";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import {
   EMPATHY_CALL_ATTEMPTS,
@@ -66,7 +65,7 @@ async function placePaidCall(services: AppServices, empathy: EmpathyRequest, ses
   try {
     const checkout = await requirePayments(services.payments).findCheckout(sessionId);
     if (checkout?.metadata.empathyRequestId !== String(empathy.id) || !checkout.paymentId) return null;
-    return await startEmpathyCall(services, checkout.paymentId, appOrigin(services));
+    return await startEmpathyCall(services, checkout.paymentId, services.publicOrigin());
   } catch (error) {
     if (!(error instanceof PaymentsError)) throw error;
     const retry = `${empathyStatusPath(services, empathy.id)}?session_id=${encodeURIComponent(sessionId)}`;
@@ -165,7 +164,7 @@ export async function action({ params, context }: Route.ActionArgs) {
       description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
     });
   }
-  const retried = await retryEmpathyCallNow(services, empathy, appOrigin(services));
+  const retried = await retryEmpathyCallNow(services, empathy, services.publicOrigin());
   return redirectWithToast(
     services,
     path,

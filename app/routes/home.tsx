@@ -22,7 +22,6 @@ import { callLanguages } from "~/lib/languages";
 import { formatPhone } from "~/platform/phone.server";
 import { postJson } from "~/lib/stripe-js";
 import { recordFunnelEvent } from "#models/empathy";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { callsUnavailable } from "~/calls/readiness.server";
 import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
@@ -107,7 +106,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       });
     }
     try {
-      return redirect(await createEmpathyCheckout(services, stored, appOrigin(services)), 303);
+      return redirect(await createEmpathyCheckout(services, stored, services.publicOrigin()), 303);
     } catch (error) {
       if (!(error instanceof PaymentsError)) throw error;
       return redirectWithToast(services, "/?step=payment", {

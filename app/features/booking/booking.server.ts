@@ -313,7 +313,7 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
           businessId: business.id,
           bookingId: booking.id,
           confirmationRound: booking.confirmationRound,
-          origin: origin ?? services.env.APP_URL ?? "http://localhost:3000",
+          origin: origin ?? services.publicOrigin(),
           // Outside calling hours the call waits for the time the customer was told. A plan that
           // refuses the call is left to the engine's gate, which records the refusal for the owner.
           ...(promise.kind === "call_later" ? { startAfter: promise.at } : {}),

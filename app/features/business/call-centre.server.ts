@@ -6,7 +6,6 @@ import { listRecentCalls } from "#models/calls";
 import { formatWhen, zoneName } from "~/features/business/when";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
 import { requestCall } from "~/calls/engine.server";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { formatPhone } from "~/platform/phone.server";
 import { getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
@@ -68,7 +67,7 @@ export async function placeTestCall(
     language: getLocale(context),
     voice: "shimmer",
     businessId: account.businessId,
-    origin: appOrigin(services),
+    origin: services.publicOrigin(),
   });
   return null;
 }

@@ -3,7 +3,6 @@ import type { TFunction } from "i18next";
 import { findBusinessById, type Business } from "#models/businesses";
 import type { Account } from "#models/accounts";
 import { getAccount } from "~/features/auth/index.server";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
@@ -62,7 +61,7 @@ function ownerOf(services: AppServices, t: TFunction, locale: string, account: A
     locale,
     account,
     business,
-    shell: { businessName: business.name, bookingUrl: `${appOrigin(services)}/book/${business.bookingLink}` },
+    shell: { businessName: business.name, bookingUrl: `${services.publicOrigin()}/book/${business.bookingLink}` },
   };
 }
 

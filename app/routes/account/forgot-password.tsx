@@ -8,7 +8,6 @@ import { Field } from "~/ui/form/field";
 import { ErrorSummary, PageTitle } from "~/ui/form/error-summary";
 import { FocusHeading } from "~/ui/form/focus";
 import { tIsolated } from "~/ui/bidi";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { requestPasswordReset } from "~/features/auth/password-reset.server";
@@ -26,7 +25,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!z.email().safeParse(email).success || email.length > 254) {
     return data({ sent: false as const, error: t("register.emailInvalid"), email }, { status: 400 });
   }
-  await requestPasswordReset(context, t, getLocale(context), email, appOrigin(services));
+  await requestPasswordReset(context, t, getLocale(context), email, services.publicOrigin());
   return { sent: true as const, email, error: null };
 }
 

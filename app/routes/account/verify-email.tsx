@@ -6,7 +6,6 @@ import { StarterOffer } from "../business/get-started";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass } from "~/ui/form/button";
 import { alreadyVerifiedBusiness, verifyBusinessEmail } from "~/features/business/signup/verification.server";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { rememberRegistration } from "~/features/business/signup/registration-cookie.server";
@@ -55,7 +54,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       ok: true as const,
       businessName: business.name,
       ownerName: business.ownerName,
-      bookingUrl: `${appOrigin(services)}/book/${business.bookingLink}`,
+      bookingUrl: `${services.publicOrigin()}/book/${business.bookingLink}`,
     },
     { headers },
   );

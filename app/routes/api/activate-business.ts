@@ -1,5 +1,5 @@
 import type { Route } from "./+types/activate-business";
-import { activateWithPayment, appOrigin } from "~/features/business/signup/onboarding.server";
+import { activateWithPayment } from "~/features/business/signup/onboarding.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -17,7 +17,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!business || businessId === null || business.id !== businessId) return apiError(403, t("register.notYours"));
   if (!/^pi_[A-Za-z0-9]+$/.test(paymentIntentId)) return apiError(400, t("activation.badPayment"));
   if (!services.payments) return apiError(503, t("payment.notConfigured"));
-  const result = await activateWithPayment(services, businessId, paymentIntentId, appOrigin(services));
+  const result = await activateWithPayment(services, businessId, paymentIntentId, services.publicOrigin());
   if (!result.ok) {
     const message =
       result.reason === "not_succeeded" ? t("payment.processing", { status: result.status ?? "unknown" }) : t("activation.badPayment");

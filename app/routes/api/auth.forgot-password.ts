@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { Route } from "./+types/auth.forgot-password";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -13,7 +12,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const email = String((await readJsonBody(request)).email ?? "").trim();
   if (!email) return apiError(400, t("forgot.missing"), { title: t("auth.missingTitle") });
   if (email.length > 254 || !z.email().safeParse(email).success) return apiError(400, t("register.emailInvalid"));
-  await requestPasswordReset(context, t, getLocale(context), email, appOrigin(services));
+  await requestPasswordReset(context, t, getLocale(context), email, services.publicOrigin());
   return Response.json({ ok: true, title: t("forgot.sentTitle"), message: t("forgot.sentBody") });
 }
 

@@ -1,5 +1,4 @@
 import type { Route } from "./+types/business.register";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { serverRegistrationSchema } from "~/features/business/schemas.server";
 import { registerWithVerification } from "~/features/business/signup/registration.server";
 import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
@@ -19,7 +18,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const exceeded = await firstExceededRule(context, [{ name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 }]);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
 
-  const result = await registerWithVerification(services, t, getLocale(context), parsed.data, appOrigin(services));
+  const result = await registerWithVerification(services, t, getLocale(context), parsed.data, services.publicOrigin());
   const headers = { "Set-Cookie": await rememberRegistration(services, result.business.id) };
   const business = { id: result.business.id, name: result.business.name, status: result.business.status };
   switch (result.kind) {

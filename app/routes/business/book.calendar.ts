@@ -2,7 +2,6 @@ import { data } from "react-router";
 import type { Route } from "./+types/book.calendar";
 import { bookableBusiness } from "~/features/booking/booking.server";
 import { placedBooking, placedBookingIcs } from "~/features/booking/booking-cookie.server";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 
@@ -13,7 +12,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const business = await bookableBusiness(services, params.bookingLink);
   const placed = business ? await placedBooking(services, request, business) : null;
   if (!business || !placed) throw data(null, { status: 404 });
-  const ics = placedBookingIcs(business, placed, appOrigin(services), t("flows.calendarDescription", { business: business.name }));
+  const ics = placedBookingIcs(business, placed, services.publicOrigin(), t("flows.calendarDescription", { business: business.name }));
   return new Response(ics, {
     headers: {
       "Content-Type": "text/calendar; charset=utf-8",

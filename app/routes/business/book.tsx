@@ -10,7 +10,6 @@ import { formatPhone } from "~/platform/phone.server";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/features/business/when";
 import { parseTimeOfDay } from "~/lib/time";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import {
   availabilityFor,
   bookableBusiness,
@@ -270,7 +269,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     customer: { name: draft.name, phone: draft.phone, email: draft.email || null, notes: draft.notes || null },
     language: getLocale(context),
     idempotencyKey: String(form.get("idempotencyKey") ?? "").slice(0, 100) || null,
-    origin: appOrigin(services),
+    origin: services.publicOrigin(),
     ip: clientIp(context),
   });
   if (result.kind !== "booked") {

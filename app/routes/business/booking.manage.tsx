@@ -13,7 +13,6 @@ import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { parseTimeOfDay } from "~/lib/time";
 import { formatLocalDate, formatWhen as formatInstant } from "~/features/business/when";
 import { availabilityFor, bookingConfirmationCallJob, formatWhen } from "~/features/booking/booking.server";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -124,7 +123,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (moved.kind === "taken") return redirect(`${here}?reschedule=1&date=${utcToZoned(start, business.timeZone).date}&taken=1`);
   if (moved.kind === "moved") {
     await announceBusinessChange(services.db, business.id);
-    await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id, origin: appOrigin(services) });
+    await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id, origin: services.publicOrigin() });
   }
   // What the new time's confirmation call will really be (now, at a stated time, or none), as the booking page says it.
   const promise = await confirmationPromise(services, business);

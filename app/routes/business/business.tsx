@@ -9,7 +9,6 @@ import { Icon } from "~/ui/icons";
 import { BookingCallIllustration } from "~/ui/illustrations";
 import { PageHeader, PageShell } from "~/ui/shell/page-shell";
 import { Field } from "~/ui/form/field";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { placeDemoCall } from "~/calls/demo-calls.server";
 import { callsUnavailable } from "~/calls/readiness.server";
@@ -33,7 +32,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const phone = String((await request.formData()).get("phone") ?? "");
-  const result = await placeDemoCall(context, t, getLocale(context), phone, appOrigin(services));
+  const result = await placeDemoCall(context, t, getLocale(context), phone, services.publicOrigin());
   if (!result.ok) return data({ error: result.message, phone }, { status: result.status });
   return redirectWithToast(services, "/business#demo", {
     type: "success",

@@ -2,7 +2,7 @@ import { Link, redirect } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/get-started.complete";
 import { buttonClass } from "~/ui/form/button";
-import { activateWithPayment, appOrigin } from "~/features/business/signup/onboarding.server";
+import { activateWithPayment } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { requirePayments } from "~/providers/payments.server";
@@ -21,7 +21,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const businessId = parseDbId(checkout?.metadata.businessId);
   const intentId = checkout?.paymentId;
   if (checkout?.metadata.purpose !== "business_starter" || !businessId || !intentId) throw redirect("/get-started");
-  const result = await activateWithPayment(services, businessId, intentId, appOrigin(services));
+  const result = await activateWithPayment(services, businessId, intentId, services.publicOrigin());
   if (!result.ok) {
     return {
       title: `${t("activation.failedTitle")} · Sakina`,

@@ -14,7 +14,7 @@ import { FocusHeading } from "~/ui/form/focus";
 import { isolateNumbers, tIsolated } from "~/ui/bidi";
 import { industries } from "~/features/business/signup/industries";
 import { postJson } from "~/lib/stripe-js";
-import { appOrigin, sendVerificationEmail, starterCheckoutUrl } from "~/features/business/signup/onboarding.server";
+import { sendVerificationEmail, starterCheckoutUrl } from "~/features/business/signup/onboarding.server";
 import { registrationSchema } from "~/features/business/schemas";
 import { serverRegistrationSchema } from "~/features/business/schemas.server";
 import { registerWithVerification } from "~/features/business/signup/registration.server";
@@ -45,7 +45,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { t } = getI18n(context);
   const formData = await request.formData();
   const intent = formData.get("intent");
-  const origin = appOrigin(services);
+  const origin = services.publicOrigin();
 
   if (intent === "restart") {
     return redirect("/get-started", { headers: { "Set-Cookie": await forgetRegistration(services) } });

@@ -25,10 +25,6 @@ export const OVERAGE_PRICE_CENTS = 100;
 const VERIFY_TTL_MINUTES = 24 * 60;
 
 /** The public origin for links in e-mails: APP_URL when set, else the address the server listens on. */
-export function appOrigin(services: AppServices) {
-  return services.publicOrigin();
-}
-
 export async function sendVerificationEmail(services: AppServices, t: TFunction, lang: string, business: Business, origin: string) {
   const token = await createEmailToken(services.db, {
     purpose: "verify_email",

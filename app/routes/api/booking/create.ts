@@ -3,7 +3,6 @@ import type { Route } from "./+types/create";
 import { findService } from "#models/business-services";
 import { contactSchema } from "~/features/booking/schemas";
 import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { bookableBusiness, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -56,7 +55,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     customer: { name: customer.data.name, phone: phone.e164, email: customer.data.email || null, notes: customer.data.notes || null },
     language: getLocale(context),
     idempotencyKey: key.success ? key.data : null,
-    origin: appOrigin(services),
+    origin: services.publicOrigin(),
     ip: clientIp(context),
   });
   if (result.kind === "taken") return apiError(409, t("book.justTaken"), { code: "slot_taken" });

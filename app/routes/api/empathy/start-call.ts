@@ -1,6 +1,5 @@
 import type { Route } from "./+types/start-call";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
-import { appOrigin } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
 import { empathyStatusPath, startEmpathyCall } from "~/features/empathy/empathy.server";
 import { getI18n } from "~/platform/i18n.server";
@@ -30,7 +29,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   let result;
   try {
-    result = await startEmpathyCall(services, paymentIntentId, appOrigin(services));
+    result = await startEmpathyCall(services, paymentIntentId, services.publicOrigin());
   } catch (error) {
     // The payment is safe: Stripe's webhook places the call once the provider answers again.
     if (error instanceof PaymentsError) return apiError(502, t("payment.providerCheckFailed"));
