@@ -4,7 +4,7 @@ import { bookingStatus } from "#models/schema";
 import type { Db } from "#models/db";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { loadPlanUsage } from "~/features/business/index.server";
-import { formatTimeOfDayLabel, zoneName } from "~/features/business/index";
+import { formatTimeOfDayLabel, zoneName } from "~/lib/when";
 import type { Owner } from "~/features/business/index.server";
 import type { AnalyticsView, Bar, Chart } from "./types";
 

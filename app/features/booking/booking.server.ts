@@ -1,5 +1,5 @@
 import type { TFunction } from "i18next";
-import { formatWhen as formatInstant, zoneName } from "~/features/business/index";
+import { formatWhenWithZone as formatWhen } from "~/lib/when";
 import { customerBookingEmail, ownerBookingEmail } from "#emails/booking";
 import { formatBookingReference } from "#models/booking-reference";
 import {
@@ -213,11 +213,6 @@ export async function placeBooking(services: AppServices, request: BookingReques
   await announceBusinessChange(services.db, request.business.id);
   await announceBooking(services, request, result.booking, `${request.origin}/booking/${result.manageToken}`);
   return { kind: "booked", booking: result.booking, duplicate: false, manageToken: result.manageToken };
-}
-
-/** A booking's time for its e-mails and the customer's page: in the business's zone, the zone in words. */
-export function formatWhen(start: Date, timeZone: string, language: string) {
-  return `${formatInstant(start, timeZone, language, "full")} (${zoneName(timeZone, language)})`;
 }
 
 async function announceBooking(services: AppServices, request: BookingRequest, booking: Booking, manageUrl: string) {

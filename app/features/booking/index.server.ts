@@ -10,7 +10,6 @@ export {
   bookingConfirmationCallJob,
   confirmationCallPurpose,
   demoCallPurpose,
-  formatWhen,
   normalizeCustomerPhone,
   placeBooking,
   slotsForDay,

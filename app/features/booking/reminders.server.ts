@@ -17,7 +17,7 @@ import { callsUnavailable } from "~/calls/readiness.server";
 import { admitReminderCall, reportCallUsageJob } from "~/features/business/index.server";
 import { reminderAgent, reminderVoicemailFor } from "./agent.server";
 import { nextCallingTime } from "./calling-hours";
-import { formatWhen } from "~/features/booking/booking.server";
+import { formatWhenWithZone as formatWhen } from "~/lib/when";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { formatPhone } from "~/platform/phone.server";

@@ -3,7 +3,7 @@ import type { TFunction } from "i18next";
 import type { Account } from "#models/accounts";
 import { findBusinessById } from "#models/businesses";
 import { listRecentCalls } from "#models/calls";
-import { formatWhen, zoneName } from "~/features/business/when";
+import { formatWhen, zoneName } from "~/lib/when";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
 import { requestCall } from "~/calls/engine.server";
 import { formatPhone } from "~/platform/phone.server";

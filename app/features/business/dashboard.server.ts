@@ -9,7 +9,7 @@ import { confirmationVoices, timeZones } from "~/features/business/signup/indust
 import { currencies, formatPrice, parseAmountToCents } from "~/lib/money";
 import { formatPhone } from "~/platform/phone.server";
 import type { Owner } from "~/features/business/owner.server";
-import { formatLocalDate, zoneLabel, zoneName } from "~/features/business/when";
+import { formatLocalDate, zoneLabel, zoneName } from "~/lib/when";
 import { utcToZoned } from "~/lib/zoned-time";
 import { businessPhoneField } from "~/features/business/schemas.server";
 import type { WeeklySchedule } from "~/features/booking/index";

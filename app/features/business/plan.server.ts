@@ -12,7 +12,7 @@ import {
   type Business,
 } from "#models/businesses";
 import { failCall, type Call } from "#models/calls";
-import { formatWhen } from "~/features/business/when";
+import { formatWhen } from "~/lib/when";
 import { ensureBusinessSubscription, MONTHLY_PRICE_CENTS, OVERAGE_PRICE_CENTS } from "~/features/business/signup/onboarding.server";
 import { numberHash } from "~/calls/dialling-policy.server";
 import { PaymentsError, requirePayments, type SubscriptionState } from "~/providers/payments.server";

@@ -3,7 +3,7 @@ import type { Route } from "./+types/audit";
 import { listAudit } from "#models/audit-log";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
 import { AdminHeading, Empty, Pager } from "~/features/admin/admin-ui";
-import { formatWhen } from "~/features/business/when";
+import { formatWhen } from "~/lib/when";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
 /** What admins did, newest first. Read only: the app has no way to change or remove an entry. */

@@ -4,7 +4,7 @@ import type { Route } from "./+types/calls";
 import { listCallsForAdmin } from "#models/admin-lists";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
 import { AdminHeading, Empty, Pager } from "~/features/admin/admin-ui";
-import { formatWhen } from "~/features/business/when";
+import { formatWhen } from "~/lib/when";
 import { formatMoney } from "~/lib/money";
 import { Badge } from "~/ui/badge";
 import { linkClass } from "~/ui/form/button";

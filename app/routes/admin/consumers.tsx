@@ -4,7 +4,7 @@ import { listConsumersForAdmin } from "#models/admin-lists";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
 import { AdminHeading, Empty, Pager } from "~/features/admin/admin-ui";
 import { maskPhone } from "~/features/admin/mask";
-import { formatWhen } from "~/features/business/when";
+import { formatWhen } from "~/lib/when";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
 export async function loader({ request, context }: Route.LoaderArgs) {

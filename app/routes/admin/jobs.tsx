@@ -3,7 +3,7 @@ import type { Route } from "./+types/jobs";
 import { requireAdmin } from "~/features/admin/access.server";
 import { AdminHeading, Empty } from "~/features/admin/admin-ui";
 import { summarizeJobs } from "~/features/admin/jobs.server";
-import { formatWhen } from "~/features/business/when";
+import { formatWhen } from "~/lib/when";
 import { Badge } from "~/ui/badge";
 import { ResponsiveTable } from "~/ui/responsive-table";
 

@@ -6,7 +6,7 @@ import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server"
 import { refundPayment } from "~/features/admin/actions.server";
 import { AdminHeading, Empty, Pager, RowAction } from "~/features/admin/admin-ui";
 import { backTo, rowAction } from "~/features/admin/row-action.server";
-import { formatWhen } from "~/features/business/when";
+import { formatWhen } from "~/lib/when";
 import { formatMoney } from "~/lib/money";
 import { redirectWithToast } from "~/platform/http/toast.server";
 import { Badge } from "~/ui/badge";

@@ -3,7 +3,7 @@ import type { Route } from "./+types/refusals";
 import { listRefusalsForAdmin } from "#models/admin-lists";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
 import { AdminHeading, Empty, Pager } from "~/features/admin/admin-ui";
-import { formatWhen } from "~/features/business/when";
+import { formatWhen } from "~/lib/when";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
 /** What the dialling policy refused: rate limits, countries and ranges, opt-outs (hashes only, never a number). */

@@ -6,7 +6,7 @@ import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server"
 import { reviewCall } from "~/features/admin/actions.server";
 import { AdminHeading, Empty, Pager, RowAction } from "~/features/admin/admin-ui";
 import { backTo, rowAction } from "~/features/admin/row-action.server";
-import { formatWhen } from "~/features/business/when";
+import { formatWhen } from "~/lib/when";
 import { redirectWithToast } from "~/platform/http/toast.server";
 
 /** Calls flagged for crisis language, oldest first, with the redacted transcript to read. */

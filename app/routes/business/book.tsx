@@ -8,7 +8,7 @@ import { BookingPage } from "~/features/booking/booking-page";
 import { contactSchema } from "~/features/booking/schemas";
 import { formatPhone } from "~/platform/phone.server";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
-import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/features/business/when";
+import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/lib/when";
 import { parseTimeOfDay } from "~/lib/time";
 import {
   availabilityFor,

@@ -11,8 +11,8 @@ import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { parseTimeOfDay } from "~/lib/time";
-import { formatLocalDate, formatWhen as formatInstant } from "~/features/business/when";
-import { availabilityFor, bookingConfirmationCallJob, formatWhen } from "~/features/booking/booking.server";
+import { availabilityFor, bookingConfirmationCallJob } from "~/features/booking/booking.server";
+import { formatLocalDate, formatWhen as formatInstant, formatWhenWithZone } from "~/lib/when";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -85,7 +85,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     businessName: business.name,
     serviceName: service.name,
     reference: formatBookingReference(booking.reference),
-    when: formatWhen(booking.startsAt, business.timeZone, language),
+    when: formatWhenWithZone(booking.startsAt, business.timeZone, language),
     status: booking.status,
     live,
     bookingLink: `/book/${business.bookingLink}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatTimeOfDayLabel, knownTimeZone, zoneName, zoneOptions } from "./when";
+import { formatTimeOfDayLabel, knownTimeZone, zoneName, zoneOptions } from "~/lib/when";
 
 describe("time zones in words", () => {
   it("names a zone as a person reads it, in the page's language, never by its id", () => {

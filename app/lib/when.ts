@@ -142,3 +142,8 @@ export function zoneOptions(locale: string, keep: string[]) {
   }
   return options;
 }
+
+/** A booking's time in its e-mails, messages and the customer's page: the whole date and time in the business's zone, and the zone in words. */
+export function formatWhenWithZone(instant: Date | number | string, timeZone: string, locale: string) {
+  return `${formatWhen(instant, timeZone, locale, "full")} (${zoneName(timeZone, locale)})`;
+}
