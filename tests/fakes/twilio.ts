@@ -672,7 +672,21 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
       if (invalid) return sendError(res, invalid);
       const call = createCall(params);
       send(res, 201, callResource(call));
-      if (autoDial) res.once("finish", () => dial(call.sid));
+      // Twilio places the call whether or not its answer reached the app (a client killed mid-request
+      // never reads it): the call goes ahead once the answer is written, or once the connection is gone.
+      if (autoDial) {
+        let dialled = false;
+        const go = () => {
+          if (dialled) return;
+          dialled = true;
+          dial(call.sid);
+        };
+        if (res.destroyed || req.socket.destroyed) go();
+        else {
+          res.once("finish", go);
+          res.once("close", go);
+        }
+      }
       return;
     }
 

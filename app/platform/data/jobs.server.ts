@@ -67,8 +67,12 @@ export interface Jobs {
 /** pg-boss's schema (its default). */
 const SCHEMA = "pgboss";
 
-/** How often the queue fails expired jobs (so a job a dead worker held is retried within expiry + this). */
-export const MAINTENANCE_SECONDS = 15;
+/**
+ * How often the queue fails expired jobs, so a job a dead worker held is retried within its expiry
+ * plus this: a dial killed mid-request is retried (and finds its call) within a minute of the kill.
+ */
+export const MAINTENANCE_SECONDS = 5;
+
 
 /** The key of a sealed job's data; the owner's keyed hash uses the same purpose. */
 const SEAL_PURPOSE = "job data";
