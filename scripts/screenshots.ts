@@ -1,6 +1,6 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
 // and Arabic, the home page's crisis box for three countries, the owner's frame (/telephony signed
-// in) and the calendar feed panel of the owner's settings, then the booking flow step by step
+// in) and the calendar feed and reminder panels of the owner's settings, then the booking flow step by step
 // (service to done, the manage page, rescheduling and the cancel), written to screenshots/
 // (ignored by git), so anyone can look before they ship.
 // `npm run screenshots -- booking-flow` takes only the shots whose names contain that word.
@@ -124,7 +124,8 @@ try {
       }
       const telephonyShot = `owner-telephony-${language}-${width}`;
       const feedShot = `owner-calendar-feed-${language}-${width}`;
-      if (telephonyShot.includes(only) || feedShot.includes(only)) {
+      const remindersShot = `owner-reminders-${language}-${width}`;
+      if ([telephonyShot, feedShot, remindersShot].some((name) => name.includes(only))) {
         const password = await demoOwnerPassword(server.url, server.dataDir);
         await page.goto(`${server.url}/login?lng=${language}`, { waitUntil: "networkidle" });
         await page.locator("input[name=email]").fill("demo@sakina.app");
@@ -141,6 +142,12 @@ try {
           await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
           const file = path.join(out, `${feedShot}.png`);
           await page.locator("section[aria-labelledby=calendar-feed-title]").screenshot({ path: file });
+          console.log(path.relative(root, file));
+        }
+        if (remindersShot.includes(only)) {
+          await page.goto(`${server.url}/dashboard/settings`, { waitUntil: "networkidle" });
+          const file = path.join(out, `${remindersShot}.png`);
+          await page.locator("section[aria-labelledby=reminders-title]").screenshot({ path: file });
           console.log(path.relative(root, file));
         }
         await context.clearCookies();

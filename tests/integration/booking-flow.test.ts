@@ -178,6 +178,8 @@ describe("the customer's manage page", () => {
     expect(picking).not.toContain("cancel=1");
     expect(picking).not.toContain('value="cancel"');
     expect(slotLabel(picking, "09:00")).toBe("9:00 AM");
+    // The times are the business's, and the page says so in words, as the booking page does.
+    expect(text(picking)).toContain("Times are shown in Eastern Time.");
     const german = await (await client.get(`${manage}?lng=de&reschedule=1&date=${date}`)).text();
     // German writes the hour on a 24-hour clock, with no AM or PM: as the booking page writes it.
     expect(slotLabel(german, "09:00")).toBe(

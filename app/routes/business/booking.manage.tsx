@@ -12,7 +12,7 @@ import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { parseTimeOfDay } from "~/lib/time";
 import { availabilityFor, bookingConfirmationCallJob } from "~/features/booking/booking.server";
-import { formatLocalDate, formatWhen as formatInstant, formatWhenWithZone } from "~/lib/when";
+import { formatLocalDate, formatWhen as formatInstant, formatWhenWithZone, zoneName } from "~/lib/when";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -47,6 +47,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const live = booking.status !== "cancelled" && booking.startsAt.getTime() > Date.now();
   let reschedule: null | {
+    zone: string;
     days: { date: string; count: number }[];
     date: string | null;
     day: string | null;
@@ -59,6 +60,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     const windowDates = availability.windowDates();
     const chosen = date && windowDates.includes(date) ? date : null;
     reschedule = {
+      // The times below are the business's; said in words, as the booking page says its zone.
+      zone: zoneName(business.timeZone, language),
       days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
       date: chosen,
       day: chosen ? formatLocalDate(chosen, language, "day") : null,
@@ -277,6 +280,7 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
                 </p>
               </Form>
             )}
+            <p className="mt-4 text-sm text-slate-600">{tIsolated(t, "book.zoneNote", { zone: data.reschedule.zone })}</p>
           </section>
         ) : null}
       </div>
