@@ -92,7 +92,8 @@ async function bookingFlow(page: Page, url: string, language: string, width: num
   await shoot(page, name("11-cancelled"));
 }
 
-await rm(out, { recursive: true, force: true });
+// A filtered run keeps the other shots: it retakes only the ones it names.
+if (!only) await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 const server = await startServer({ SEED_DEMO_DATA: "true" });
 const browser = await launchBrowser();
