@@ -3,10 +3,10 @@
 // the owner's call page draws them without JavaScript, and the analytics and the admin show them per day.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findCallQuality } from "#models/call-quality";
+import { findCallQuality, qualityByDay } from "#models/call-quality";
 import { registerBusiness } from "#models/businesses";
 import { findCall } from "#models/calls";
-import { accounts, calls } from "#models/schema";
+import { accounts, callQuality, calls } from "#models/schema";
 import { requestCall } from "~/calls/engine.server";
 import { hashPassword } from "~/features/auth/passwords.server";
 import ar from "~/locales/ar";
@@ -136,10 +136,10 @@ describe("a call driven through the fakes", () => {
     expect(row.endedBy).toBe("caller_hung_up");
     expect(row.interruptions).toHaveLength(1);
     expect(row.turns).toHaveLength(1);
-    // The wait is the model's TURN_DELAY after the reply was created (which the model does as the turn ends).
+    // The wait is the model's TURN_DELAY after the reply was created (which the model does as the turn
+    // ends). Both ends are read on this one busy thread, so it is checked against that, not a floor.
     const stopped = row.streamStartedAt!.getTime() + row.turns[0]!.at;
     const expectedWait = (await replyCreated) + TURN_DELAY - stopped;
-    expect(row.turns[0]!.latencyMs!).toBeGreaterThanOrEqual(TURN_DELAY);
     expect(Math.abs(row.turns[0]!.latencyMs! - expectedWait)).toBeLessThanOrEqual(TOLERANCE);
     // The interruption came before the caller's turn ended, and after the first words.
     expect(row.interruptions[0]!).toBeLessThan(row.turns[0]!.at);
@@ -199,6 +199,56 @@ describe("the owner's call page", () => {
 });
 
 describe("per day", () => {
+  it("computes the median and the 90th percentile from known rows, per day, for one business or all", async () => {
+    const db = app.services.db;
+    const registered = await registerBusiness(db, {
+      name: "Figures Clinic",
+      ownerName: "Figures",
+      email: "figures-clinic@example.com",
+      phone: "+442079460958",
+      industry: "health",
+    });
+    const figures = "created" in registered ? registered.created : registered.existing;
+    const day = Date.UTC(2026, 0, 15, 12);
+    const known: { day: number; firstWordsMs: number | null; turns: (number | null)[] }[] = [
+      { day, firstWordsMs: 100, turns: [100, 300] },
+      { day, firstWordsMs: 200, turns: [200, null] },
+      { day, firstWordsMs: 300, turns: [500] },
+      { day, firstWordsMs: 400, turns: [] },
+      { day, firstWordsMs: 1000, turns: [] },
+      { day, firstWordsMs: null, turns: [] },
+      { day: day + 86_400_000, firstWordsMs: 700, turns: [900] },
+    ];
+    for (const row of known) {
+      const [call] = await db
+        .insert(calls)
+        .values({ purpose: "test", language: "en", voice: "alloy", timeLimitSeconds: 300, businessId: figures.id })
+        .returning();
+      await db.insert(callQuality).values({
+        callId: call!.id,
+        answeredAt: new Date(row.day),
+        streamStartedAt: new Date(row.day + 100),
+        firstWordsMs: row.firstWordsMs,
+        turns: row.turns.map((latencyMs, i) => ({ at: 1000 * (i + 1), latencyMs })),
+        endedBy: "caller_hung_up",
+      });
+    }
+    const window = { timeZone: "UTC", from: new Date(day - 86_400_000), to: new Date(day + 2 * 86_400_000) };
+    const days = await qualityByDay(db, { businessId: figures.id, ...window });
+    expect(days).toEqual([
+      // First words 100, 200, 300, 400, 1000 (one call never spoke): median 300, p90 400 + 0.6 × 600.
+      // Turns 100, 200, 300, 500 (one never answered): median 250, p90 300 + 0.7 × 200.
+      { day: "2026-01-15", calls: 5, firstWordsMedian: 300, firstWordsP90: 760, turns: 4, turnMedian: 250, turnP90: 440 },
+      { day: "2026-01-16", calls: 1, firstWordsMedian: 700, firstWordsP90: 700, turns: 1, turnMedian: 900, turnP90: 900 },
+    ]);
+    // Another business's calls are not this one's; every business's together are the admin's.
+    expect(await qualityByDay(db, { businessId, ...window })).toEqual([]);
+    expect((await qualityByDay(db, { businessId: null, ...window }))[0]!.calls).toBe(5);
+    // Days are the business's: at UTC+14, 12:00 UTC is already the next day.
+    const kiritimati = await qualityByDay(db, { businessId: figures.id, ...window, timeZone: "Pacific/Kiritimati" });
+    expect(kiritimati.map((d) => d.day)).toEqual(["2026-01-16", "2026-01-17"]);
+  });
+
   it("the analytics page and the admin's page show the day's median and 90th percentile", async () => {
     const [made] = await app.services.db.select().from(calls).where(eq(calls.id, measured.id));
     const analytics = await (await owner.get("/dashboard/analytics?period=7&lng=en")).text();
