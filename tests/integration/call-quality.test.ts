@@ -2,6 +2,7 @@
 // known delays gives known figures (first words, each turn's wait, interruptions, how it ended),
 // the owner's call page draws them without JavaScript, and the analytics and the admin show them per day.
 import { eq } from "drizzle-orm";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findCallQuality, qualityByDay } from "#models/call-quality";
 import { registerBusiness } from "#models/businesses";
@@ -29,6 +30,16 @@ let businessId: number;
 const FIRST_WORDS_DELAY = 600;
 const TURN_DELAY = 300;
 const TOLERANCE = 50;
+/**
+ * The fakes, the app and this test share one thread: when the machine is loaded the thread stalls,
+ * and a stall between two readings moves them apart. The longest stall measured during the call is
+ * allowed on top of TOLERANCE (a few ms on an idle machine).
+ */
+function stalls() {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  return () => histogram.max / 1e6;
+}
 
 beforeAll(async () => {
   [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
@@ -100,6 +111,7 @@ describe("a call driven through the fakes", () => {
     realtime.clearScript();
     realtime.script([{ say: "Hello, this is the assistant of Quality Clinic calling to test the line, can you hear me well?" }]);
     realtime.setResponseDelay(FIRST_WORDS_DELAY);
+    const longestStall = stalls();
     // When the app asks the model for the greeting: the model speaks FIRST_WORDS_DELAY after that.
     const session = realtime.sessions.length;
     const asked = realtime.waitForEvent(session, "response.create", undefined, 20_000).then(() => Date.now());
@@ -114,9 +126,9 @@ describe("a call driven through the fakes", () => {
     const answered = first.answeredAt!.getTime();
     const expected = Math.max((await asked) + FIRST_WORDS_DELAY, first.streamStartedAt!.getTime()) - answered;
     expect(first.firstWordsMs!).toBeGreaterThanOrEqual(FIRST_WORDS_DELAY);
-    expect(Math.abs(first.firstWordsMs! - expected)).toBeLessThanOrEqual(TOLERANCE);
+    expect(Math.abs(first.firstWordsMs! - expected)).toBeLessThanOrEqual(TOLERANCE + longestStall());
     console.log(
-      `first words ${first.firstWordsMs} ms: the model's ${FIRST_WORDS_DELAY} ms after the app asked it ${(await asked) - answered} ms after the answer`,
+      `first words ${first.firstWordsMs} ms: the model's ${FIRST_WORDS_DELAY} ms after the app asked it ${(await asked) - answered} ms after the answer (longest stall ${Math.round(longestStall())} ms)`,
     );
 
     // The caller speaks over the greeting (an interruption), then stops: the reply comes TURN_DELAY later.
@@ -140,9 +152,9 @@ describe("a call driven through the fakes", () => {
     // ends). Both ends are read on this one busy thread, so it is checked against that, not a floor.
     const stopped = row.streamStartedAt!.getTime() + row.turns[0]!.at;
     const expectedWait = (await replyCreated) + TURN_DELAY - stopped;
-    expect(Math.abs(row.turns[0]!.latencyMs! - expectedWait)).toBeLessThanOrEqual(TOLERANCE);
-    // The interruption came before the caller's turn ended, and after the first words.
-    expect(row.interruptions[0]!).toBeLessThan(row.turns[0]!.at);
+    expect(Math.abs(row.turns[0]!.latencyMs! - expectedWait)).toBeLessThanOrEqual(TOLERANCE + longestStall());
+    // The interruption came before the caller's turn ended (the same ms, after a stall).
+    expect(row.interruptions[0]!).toBeLessThanOrEqual(row.turns[0]!.at);
   });
 
   it("knows when the agent ended the call, and a turn the agent never answered", async () => {

@@ -1,15 +1,16 @@
 import type { QualityTimeline } from "~/features/business/call-quality.server";
 
-const WIDTH = 640;
-const HEIGHT = 160;
+// Narrow enough that its words stay legible when a phone shrinks it to the screen's width.
+const WIDTH = 500;
+const HEIGHT = 168;
 /** The lanes' names sit on the start side, in this much room. */
-const LABELS = 120;
-const PAD = 16;
+const LABELS = 104;
+const PAD = 14;
 const LANE_ANSWER = 28;
-const LANE_TURNS = 60;
-const LANE_INTERRUPTIONS = 92;
-const AXIS = 116;
-const BAR = 14;
+const LANE_TURNS = 62;
+const LANE_INTERRUPTIONS = 96;
+const AXIS = 120;
+const BAR = 16;
 
 /**
  * One call's quality as a timeline drawn on the server (no JavaScript): the answer and the wait
@@ -36,6 +37,8 @@ export function QualityTimelineView({ timeline }: { timeline: QualityTimeline })
     <div className="mt-4 grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)] lg:items-start">
       <svg
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        // Positions and anchors are worked out for the reading direction here: the text itself runs left to right.
+        direction="ltr"
         role="img"
         aria-labelledby="quality-svg-title quality-svg-desc"
         className="h-auto w-full rounded-xl border border-slate-200 bg-white"
@@ -43,7 +46,7 @@ export function QualityTimelineView({ timeline }: { timeline: QualityTimeline })
       >
         <title id="quality-svg-title">{text.title}</title>
         <desc id="quality-svg-desc">{text.desc}</desc>
-        <g fontSize="12" fill="#334155">
+        <g fontSize="13" fill="#334155">
           <text x={labelX} y={LANE_ANSWER + 4} textAnchor={labelAnchor}>
             {text.laneAnswer}
           </text>
@@ -81,11 +84,11 @@ export function QualityTimelineView({ timeline }: { timeline: QualityTimeline })
           />
         ) : null}
         <line x1={plotStart} x2={plotEnd} y1={AXIS} y2={AXIS} stroke="#64748b" />
-        <g fontSize="11" fill="#475569">
+        <g fontSize="12" fill="#475569">
           {timeline.ticks.map((tick) => (
             <g key={tick.ms}>
               <line x1={x(tick.ms)} x2={x(tick.ms)} y1={AXIS} y2={AXIS + 5} stroke="#64748b" />
-              <text x={x(tick.ms)} y={AXIS + 18} textAnchor="middle">
+              <text x={x(tick.ms)} y={AXIS + 19} textAnchor="middle">
                 {tick.label}
               </text>
             </g>
