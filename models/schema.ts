@@ -658,6 +658,59 @@ export const calls = pgTable(
   ],
 );
 
+/** How a call's audio ended, as the bridge saw it (ADR 0033). */
+export const CALL_ENDINGS = [
+  "caller_hung_up",
+  "agent_ended",
+  "time_limit",
+  "dead_air",
+  "model_failed",
+  "model_idle",
+  "stream_lost",
+  "error",
+] as const;
+export type CallEnding = (typeof CALL_ENDINGS)[number];
+
+/** One of the caller's turns: when they stopped speaking (ms after the stream's start) and how long the agent took to answer (null: it never did). */
+export interface QualityTurn {
+  at: number;
+  latencyMs: number | null;
+}
+
+/**
+ * A call's quality as the caller lived it (ADR 0033): one row per answered call. The answer is
+ * written when Twilio asks for the answered call's instructions, the first words as soon as the
+ * agent's first audio goes out, and the rest (turns, interruptions, the end) once, when the call's
+ * audio ends. Times in `turns` and `interruptions` are milliseconds after the stream's start (the
+ * bridge's own clock).
+ */
+export const callQuality = pgTable(
+  "call_quality",
+  {
+    callId: integer("call_id")
+      .primaryKey()
+      .references(() => calls.id, { onDelete: "cascade" }),
+    /** Twilio asked for the answered call's TwiML: the caller picked up. */
+    answeredAt: timestamp("answered_at", { withTimezone: true }),
+    /** The media stream's "start" reached the bridge. */
+    streamStartedAt: timestamp("stream_started_at", { withTimezone: true }),
+    /** The agent's first audio was sent to the caller. */
+    firstAudioAt: timestamp("first_audio_at", { withTimezone: true }),
+    /** From the answer (or the stream's start, if the answer was not seen) to the first audio. */
+    firstWordsMs: integer("first_words_ms"),
+    turns: jsonb("turns").$type<QualityTurn[]>().notNull().default([]),
+    /** The caller spoke over the agent (ms after the stream's start): the agent's audio was cut. */
+    interruptions: jsonb("interruptions").$type<number[]>().notNull().default([]),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    endedBy: text("ended_by").$type<CallEnding>(),
+    updatedAt: timestamp("updated_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  // Per day across businesses (the admin's view): by the answer.
+  (table) => [index("call_quality_answered").on(table.answeredAt)],
+);
+
 /** "Don't call me again": numbers a business's agent must never phone. */
 export const callOptOuts = pgTable(
   "call_opt_outs",

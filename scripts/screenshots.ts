@@ -1,14 +1,18 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
 // and Arabic, the home page's crisis box for three countries, the owner's frame (/telephony signed
-// in) and the calendar feed and reminder panels of the owner's settings, then the booking flow step by step
-// (service to done, the manage page, rescheduling and the cancel), written to screenshots/
+// in) and the calendar feed and reminder panels of the owner's settings, then the booking flow step
+// by step (service to done, the manage page, rescheduling and the cancel), and the owner's page of
+// one call with its quality timeline (a call with known figures), written to screenshots/
 // (ignored by git), so anyone can look before they ship.
 // `npm run screenshots -- booking-flow` takes only the shots whose names contain that word.
 // It starts the production build on a free port with a throwaway data folder; `npm run build`
 // first if the sources changed.
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
-import type { Page } from "playwright-core";
+import { eq } from "drizzle-orm";
+import type { Browser, Page } from "playwright-core";
+import { businesses, callQuality, calls } from "../models/schema";
+import { startAppInProcess } from "../tests/support/app-in-process";
 import { launchBrowser } from "../tests/support/browser";
 import { demoOwnerPassword } from "../tests/support/demo-owner";
 import { startServer } from "../tests/support/server";
@@ -37,6 +41,73 @@ async function shoot(page: Page, name: string) {
   const file = path.join(out, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   console.log(path.relative(root, file));
+}
+
+/** Signs the demo owner in on this page. */
+async function signInDemoOwner(page: Page, url: string, dataDir: string, language: string) {
+  const password = await demoOwnerPassword(url, dataDir);
+  await page.goto(`${url}/login?lng=${language}`, { waitUntil: "networkidle" });
+  await page.locator("input[name=email]").fill("demo@sakina.app");
+  await page.locator("input[name=password]").fill(password);
+  await page.locator("input[name=password]").press("Enter");
+  await page.waitForURL(/\/dashboard/);
+}
+
+/**
+ * The owner's page of one call and its quality timeline: an app in this process, so the call and
+ * its figures can be written to its database first (first words 640 ms, three turns, one
+ * interruption, ended by the agent).
+ */
+async function callQualityShots(browser: Browser, shots: string[]) {
+  const app = await startAppInProcess({ SEED_DEMO_DATA: "true" });
+  try {
+    const db = app.services.db;
+    const [demo] = await db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
+    const answeredAt = new Date(Date.now() - 3_600_000);
+    const [call] = await db
+      .insert(calls)
+      .values({
+        purpose: "test",
+        language: "en",
+        voice: "alloy",
+        status: "completed",
+        toNumber: "+12125550142",
+        businessId: demo!.id,
+        timeLimitSeconds: 300,
+        startedAt: new Date(answeredAt.getTime() - 9_000),
+        answeredAt,
+        endedAt: new Date(answeredAt.getTime() + 21_000),
+        durationSeconds: 21,
+        createdAt: new Date(answeredAt.getTime() - 10_000),
+      })
+      .returning();
+    await db.insert(callQuality).values({
+      callId: call!.id,
+      answeredAt,
+      streamStartedAt: new Date(answeredAt.getTime() + 180),
+      firstAudioAt: new Date(answeredAt.getTime() + 640),
+      firstWordsMs: 640,
+      turns: [
+        { at: 4_020, latencyMs: 820 },
+        { at: 9_620, latencyMs: 610 },
+        { at: 14_920, latencyMs: 1_350 },
+      ],
+      interruptions: [7_120],
+      endedAt: new Date(answeredAt.getTime() + 21_000),
+      endedBy: "agent_ended",
+    });
+    for (const shot of shots) {
+      const [, language, width] = /-(\w\w)-(\d+)$/.exec(shot)!;
+      const context = await browser.newContext({ viewport: { width: Number(width), height: 900 }, locale: language, bypassCSP: true });
+      const page = await context.newPage();
+      await signInDemoOwner(page, app.url, app.dataDir, language!);
+      await page.goto(`${app.url}/dashboard/calls/${call!.id}?lng=${language}`, { waitUntil: "networkidle" });
+      await shoot(page, shot);
+      await context.close();
+    }
+  } finally {
+    await app.stop();
+  }
 }
 
 /**
@@ -127,12 +198,7 @@ try {
       const feedShot = `owner-calendar-feed-${language}-${width}`;
       const remindersShot = `owner-reminders-${language}-${width}`;
       if ([telephonyShot, feedShot, remindersShot].some((name) => name.includes(only))) {
-        const password = await demoOwnerPassword(server.url, server.dataDir);
-        await page.goto(`${server.url}/login?lng=${language}`, { waitUntil: "networkidle" });
-        await page.locator("input[name=email]").fill("demo@sakina.app");
-        await page.locator("input[name=password]").fill(password);
-        await page.locator("input[name=password]").press("Enter");
-        await page.waitForURL(/\/dashboard/);
+        await signInDemoOwner(page, server.url, server.dataDir, language);
         if (telephonyShot.includes(only)) {
           await page.goto(`${server.url}/telephony`, { waitUntil: "networkidle" });
           await shoot(page, telephonyShot);
@@ -158,6 +224,12 @@ try {
       await context.close();
     }
   }
+  const qualityShots = languages.flatMap((language) => widths.map((width) => `owner-call-quality-${language}-${width}`));
+  if (qualityShots.some((shot) => shot.includes(only)))
+    await callQualityShots(
+      browser,
+      qualityShots.filter((shot) => shot.includes(only)),
+    );
 } finally {
   await browser.close();
   await server.stop();

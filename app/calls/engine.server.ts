@@ -23,6 +23,7 @@ import {
 } from "#models/calls";
 import { checkDialling } from "~/calls/dialling-policy.server";
 import { findBusinessById, pausedConfirmationCalls, releasePlanCall } from "#models/businesses";
+import { recordAnswer } from "#models/call-quality";
 import type { AppJob } from "~/platform/services.server";
 import { deliveryOf } from "~/calls/delivery";
 import { callTexts } from "~/voice/call-texts.server";
@@ -341,6 +342,8 @@ export function escapeXml(value: string) {
  * single-use token, or, when a machine answered a confirmation call, leave a short voicemail.
  */
 export async function voiceTwiml(services: AppServices, call: Call, params: Record<string, string>) {
+  // Twilio asks for this once the call is answered: the clock of the first words (ADR 0033).
+  const answeredAt = new Date();
   if (params.AnsweredBy?.startsWith("machine") || params.AnsweredBy === "fax") {
     await setCallOutcome(services.db, call.id, "voicemail", params.AnsweredBy);
     // A confirmation leaves its short message; any other call (a paid one above all) says nothing
@@ -354,14 +357,15 @@ export async function voiceTwiml(services: AppServices, call: Call, params: Reco
     await markCallMoment(services.db, call.id, "modelFailedAt");
     return apologyTwiml(call);
   }
-  // Single-use and short-lived: Twilio connects the stream within seconds of fetching this TwiML.
-  const token = newStreamToken(randomBytes(24).toString("base64url"), new Date(Date.now() + STREAM_TOKEN_TTL_MS));
-  await setStreamToken(services.db, call.id, token);
   // The greeting is prepared while Twilio connects the stream, when the stream comes to this
   // process; a bridge process of its own (MEDIA_STREAM_ORIGIN) opens the session when it connects.
   // A session whose stream has not come within the stream's own start limit is closed: the stream
   // went to another process (or never left Twilio), and a paid session must not wait for it.
+  // It starts first, before this request's own writes: the caller is waiting for its words.
   if (!services.env.MEDIA_STREAM_ORIGIN) void prepareVoiceSession(services, call, streamLimits(services.env).startTimeoutMs);
+  // Single-use and short-lived: Twilio connects the stream within seconds of fetching this TwiML.
+  const token = newStreamToken(randomBytes(24).toString("base64url"), new Date(Date.now() + STREAM_TOKEN_TTL_MS));
+  await Promise.all([setStreamToken(services.db, call.id, token), recordAnswer(services.db, call.id, answeredAt)]);
   const base = publicOrigin(services);
   const stream = mediaStreamUrl(services, call.id);
   // When the stream ends while the call goes on (the model failed), Twilio asks the action URL what next.

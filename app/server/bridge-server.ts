@@ -83,7 +83,7 @@ export async function startBridgeServer() {
     ],
     /** Ends the calls in progress (their sockets close), then the server and the database. */
     async close() {
-      mediaStreams.close();
+      await mediaStreams.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await jobs.stop();

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { parseDbId } from "~/lib/ids";
 import { bridgeWebCallVoice, CLOSE_TOO_MANY_VOICES, VOICE_SESSIONS_PER_ADDRESS, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
-import { bridgeMediaStream, mediaStreamUrl, type BridgeServices } from "~/voice/bridge.server";
+import { bridgeMediaStream, mediaStreamUrl, qualityWritesSettled, type BridgeServices } from "~/voice/bridge.server";
 import { holdLiveSlot } from "~/platform/data/live-limit.server";
 import type { AppServices } from "~/platform/services.server";
 
@@ -30,9 +30,15 @@ export function mediaStreamEndpoint(services: BridgeServices) {
       }
       sockets.handleUpgrade(request, socket, head, (ws) => bridgeMediaStream(services, ws, callId));
     },
-    close() {
+    /** Ends the calls' streams, then waits (a second at most) for them to close and their quality to be written. */
+    async close() {
+      const closed = [...sockets.clients].map((client) => new Promise((resolve) => client.once("close", resolve)));
       for (const client of sockets.clients) client.close(1001, "server shutting down");
       sockets.close();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
+      clearTimeout(timer);
+      await qualityWritesSettled();
     },
   };
 }

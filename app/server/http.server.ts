@@ -190,7 +190,7 @@ export async function createAppServer(options: {
     },
     async close() {
       webCallStreams.close();
-      mediaStreams.close();
+      await mediaStreams.close();
       await services.close();
     },
   };

@@ -1,9 +1,11 @@
 import WebSocket from "ws";
+import { recordCallEnd, recordFirstWords, type QualityReport } from "#models/call-quality";
 import { appendTranscript, consumeStreamToken, findCall, flagCall, markCallMoment, type Call, type CallMoment } from "#models/calls";
 import type { AppServices } from "~/platform/services.server";
 import { END_CALL, type Agent } from "~/voice/agents.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
 import { callTexts } from "~/voice/call-texts.server";
+import { CallQuality } from "~/voice/call-quality";
 
 const TOOL_TIMEOUT_MS = 8_000;
 /** Calls whose agent reads the fixed crisis script: the listener (paid or subscribed) and the Saudi agent. */
@@ -252,7 +254,26 @@ export interface CallerLeg {
   sessionStarted(controls: { requestResponse(response: object): void; hangUp(): Promise<void> }): NodeJS.Timeout[];
   /** The call ends (both sockets are closed): the provider hangs up, the record is closed. Never rejects. */
   hangUp(): Promise<void>;
+  /** Keeps the call's quality (ADR 0033): the first words as soon as known, the rest when it ends. None for a browser. */
+  quality?: {
+    firstWords(streamStartedAt: Date, firstAudioAt: Date): Promise<void>;
+    ended(report: QualityReport): Promise<void>;
+  };
 }
+
+/** The quality writes not yet done, for a server that shuts down to wait for (ADR 0033). */
+const qualityWrites = new Set<Promise<unknown>>();
+function keepWriting(write: Promise<unknown>) {
+  qualityWrites.add(write);
+  void write.finally(() => qualityWrites.delete(write));
+}
+/** Resolves once every call's quality write in progress is done (or failed). */
+export async function qualityWritesSettled() {
+  await Promise.allSettled([...qualityWrites]);
+}
+
+/** Within this of its time limit, a call Twilio ends was ended by the limit (Twilio's clock starts at the answer, a little before the stream). */
+const TIME_LIMIT_SLACK_MS = 2_000;
 
 /** A phone call's leg: Twilio's media stream, the call kept in `calls`. */
 function phoneLeg(services: BridgeServices, callId: number, log: (message: string) => void): CallerLeg {
@@ -294,6 +315,14 @@ function phoneLeg(services: BridgeServices, callId: number, log: (message: strin
           (call.timeLimitSeconds - 60) * 1000,
         ),
       ];
+    },
+    quality: {
+      firstWords: (streamStartedAt, firstAudioAt) => recordFirstWords(services.db, callId, streamStartedAt, firstAudioAt),
+      ended(report) {
+        const elapsed = report.endedAt.getTime() - report.streamStartedAt.getTime();
+        const limited = report.endedBy === "caller_hung_up" && call && elapsed >= call.timeLimitSeconds * 1000 - TIME_LIMIT_SLACK_MS;
+        return recordCallEnd(services.db, callId, limited ? { ...report, endedBy: "time_limit" } : report);
+      },
     },
     async hangUp() {
       const providerCallId = call?.providerCallId;
@@ -358,6 +387,8 @@ export function bridgeCall(
   let closed = false;
   const timers: NodeJS.Timeout[] = [];
   let started = false;
+  // The caller's experience: first words, each turn's wait, interruptions, how it ended (ADR 0033).
+  const quality = new CallQuality();
   const startTimer = setTimeout(() => {
     if (!started) {
       log(`media stream for ${label} closed: no "start" within ${limits.startTimeoutMs / 1000} s`);
@@ -368,6 +399,7 @@ export function bridgeCall(
   const idleTimer = setTimeout(onIdle, limits.idleTimeoutMs);
   function onIdle() {
     log(`media stream for ${label} closed: no audio for ${limits.idleTimeoutMs / 1000} s from the model's side`);
+    quality.ended("model_idle");
     void hangUp();
   }
 
@@ -404,6 +436,7 @@ export function bridgeCall(
     if (closed || modelFailure) return;
     modelFailure = true;
     log(`${label}: the realtime model failed (${reason})`);
+    quality.ended(reason.startsWith("no audio within") ? "dead_air" : "model_failed");
     await moment("modelFailedAt");
     close("model unavailable", CLOSE_MODEL_UNAVAILABLE);
   }
@@ -420,6 +453,16 @@ export function bridgeCall(
     for (const timer of timers) clearTimeout(timer);
     if (model && model.readyState <= WebSocket.OPEN) model.close(1000, reason);
     if (twilio.readyState <= WebSocket.OPEN) twilio.close(code, reason);
+    const report = quality.report();
+    if (report && leg.quality)
+      keepWriting(leg.quality.ended(report).catch((error) => log(`${label}: could not keep its quality: ${reasonOf(error)}`)));
+  }
+
+  /** Something failed: the call ends, and its quality says so. */
+  function failed(message: string, error: unknown) {
+    log(`${label} ${message}: ${reasonOf(error)}`);
+    quality.ended("error");
+    void hangUp();
   }
 
   /** Ends the call: closes both sockets and lets the leg hang up. Never rejects. */
@@ -454,6 +497,16 @@ export function bridgeCall(
     unmarkedItem = itemId;
     unmarkedBytes += Buffer.byteLength(delta, "base64");
     twilio.send(mediaHead + delta + MEDIA_TAIL);
+    if (quality.waitingForAudio) {
+      const first = quality.agentAudio();
+      if (first && leg.quality) {
+        keepWriting(
+          leg.quality
+            .firstWords(first.streamStartedAt, first.firstAudioAt)
+            .catch((error) => log(`${label}: could not keep its first words: ${reasonOf(error)}`)),
+        );
+      }
+    }
     if (unmarkedBytes >= markEveryBytes) markPlayback();
   }
 
@@ -476,10 +529,13 @@ export function bridgeCall(
     }
   }
 
-  /** Stops what the caller is hearing: Twilio drops its buffer and the item is cut at what was heard (from the marks). */
+  /**
+   * Stops what the caller is hearing: Twilio drops its buffer and the item is cut at what was heard
+   * (from the marks). True if something was still playing.
+   */
   function stopPlayback() {
     const unheard = (unmarkedBytes > 0 && unmarkedItem === currentItem) || pendingMarks.some((m) => m.itemId === currentItem);
-    if (!currentItem || !unheard) return;
+    if (!currentItem || !unheard) return false;
     sendModel({
       type: "conversation.item.truncate",
       item_id: currentItem,
@@ -489,6 +545,7 @@ export function bridgeCall(
     sendTwilio({ event: "clear", streamSid });
     pendingMarks.length = 0;
     unmarkedBytes = 0;
+    return true;
   }
 
   /** Stops playback and cancels the response in flight, for something that must be said at once. */
@@ -498,10 +555,12 @@ export function bridgeCall(
   }
 
   function maybeFinish() {
-    if (hangupRequested && !responseActive && pendingMarks.length === 0) void hangUp();
+    if (!hangupRequested || responseActive || pendingMarks.length > 0) return;
+    quality.ended("agent_ended");
+    void hangUp();
   }
 
-  async function start(message: TwilioMessage) {
+  async function start(message: TwilioMessage, startedAt: number) {
     streamSid = message.start?.streamSid ?? message.streamSid ?? "";
     const sid = JSON.stringify(streamSid);
     mediaHead = `{"event":"media","streamSid":${sid},"media":{"payload":"`;
@@ -511,6 +570,8 @@ export function bridgeCall(
       close("unauthorized", CLOSE_REFUSED);
       return;
     }
+    // Measured from the "start" message; kept only for a stream the leg accepted.
+    quality.streamStarted(startedAt);
     await moment("streamConnectedAt");
     if (!services.voiceModel.configured) {
       await modelFailed("not configured");
@@ -570,10 +631,7 @@ export function bridgeCall(
       return;
     }
     // A failure here (a database write, a tool) ends this call cleanly, never the process.
-    onModelEvent(event).catch((error) => {
-      log(`${label} ended after an error: ${reasonOf(error)}`);
-      void hangUp();
-    });
+    onModelEvent(event).catch((error) => failed("ended after an error", error));
   }
 
   function listenToModel(socket: WebSocket) {
@@ -582,8 +640,7 @@ export function bridgeCall(
       try {
         onModelMessage(data);
       } catch (error) {
-        log(`${label} ended after an error: ${reasonOf(error)}`);
-        void hangUp();
+        failed("ended after an error", error);
       }
     });
     socket.on("error", (error) => void modelFailed(`connection error: ${error.message}`));
@@ -610,10 +667,13 @@ export function bridgeCall(
         void moment("callerHeardAt");
         // Barge-in: cut the reply at what the caller heard, and drop what Twilio still holds (the
         // server's turn detection cancels its own response).
-        stopPlayback();
+        quality.callerStarted(stopPlayback());
         return;
       }
       case "input_audio_buffer.speech_stopped":
+        quality.callerStopped();
+        awaitAgent("after the caller's turn");
+        return;
       case "input_audio_buffer.committed":
         awaitAgent("after the caller's turn");
         return;
@@ -697,8 +757,7 @@ export function bridgeCall(
     try {
       onTwilioMessage(data);
     } catch (error) {
-      log(`${label} ended after an error in the media stream: ${reasonOf(error)}`);
-      void hangUp();
+      failed("ended after an error in the media stream", error);
     }
   });
 
@@ -724,8 +783,9 @@ export function bridgeCall(
         started = true;
         clearTimeout(startTimer);
         awaitAgent("of the stream's start");
-        void start(message).catch((error) => {
+        void start(message, Date.now()).catch((error) => {
           log(`${label} could not start: ${reasonOf(error)}`);
+          quality.ended("error");
           close("error");
         });
         return;
@@ -747,6 +807,8 @@ export function bridgeCall(
         return;
       }
       case "stop":
+        // The caller hung up, or Twilio ended the call (its time limit: the leg tells them apart).
+        quality.ended("caller_hung_up");
         close("stop");
         return;
       default:

@@ -15,6 +15,7 @@ export const ADMIN_SECTIONS = [
   { id: "businesses", to: "/admin/businesses" },
   { id: "consumers", to: "/admin/consumers" },
   { id: "calls", to: "/admin/calls" },
+  { id: "quality", to: "/admin/quality" },
   { id: "reviews", to: "/admin/reviews" },
   { id: "payments", to: "/admin/payments" },
   { id: "refusals", to: "/admin/refusals" },

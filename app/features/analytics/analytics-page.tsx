@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { Link, useRevalidator } from "react-router";
 import { useTranslation } from "react-i18next";
 import { ChartCard } from "./charts";
+import { QualityDays } from "./quality-days";
 import type { AnalyticsView } from "./types";
 
 /** Where the page hears of changes (app/routes/dashboard/dashboard.analytics.events.ts). */
@@ -113,6 +114,7 @@ export function AnalyticsBody({ view, locale, rtl }: { view: AnalyticsView; loca
         <ChartCard chart={view.charts.weekdays} layout="columns" locale={locale} rtl={rtl} />
         <ChartCard chart={view.charts.hours} layout="columns" locale={locale} rtl={rtl} />
         <ChartCard chart={view.charts.days} layout="columns" locale={locale} rtl={rtl} />
+        <QualityDays view={view.quality} />
         <section aria-labelledby="no-shows-title" className="rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
           <h2 id="no-shows-title" className="text-lg font-semibold text-slate-900">
             {t("analytics.noShows.title")}

@@ -6,6 +6,7 @@ import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { loadPlanUsage } from "~/features/business/index.server";
 import { formatTimeOfDayLabel, zoneName } from "~/lib/when";
 import type { Owner } from "~/features/business/index.server";
+import { loadQualityDays } from "./quality.server";
 import type { AnalyticsView, Bar, Chart } from "./types";
 
 export const PERIODS = [7, 30, 90] as const;
@@ -76,9 +77,16 @@ function chart(t: TFunction, number: Intl.NumberFormat, key: ChartKey, bars: Bar
 /** Everything the analytics page shows, worded in the owner's language. */
 export async function loadAnalytics(owner: Owner, period: Period, now = new Date()): Promise<AnalyticsView> {
   const { business, t, locale } = owner;
-  const [figures, plan] = await Promise.all([
+  const window = periodWindow(business.timeZone, period, now);
+  const [figures, plan, quality] = await Promise.all([
     analyticsFigures(owner.services.db, business, period, now),
     loadPlanUsage(owner.services, t, locale, business),
+    loadQualityDays(
+      owner.services.db,
+      { businessId: business.id, timeZone: business.timeZone, from: window.from, to: window.to },
+      t,
+      locale,
+    ),
   ]);
   const { bookings, calls } = figures;
   const number = new Intl.NumberFormat(locale);
@@ -159,6 +167,7 @@ export async function loadAnalytics(owner: Owner, period: Period, now = new Date
       hours: chart(t, number, "hours", hourBars, bookingsUnit),
       days: chart(t, number, "days", dayBars, bookingsUnit),
     },
+    quality,
     summary: t("analytics.updated", { days: period, bookings: number.format(made), calls: number.format(calls.placed) }),
   };
 }

@@ -28,6 +28,25 @@ export interface AnalyticsView {
   tiles: { id: string; label: string; value: string; detail: string | null }[];
   plan: { title: string; detail: string; used: number; allowance: number; label: string };
   charts: Record<"status" | "results" | "weekdays" | "hours" | "days", Chart>;
+  quality: QualityDaysView;
   /** A short sentence a screen reader hears after a live update. */
   summary: string;
+}
+
+/** Call quality per day (ADR 0033), every text worded; `rows` newest first. */
+export interface QualityDaysView {
+  title: string;
+  intro: string;
+  none: string;
+  headers: Record<"day" | "calls" | "fwMedian" | "fwP90" | "turns" | "turnMedian" | "turnP90", string>;
+  rows: {
+    day: string;
+    label: string;
+    calls: string;
+    fwMedian: string;
+    fwP90: string;
+    turns: string;
+    turnMedian: string;
+    turnP90: string;
+  }[];
 }

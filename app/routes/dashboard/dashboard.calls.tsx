@@ -67,7 +67,7 @@ export default function Calls({ loaderData, actionData }: Route.ComponentProps) 
           </Link>
         </p>
       </section>
-      <CallCentre data={loaderData.centre} reply={actionData} />
+      <CallCentre data={loaderData.centre} reply={actionData} callLinks />
     </OwnerShell>
   );
 }

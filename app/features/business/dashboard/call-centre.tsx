@@ -1,8 +1,8 @@
 import { useEffect, useState } from "react";
-import { Form, useNavigation, useRevalidator } from "react-router";
+import { Form, Link, useNavigation, useRevalidator } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { CallCentreData } from "~/features/business/call-centre.server";
-import { Button } from "~/ui/form/button";
+import { Button, linkClass } from "~/ui/form/button";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Field } from "~/ui/form/field";
 import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
@@ -11,7 +11,16 @@ import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
  * The control centre's body: a test call through the dialling policy, and the recent calls, which
  * follow the server's events with JavaScript (a reload shows the latest without).
  */
-export function CallCentre({ data, reply }: { data: CallCentreData; reply?: { error: string; to: string; general?: boolean } | null }) {
+export function CallCentre({
+  data,
+  reply,
+  callLinks = false,
+}: {
+  data: CallCentreData;
+  reply?: { error: string; to: string; general?: boolean } | null;
+  /** Each call's time links to its page with its quality (the owner's app). */
+  callLinks?: boolean;
+}) {
   const unavailable = data.callsUnavailable;
   const { t } = useTranslation();
   const navigation = useNavigation();
@@ -73,7 +82,13 @@ export function CallCentre({ data, reply }: { data: CallCentreData; reply?: { er
           <ul className="mt-3 divide-y divide-slate-200">
             {data.calls.map((call) => (
               <li key={call.id} className="grid gap-x-4 gap-y-0.5 py-2.5 text-sm sm:grid-cols-[13rem_1fr_auto]">
-                <span className="font-medium text-slate-900">{call.when}</span>
+                {callLinks ? (
+                  <Link to={`/dashboard/calls/${call.id}`} className={`${linkClass} font-medium`}>
+                    {call.when}
+                  </Link>
+                ) : (
+                  <span className="font-medium text-slate-900">{call.when}</span>
+                )}
                 <span className="text-slate-800">
                   {call.purpose}
                   {call.to ? (

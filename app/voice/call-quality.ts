@@ -1,0 +1,81 @@
+import type { QualityReport } from "#models/call-quality";
+import type { CallEnding, QualityTurn } from "#models/schema";
+
+/**
+ * A call's quality as the caller lives it, kept by the bridge through named transitions (ADR 0033):
+ * the stream starts, the agent's audio goes out, the caller starts and stops speaking, the call
+ * ends. Plain state and arithmetic, no I/O: the bridge writes what `agentAudio` and `end` return.
+ */
+export class CallQuality {
+  private startedAt: number | null = null;
+  private firstAudioAt: number | null = null;
+  /** The caller stopped speaking then, and the agent has not answered yet. */
+  private owedSince: number | null = null;
+  private readonly turns: QualityTurn[] = [];
+  private readonly interruptions: number[] = [];
+  private ending: CallEnding | null = null;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The media stream's "start" (accepted): the clock of every other figure. */
+  streamStarted(at = this.now()) {
+    this.startedAt ??= at;
+  }
+
+  /** True until the first audio and while a turn waits for its answer: the hot path checks only this. */
+  get waitingForAudio() {
+    return this.startedAt !== null && (this.firstAudioAt === null || this.owedSince !== null);
+  }
+
+  /**
+   * Agent audio was sent to the caller. Returns the first words (stream start and first audio)
+   * the first time, for the bridge to keep at once; else null.
+   */
+  agentAudio(): { streamStartedAt: Date; firstAudioAt: Date } | null {
+    if (this.startedAt === null) return null;
+    const now = this.now();
+    if (this.owedSince !== null) {
+      this.turns.push({ at: this.owedSince - this.startedAt, latencyMs: now - this.owedSince });
+      this.owedSince = null;
+    }
+    if (this.firstAudioAt !== null) return null;
+    this.firstAudioAt = now;
+    return { streamStartedAt: new Date(this.startedAt), firstAudioAt: new Date(now) };
+  }
+
+  /** The caller began to speak; `cutAgent`: the agent's audio was still playing and was cut (barge-in). */
+  callerStarted(cutAgent: boolean) {
+    if (this.startedAt === null) return;
+    // Speaking again before the answer came: the turn goes on, it is measured from its new end.
+    this.owedSince = null;
+    if (cutAgent) this.interruptions.push(this.now() - this.startedAt);
+  }
+
+  /** The caller stopped speaking: the agent owes an answer from now. */
+  callerStopped() {
+    if (this.startedAt === null) return;
+    this.owedSince = this.now();
+  }
+
+  /** How the call ended: the first reason given stands (the causes that follow are its echoes). */
+  ended(how: CallEnding) {
+    this.ending ??= how;
+  }
+
+  /** Everything measured, once the call's audio ended; null if the stream never started. */
+  report(): QualityReport | null {
+    if (this.startedAt === null) return null;
+    const now = this.now();
+    const turns = [...this.turns];
+    // A turn the agent never answered stays, without a latency: dead air the owner should see.
+    if (this.owedSince !== null) turns.push({ at: this.owedSince - this.startedAt, latencyMs: null });
+    return {
+      streamStartedAt: new Date(this.startedAt),
+      firstAudioAt: this.firstAudioAt === null ? null : new Date(this.firstAudioAt),
+      turns,
+      interruptions: [...this.interruptions],
+      endedAt: new Date(now),
+      endedBy: this.ending ?? "stream_lost",
+    };
+  }
+}
