@@ -4,7 +4,7 @@ import type { Route } from "./+types/subscription.card";
 import { ConsumerRefused } from "~/features/subscriptions/dashboard-page";
 import { refusedPage, subscriberFor } from "~/features/subscriptions/access.server";
 import { PLAN_CURRENCY } from "~/features/subscriptions/plans";
-import { cardSaved } from "~/features/subscriptions/subscriptions.server";
+import { cardSaved } from "~/features/subscriptions/billing.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/http/toast.server";

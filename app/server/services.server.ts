@@ -10,7 +10,7 @@ import { allJobs } from "./all-jobs.server";
 import { empathyErasureJob } from "~/features/empathy/empathy.server";
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
 import { CALL_SWEEPER_CRON, callSweeperJob } from "~/calls/engine.server";
-import { SCHEDULED_CALLS_CRON, scheduledCallsJob } from "~/features/subscriptions/subscriptions.server";
+import { SCHEDULED_CALLS_CRON, scheduledCallsJob } from "~/features/subscriptions/index.server";
 import { callPurposes } from "./call-purposes.server";
 import { REMINDERS_CRON, bookingRemindersJob } from "~/features/booking/reminders.server";
 import { seedDemoData } from "~/features/business/demo-seed.server";

@@ -1,6 +1,6 @@
 import { Form, Link, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
-import type { DashboardData } from "./subscriptions.server";
+import type { DashboardData } from "./dashboard-data.server";
 import { daysRemaining, TRIAL_WARNING_DAYS, urgencies } from "./plans";
 import { Ltr, UserText, isolateNumbers, tIsolated } from "~/ui/bidi";
 import { Badge } from "~/ui/badge";
