@@ -58,10 +58,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const access = await subscriberFor(services, request, new URL(request.url).searchParams.get("userId"));
   if (!access.ok) throw data(null, { status: 403 });
   const { subscriber } = access;
-  if (!services.payments || !subscriber.stripeCustomerId) return data({ error: t("payment.notConfigured") }, { status: 503 });
+  if (!services.billing || !subscriber.stripeCustomerId) return data({ error: t("payment.notConfigured") }, { status: 503 });
   const origin = services.publicOrigin();
   try {
-    const checkout = await services.payments.createCardCheckout({
+    const checkout = await services.billing.createCardCheckout({
       customerId: subscriber.stripeCustomerId,
       currency: PLAN_CURRENCY,
       metadata: { purpose: "subscription_card", subscriberId: String(subscriber.id) },

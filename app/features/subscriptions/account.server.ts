@@ -1,7 +1,7 @@
 import { deleteSubscriber, forgetSubscriberCalls, updateSubscriber, type Subscriber } from "#models/subscribers";
 import { discardQueuedEmails } from "~/platform/data/email-jobs.server";
 import type { AppServices } from "~/platform/services.server";
-import { requirePayments } from "~/providers/payments.server";
+import { requireBilling } from "~/providers/billing.server";
 import { nextScheduledCall } from "./allowance.server";
 
 // The subscriber's own account: preferences, and deleting it.
@@ -27,8 +27,8 @@ export async function savePreferences(
 
 /** Deletes the account and its data, its e-mails still waiting and its customer at Stripe (the plan is cancelled at once). The trial stays claimed. */
 export async function deleteAccount(services: AppServices, subscriber: Subscriber) {
-  if (subscriber.stripeSubscriptionId) await requirePayments(services.payments).cancelNow(subscriber.stripeSubscriptionId);
-  if (subscriber.stripeCustomerId) await requirePayments(services.payments).deleteCustomer(subscriber.stripeCustomerId);
+  if (subscriber.stripeSubscriptionId) await requireBilling(services.billing).cancelNow(subscriber.stripeSubscriptionId);
+  if (subscriber.stripeCustomerId) await requireBilling(services.billing).deleteCustomer(subscriber.stripeCustomerId);
   await services.db.transaction(async (tx) => {
     // The call records stay for the provider's invoices, without the number or the words.
     await forgetSubscriberCalls(tx, subscriber.id);

@@ -14,7 +14,8 @@ import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
 import type { EmailMessage } from "~/providers/email.server";
-import { requirePayments, type InvoiceFacts, type SubscriptionState } from "~/providers/payments.server";
+import { requireBilling, type SubscriptionState } from "~/providers/billing.server";
+import type { InvoiceFacts } from "~/providers/payments.server";
 import { callsAllowedIn, nextScheduledCall } from "./allowance.server";
 import { dashboardUrl, formatDate } from "./emails.server";
 import { claimKeys } from "./signup.server";
@@ -59,7 +60,7 @@ function isOurs(subscriber: Pick<Subscriber, "stripeSubscriptionId">, state: Sub
  * same transaction as the change, so each goes once.
  */
 export async function syncSubscription(services: AppServices, subscriptionId: string, hint?: { subscriberId?: number }) {
-  const state = await requirePayments(services.payments).findSubscription(subscriptionId);
+  const state = await requireBilling(services.billing).findSubscription(subscriptionId);
   if (!state) return null;
   const subscriber =
     (await findSubscriberByStripe(services.db, { subscriptionId })) ??
@@ -141,20 +142,20 @@ export async function invoiceEvent(services: AppServices, kind: "invoice_paid" |
 export async function cardSaved(services: AppServices, input: { subscriberId: number; setupIntentId: string }) {
   const subscriber = await findSubscriber(services.db, input.subscriberId);
   if (!subscriber?.stripeSubscriptionId) return null;
-  const state = await requirePayments(services.payments).useCardFromSetup(subscriber.stripeSubscriptionId, input.setupIntentId);
+  const state = await requireBilling(services.billing).useCardFromSetup(subscriber.stripeSubscriptionId, input.setupIntentId);
   return syncSubscription(services, state.id);
 }
 
 /** "Upgrade to monthly": the trial ends now and billing starts, with 30 calls a month. */
 export async function upgradeNow(services: AppServices, subscriber: Subscriber) {
   if (subscriber.status !== "trialing" || !subscriber.stripeSubscriptionId) return null;
-  await requirePayments(services.payments).endTrialNow(subscriber.stripeSubscriptionId);
+  await requireBilling(services.billing).endTrialNow(subscriber.stripeSubscriptionId);
   return syncSubscription(services, subscriber.stripeSubscriptionId);
 }
 
 /** "Cancel subscription": access continues until the period ends. `resume` takes it back. */
 export async function cancelAtPeriodEnd(services: AppServices, subscriber: Subscriber, cancel = true) {
   if (!subscriber.stripeSubscriptionId || !["trialing", "active", "past_due"].includes(subscriber.status)) return null;
-  await requirePayments(services.payments).setCancelAtPeriodEnd(subscriber.stripeSubscriptionId, cancel);
+  await requireBilling(services.billing).setCancelAtPeriodEnd(subscriber.stripeSubscriptionId, cancel);
   return syncSubscription(services, subscriber.stripeSubscriptionId);
 }

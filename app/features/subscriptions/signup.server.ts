@@ -3,7 +3,8 @@ import { createSubscriber, findSubscriberByPhoneOrEmail, trialClaimed, updateSub
 import { zoneOfCountry } from "~/lib/zoned-time";
 import { normalizePhone } from "~/platform/phone.server";
 import type { AppServices } from "~/platform/services.server";
-import { PaymentsError, requirePayments } from "~/providers/payments.server";
+import { requireBilling } from "~/providers/billing.server";
+import { PaymentsError } from "~/providers/payments.server";
 import { deleteAccount } from "./account.server";
 import { PLAN_CURRENCY, PLAN_PRICE_CENTS, TRIAL_DAYS, scheduleOfFrequency, type CallFrequency } from "./plans";
 
@@ -82,7 +83,7 @@ export function timeZoneOfPhone(e164: string) {
 
 async function stripeCustomer(services: AppServices, subscriber: Subscriber) {
   if (subscriber.stripeCustomerId) return subscriber.stripeCustomerId;
-  const payments = requirePayments(services.payments);
+  const payments = requireBilling(services.billing);
   const customerId = await payments.createCustomer(
     { email: subscriber.email, name: subscriber.fullName, phone: subscriber.phone, metadata: { subscriberId: String(subscriber.id) } },
     `subscriber-${subscriber.id}-customer`,
@@ -92,7 +93,7 @@ async function stripeCustomer(services: AppServices, subscriber: Subscriber) {
 }
 
 function planPrice(services: AppServices, frequency: CallFrequency) {
-  return requirePayments(services.payments).ensureMonthlyPrice({
+  return requireBilling(services.billing).ensureMonthlyPrice({
     lookupKey: `sakina_support_${frequency}_v1`,
     productName: `Sakina support calls (${frequency.replace(/_/g, " ")})`,
     amountCents: PLAN_PRICE_CENTS[frequency],
@@ -109,7 +110,7 @@ const subscriptionMetadata = (subscriber: Subscriber) => ({ purpose: "consumer_s
 async function withdrawEarlierAttempt(services: AppServices, subscriber: Subscriber) {
   if (!subscriber.stripeSubscriptionId) return;
   await updateSubscriber(services.db, subscriber.id, { stripeSubscriptionId: null });
-  await requirePayments(services.payments).cancelNow(subscriber.stripeSubscriptionId);
+  await requireBilling(services.billing).cancelNow(subscriber.stripeSubscriptionId);
 }
 
 /**
@@ -117,7 +118,7 @@ async function withdrawEarlierAttempt(services: AppServices, subscriber: Subscri
  * SetupIntent's client secret for the Payment Element. An unfinished earlier attempt is cancelled.
  */
 export async function startTrialInPage(services: AppServices, subscriber: Subscriber) {
-  const payments = requirePayments(services.payments);
+  const payments = requireBilling(services.billing);
   const customerId = await stripeCustomer(services, subscriber);
   await withdrawEarlierAttempt(services, subscriber);
   const started = await payments.startTrial(
@@ -141,7 +142,7 @@ export async function startTrialInPage(services: AppServices, subscriber: Subscr
 
 /** The card step on Stripe's hosted page (no JavaScript): Checkout in subscription mode with the trial. */
 export async function startTrialCheckout(services: AppServices, subscriber: Subscriber) {
-  const payments = requirePayments(services.payments);
+  const payments = requireBilling(services.billing);
   const customerId = await stripeCustomer(services, subscriber);
   await withdrawEarlierAttempt(services, subscriber);
   const origin = services.publicOrigin();
