@@ -328,3 +328,41 @@ export function utcToZoned(instant: number, timeZone: string): { date: string; m
     weekday: weekdayOf(day),
   };
 }
+
+/** The main time zone of each country the app dials (ISO 3166 code), for a first guess at a person's zone. */
+const COUNTRY_ZONES: Record<string, string> = {
+  US: "America/New_York",
+  CA: "America/Toronto",
+  GB: "Europe/London",
+  IE: "Europe/Dublin",
+  FR: "Europe/Paris",
+  BE: "Europe/Brussels",
+  CH: "Europe/Zurich",
+  DE: "Europe/Berlin",
+  AT: "Europe/Vienna",
+  ES: "Europe/Madrid",
+  IT: "Europe/Rome",
+  NL: "Europe/Amsterdam",
+  PT: "Europe/Lisbon",
+  MX: "America/Mexico_City",
+  AR: "America/Argentina/Buenos_Aires",
+  CO: "America/Bogota",
+  CL: "America/Santiago",
+  PE: "America/Lima",
+  SA: "Asia/Riyadh",
+  AE: "Asia/Dubai",
+  QA: "Asia/Qatar",
+  KW: "Asia/Kuwait",
+  BH: "Asia/Bahrain",
+  OM: "Asia/Muscat",
+  EG: "Africa/Cairo",
+  JO: "Asia/Amman",
+  MA: "Africa/Casablanca",
+  AU: "Australia/Sydney",
+  NZ: "Pacific/Auckland",
+  JP: "Asia/Tokyo",
+};
+
+export function zoneOfCountry(country: string): string | undefined {
+  return COUNTRY_ZONES[country];
+}

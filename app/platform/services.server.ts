@@ -1,6 +1,7 @@
 import type { Call } from "#models/calls";
 import type { Speech, TextModel } from "~/providers/ai.server";
 import type { Mailer } from "~/providers/email.server";
+import type { Billing } from "~/providers/billing.server";
 import type { Payments } from "~/providers/payments.server";
 import type { Telephony } from "~/providers/telephony.server";
 import type { Agent, VoiceModel } from "~/providers/voice-model.server";
@@ -55,6 +56,7 @@ export interface AppServices {
   outboxDir: string;
   /** Null when STRIPE_SECRET_KEY is not set: payment actions then say "not configured". */
   payments: Payments | null;
+  billing: Billing | null;
   telephony: Telephony;
   voiceModel: VoiceModel;
   /** Written replies with tool calls; `configured` is false without OPENAI_API_KEY. */

@@ -2,20 +2,27 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "~/platform/env.server";
 import { startFakeStripe, type FakeStripe } from "../../tests/fakes/stripe";
+import { createBilling, type Billing } from "./billing.server";
 import { createPayments, type Payments } from "./payments.server";
 
-// The payments interface with its real implementation (the Stripe SDK), pointed at the fake
+// The payments and billing interfaces with their real implementation (the Stripe SDK), pointed at the fake
 // Stripe server only through STRIPE_API_URL, as every feature reaches it.
 let fake: FakeStripe;
 let payments: Payments;
+let billing: Billing;
 let stripe: Stripe;
 const webhookSecret = "whsec_payments_interface";
 
 beforeAll(async () => {
   fake = await startFakeStripe();
-  payments = createPayments(
-    parseEnv({ NODE_ENV: "test", STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_URL: fake.url, STRIPE_WEBHOOK_SECRET: webhookSecret }),
-  )!;
+  const env = parseEnv({
+    NODE_ENV: "test",
+    STRIPE_SECRET_KEY: fake.secretKey,
+    STRIPE_API_URL: fake.url,
+    STRIPE_WEBHOOK_SECRET: webhookSecret,
+  });
+  payments = createPayments(env)!;
+  billing = createBilling(env)!;
   const api = new URL(fake.url);
   stripe = new Stripe(fake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
 });
@@ -80,8 +87,8 @@ describe("payments interface over the fake Stripe server", () => {
   });
 
   it("reports usage to a meter once per identifier", async () => {
-    const customerId = await payments.createCustomer({ email: "meter@example.com", name: "Meter", metadata: {} }, "customer-meter");
-    await payments.ensureMeteredPlan({
+    const customerId = await billing.createCustomer({ email: "meter@example.com", name: "Meter", metadata: {} }, "customer-meter");
+    await billing.ensureMeteredPlan({
       productName: "Plan",
       currency: "usd",
       monthly: { lookupKey: "interface_monthly", amountCents: 9900, nickname: "monthly" },
@@ -95,8 +102,8 @@ describe("payments interface over the fake Stripe server", () => {
       },
       version: 1,
     });
-    await payments.reportUsage({ meterEventName: "interface_calls", customerId, identifier: "call-1", value: 1 });
-    await payments.reportUsage({ meterEventName: "interface_calls", customerId, identifier: "call-1", value: 1 });
+    await billing.reportUsage({ meterEventName: "interface_calls", customerId, identifier: "call-1", value: 1 });
+    await billing.reportUsage({ meterEventName: "interface_calls", customerId, identifier: "call-1", value: 1 });
     expect([...fake.meterEvents.values()].filter((e) => e.event_name === "interface_calls")).toHaveLength(1);
   });
 });

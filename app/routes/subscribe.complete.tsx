@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/subscribe.complete";
 import { findSubscriber } from "#models/subscribers";
 import { getSubscriberId } from "~/features/auth/auth.server";
-import { syncSubscription } from "~/features/subscriptions/subscriptions.server";
+import { syncSubscription } from "~/features/subscriptions/billing.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { PaymentsError, requirePayments } from "~/providers/payments.server";

@@ -5,7 +5,7 @@ import { findSubscriber } from "#models/subscribers";
 import { commitSubscriberLogin, getSubscriberId } from "~/features/auth/auth.server";
 import { checkSignup, sendResumeLink } from "~/features/subscriptions/access.server";
 import { callFrequencies, PLAN_CURRENCY, PLAN_PRICE_CENTS, type CallFrequency } from "~/features/subscriptions/plans";
-import { beginSignup, startTrialCheckout } from "~/features/subscriptions/subscriptions.server";
+import { beginSignup, startTrialCheckout } from "~/features/subscriptions/signup.server";
 import { postJson } from "~/lib/stripe-js";
 import { formatMoney } from "~/lib/money";
 import { servicesContext } from "~/platform/context";

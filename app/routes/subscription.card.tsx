@@ -4,7 +4,7 @@ import type { Route } from "./+types/subscription.card";
 import { ConsumerRefused } from "~/features/subscriptions/dashboard-page";
 import { refusedPage, subscriberFor } from "~/features/subscriptions/access.server";
 import { PLAN_CURRENCY } from "~/features/subscriptions/plans";
-import { cardSaved } from "~/features/subscriptions/subscriptions.server";
+import { cardSaved } from "~/features/subscriptions/billing.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
@@ -58,10 +58,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const access = await subscriberFor(services, request, new URL(request.url).searchParams.get("userId"));
   if (!access.ok) throw data(null, { status: 403 });
   const { subscriber } = access;
-  if (!services.payments || !subscriber.stripeCustomerId) return data({ error: t("payment.notConfigured") }, { status: 503 });
+  if (!services.billing || !subscriber.stripeCustomerId) return data({ error: t("payment.notConfigured") }, { status: 503 });
   const origin = services.publicOrigin();
   try {
-    const checkout = await services.payments.createCardCheckout({
+    const checkout = await services.billing.createCardCheckout({
       customerId: subscriber.stripeCustomerId,
       currency: PLAN_CURRENCY,
       metadata: { purpose: "subscription_card", subscriberId: String(subscriber.id) },

@@ -6,7 +6,7 @@ import { callSweeperJob, placeCallJob } from "~/calls/engine.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { empathyErasureJob, empathyRefundJob } from "~/features/empathy/empathy.server";
 import { retentionJob } from "~/features/retention/retention.server";
-import { scheduledCallsJob } from "~/features/subscriptions/subscriptions.server";
+import { scheduledCallsJob } from "~/features/subscriptions/index.server";
 
 /** Every kind of background work the workers run. */
 export const allJobs: AppJob<object>[] = [

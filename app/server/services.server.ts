@@ -10,10 +10,11 @@ import { allJobs } from "./all-jobs.server";
 import { empathyErasureJob } from "~/features/empathy/empathy.server";
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
 import { CALL_SWEEPER_CRON, callSweeperJob } from "~/calls/engine.server";
-import { SCHEDULED_CALLS_CRON, scheduledCallsJob } from "~/features/subscriptions/subscriptions.server";
+import { SCHEDULED_CALLS_CRON, scheduledCallsJob } from "~/features/subscriptions/index.server";
 import { callPurposes } from "./call-purposes.server";
 import { REMINDERS_CRON, bookingRemindersJob } from "~/features/booking/reminders.server";
 import { seedDemoData } from "~/features/business/demo-seed.server";
+import { createBilling } from "~/providers/billing.server";
 import { createPayments } from "~/providers/payments.server";
 import { createTelephony } from "~/providers/telephony.server";
 import { createVoiceModel } from "~/providers/voice-model.server";
@@ -50,6 +51,7 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     cookies: createAppCookies(secret, env.NODE_ENV === "production" && isHttps(env.APP_URL)),
     outboxDir,
     payments: createPayments(env),
+    billing: createBilling(env),
     callPurposes,
     telephony: createTelephony(env),
     voiceModel: createVoiceModel(env),

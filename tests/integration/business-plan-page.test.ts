@@ -24,10 +24,10 @@ beforeAll(async () => {
   const [demo] = await db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
   const customer = await stripe.customers.create({ email: "plan-page@example.com" });
   const pm = await stripe.paymentMethods.attach("pm_card_visa", { customer: customer.id });
-  subscriptionId = await app.services.payments!.subscribe(
+  subscriptionId = await app.services.billing!.subscribe(
     {
       customerId: customer.id,
-      priceIds: await app.services.payments!.ensureMeteredPlan(BUSINESS_PLAN),
+      priceIds: await app.services.billing!.ensureMeteredPlan(BUSINESS_PLAN),
       trialEnd: demo!.starterEndsAt!,
       paymentMethodId: pm.id,
       metadata: { purpose: "business_plan", businessId: String(demo!.id) },

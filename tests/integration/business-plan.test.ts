@@ -66,7 +66,7 @@ beforeAll(async () => {
   fake.setWebhook(`http://127.0.0.1:${(webhooks.address() as AddressInfo).port}/webhooks/stripe`, WEBHOOK_SECRET);
   const api = new URL(fake.url);
   stripe = new Stripe(fake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
-  await services.payments!.ensureMeteredPlan(BUSINESS_PLAN);
+  await services.billing!.ensureMeteredPlan(BUSINESS_PLAN);
 });
 
 afterAll(async () => {
@@ -228,10 +228,10 @@ describe("the starter: 7 days and 20 confirmation calls", () => {
 async function monthlyBusiness() {
   const made = await makeBusiness({ planStatus: "starter", starterEndsAt: new Date(Date.now() + 86_400_000) });
   const pm = await stripe.paymentMethods.attach("pm_card_visa", { customer: made.customerId });
-  const subscriptionId = await services.payments!.subscribe(
+  const subscriptionId = await services.billing!.subscribe(
     {
       customerId: made.customerId,
-      priceIds: await services.payments!.ensureMeteredPlan(BUSINESS_PLAN),
+      priceIds: await services.billing!.ensureMeteredPlan(BUSINESS_PLAN),
       trialEnd: new Date(Date.now() + 86_400_000),
       paymentMethodId: pm.id,
       metadata: { purpose: "business_plan", businessId: String(made.business.id) },

@@ -20,7 +20,7 @@ afterAll(async () => {
 
 describe("usage reporting for the monthly plan", () => {
   it("reports each confirmation call the monthly plan counted once to the plan's meter, and none the starter counted", async () => {
-    await services.payments!.ensureMeteredPlan(BUSINESS_PLAN);
+    await services.billing!.ensureMeteredPlan(BUSINESS_PLAN);
     const api = new URL(fake.url);
     const stripe = new Stripe(fake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
     const customer = await stripe.customers.create({ email: "plan@example.com" });

@@ -41,7 +41,7 @@ beforeAll(async () => {
   );
   const api = new URL(stripeFake.url);
   stripe = new Stripe(stripeFake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
-  await services.payments!.ensureMeteredPlan(BUSINESS_PLAN);
+  await services.billing!.ensureMeteredPlan(BUSINESS_PLAN);
 });
 
 afterAll(async () => {

@@ -72,7 +72,7 @@ async function subscriberWithCustomer(email: string, phone: string) {
     preferredLanguage: "en",
     timeZone: "America/New_York",
   }))!;
-  const customerId = await app.services.payments!.createCustomer(
+  const customerId = await app.services.billing!.createCustomer(
     { email, name: "Maya Haddad", phone, metadata: { subscriberId: String(subscriber.id) } },
     `test-customer-${subscriber.id}`,
   );

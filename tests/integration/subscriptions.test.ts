@@ -3,7 +3,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls as callsTable, subscribers, supportCalls } from "#models/schema";
 import { findSubscriber } from "#models/subscribers";
-import { scheduledCallsJob } from "~/features/subscriptions/subscriptions.server";
+import { scheduledCallsJob } from "~/features/subscriptions/index.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";

@@ -15,7 +15,8 @@ import { failCall, type Call } from "#models/calls";
 import { formatWhen } from "~/lib/when";
 import { ensureBusinessSubscription, MONTHLY_PRICE_CENTS, OVERAGE_PRICE_CENTS } from "~/features/business/signup/onboarding.server";
 import { numberHash } from "~/calls/dialling-policy.server";
-import { PaymentsError, requirePayments, type SubscriptionState } from "~/providers/payments.server";
+import { requireBilling, type SubscriptionState } from "~/providers/billing.server";
+import { PaymentsError } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 
 /**
@@ -82,7 +83,7 @@ function mayBeStale(business: Business, now: Date) {
 export async function admitConfirmationCall(services: AppServices, call: Call, now = new Date()): Promise<boolean> {
   if (!call.businessId) return true;
   const business = await findBusinessById(services.db, call.businessId);
-  if (business && services.payments && mayBeStale(business, now)) {
+  if (business && services.billing && mayBeStale(business, now)) {
     // A missed webhook must not stop (or let through) calls: ask Stripe. Down, the database decides.
     await syncBusinessPlan(services, business.stripeSubscriptionId!).catch(() => undefined);
   }
@@ -121,7 +122,7 @@ export async function admitConfirmationCall(services: AppServices, call: Call, n
 export async function admitReminderCall(services: AppServices, call: Call, now = new Date()): Promise<boolean> {
   if (!call.businessId) return true;
   const business = await findBusinessById(services.db, call.businessId);
-  if (business && services.payments && mayBeStale(business, now)) {
+  if (business && services.billing && mayBeStale(business, now)) {
     await syncBusinessPlan(services, business.stripeSubscriptionId!).catch(() => undefined);
   }
   const decision = await admitPlanCall(
@@ -152,7 +153,7 @@ export async function admitReminderCall(services: AppServices, call: Call, now =
  * actions and by the gate. `resumed`: the plan was past due and is not any more.
  */
 export async function syncBusinessPlan(services: AppServices, subscriptionId: string, known?: SubscriptionState) {
-  const state = known ?? (await requirePayments(services.payments).findSubscription(subscriptionId));
+  const state = known ?? (await requireBilling(services.billing).findSubscription(subscriptionId));
   if (!state) return null;
   const change = await applySubscriptionState(services.db, subscriptionId, state);
   if (!change) return null;
@@ -267,23 +268,23 @@ export async function changePlan(services: AppServices, businessId: number, acti
   const business = await findBusinessById(services.db, businessId);
   // What the plan page does not offer is refused before Stripe is asked (a hand-made form, or a
   // server without payments): no customer to upgrade, no subscription to cancel or keep.
-  if (!business || !services.payments) return { ok: false as const, error: "not_offered" as const };
+  if (!business || !services.billing) return { ok: false as const, error: "not_offered" as const };
   if (action === "upgrade" && business.planStatus !== "starter") return { ok: false as const, error: "not_starter" as const };
   if (action === "upgrade" ? !business.stripeCustomerId : !business.stripeSubscriptionId) {
     return { ok: false as const, error: "not_offered" as const };
   }
-  const payments = requirePayments(services.payments);
+  const billing = requireBilling(services.billing);
   try {
     if (action === "upgrade") {
       const subscriptionId = await ensureBusinessSubscription(services, business);
       if (!subscriptionId) return { ok: false as const, error: "unavailable" as const };
-      const state = await payments.endTrialNow(subscriptionId);
+      const state = await billing.endTrialNow(subscriptionId);
       const after = await syncBusinessPlan(services, subscriptionId, state);
       return after?.business.planStatus === "active"
         ? { ok: true as const, done: "upgraded" as const }
         : { ok: false as const, error: "declined" as const };
     }
-    const state = await payments.setCancelAtPeriodEnd(business.stripeSubscriptionId!, action === "cancel");
+    const state = await billing.setCancelAtPeriodEnd(business.stripeSubscriptionId!, action === "cancel");
     await syncBusinessPlan(services, business.stripeSubscriptionId!, state);
     return { ok: true as const, done: action === "cancel" ? ("cancelled" as const) : ("kept" as const) };
   } catch (error) {

@@ -12,7 +12,8 @@ import type { AppServices } from "~/platform/services.server";
 import { callFrequencies, urgencies, type CallFrequency, type Urgency } from "./plans";
 import { isTimeZone } from "~/lib/zoned-time";
 import { isCallTimeAllowed, SCHEDULE_TYPES } from "./schedule";
-import { sendSignInLink, type SignupDetails } from "./subscriptions.server";
+import { sendSignInLink } from "./sign-in-link.server";
+import { type SignupDetails } from "./signup.server";
 
 /**
  * `userId` in a URL is only an address: the subscriber is shown to the session that owns it.

@@ -5,7 +5,8 @@ import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { PaymentsError } from "~/providers/payments.server";
 import { refusedApi, subscriberFor } from "./access.server";
-import { cancelAtPeriodEnd, dashboardData, upgradeNow } from "./subscriptions.server";
+import { cancelAtPeriodEnd, upgradeNow } from "./billing.server";
+import { dashboardData } from "./dashboard-data.server";
 
 /** The preference fields as the spec's profile API names them. */
 export function profileOf(subscriber: Subscriber) {

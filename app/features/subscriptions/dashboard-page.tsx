@@ -1,6 +1,7 @@
 import { Form, Link, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
-import type { DashboardData } from "./subscriptions.server";
+import type { Route } from "../../routes/dashboard/+types/dashboard";
+import type { DashboardData } from "./dashboard-data.server";
 import { daysRemaining, TRIAL_WARNING_DAYS, urgencies } from "./plans";
 import { Ltr, UserText, isolateNumbers, tIsolated } from "~/ui/bidi";
 import { Badge } from "~/ui/badge";
@@ -10,6 +11,28 @@ import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
 import { Field, SelectField } from "~/ui/form/field";
 import { FocusHeading } from "~/ui/form/focus";
+
+/** What the consumer's dashboard loads: the dashboard, or the page that refuses it. */
+export type ConsumerDashboardPageData = Extract<Route.ComponentProps["loaderData"], { kind: "consumer" | "consumer-refused" }>;
+
+/** /dashboard?userId=N: the subscriber's dashboard for the session that owns N, the refusal for anyone else. */
+export function ConsumerDashboardPage({
+  loaderData,
+  actionData,
+}: {
+  loaderData: ConsumerDashboardPageData;
+  actionData: Route.ComponentProps["actionData"];
+}) {
+  if (loaderData.kind === "consumer-refused") return <ConsumerRefused title={loaderData.title} invalid={loaderData.invalid} />;
+  return (
+    <ConsumerDashboard
+      title={loaderData.title}
+      dashboard={loaderData.dashboard}
+      price={loaderData.price}
+      actionData={actionData && "values" in actionData ? (actionData as never) : null}
+    />
+  );
+}
 
 /** Spec screen 4: status, usage, recent calls, quick actions and what the plan gives. Works without JavaScript. */
 export function ConsumerDashboard({

@@ -10,7 +10,9 @@ import { redirectWithToast } from "~/platform/http/toast.server";
 import { PaymentsError } from "~/providers/payments.server";
 import { checkCallRequest, refusedPage, subscriberFor } from "./access.server";
 import { PLAN_CURRENCY, PLAN_PRICE_CENTS, type CallFrequency } from "./plans";
-import { cancelAtPeriodEnd, dashboardData, requestSupportCall, upgradeNow } from "./subscriptions.server";
+import { cancelAtPeriodEnd, upgradeNow } from "./billing.server";
+import { dashboardData } from "./dashboard-data.server";
+import { requestSupportCall } from "./support-calls.server";
 
 /**
  * The consumer's dashboard (/dashboard?userId=N), for the session that owns user N. Anyone else,

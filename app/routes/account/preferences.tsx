@@ -6,7 +6,7 @@ import { ConsumerRefused } from "~/features/subscriptions/dashboard-page";
 import { checkPreferences, refusedPage, subscriberFor } from "~/features/subscriptions/access.server";
 import { timeZoneOptions } from "~/features/subscriptions/plans";
 import { profileOf } from "~/features/subscriptions/api.server";
-import { deleteAccount, savePreferences } from "~/features/subscriptions/subscriptions.server";
+import { deleteAccount, savePreferences } from "~/features/subscriptions/account.server";
 import { SCHEDULE_TYPES } from "~/features/subscriptions/schedule";
 import { callLanguages } from "~/lib/languages";
 import { servicesContext } from "~/platform/context";

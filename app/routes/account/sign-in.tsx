@@ -1,7 +1,7 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/sign-in";
-import { sendSignInLink } from "~/features/subscriptions/subscriptions.server";
+import { sendSignInLink } from "~/features/subscriptions/sign-in-link.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";

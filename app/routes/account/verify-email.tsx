@@ -2,7 +2,7 @@ import { useEffect, useRef } from "react";
 import { data, Form, Link, useNavigation, useSubmit } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/verify-email";
-import { StarterOffer } from "../business/get-started";
+import { StarterOffer } from "~/features/business/signup/get-started-page";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass } from "~/ui/form/button";
 import { alreadyVerifiedBusiness, verifyBusinessEmail } from "~/features/business/signup/verification.server";

@@ -8,7 +8,7 @@ import type { PaymentEvent } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 import { syncBusinessPlan } from "~/features/business/plan.server";
 import { resumePausedCalls } from "~/calls/engine.server";
-import { cardSaved, invoiceEvent, syncSubscription } from "~/features/subscriptions/subscriptions.server";
+import { cardSaved, invoiceEvent, syncSubscription } from "~/features/subscriptions/billing.server";
 
 /**
  * POST /webhooks/stripe. The signature (and its timestamp, so an old capture cannot be replayed)

@@ -15,7 +15,8 @@ import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppJob } from "~/platform/services.server";
 import { generateTemporaryPassword, hashPassword } from "~/features/auth/index.server";
-import { requirePayments, type MeteredPlan, type Payment, type Payments } from "~/providers/payments.server";
+import { requireBilling, type Billing, type MeteredPlan } from "~/providers/billing.server";
+import { requirePayments, type Payment } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 
 export const STARTER_AMOUNT_CENTS = 100;
@@ -50,7 +51,7 @@ export async function starterPaymentIntent(services: AppServices, business: Busi
     const existing = await payments.findPayment(business.starterPaymentIntentId);
     if (existing && existing.status !== "canceled") return existing;
   }
-  const customerId = business.stripeCustomerId ?? (await createCustomer(payments, business));
+  const customerId = business.stripeCustomerId ?? (await createCustomer(requireBilling(services.billing), business));
   const payment = await payments.createPayment(
     { ...starterPayment(business), customerId, saveCardForLater: true },
     `starter-pi-${business.id}-${business.starterPaymentIntentId ?? "first"}`,
@@ -68,8 +69,8 @@ function starterPayment(business: Business) {
   };
 }
 
-function createCustomer(payments: Payments, business: Business) {
-  return payments.createCustomer(
+function createCustomer(billing: Billing, business: Business) {
+  return billing.createCustomer(
     { email: business.email, name: business.name, phone: business.phone, metadata: { businessId: String(business.id) } },
     `business-customer-${business.id}`,
   );
@@ -78,7 +79,7 @@ function createCustomer(payments: Payments, business: Business) {
 /** A hosted checkout page for browsers without JavaScript: the same $1, the same saved card. */
 export async function starterCheckoutUrl(services: AppServices, business: Business, origin: string) {
   const payments = requirePayments(services.payments);
-  const customerId = business.stripeCustomerId ?? (await createCustomer(payments, business));
+  const customerId = business.stripeCustomerId ?? (await createCustomer(requireBilling(services.billing), business));
   if (!business.stripeCustomerId) {
     await setStarterPayment(services.db, business.id, {
       stripeCustomerId: customerId,
@@ -189,11 +190,12 @@ export async function ensureBusinessSubscription(services: AppServices, business
   if (business.stripeSubscriptionId) return business.stripeSubscriptionId;
   if (!business.stripeCustomerId || !business.starterPaymentIntentId) return null;
   const payments = requirePayments(services.payments);
+  const billing = requireBilling(services.billing);
   const starter = await payments.findPayment(business.starterPaymentIntentId);
-  const subscriptionId = await payments.subscribe(
+  const subscriptionId = await billing.subscribe(
     {
       customerId: business.stripeCustomerId,
-      priceIds: await payments.ensureMeteredPlan(BUSINESS_PLAN),
+      priceIds: await billing.ensureMeteredPlan(BUSINESS_PLAN),
       trialEnd: business.starterEndsAt ?? new Date(),
       paymentMethodId: starter?.paymentMethodId ?? null,
       metadata: { purpose: "business_plan", businessId: String(business.id) },
@@ -234,8 +236,8 @@ export const reportCallUsageJob: AppJob<{ callId: number; businessId: number }> 
   retryDelaySeconds: 60,
   async handle({ callId, businessId }, services) {
     const [business, counted] = await Promise.all([findBusinessById(services.db, businessId), findPlanCall(services.db, callId)]);
-    if (!services.payments || !business?.stripeCustomerId || !counted?.metered) return;
-    await services.payments.reportUsage({
+    if (!services.billing || !business?.stripeCustomerId || !counted?.metered) return;
+    await services.billing.reportUsage({
       meterEventName: OVERAGE_METER_EVENT,
       customerId: business.stripeCustomerId,
       identifier: meterIdentifier(callId),

@@ -1,7 +1,7 @@
 import type { Route } from "./+types/create";
 import { commitSubscriberLogin, getSubscriberId } from "~/features/auth/auth.server";
 import { checkSignup, sendResumeLink } from "~/features/subscriptions/access.server";
-import { beginSignup, startTrialInPage } from "~/features/subscriptions/subscriptions.server";
+import { beginSignup, startTrialInPage } from "~/features/subscriptions/signup.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";

@@ -1,6 +1,6 @@
 import type { Route } from "./+types/dashboard";
 import { refusedApi, subscriberFor } from "~/features/subscriptions/access.server";
-import { dashboardData } from "~/features/subscriptions/subscriptions.server";
+import { dashboardData } from "~/features/subscriptions/dashboard-data.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 

@@ -1,7 +1,7 @@
 import type { Route } from "./+types/preferences";
 import { checkPreferences, refusedApi, subscriberFor } from "~/features/subscriptions/access.server";
 import { profileOf } from "~/features/subscriptions/api.server";
-import { savePreferences } from "~/features/subscriptions/subscriptions.server";
+import { savePreferences } from "~/features/subscriptions/account.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";

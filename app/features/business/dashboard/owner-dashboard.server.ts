@@ -1,0 +1,17 @@
+import type { RouterContextProvider } from "react-router";
+import { loadBookingsPage } from "../bookings.server";
+import { ownerAction } from "../owner-action.server";
+import { ownerForPage, ownerTitle } from "../owner.server";
+
+/** /dashboard for a business owner (or the sign-in page for anyone else): the bookings, one list at a time. */
+export async function ownerDashboard(context: Readonly<RouterContextProvider>, request: Request) {
+  const gate = await ownerForPage(context, request);
+  if ("refused" in gate) return gate.refused;
+  const { owner } = gate;
+  const page = await loadBookingsPage(owner, new URL(request.url));
+  const title = ownerTitle(owner, `${owner.t("bookings.title")}: ${owner.t(`owner.bookings.filter.${page.filter}`)}`);
+  return { kind: "owner" as const, title, shell: owner.shell, ...page };
+}
+
+/** The bookings' forms (confirm, cancel, call again…), for the signed-in owner only. */
+export const ownerDashboardAction = (context: Readonly<RouterContextProvider>, request: Request) => ownerAction({ request, context });

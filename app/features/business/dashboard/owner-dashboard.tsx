@@ -1,0 +1,75 @@
+import { Link } from "react-router";
+import { useTranslation } from "react-i18next";
+import type { Route } from "../../../routes/dashboard/+types/dashboard";
+import { BookingCard, BookingFilters } from "./bookings";
+import { NotSignedIn } from "./not-signed-in";
+import { PlanNotice } from "./plan";
+import { linkClass } from "~/ui/form/button";
+import { OwnerShell, OwnerStatus } from "~/ui/shell/owner-shell";
+
+/** What the owner's dashboard loads: its bookings, or the sign-in page for anyone else. */
+export type OwnerDashboardData = Exclude<Route.ComponentProps["loaderData"], { kind: "consumer" | "consumer-refused" }>;
+
+/** /dashboard for a business owner: the bookings, one list at a time (upcoming, needing attention, past), each with its actions. */
+export function OwnerDashboard({
+  loaderData,
+  actionData,
+}: {
+  loaderData: OwnerDashboardData;
+  actionData: Route.ComponentProps["actionData"];
+}) {
+  const { t } = useTranslation();
+  if (loaderData.kind === "invalid") return <NotSignedIn redirectTo="/dashboard" />;
+  const page = loaderData;
+  const returnTo = page.filter === "upcoming" ? "/dashboard" : `/dashboard?filter=${page.filter}`;
+  const formError = actionData && "formError" in actionData ? (actionData.formError ?? null) : null;
+  const empty = {
+    upcoming: t("bookings.noneUpcoming"),
+    attention: t("owner.bookings.noneAttention"),
+    past: t("owner.bookings.nonePast"),
+  }[page.filter];
+  return (
+    <OwnerShell shell={page.shell} current="bookings">
+      <OwnerStatus message={formError} tone="error" />
+      <OwnerStatus message={page.message} />
+      <PlanNotice notice={page.planNotice} />
+      <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("bookings.title")}</h1>
+      <p className="mt-1 text-sm text-slate-700">{t("owner.bookings.intro", { zone: page.zoneName })}</p>
+      {!page.setup.hasService || !page.setup.hasHours ? (
+        <section aria-labelledby="checklist-title" className="mt-4 rounded-2xl border border-teal-200 bg-teal-50 p-4 text-teal-950">
+          <h2 id="checklist-title" className="font-semibold">
+            {t("dashboard.checklistTitle")}
+          </h2>
+          <p className="mt-1 text-sm">{t("dashboard.checklistIntro")}</p>
+          <ol className="mt-2 list-inside list-decimal space-y-1 text-sm">
+            <li>
+              {page.setup.hasService ? `${t("owner.done")}: ` : null}
+              <Link to="/dashboard/services" className={linkClass}>
+                {t("dashboard.checklistService")}
+              </Link>
+            </li>
+            <li>
+              {page.setup.hasHours ? `${t("owner.done")}: ` : null}
+              <Link to="/dashboard/hours" className={linkClass}>
+                {t("dashboard.checklistHours")}
+              </Link>
+            </li>
+            <li>{t("dashboard.checklistShare")}</li>
+          </ol>
+        </section>
+      ) : null}
+      <BookingFilters current={page.filter} attentionCount={page.attentionCount} />
+      {page.bookings.length === 0 ? (
+        <p className="mt-6 rounded-2xl border border-dashed border-slate-300 bg-white p-6 text-center text-slate-700">{empty}</p>
+      ) : (
+        <ul className="mt-4 space-y-3">
+          {page.bookings.map((booking) => (
+            <li key={booking.id}>
+              <BookingCard booking={booking} returnTo={returnTo} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </OwnerShell>
+  );
+}

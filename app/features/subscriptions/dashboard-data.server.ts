@@ -1,0 +1,49 @@
+import { recentSupportCalls, type Subscriber } from "#models/subscribers";
+import type { AppServices } from "~/platform/services.server";
+import { allowanceOf } from "./allowance.server";
+
+// What the dashboard shows.
+
+/** The spec's status names: "trial", "active", "past_due", "cancelled", "incomplete". */
+export function publicStatus(subscriber: Subscriber) {
+  return subscriber.status === "trialing" ? "trial" : subscriber.status === "canceled" ? "cancelled" : subscriber.status;
+}
+
+/** GET /api/user/{userId}/dashboard, and the dashboard page: the spec's shape. */
+export async function dashboardData(services: AppServices, subscriber: Subscriber) {
+  const allowance = await allowanceOf(services.db, subscriber);
+  const calls = await recentSupportCalls(services.db, subscriber.id);
+  return {
+    user: {
+      id: subscriber.id,
+      fullName: subscriber.fullName,
+      phone: subscriber.phone,
+      email: subscriber.email,
+      subscriptionStatus: publicStatus(subscriber),
+      callFrequency: subscriber.callFrequency,
+      callsUsedInTrial: allowance.plan === "trial" ? allowance.used : 0,
+      callsUsedThisMonth: allowance.plan === "monthly" ? allowance.used : 0,
+      trialEndsAt: subscriber.status === "trialing" ? (subscriber.trialEndsAt?.toISOString() ?? null) : null,
+      billingDate: subscriber.status !== "trialing" && subscriber.periodEnd ? subscriber.periodEnd.toISOString() : null,
+      cancelAtPeriodEnd: subscriber.cancelAtPeriodEnd,
+      nextCallAt: subscriber.nextCallAt?.toISOString() ?? null,
+      timeZone: subscriber.timeZone,
+      preferredLanguage: subscriber.preferredLanguage,
+    },
+    recentCalls: calls.map((call) => ({
+      id: call.id,
+      feeling: call.feeling,
+      urgency: call.urgency,
+      status: call.status,
+      source: call.source,
+      summary: call.summary,
+      createdAt: call.createdAt.toISOString(),
+    })),
+    canMakeCall: allowance.canMakeCall && services.telephony.configured,
+    callsRemaining: allowance.remaining,
+    callLimit: allowance.limit,
+    callsUsed: allowance.used,
+    limitReason: services.telephony.configured ? allowance.reason : ("not_configured" as const),
+  };
+}
+export type DashboardData = Awaited<ReturnType<typeof dashboardData>>;
