@@ -51,7 +51,7 @@ describe("CallQuality", () => {
     });
   });
 
-  it("keeps a turn the agent never answered, and reports nothing for a stream that never started", () => {
+  it("keeps a turn the agent never answered when the agent's side ended the call, and reports nothing for a stream that never started", () => {
     const { quality, advance } = clocked();
     expect(quality.report()).toBeNull();
     quality.streamStarted();
@@ -60,5 +60,17 @@ describe("CallQuality", () => {
     advance(8000);
     quality.ended("dead_air");
     expect(quality.report()).toMatchObject({ firstAudioAt: null, turns: [{ at: 200, latencyMs: null }], endedBy: "dead_air" });
+  });
+
+  it("owes nothing to a caller who hangs up after their last words", () => {
+    const { quality, advance } = clocked();
+    quality.streamStarted();
+    advance(500);
+    quality.agentAudio();
+    advance(3000);
+    quality.callerStopped();
+    advance(200);
+    quality.ended("caller_hung_up");
+    expect(quality.report()).toMatchObject({ turns: [], endedBy: "caller_hung_up" });
   });
 });

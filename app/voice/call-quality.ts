@@ -1,6 +1,9 @@
 import type { QualityReport } from "#models/call-quality";
 import type { CallEnding, QualityTurn } from "#models/schema";
 
+/** Endings on the agent's side: a turn still waiting for its answer then was never answered. */
+const AGENT_SIDE_ENDINGS = new Set<CallEnding>(["dead_air", "model_failed", "model_idle", "error"]);
+
 /**
  * A call's quality as the caller lives it, kept by the bridge through named transitions (ADR 0033):
  * the stream starts, the agent's audio goes out, the caller starts and stops speaking, the call
@@ -67,8 +70,11 @@ export class CallQuality {
     if (this.startedAt === null) return null;
     const now = this.now();
     const turns = [...this.turns];
-    // A turn the agent never answered stays, without a latency: dead air the owner should see.
-    if (this.owedSince !== null) turns.push({ at: this.owedSince - this.startedAt, latencyMs: null });
+    // A turn the agent never answered stays, without a latency, when the agent's side ended the call
+    // (dead air, a failed model): the owner should see it. A caller who hangs up after their last
+    // words was owed nothing more.
+    const agentsFault = this.ending !== null && AGENT_SIDE_ENDINGS.has(this.ending);
+    if (this.owedSince !== null && agentsFault) turns.push({ at: this.owedSince - this.startedAt, latencyMs: null });
     return {
       streamStartedAt: new Date(this.startedAt),
       firstAudioAt: this.firstAudioAt === null ? null : new Date(this.firstAudioAt),

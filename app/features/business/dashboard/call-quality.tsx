@@ -120,8 +120,8 @@ export function QualityTimelineView({ timeline }: { timeline: QualityTimeline })
                 <th scope="row" className="py-1.5 pe-3 text-start font-normal text-slate-900">
                   {row.moment}
                 </th>
-                <td className="py-1.5 pe-3 text-end text-slate-700 tabular-nums">{row.at}</td>
-                <td className="py-1.5 text-end font-medium text-slate-900 tabular-nums">{row.wait}</td>
+                <td className="py-1.5 pe-3 text-end whitespace-nowrap text-slate-700 tabular-nums">{row.at}</td>
+                <td className="py-1.5 text-end font-medium whitespace-nowrap text-slate-900 tabular-nums">{row.wait}</td>
               </tr>
             ))}
           </tbody>
