@@ -1,4 +1,5 @@
 import { useTranslation } from "react-i18next";
+import { Ltr } from "~/ui/bidi";
 import type { Route } from "./+types/consumers";
 import { listConsumersForAdmin } from "#models/admin-lists";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
@@ -64,7 +65,7 @@ export default function Consumers({ loaderData }: Route.ComponentProps) {
           rowKey={(row) => row.id}
           columns={[
             { header: t("admin.consumers.name"), cell: (row) => <bdi>{row.name}</bdi>, primary: true },
-            { header: t("admin.consumers.phone"), cell: (row) => <span dir="ltr">{row.phone}</span> },
+            { header: t("admin.consumers.phone"), cell: (row) => <Ltr>{row.phone}</Ltr> },
             { header: t("admin.consumers.plan"), cell: (row) => <span dir="ltr">{row.plan}</span> },
             { header: t("admin.consumers.status"), cell: (row) => row.status },
             { header: t("admin.consumers.since"), cell: (row) => row.since },

@@ -6,6 +6,7 @@ import { QualityTimelineView } from "~/features/business/dashboard/call-quality"
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerForPage, ownerTitle } from "~/features/business/owner.server";
 import { parseDbId } from "~/lib/ids";
+import { Ltr } from "~/ui/bidi";
 import { linkClass } from "~/ui/form/button";
 import { OwnerShell } from "~/ui/shell/owner-shell";
 import type { ShellHandle } from "~/ui/shell/shell";
@@ -45,7 +46,7 @@ export default function CallPage({ loaderData }: Route.ComponentProps) {
           {call.to ? (
             <>
               {" · "}
-              <span dir="ltr">{call.to}</span>
+              <Ltr>{call.to}</Ltr>
             </>
           ) : null}
         </dd>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { Ltr } from "~/ui/bidi";
 import { Form, Link, useNavigation, useRevalidator } from "react-router";
 import { useTranslation } from "react-i18next";
 import type { CallCentreData } from "~/features/business/call-centre.server";
@@ -94,7 +95,7 @@ export function CallCentre({
                   {call.to ? (
                     <>
                       {" · "}
-                      <span dir="ltr">{call.to}</span>
+                      <Ltr>{call.to}</Ltr>
                     </>
                   ) : null}
                 </span>
