@@ -35,7 +35,7 @@ import { failCall, findConfirmationCall, isOptedOut, type Call } from "#models/c
 import { admitConfirmationCall } from "~/features/business/index.server";
 import { bookingAgent, voicemailFor } from "./agent.server";
 import { nextCallingTime } from "./calling-hours";
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 
 export const BOOKING_WINDOW_DAYS = 30;
 
@@ -198,9 +198,16 @@ export function parseAppointmentDate(value: string, timeZone: string): number | 
   return zonedTimeToUtc(date!, minute, timeZone);
 }
 
-/** Customers type local numbers in the business's country; the business's own number says which. */
+const phoneCountries = new Map<string, CountryCode>();
+
+/** Customers type local numbers in the business's country; the business's own number says which (parsed once per number). */
 export function normalizeCustomerPhone(input: string, business: Business) {
-  const country = parsePhoneNumberFromString(business.phone)?.country ?? "US";
+  let country = phoneCountries.get(business.phone);
+  if (!country) {
+    country = parsePhoneNumberFromString(business.phone)?.country ?? "US";
+    if (phoneCountries.size >= 10_000) phoneCountries.clear();
+    phoneCountries.set(business.phone, country);
+  }
   return normalizePhone(input, country);
 }
 
@@ -226,13 +233,16 @@ export type PlaceBookingResult =
  * the customer and queues the AI confirmation call.
  */
 export async function placeBooking(services: AppServices, request: BookingRequest): Promise<PlaceBookingResult> {
-  const availability = await availabilityFor(services, request.business, request.service);
-  const free = availability.freeStarts();
-  if (!free.includes(request.start)) {
-    // Either never a slot, or one a booking took a moment ago.
-    const onGrid = availability.day(utcToZoned(request.start, request.business.timeZone).date).some((slot) => slot.start === request.start);
-    if (!onGrid) return { kind: "not_a_slot" };
-  }
+  // Only the bookings that can reach into the local day of the start (a day either side covers any offset).
+  const localDate = utcToZoned(request.start, request.business.timeZone).date;
+  const dayStart = zonedTimeToUtc(localDate, 0, request.business.timeZone);
+  const availability = await availabilityFor(services, request.business, request.service, Date.now(), {
+    from: dayStart - 86_400_000,
+    to: dayStart + 2 * 86_400_000,
+  });
+  // A start the day's list (the availability API's) does not offer was never a slot; one offered
+  // but taken a moment ago goes on to the transaction, which answers "taken".
+  if (!availability.day(localDate).some((slot) => slot.start === request.start)) return { kind: "not_a_slot" };
   const result = await createBooking(services.db, {
     sealManageToken: manageTokenSealer(services),
     businessId: request.business.id,
