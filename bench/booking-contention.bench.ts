@@ -13,7 +13,9 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function round(label: string, databaseUrl: string | undefined) {
   if (databaseUrl) process.env.DATABASE_URL = databaseUrl;
   else delete process.env.DATABASE_URL;
-  const server = await startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "1" }, { allowStderr: [/./] });
+  // BENCH_NODE_OPTIONS reaches the server (e.g. "--import ./profile.mjs", which may start node:inspector's profiler).
+  const nodeOptions: Record<string, string> = process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {};
+  const server = await startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "1", ...nodeOptions }, { allowStderr: [/./] });
   try {
     const services = (await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
     const haircut = services.find((s) => s.name === "Haircut")!;

@@ -4,13 +4,22 @@
 // ratio says how much of one core the app spends beyond writing the response.
 //
 //   npm run build && npm run bench:http [-- --seconds 10 --connections 20]
+//   options for working on it: --only "date step" (rows whose name holds it), --cpu-prof-dir DIR
+//   (a CPU profile of the app), --seeded DIR (seed once into DIR, start later runs from a copy)
 //
 // The demo business gets 5,000 bookings (every two hours from a year ago to a month ahead, so the
 // 30-day window holds about 360 of them) for the availability API's case.
+//
+// Two kinds of request are measured. A first visit (no cookie) to a public page is answered from
+// the page cache (app/platform/http/page-cache.server.ts). Everyone else gets a render of their
+// own: a returning visitor (the CSRF cookie the first visit handed out: anyone who has seen a
+// form) on the home page and each booking step, and the signed-in demo owner (a real session,
+// after the first login's password change) on the home page and the bookings dashboard.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import { mkdtemp, rm } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -18,6 +27,8 @@ import { REFERENCE_ALPHABET } from "../models/booking-reference";
 import { bookings, businessServices, businesses } from "../models/schema";
 import { parseEnv } from "../app/platform/env.server";
 import { createServices } from "../app/server/services.server";
+import { demoOwnerPassword } from "../tests/support/demo-owner";
+import { httpClient } from "../tests/support/http-client";
 
 const root = path.resolve(import.meta.dirname, "..");
 const arg = (name: string, fallback: number) => {
@@ -58,7 +69,10 @@ async function seed(dataDir: string) {
 }
 
 function startApp(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const [command, ...args] = [...pin(0), process.execPath, "server.js"];
+  // `--cpu-prof-dir DIR`: the app writes a V8 CPU profile of the whole run there when it stops.
+  const profileIndex = process.argv.indexOf("--cpu-prof-dir");
+  const profile = profileIndex > 0 ? ["--cpu-prof", "--cpu-prof-dir", process.argv[profileIndex + 1]!] : [];
+  const [command, ...args] = [...pin(0), process.execPath, ...profile, "server.js"];
   const child = spawn(command!, args, {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SEED_DEMO_DATA: "false" },
@@ -96,10 +110,10 @@ function startStatic(responses: Map<string, { status: number; headers: Record<st
   });
 }
 
-function fetchRaw(url: string) {
-  return new Promise<{ status: number; headers: Record<string, string>; body: Buffer }>((resolve, reject) => {
+function fetchRaw(url: string, cookie?: string) {
+  return new Promise<{ status: number; headers: Record<string, string>; body: Buffer; cookies: string[] }>((resolve, reject) => {
     http
-      .get(url, { headers: { "accept-encoding": "gzip, br" } }, (res) => {
+      .get(url, { headers: { "accept-encoding": "gzip, br", ...(cookie ? { cookie } : {}) } }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
@@ -108,48 +122,126 @@ function fetchRaw(url: string) {
             if (typeof value === "string" && !["connection", "keep-alive", "transfer-encoding", "date", "set-cookie"].includes(key))
               headers[key] = value;
           }
-          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
+          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks), cookies: res.headers["set-cookie"] ?? [] });
         });
       })
       .on("error", reject);
   });
 }
 
-async function load(url: string) {
-  const result = await autocannon({ url, connections, duration: seconds, headers: { "accept-encoding": "gzip, br" } });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+/** `name=value` pairs of Set-Cookie lines, as a browser sends them back. */
+const cookieHeader = (lines: string[]) => lines.map((line) => line.split(";")[0]).join("; ");
+
+/** CPU seconds a process has used (user and system), from /proc: null where there is none. */
+function cpuSeconds(pid: number | undefined) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Load on `url` for the run's time; also the server's CPU time per answer, which other work on
+ * the machine does not change as much as it changes the rate (on a busy machine a server gets a
+ * share of its core, not the core).
+ */
+async function load(url: string, server: ChildProcess, cookie?: string) {
+  const headers = { "accept-encoding": "gzip, br", ...(cookie ? { cookie } : {}) };
+  const before = cpuSeconds(server.pid);
+  const result = await autocannon({ url, connections, duration: seconds, headers });
+  const after = cpuSeconds(server.pid);
+  const cpuPerRequest = before === null || after === null ? null : ((after - before) * 1e6) / Math.max(1, result.requests.total);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    cpuPerRequest,
+  };
 }
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), "sakina-bench-http-"));
-const { serviceId } = await seed(dataDir);
+// `--seeded DIR`: seed once into DIR and start later runs from a copy of it (seeding takes a minute).
+const seededIndex = process.argv.indexOf("--seeded");
+const seeded = seededIndex > 0 ? process.argv[seededIndex + 1]! : undefined;
+let serviceId: number;
+if (seeded && existsSync(path.join(seeded, "service-id"))) {
+  serviceId = Number(await readFile(path.join(seeded, "service-id"), "utf8"));
+} else {
+  ({ serviceId } = await seed(seeded ?? dataDir));
+  if (seeded) await writeFile(path.join(seeded, "service-id"), String(serviceId));
+}
+if (seeded) await cp(seeded, dataDir, { recursive: true });
 const app = await startApp(dataDir);
+// A failed setup step must not leave the server running.
+process.on("exit", () => app.child.kill("SIGTERM"));
 const day = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-const targets = [
+
+// A returning visitor: the CSRF cookie of their first visit (the page cache serves only requests without a cookie).
+const visitor = cookieHeader((await fetchRaw(`${app.url}/`)).cookies);
+// The demo owner, signed in (their first login chooses a new password, as every owner's must).
+const ownerClient = httpClient(app.url, { localAddress: "127.0.0.251" });
+const password = await demoOwnerPassword(app.url, dataDir);
+const login = await ownerClient.postJson("/api/auth/login", { email: "demo@sakina.app", password });
+if (login.status !== 200) throw new Error(`demo owner login failed: ${login.status}`);
+const owner = [...ownerClient.jar].map(([name, value]) => `${name}=${value}`).join("; ");
+// A day with a free time for the time and details steps.
+let slot: { date: string; time: string } | undefined;
+for (let ahead = 2; ahead <= 31 && !slot; ahead++) {
+  const date = new Date(Date.now() + ahead * 86_400_000).toISOString().slice(0, 10);
+  const answer = await fetch(`${app.url}/api/booking/availability/demo-salon/${date}/${serviceId}`);
+  if (answer.status !== 200) continue;
+  const free = ((await answer.json()) as { time: string; available: boolean }[]).find((s) => s.available);
+  if (free) slot = { date, time: free.time };
+}
+if (!slot) throw new Error("no free time in the booking window");
+const book = "/book/demo-salon";
+const targets: { name: string; path: string; cookie?: string }[] = [
   { name: "/healthz", path: "/healthz" },
   { name: "home page /", path: "/" },
-  { name: "booking page", path: "/book/demo-salon" },
+  { name: "booking page", path: book },
   { name: `availability API (${BOOKINGS} bookings)`, path: `/api/booking/availability/demo-salon/${day}/${serviceId}` },
+  { name: "returning visitor: /", path: "/", cookie: visitor },
+  { name: "returning visitor: booking, service step", path: book, cookie: visitor },
+  { name: "returning visitor: booking, date step", path: `${book}?service=${serviceId}`, cookie: visitor },
+  { name: "returning visitor: booking, time step", path: `${book}?service=${serviceId}&date=${slot.date}`, cookie: visitor },
+  {
+    name: "returning visitor: booking, details step",
+    path: `${book}?service=${serviceId}&date=${slot.date}&time=${encodeURIComponent(slot.time)}`,
+    cookie: visitor,
+  },
+  { name: "owner: /", path: "/", cookie: owner },
+  { name: "owner: /dashboard", path: "/dashboard", cookie: owner },
 ];
+const only = process.argv.indexOf("--only");
+const chosen = only > 0 ? targets.filter((t) => t.name.includes(process.argv[only + 1]!)) : targets;
+// The static server answers `/{index}` with the bytes the app sent for target {index}.
 const responses = new Map<string, Awaited<ReturnType<typeof fetchRaw>>>();
 // The second answer: a first visit to a public page fills the page cache, later ones come from it.
-for (const target of targets) {
-  await fetchRaw(`${app.url}${target.path}`);
-  responses.set(target.path, await fetchRaw(`${app.url}${target.path}`));
+for (const [index, target] of chosen.entries()) {
+  await fetchRaw(`${app.url}${target.path}`, target.cookie);
+  const response = await fetchRaw(`${app.url}${target.path}`, target.cookie);
+  if (response.status !== 200) throw new Error(`${target.name}: ${target.path} answered ${response.status}`);
+  responses.set(`/${index}`, response);
 }
 const statik = await startStatic(responses);
+process.on("exit", () => statik.child.kill("SIGTERM"));
 
 console.log(`${seconds} s per run, ${connections} connections; servers on CPU 0, load generator on CPU 1; Node ${process.version}`);
-console.log("| request | bytes sent | app req/s | app p50 / p99 ms | static req/s | app / static |");
-console.log("|---|---|---|---|---|---|");
+console.log("| request | bytes sent | app req/s | app p50 / p99 ms | static req/s | app / static | CPU µs per answer: app, static |");
+console.log("|---|---|---|---|---|---|---|");
 try {
-  for (const target of targets) {
-    const appResult = await load(`${app.url}${target.path}`);
-    const staticResult = await load(`${statik.url}${target.path}`);
-    const bytes = responses.get(target.path)!.body.length;
+  for (const [index, target] of chosen.entries()) {
+    const appResult = await load(`${app.url}${target.path}`, app.child, target.cookie);
+    const staticResult = await load(`${statik.url}/${index}`, statik.child);
+    const bytes = responses.get(`/${index}`)!.body.length;
     const ratio = `${((appResult.rps / staticResult.rps) * 100).toFixed(0)}%`;
     const errors = appResult.errors ? ` (${appResult.errors} errors)` : "";
+    const cpu = (result: { cpuPerRequest: number | null }) => (result.cpuPerRequest === null ? "?" : result.cpuPerRequest.toFixed(0));
     console.log(
-      `| ${target.name} | ${bytes} | ${appResult.rps.toFixed(0)}${errors} | ${appResult.p50} / ${appResult.p99} | ${staticResult.rps.toFixed(0)} | ${ratio} |`,
+      `| ${target.name} | ${bytes} | ${appResult.rps.toFixed(0)}${errors} | ${appResult.p50} / ${appResult.p99} | ${staticResult.rps.toFixed(0)} | ${ratio} | ${cpu(appResult)}, ${cpu(staticResult)} |`,
     );
   }
 } finally {

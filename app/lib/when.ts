@@ -15,10 +15,17 @@ const styles = {
   time: { hour: "numeric", minute: "2-digit" },
   /** A time on another day than the one the list is headed with ("Fri 1:00 AM"). */
   weekdayTime: { weekday: "short", hour: "numeric", minute: "2-digit" },
+  /** A month table's caption ("March 2026"). */
+  month: { month: "long", year: "numeric" },
+  /** A month table's column: the weekday's name, and its abbreviation. */
+  weekday: { weekday: "long" },
+  weekdayShort: { weekday: "short" },
 } satisfies Record<string, Intl.DateTimeFormatOptions>;
 
 export type WhenStyle = keyof typeof styles;
 
+// Building an Intl.DateTimeFormat costs a hundred times what formatting with it does (that is what
+// Date#toLocaleDateString does on every call): each locale, zone and style is built once and kept.
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatter(locale: string, timeZone: string, style: WhenStyle) {
@@ -39,6 +46,40 @@ export function formatWhen(instant: Date | number | string, timeZone: string, lo
 /** A calendar date ("2026-12-24") as the page's language writes it. */
 export function formatLocalDate(date: string, locale: string, style: "date" | "day" = "date") {
   return formatter(locale, "UTC", style).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** A month ("2026-03") as the page's language names it ("March 2026", "mars 2026"). */
+export function formatMonth(month: string, locale: string) {
+  return formatter(locale, "UTC", "month").format(new Date(`${month}-15T12:00:00Z`));
+}
+
+/** A weekday's name (0 is Sunday) in the page's language, in full or abbreviated. */
+export function weekdayName(weekday: number, locale: string, style: "long" | "short" = "long") {
+  return formatter(locale, "UTC", style === "long" ? "weekday" : "weekdayShort").format(new Date(Date.UTC(2024, 0, 7 + weekday, 12)));
+}
+
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+
+/** A number of days from today in words ("tomorrow", "in 2 days", "demain"). */
+export function formatRelativeDays(days: number, locale: string) {
+  let found = relativeFormats.get(locale);
+  if (!found) {
+    found = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
+    relativeFormats.set(locale, found);
+  }
+  return found.format(days, "day");
+}
+
+const secondFormats = new Map<string, Intl.NumberFormat>();
+
+/** A call's length in seconds, in the page's language ("95 sec", "95 s"). */
+export function formatSeconds(seconds: number, locale: string) {
+  let found = secondFormats.get(locale);
+  if (!found) {
+    found = new Intl.NumberFormat(locale, { style: "unit", unit: "second", unitDisplay: "short" });
+    secondFormats.set(locale, found);
+  }
+  return found.format(seconds);
 }
 
 /** A wall-clock time of day ("09:30") as the page's language writes it ("9:30 AM", "09:30", "9:30 ص"). */
@@ -66,6 +107,11 @@ function zonePart(locale: string, timeZone: string, style: "long" | "longGeneric
     zoneNameFormatters.set(key, found);
   }
   return found.formatToParts(at).find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+}
+
+/** The zone's long name at an instant ("Eastern Standard Time"), as `timeZoneName: "long"` writes it. */
+export function zoneLongName(timeZone: string, locale: string, at: Date) {
+  return zonePart(locale, timeZone, "long", at);
 }
 
 /**

@@ -4,11 +4,21 @@ import { HELP_DIRECTORY, helpCountries, helpFor, type EmergencyNumber, type Help
 import { isolateNumbers, Ltr } from "~/ui/bidi";
 import { useRootData } from "~/ui/shell/root-data";
 
-/** Country names in the page's language, sorted as that language sorts them. */
+const sortedNames = new Map<string, { code: HelpCountry; name: string }[]>();
+
+/**
+ * Country names in the page's language, sorted as that language sorts them: made once per
+ * language (building the Intl objects and sorting was a visible share of every page's render).
+ */
 function countryNames(language: string) {
-  const names = new Intl.DisplayNames([language], { type: "region" });
-  const collator = new Intl.Collator(language);
-  return helpCountries.map((code) => ({ code, name: names.of(code) ?? code })).sort((a, b) => collator.compare(a.name, b.name));
+  let sorted = sortedNames.get(language);
+  if (!sorted) {
+    const names = new Intl.DisplayNames([language], { type: "region" });
+    const collator = new Intl.Collator(language);
+    sorted = helpCountries.map((code) => ({ code, name: names.of(code) ?? code })).sort((a, b) => collator.compare(a.name, b.name));
+    sortedNames.set(language, sorted);
+  }
+  return sorted;
 }
 
 /** A service's numbers on one row (TelefonSeelsorge has two). */

@@ -35,7 +35,7 @@ import { failCall, findConfirmationCall, isOptedOut, type Call } from "#models/c
 import { admitConfirmationCall } from "~/features/business/index.server";
 import { bookingAgent, voicemailFor } from "./agent.server";
 import { nextCallingTime } from "./calling-hours";
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 
 export const BOOKING_WINDOW_DAYS = 30;
 
@@ -45,15 +45,23 @@ export async function bookableBusiness(services: AppServices, bookingLink: strin
   return business && business.status === "active" ? business : null;
 }
 
-/** A business an admin suspended: its booking page says so instead of "not found". */
-export async function suspendedBusiness(services: AppServices, bookingLink: string) {
-  const business = await findBusinessByBookingLink(services.db, bookingLink);
-  return business?.status === "suspended" ? business : null;
-}
-
 export async function bookableServices(services: AppServices, business: Business) {
   return listServices(services.db, business.id, { activeOnly: true });
 }
+
+/** What slot computation reads for a business: its week, its days off, and the bookings in `busyWithin`. */
+async function readAvailabilityInputs(services: AppServices, businessId: number, busyWithin: { from: number; to: number }) {
+  const [weekly, closures, busy] = await Promise.all([
+    getWeeklySchedule(services.db, businessId),
+    listDaysOff(services.db, businessId),
+    listBusyIntervals(services.db, businessId, new Date(busyWithin.from), new Date(busyWithin.to)),
+  ]);
+  return { weekly, daysOff: closures.map((d) => d.date), busy };
+}
+
+type AvailabilityInputs = Awaited<ReturnType<typeof readAvailabilityInputs>>;
+
+const windowAround = (now: number) => ({ from: now - 86_400_000, to: now + (BOOKING_WINDOW_DAYS + 1) * 86_400_000 });
 
 /**
  * Everything slot computation needs for one business and service, read once. `busyWithin` narrows
@@ -64,17 +72,17 @@ export async function availabilityFor(
   business: Business,
   service: BusinessService,
   now = Date.now(),
-  busyWithin: { from: number; to: number } = { from: now - 86_400_000, to: now + (BOOKING_WINDOW_DAYS + 1) * 86_400_000 },
+  busyWithin: { from: number; to: number } = windowAround(now),
 ) {
-  const [weekly, closures, busy] = await Promise.all([
-    getWeeklySchedule(services.db, business.id),
-    listDaysOff(services.db, business.id),
-    listBusyIntervals(services.db, business.id, new Date(busyWithin.from), new Date(busyWithin.to)),
-  ]);
+  return availabilityFrom(business, service, await readAvailabilityInputs(services, business.id, busyWithin), now);
+}
+
+function availabilityFrom(business: Business, service: BusinessService, inputs: AvailabilityInputs, now: number) {
+  const { busy } = inputs;
   const rules: SlotRules = {
     timeZone: business.timeZone,
-    weekly,
-    daysOff: new Set(closures.map((d) => d.date)),
+    weekly: inputs.weekly,
+    daysOff: new Set(inputs.daysOff),
     serviceMinutes: service.durationMinutes,
     minimumNoticeMinutes: business.minimumNoticeMinutes,
     windowDays: BOOKING_WINDOW_DAYS,
@@ -96,6 +104,36 @@ export async function availabilityFor(
     windowDates: () => windowLocalDates(rules, now),
     day: (localDate: string) => slotsForLocalDate(rules, busy, now, localDate),
   };
+}
+
+/** How far past its reading a booking page's cached window still covers the 30 days (the read cache keeps it seconds). */
+const PAGE_READ_SLACK_MS = 60_000;
+
+/**
+ * What the booking page shows of a business, read through the cache of frequent reads (a few
+ * seconds, emptied by any write on any process), as the availability API's days are: every
+ * visitor stepping through a page asks for the same business, services, hours and bookings, and
+ * reading them was most of a step's time. `business` is null for an unknown link; a suspended
+ * business comes back as it is (the page says so). Placing a booking reads afresh, in its own
+ * transaction; a slot shown free a moment too long is answered "just taken", never double-booked.
+ */
+export function bookingPageReads(services: AppServices, bookingLink: string) {
+  return services.readCache.get(`booking-page\n${bookingLink.toLowerCase()}`, async () => {
+    const business = await findBusinessByBookingLink(services.db, bookingLink);
+    if (!business || business.status !== "active") return { business, services: [], inputs: null };
+    const now = Date.now();
+    const window = windowAround(now);
+    const [offered, inputs] = await Promise.all([
+      bookableServices(services, business),
+      readAvailabilityInputs(services, business.id, { from: window.from, to: window.to + PAGE_READ_SLACK_MS }),
+    ]);
+    return { business, services: offered, inputs };
+  });
+}
+
+/** The availability of a service from a booking page's cached reads, at `now`. */
+export function pageAvailability(business: Business, service: BusinessService, inputs: AvailabilityInputs, now = Date.now()) {
+  return availabilityFrom(business, service, inputs, now);
 }
 
 export type AvailabilityError = "bad_date" | "outside_window" | "unknown_service";
@@ -160,9 +198,16 @@ export function parseAppointmentDate(value: string, timeZone: string): number | 
   return zonedTimeToUtc(date!, minute, timeZone);
 }
 
-/** Customers type local numbers in the business's country; the business's own number says which. */
+const phoneCountries = new Map<string, CountryCode>();
+
+/** Customers type local numbers in the business's country; the business's own number says which (parsed once per number). */
 export function normalizeCustomerPhone(input: string, business: Business) {
-  const country = parsePhoneNumberFromString(business.phone)?.country ?? "US";
+  let country = phoneCountries.get(business.phone);
+  if (!country) {
+    country = parsePhoneNumberFromString(business.phone)?.country ?? "US";
+    if (phoneCountries.size >= 10_000) phoneCountries.clear();
+    phoneCountries.set(business.phone, country);
+  }
   return normalizePhone(input, country);
 }
 
@@ -188,13 +233,16 @@ export type PlaceBookingResult =
  * the customer and queues the AI confirmation call.
  */
 export async function placeBooking(services: AppServices, request: BookingRequest): Promise<PlaceBookingResult> {
-  const availability = await availabilityFor(services, request.business, request.service);
-  const free = availability.freeStarts();
-  if (!free.includes(request.start)) {
-    // Either never a slot, or one a booking took a moment ago.
-    const onGrid = availability.day(utcToZoned(request.start, request.business.timeZone).date).some((slot) => slot.start === request.start);
-    if (!onGrid) return { kind: "not_a_slot" };
-  }
+  // Only the bookings that can reach into the local day of the start (a day either side covers any offset).
+  const localDate = utcToZoned(request.start, request.business.timeZone).date;
+  const dayStart = zonedTimeToUtc(localDate, 0, request.business.timeZone);
+  const availability = await availabilityFor(services, request.business, request.service, Date.now(), {
+    from: dayStart - 86_400_000,
+    to: dayStart + 2 * 86_400_000,
+  });
+  // A start the day's list (the availability API's) does not offer was never a slot; one offered
+  // but taken a moment ago goes on to the transaction, which answers "taken".
+  if (!availability.day(localDate).some((slot) => slot.start === request.start)) return { kind: "not_a_slot" };
   const result = await createBooking(services.db, {
     sealManageToken: manageTokenSealer(services),
     businessId: request.business.id,

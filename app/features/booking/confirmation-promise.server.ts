@@ -4,6 +4,8 @@ import { periodStartOf, planDecision } from "~/features/business/index.server";
 import { nextCallingTime } from "./calling-hours";
 import { isolatedText } from "~/ui/bidi";
 import type { AppServices } from "~/platform/services.server";
+import { formatRelativeDays, formatWhen, zoneLongName } from "~/lib/when";
+import { utcToZoned } from "~/lib/zoned-time";
 
 /**
  * What will happen after a booking, as far as the confirmation call goes: a call now, a call at
@@ -27,14 +29,10 @@ export async function confirmationPromise(services: AppServices, business: Busin
 
 /** "at 8:00 AM tomorrow (Eastern Standard Time)": when a later call rings, in the business's zone and the reader's language. */
 function laterWhen(t: TFunction, language: string, timeZone: string, at: Date, now: Date) {
-  const dayOf = (date: Date) => date.toLocaleDateString("en-CA", { timeZone });
-  const days = Math.round((Date.parse(dayOf(at)) - Date.parse(dayOf(now))) / 86_400_000);
-  const day = new Intl.RelativeTimeFormat(language, { numeric: "auto" }).format(days, "day");
-  const time = at.toLocaleTimeString(language, { timeZone, hour: "numeric", minute: "2-digit" });
-  const zone = new Intl.DateTimeFormat(language, { timeZone, timeZoneName: "long" })
-    .formatToParts(at)
-    .find((part) => part.type === "timeZoneName")?.value;
-  return t("book.promiseWhen", { time, day, zone: zone ?? timeZone });
+  const dayOf = (date: Date) => Date.parse(utcToZoned(date.getTime(), timeZone).date);
+  const day = formatRelativeDays(Math.round((dayOf(at) - dayOf(now)) / 86_400_000), language);
+  const time = formatWhen(at, timeZone, language, "time");
+  return t("book.promiseWhen", { time, day, zone: zoneLongName(timeZone, language, at) });
 }
 
 /**

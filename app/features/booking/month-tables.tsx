@@ -1,4 +1,5 @@
 import { useTranslation } from "react-i18next";
+import { formatLocalDate, formatMonth, weekdayName } from "~/lib/when";
 
 /**
  * The 30-day window as month tables. A bookable day is a submit button named in full ("Thursday
@@ -24,8 +25,7 @@ export function MonthTables({
   const byDate = new Map(days.map((d) => [d.date, d.count]));
   const months = [...new Set(days.map((d) => d.date.slice(0, 7)))];
   const weekdays = Array.from({ length: 7 }, (_, i) => (firstWeekday + i) % 7);
-  const weekdayName = (day: number, style: "long" | "short") =>
-    new Date(Date.UTC(2024, 0, 7 + day)).toLocaleDateString(i18n.language, { weekday: style, timeZone: "UTC" });
+  const locale = i18n.language;
 
   return (
     <div
@@ -41,15 +41,13 @@ export function MonthTables({
         const weeks = Array.from({ length: cells.length / 7 }, (_, w) => cells.slice(w * 7, w * 7 + 7));
         return (
           <table key={month} className="w-full table-fixed border-collapse text-center">
-            <caption className="pb-2 text-start font-semibold text-slate-900">
-              {first.toLocaleDateString(i18n.language, { month: "long", year: "numeric", timeZone: "UTC" })}
-            </caption>
+            <caption className="pb-2 text-start font-semibold text-slate-900">{formatMonth(month, locale)}</caption>
             <thead>
               <tr>
                 {weekdays.map((day) => (
                   <th key={day} scope="col" className="pb-1 text-xs font-medium text-slate-600">
-                    <abbr title={weekdayName(day, "long")} className="no-underline">
-                      {weekdayName(day, "short")}
+                    <abbr title={weekdayName(day, locale, "long")} className="no-underline">
+                      {weekdayName(day, locale, "short")}
                     </abbr>
                   </th>
                 ))}
@@ -62,12 +60,7 @@ export function MonthTables({
                     if (day === null) return <td key={d} />;
                     const date = `${month}-${String(day).padStart(2, "0")}`;
                     const count = byDate.get(date) ?? 0;
-                    const full = new Date(`${date}T12:00:00Z`).toLocaleDateString(i18n.language, {
-                      weekday: "long",
-                      day: "numeric",
-                      month: "long",
-                      timeZone: "UTC",
-                    });
+                    const full = formatLocalDate(date, locale, "day");
                     return (
                       <td key={d} className="p-0.5">
                         {count > 0 ? (

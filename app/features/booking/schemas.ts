@@ -2,8 +2,23 @@ import type { TFunction } from "i18next";
 import { z } from "zod";
 import { safeText } from "~/lib/validation";
 
-/** The customer's details on the booking page: name and phone required, e-mail and notes optional. */
+const schemas = new WeakMap<TFunction, ReturnType<typeof buildContactSchema>>();
+
+/**
+ * The customer's details on the booking page: name and phone required, e-mail and notes optional.
+ * One schema per translator (the server keeps one per language): building it was a visible share
+ * of every booking request.
+ */
 export function contactSchema(t: TFunction) {
+  let schema = schemas.get(t);
+  if (!schema) {
+    schema = buildContactSchema(t);
+    schemas.set(t, schema);
+  }
+  return schema;
+}
+
+function buildContactSchema(t: TFunction) {
   return z.object({
     name: safeText(
       { tooLong: t("form.tooLong", { max: 120 }), invalid: t("limits.controlCharacters"), required: t("book.nameRequired") },

@@ -26,7 +26,7 @@ import { formatWhenWithZone as emailWhen } from "~/lib/when";
 import { confirmationPromise, describeConfirmationPromise, manageTokenSealer } from "~/features/booking/index.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/index";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
-import { formatLocalDate, formatWhen, zoneName } from "~/lib/when";
+import { formatLocalDate, formatSeconds, formatWhen, zoneName } from "~/lib/when";
 import type { Owner } from "~/features/business/owner.server";
 import { isolate } from "~/features/business/bidi";
 import { formatPhone } from "~/platform/phone.server";
@@ -89,10 +89,7 @@ function bookingView(
             attempt: call.attempt,
             status: t(`owner.callStatus.${call.status}`),
           }),
-          duration:
-            call.durationSeconds !== null
-              ? new Intl.NumberFormat(locale, { style: "unit", unit: "second", unitDisplay: "short" }).format(call.durationSeconds)
-              : null,
+          duration: call.durationSeconds !== null ? formatSeconds(call.durationSeconds, locale) : null,
           transcript: call.transcript.map((line) => ({ role: line.role, text: line.text })),
           /** What the agent wrote for the owner before its goodbye (redacted), in the agent's words. */
           agentSummary: call.summary,

@@ -5,6 +5,7 @@ import { writeReadableStreamToWritable } from "@react-router/node";
 import { bufferedBody } from "~/platform/http/request-limits.server";
 import { csrfTokenContext } from "~/platform/context";
 import type { PageCache } from "~/platform/http/page-cache.server";
+import { compressBody, compressesWhole } from "~/platform/http/compress.server";
 
 // The same react-router module (loaded with require) whose RouterContextProvider http.server.ts
 // builds the context from: under some loaders (vitest) a static import would be another copy.
@@ -43,7 +44,7 @@ export function createRequestHandler(options: {
       let response = await handle(request, context);
       if (options.pageCache?.cache.cacheable(request)) response = await keep(options.pageCache, request, response, context, res);
       if (req.method !== "GET" && req.method !== "HEAD") options.afterWrite?.();
-      await send(res, response);
+      await send(req, res, response);
     } catch (error) {
       next(error);
     }
@@ -140,7 +141,7 @@ function pathOf(target: string) {
   }
 }
 
-async function send(res: express.Response, response: Response) {
+async function send(req: express.Request, res: express.Response, response: Response) {
   if (res.destroyed || res.writableEnded) {
     await response.body?.cancel();
     return;
@@ -151,6 +152,16 @@ async function send(res: express.Response, response: Response) {
   if (/text\/event-stream/i.test(response.headers.get("Content-Type") ?? "")) res.flushHeaders();
   if (!response.body) {
     res.end();
+    return;
+  }
+  if (compressesWhole(response)) {
+    const body = Buffer.from(await response.arrayBuffer());
+    const { encoding, bytes } = compressBody(body, req.headers["accept-encoding"]);
+    if (res.destroyed || res.writableEnded) return;
+    res.vary("Accept-Encoding");
+    if (encoding !== "identity") res.setHeader("Content-Encoding", encoding);
+    res.setHeader("Content-Length", bytes.length);
+    res.end(bytes);
     return;
   }
   try {

@@ -11,11 +11,10 @@ import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/lib/when";
 import { parseTimeOfDay } from "~/lib/time";
 import {
-  availabilityFor,
   bookableBusiness,
-  suspendedBusiness,
-  bookableServices,
+  bookingPageReads,
   normalizeCustomerPhone,
+  pageAvailability,
   placeBooking,
 } from "~/features/booking/booking.server";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
@@ -48,10 +47,11 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const url = new URL(request.url);
-  const business = await bookableBusiness(services, params.bookingLink);
-  if (!business) {
+  const reads = await bookingPageReads(services, params.bookingLink);
+  const { business, inputs } = reads;
+  if (!business || !inputs) {
     // A suspended business's page says it is not taking bookings (for now), not that it does not exist.
-    const suspended = await suspendedBusiness(services, params.bookingLink);
+    const suspended = business?.status === "suspended" ? business : null;
     return data(
       {
         kind: "invalid" as const,
@@ -83,7 +83,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     const otherDay = style === "time" && utcToZoned(instant, zone).date !== date;
     return formatWhen(instant, zone, locale, otherDay ? "weekdayTime" : style);
   };
-  const serviceList = await bookableServices(services, business);
+  const serviceList = reads.services;
   const header = {
     name: business.name,
     industry: business.industry,
@@ -146,7 +146,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const service = serviceList.find((s) => s.id === serviceId);
   if (!service) return { ...base, title: title("service"), step: "service" as const };
 
-  const availability = await availabilityFor(services, business, service);
+  const availability = pageAvailability(business, service, inputs);
   const date = url.searchParams.get("date") ?? "";
   const windowDates = availability.windowDates();
   if (!windowDates.includes(date)) {
