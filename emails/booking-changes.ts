@@ -1,5 +1,5 @@
 import type { TFunction } from "i18next";
-import { bookingEventUid, bookingIcs } from "~/lib/ics";
+import { bookingEventUid, bookingIcs } from "~/lib/calendar/ics";
 import type { EmailMessage } from "~/providers/email.server";
 import { button, emailLayout, paragraphs } from "./layout";
 

@@ -1,7 +1,7 @@
 import { findBooking } from "#models/bookings";
 import { findService } from "#models/business-services";
 import type { Business } from "#models/businesses";
-import { bookingEventUid, bookingIcs } from "~/lib/ics";
+import { bookingEventUid, bookingIcs } from "~/lib/calendar/ics";
 import type { AppServices } from "~/platform/services.server";
 
 /** The customer's details while a booking is in progress. */

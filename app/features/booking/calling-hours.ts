@@ -1,4 +1,4 @@
-import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
+import { dayOfLocalDate, localDateOfDay, utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 
 /** Booking confirmation calls ring only between 08:00 and 21:00 where the customer is. */
 export const CALL_HOURS = { start: 8 * 60, end: 21 * 60 };
@@ -7,12 +7,6 @@ export const CALL_HOURS = { start: 8 * 60, end: 21 * 60 };
 export function nextCallingTime(now: number, timeZone: string): Date | null {
   const local = utcToZoned(now, timeZone);
   if (local.minuteOfDay >= CALL_HOURS.start && local.minuteOfDay < CALL_HOURS.end) return null;
-  const date = local.minuteOfDay < CALL_HOURS.start ? local.date : nextDate(local.date);
+  const date = local.minuteOfDay < CALL_HOURS.start ? local.date : localDateOfDay(dayOfLocalDate(local.date) + 1);
   return new Date(zonedTimeToUtc(date, CALL_HOURS.start, timeZone));
-}
-
-function nextDate(date: string) {
-  const d = new Date(`${date}T12:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
 }

@@ -9,8 +9,8 @@ import {
   listFeedBookings,
   type FeedBooking,
 } from "#models/calendar-feeds";
-import { bookingEventUid } from "~/lib/ics";
-import { calendarFeedIcs, type FeedEvent } from "~/lib/ics-feed";
+import { bookingEventUid } from "~/lib/calendar/ics";
+import { calendarFeedIcs, type FeedEvent } from "~/lib/calendar/ics-feed";
 import { translatorFor } from "~/platform/i18n.server";
 import { seal, unseal } from "~/platform/security/secret.server";
 import type { AppServices } from "~/platform/services.server";

@@ -4,6 +4,7 @@ import { followBusiness } from "~/features/analytics/live.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { EVENT_STREAMS_PER_SESSION, holdLiveSlot, tooManyStreams } from "~/platform/data/live-limit.server";
+import { liveStream } from "~/platform/http/live-stream.server";
 
 /** A comment line every so often keeps proxies from closing an idle stream, and checks the session. */
 const HEARTBEAT_MS = 25_000;
@@ -30,48 +31,23 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   });
   if (!slot) return tooManyStreams(getI18n(context).t("common.tooManyStreams"));
 
-  const encoder = new TextEncoder();
-  let finish = () => {};
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      let open = true;
-      const send = (text: string) => {
-        if (open) controller.enqueue(encoder.encode(text));
-      };
-      const follow = await followBusiness(services, businessId, () => send("event: change\ndata: {}\n\n"));
+  return liveStream(
+    request,
+    () => slot.release(),
+    async (stream) => {
+      const follow = await followBusiness(services, businessId, () => stream.send("change", "{}"));
       const heartbeat = setInterval(() => {
         void getAccount(context, request)
           .catch(() => null)
-          .then((still) => (still?.businessId === businessId ? send(": heartbeat\n\n") : finish()));
+          .then((still) => (still?.businessId === businessId ? stream.write(": heartbeat\n\n") : stream.end()));
       }, HEARTBEAT_MS);
-      const lifetime = setTimeout(() => finish(), STREAM_LIFETIME_MS);
-      finish = () => {
-        if (!open) return;
-        open = false;
+      const lifetime = setTimeout(() => stream.end(), STREAM_LIFETIME_MS);
+      stream.defer(() => {
         clearInterval(heartbeat);
         clearTimeout(lifetime);
         follow.stop();
-        void slot.release();
-        try {
-          controller.close();
-        } catch {
-          // Already cancelled by the reader (the browser went away): nothing left to close.
-        }
-      };
-      request.signal.addEventListener("abort", () => finish(), { once: true });
-      send(`retry: 5000\nevent: ready\ndata: ${JSON.stringify({ live: follow.listening })}\n\n`);
-      if (request.signal.aborted) finish();
+      });
+      stream.write(`retry: 5000\nevent: ready\ndata: ${JSON.stringify({ live: follow.listening })}\n\n`);
     },
-    cancel() {
-      finish();
-    },
-  });
-  return new Response(stream, {
-    headers: {
-      "Content-Type": "text/event-stream; charset=utf-8",
-      // no-transform: the compression middleware would hold events back in its buffer.
-      "Cache-Control": "no-store, no-transform",
-      "X-Accel-Buffering": "no",
-    },
-  });
+  );
 }
