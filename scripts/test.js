@@ -7,7 +7,7 @@
 // tree (the commit plus any uncommitted change, untracked files included), a second run on the same
 // tree (CI's run on PostgreSQL after the one on PGlite) skips them and says so. SAKINA_RECHECK=1
 // runs them anyway.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -15,6 +15,21 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const run = (cmd, args, env = {}) => spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
+/** Runs the commands one after the other, their output held back; resolves with the first failing status (0 if none) and the output. */
+function runQuietly(commands) {
+  return new Promise((resolve) => {
+    let output = "";
+    const next = (index) => {
+      if (index === commands.length) return resolve({ status: 0, output });
+      const [cmd, args] = commands[index];
+      const child = spawn(cmd, args, { cwd: root, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
+      child.stdout.on("data", (chunk) => (output += chunk));
+      child.stderr.on("data", (chunk) => (output += chunk));
+      child.on("close", (code) => (code === 0 ? next(index + 1) : resolve({ status: code ?? 1, output })));
+    };
+    next(0);
+  });
+}
 
 const phases = [];
 /** Runs `work` as a named phase, recording its time for the summary at the end. */
@@ -85,22 +100,42 @@ const alreadyPassed =
 if (alreadyPassed) {
   console.log("== Lint, formatting, dependency rules, types and build already passed for this tree: skipped (SAKINA_RECHECK=1 runs them)");
 } else {
-  if (!e2eOnly) {
-    rmSync(stampFile, { force: true });
-    const checks = [
-      ["Lint (ESLint)", ["eslint", "--cache", "--cache-location", "node_modules/.cache/eslint", "."]],
-      ["Formatting (Prettier)", ["prettier", "--check", "--log-level", "warn", "."]],
-      ["Dependency rules (dependency-cruiser)", ["depcruise", "app", "models", "emails", "--output-type", "err"]],
-    ];
-    for (const [name, command] of checks) {
-      console.log(`== ${name}`);
-      if (phase(name, () => run("npx", command)) !== 0) {
-        console.log(`${name} failed: fix what it reports above.`);
-        fail();
-      }
-    }
+  if (!e2eOnly) rmSync(stampFile, { force: true });
+  // Each check is mostly one busy thread (ESLint, tsc): they run side by side, each printing its
+  // output when it ends, so the machine's cores are all used.
+  const checks = [
+    ...(e2eOnly
+      ? []
+      : [
+          ["Lint (ESLint)", [["npx", ["eslint", "--cache", "--cache-location", "node_modules/.cache/eslint", "."]]]],
+          ["Formatting (Prettier)", [["npx", ["prettier", "--check", "--log-level", "warn", "."]]]],
+          ["Dependency rules (dependency-cruiser)", [["npx", ["depcruise", "app", "models", "emails", "--output-type", "err"]]]],
+        ]),
+    [
+      "Types (typegen, tsc)",
+      [
+        ["npx", ["react-router", "typegen"]],
+        ["npx", ["tsc"]],
+      ],
+    ],
+  ];
+  const started = performance.now();
+  const results = await Promise.all(
+    checks.map(async ([name, commands]) => {
+      const began = performance.now();
+      const result = await runQuietly(commands);
+      const seconds = (performance.now() - began) / 1000;
+      console.log(`== ${name}: ${result.status === 0 ? "passed" : "FAILED"} in ${seconds.toFixed(1)} s`);
+      if (result.output.trim()) console.log(result.output.trimEnd());
+      return { name, ...result };
+    }),
+  );
+  phases.push([`Checks side by side (${checks.map(([name]) => name.split(" ")[0]).join(", ")})`, (performance.now() - started) / 1000]);
+  const failedCheck = results.find((result) => result.status !== 0);
+  if (failedCheck) {
+    console.log(`${failedCheck.name} failed: fix what it reports above.`);
+    fail();
   }
-  if (phase("Types (typegen, tsc)", () => run("npx", ["react-router", "typegen"]) || run("npx", ["tsc"])) !== 0) fail();
   if (chromium && phase("Build (react-router build)", () => run("npx", ["react-router", "build"])) !== 0) fail();
   if (key !== null && chromium) {
     mkdirSync(path.dirname(stampFile), { recursive: true });

@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +11,7 @@ import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { createIsolatedDatabase } from "../support/database";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
+import { freePort } from "../support/ports";
 
 // `npm run test:cluster`: Sakina as deploy/ describes it on one machine: nginx in front of two web
 // processes and one call-audio bridge process, all started at the same time on a fresh PostgreSQL
@@ -38,14 +38,6 @@ let stripeApi: Stripe;
 let nginx: ChildProcess | undefined;
 let nginxUrl = "";
 const procs: Proc[] = [];
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function start(name: string, script: string, port: number, env: Record<string, string>): Proc {
   const child = spawn(process.execPath, [script], {

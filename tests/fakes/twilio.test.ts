@@ -325,7 +325,8 @@ describe("a call with a bidirectional media stream", () => {
     appStream.send({ event: "media", streamSid, media: { payload: speech(1000).toString("base64") } });
     appStream.send({ event: "mark", streamSid, mark: { name: "long" } });
     appStream.send({ event: "mark", streamSid, mark: { name: "after" } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A little of it plays (100 ms of the 1000), then the app clears the rest.
+    await waitFor(() => handle.played >= 300, { intervalMs: 5, what: "100 ms of the long audio to play" });
     const cleared = performance.now();
     appStream.send({ event: "clear", streamSid });
     await appStream.next("mark", (m) => m.mark.name === "after");

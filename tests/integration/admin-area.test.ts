@@ -3,31 +3,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordFunnelEventOnce } from "#models/funnel";
 import { accounts, auditLog, businesses, calls, funnelEvents, payments, supportTickets } from "#models/schema";
 import { placeCallJob } from "~/calls/engine.server";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeStripe } from "../fakes/stripe";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { enrolledAdmin } from "../support/admin";
 import { waitForMail } from "../support/outbox";
 
 let stripe: FakeStripe;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 let admin: Awaited<ReturnType<typeof enrolledAdmin>>;
 
 beforeAll(async () => {
-  stripe = await startFakeStripe();
-  app = await startAppInProcess({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_API_URL: stripe.url,
-  });
+  ({ app, stripe, close } = await startAppWithFakes({ stripe: true }));
   admin = await enrolledAdmin(app);
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await stripe?.close();
-});
+afterAll(() => close?.());
 
 async function demoBusiness() {
   const [business] = await app.services.db.select().from(businesses).where(eq(businesses.email, "demo@sakina.app"));

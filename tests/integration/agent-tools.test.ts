@@ -1,13 +1,13 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bookings, businesses } from "#models/schema";
-import { utcToZoned } from "~/lib/zoned-time";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeRealtime } from "../fakes/openai-realtime";
+import type { FakeTwilio } from "../fakes/twilio";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { waitForMail } from "../support/outbox";
 import { waitFor } from "../support/wait";
+import { zoneInCallingHours } from "../support/calling-hours";
 
 // The web call's text chat with the agent's tools, end to end: the real openai SDK against the fake
 // OpenAI server (scripted tool calls answered as the real API does), the booking made through the
@@ -15,42 +15,19 @@ import { waitFor } from "../support/wait";
 // fake Twilio.
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
-
-/** A zone where it is now between 09:00 and 20:00, so the confirmation call may ring. */
-function zoneInCallingHours() {
-  const zones = ["America/New_York", "Europe/London", "Asia/Dubai", "Asia/Tokyo", "Australia/Sydney", "America/Los_Angeles", "UTC"];
-  return zones.find((zone) => {
-    const minute = utcToZoned(Date.now(), zone).minuteOfDay;
-    return minute >= 9 * 60 && minute < 20 * 60 - 45;
-  })!;
-}
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    TRUST_PROXY: "1",
-    SEED_DEMO_DATA: "true",
-  });
+  ({ app, twilio, realtime, close } = await startAppWithFakes({
+    twilio: true,
+    realtime: { audioSpeed: 10 },
+    env: { TRUST_PROXY: "1", SEED_DEMO_DATA: "true" },
+  }));
   await app.services.db.update(businesses).set({ timeZone: zoneInCallingHours() }).where(eq(businesses.bookingLink, "demo-salon"));
 });
 
-afterAll(async () => {
-  // The app stops first, so no call it still had queued (a booking's confirmation call is placed
-  // by a job, later on a loaded machine) starts ringing while the live ones are hung up.
-  await app?.stop();
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await twilio?.close();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 const client = () => httpClient(app.url, { forwardedFor: "203.0.113.77" });
 

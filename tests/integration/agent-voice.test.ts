@@ -1,30 +1,26 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webCalls } from "#models/schema";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
+import type { FakeRealtime } from "../fakes/openai-realtime";
 import { startAppInProcess } from "../support/app-in-process";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { expectLog } from "../support/console";
 import { connectBrowserVoice, pcmAudio } from "../support/browser-voice";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
 
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  realtime = await startFakeRealtime({ audioSpeed: 10 });
-  app = await startAppInProcess({
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    TRUST_PROXY: "1",
-    SEED_DEMO_DATA: "false",
-  });
+  ({ app, realtime, close } = await startAppWithFakes({
+    realtime: { audioSpeed: 10 },
+    env: { TRUST_PROXY: "1", SEED_DEMO_DATA: "false" },
+  }));
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 let visitor = 0;
 const client = () => httpClient(app.url, { forwardedFor: `203.0.113.${++visitor}` });

@@ -1,39 +1,26 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webCalls } from "#models/schema";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeRealtime } from "../fakes/openai-realtime";
+import type { FakeTwilio } from "../fakes/twilio";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
 
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    TRUST_PROXY: "1",
-    SEED_DEMO_DATA: "false",
-  });
+  ({ app, twilio, realtime, close } = await startAppWithFakes({
+    twilio: true,
+    realtime: { audioSpeed: 10 },
+    env: { TRUST_PROXY: "1", SEED_DEMO_DATA: "false" },
+  }));
 });
 
-afterAll(async () => {
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await twilio?.flush();
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 let visitor = 0;
 const client = () => httpClient(app.url, { forwardedFor: `203.0.113.${++visitor}` });

@@ -22,8 +22,7 @@ import { accounts, bookings, businesses } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { customerServiceTools, LOOKUP_BOOKING, NO_MATCHING_BOOKING, type AgentSession } from "~/features/agent/tools.server";
 import { migrationsFolder } from "~/platform/db.server";
-import { startFakeSmtp } from "../fakes/smtp";
-import { startAppInProcess } from "../support/app-in-process";
+import { type FakeSmtp, type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { bookThroughPage } from "../support/book-through-page";
 import { createIsolatedDatabase } from "../support/database";
 import { httpClient } from "../support/http-client";
@@ -33,8 +32,9 @@ import { waitFor } from "../support/wait";
 // A booking's reference, the six characters a caller can say: unique per business under many
 // simultaneous bookings, given to existing bookings by the migration, shown where the customer and
 // the owner read their booking, and the key (with the caller's phone number) of the agents' look-up.
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
-let smtp: Awaited<ReturnType<typeof startFakeSmtp>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
+let smtp: FakeSmtp;
 let demo: Business;
 let other: Business;
 let haircutId: number;
@@ -43,8 +43,7 @@ let otherServiceId: number;
 const SHAPE = new RegExp(`^[${REFERENCE_ALPHABET}]{6}$`);
 
 beforeAll(async () => {
-  smtp = await startFakeSmtp();
-  app = await startAppInProcess({ SMTP_URL: smtp.url, TRUST_PROXY: "1" });
+  ({ app, smtp, close } = await startAppWithFakes({ smtp: true, env: { TRUST_PROXY: "1" } }));
   const db = app.services.db;
   [demo] = (await db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"))) as [Business];
   const registered = await registerBusiness(db, {
@@ -62,10 +61,7 @@ beforeAll(async () => {
   haircutId = services.find((s) => s.name === "Haircut")!.id;
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await smtp?.close();
-});
+afterAll(() => close?.());
 
 /** The n-th booking of a series far beyond the booking window: 30 minutes each, none overlapping. */
 function farBooking(

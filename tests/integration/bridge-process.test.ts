@@ -1,14 +1,14 @@
-import net from "node:net";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bookings, businesses, calls } from "#models/schema";
-import { utcToZoned } from "~/lib/zoned-time";
 import { startBridgeServer } from "~/server/bridge-server";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
+import { freePort } from "../support/ports";
 import { waitFor } from "../support/wait";
+import { zoneInCallingHours } from "../support/calling-hours";
 
 // The call audio on a process of its own (`npm run start:bridge`), beside the web server on one
 // PostgreSQL database: a booking the phone agent makes there is a whole booking, its confirmation
@@ -18,24 +18,6 @@ let realtime: FakeRealtime;
 let app: Awaited<ReturnType<typeof startAppInProcess>>;
 let bridge: Awaited<ReturnType<typeof startBridgeServer>> | undefined;
 let bridgePort = 0;
-
-/** A port free now, for a process started later whose address the other must know first. */
-async function freePort() {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A zone where it is now between 09:00 and 20:00, so the confirmation call may ring. */
-function zoneInCallingHours() {
-  const zones = ["America/New_York", "Europe/London", "Asia/Dubai", "Asia/Tokyo", "Australia/Sydney", "America/Los_Angeles", "UTC"];
-  return zones.find((zone) => {
-    const minute = utcToZoned(Date.now(), zone).minuteOfDay;
-    return minute >= 9 * 60 && minute < 20 * 60 - 45;
-  })!;
-}
 
 describe.runIf(process.env.DATABASE_URL)("the phone agent on the bridge process", () => {
   beforeAll(async () => {

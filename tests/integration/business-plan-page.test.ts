@@ -1,26 +1,24 @@
 // The owner's plan page without JavaScript: usage and the next invoice, cancel at the period's
 // end, take it back, and start the monthly plan now; strangers get the sign-in page.
 import { eq } from "drizzle-orm";
-import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, businesses } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { BUSINESS_PLAN } from "~/features/business/signup/onboarding.server";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeStripe } from "../fakes/stripe";
+import { type InProcessApp, startAppWithFakes, stripeClient } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 
 let fake: FakeStripe;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 let owner: ReturnType<typeof httpClient>;
 let subscriptionId: string;
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  app = await startAppInProcess({ STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_URL: fake.url });
+  ({ app, stripe: fake, close } = await startAppWithFakes({ stripe: true }));
+  const stripe = stripeClient(fake);
   const db = app.services.db;
-  const api = new URL(fake.url);
-  const stripe = new Stripe(fake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
   const [demo] = await db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
   const customer = await stripe.customers.create({ email: "plan-page@example.com" });
   const pm = await stripe.paymentMethods.attach("pm_card_visa", { customer: customer.id });
@@ -49,10 +47,7 @@ beforeAll(async () => {
   expect((await owner.postJson("/api/auth/login", { email: "plan-owner@example.com", password: "plan page password" })).status).toBe(200);
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+afterAll(() => close?.());
 
 /** The page's words: React's text separators (<!-- -->) join, elements separate. */
 const text = (html: string) =>

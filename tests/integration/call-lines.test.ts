@@ -6,38 +6,23 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { advanceCallStatus, createCall, findCall, queuePosition } from "#models/calls";
 import { calls as callsTable } from "#models/schema";
 import { callSweeperJob, placeCallJob, requestCall } from "~/calls/engine.server";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeTwilio } from "../fakes/twilio";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { waitFor } from "../support/wait";
 
 let twilio: FakeTwilio;
-let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    MAX_CONCURRENT_CALLS: "1",
-    SEED_DEMO_DATA: "false",
-  });
+  ({ app, twilio, close } = await startAppWithFakes({
+    twilio: true,
+    realtime: { audioSpeed: 10 },
+    env: { MAX_CONCURRENT_CALLS: "1", SEED_DEMO_DATA: "false" },
+  }));
 });
 
-afterAll(async () => {
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await twilio?.flush();
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 // One test's failure must not hold the only line for the next: whatever is still live or waiting
 // is hung up and ended.

@@ -2,65 +2,31 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
 import { advanceCallStatus, createCall, findCall, markCallPlaced } from "#models/calls";
 import { businesses, calls as callsTable } from "#models/schema";
-import { utcToZoned } from "~/lib/zoned-time";
 import { requestCall } from "~/calls/engine.server";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
+import type { FakeRealtime } from "../fakes/openai-realtime";
 import { connectMediaStream } from "../fakes/media-stream";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import type { FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
 import { expectLog } from "../support/console";
+import { zoneInCallingHours } from "../support/calling-hours";
 
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 let sessionCount = 0;
 
-/** A zone where it is now between 09:00 and 20:00, so confirmation calls may ring. */
-function zoneInCallingHours() {
-  const zones = [
-    "America/New_York",
-    "Europe/London",
-    "Asia/Dubai",
-    "Asia/Tokyo",
-    "Australia/Sydney",
-    "America/Los_Angeles",
-    "Asia/Riyadh",
-    "Europe/Paris",
-    "UTC",
-  ];
-  return zones.find((zone) => {
-    const minute = utcToZoned(Date.now(), zone).minuteOfDay;
-    return minute >= 9 * 60 && minute < 20 * 60 - 45;
-  })!;
-}
-
 beforeAll(async () => {
-  [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    TRUST_PROXY: "1",
-  });
+  ({ app, twilio, realtime, close } = await startAppWithFakes({ twilio: true, realtime: { audioSpeed: 10 }, env: { TRUST_PROXY: "1" } }));
   // The demo business lives where confirmation calls may ring right now, and needs no notice.
   await app.services.db.update(businesses).set({ timeZone: zoneInCallingHours(), minimumNoticeMinutes: 0 });
 });
 
-afterAll(async () => {
-  // Calls still in progress (the demo calls) are hung up by their callers first.
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 let visitor = 0;
 async function bookDemo() {

@@ -6,31 +6,22 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bookings, businesses } from "#models/schema";
 import en from "~/locales/en";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeTwilio } from "../fakes/twilio";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { bookThroughPage, callPromiseIn } from "../support/book-through-page";
 import { httpClient } from "../support/http-client";
 import { linkIn, readOutbox, waitForMail } from "../support/outbox";
 import { waitFor } from "../support/wait";
 
 let twilio: FakeTwilio;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 const business = "Sakina Demo Salon";
 
 beforeAll(async () => {
-  twilio = await startFakeTwilio({ autoDial: false });
-  app = await startAppInProcess({
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    SEED_DEMO_DATA: "true",
-  });
+  ({ app, twilio, close } = await startAppWithFakes({ twilio: { autoDial: false }, env: { SEED_DEMO_DATA: "true" } }));
 });
-afterAll(async () => {
-  await app?.stop();
-  await twilio?.close();
-});
+afterAll(() => close?.());
 
 const fill = (text: string, values: Record<string, string>) => text.replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key] ?? "");
 

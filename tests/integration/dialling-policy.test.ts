@@ -1,46 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
 import { businesses, callRefusals } from "#models/schema";
-import { utcToZoned } from "~/lib/zoned-time";
 import { checkEmpathyDetails } from "~/features/empathy/empathy.server";
 import { translatorFor } from "~/platform/i18n.server";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeTwilio } from "../fakes/twilio";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
 import { demoOwnerPassword } from "../support/demo-owner";
+import { zoneInCallingHours } from "../support/calling-hours";
 
 // One dialling policy on every path that phones a number: bookings, demo calls, the owner's test
 // call and the paid call. Every client here comes from one address (127.0.0.1, no proxy trusted).
 let twilio: FakeTwilio;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
-
-/** A zone where it is now between 09:00 and 20:00, so confirmation calls may ring. */
-function zoneInCallingHours() {
-  const zones = ["America/New_York", "Europe/London", "Asia/Dubai", "Asia/Tokyo", "Australia/Sydney", "America/Los_Angeles", "UTC"];
-  return zones.find((zone) => {
-    const minute = utcToZoned(Date.now(), zone).minuteOfDay;
-    return minute >= 9 * 60 && minute < 20 * 60 - 45;
-  })!;
-}
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  twilio = await startFakeTwilio();
-  app = await startAppInProcess({
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    CALLS_PER_NUMBER_PER_DAY: "3",
-    CALLS_PER_IP_PER_DAY: "5",
-  });
+  ({ app, twilio, close } = await startAppWithFakes({ twilio: true, env: { CALLS_PER_NUMBER_PER_DAY: "3", CALLS_PER_IP_PER_DAY: "5" } }));
   await app.services.db.update(businesses).set({ timeZone: zoneInCallingHours(), minimumNoticeMinutes: 0 });
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await twilio?.close();
-});
+afterAll(() => close?.());
 
 const client = () => httpClient(app.url);
 

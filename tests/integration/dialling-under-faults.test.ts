@@ -5,62 +5,40 @@
 //   a second payment the same day still rings;
 // - a call-create request the provider holds up does not hold back another caller's dial.
 import { eq } from "drizzle-orm";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findEmpathyRequest } from "#models/empathy";
 import { callRefusals, calls as callsTable } from "#models/schema";
 import { parseEmpathyToken } from "~/features/empathy/empathy.server";
 import { dialDeadline, requestCall } from "~/calls/engine.server";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeTwilio } from "../fakes/twilio";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
 
-let stripe: FakeStripe;
 let stripeApi: Stripe;
 let twilio: FakeTwilio;
-let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: "whsec_test_dialling_faults",
-    STRIPE_API_URL: stripe.url,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    TRUST_PROXY: "1",
-    SEED_DEMO_DATA: "false",
-    // The production retry policy: every 10 s for 5 minutes. Only the pause is shortened (to
-    // its minimum, 1 s); the 5 minutes are moved through below, not waited for.
-    DIAL_RETRY_DELAY_SECONDS: "1",
-    CALLS_PER_NUMBER_PER_DAY: "3",
-  });
-  // Only the start-call request places calls here, not the webhook.
-  stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_elsewhere");
-  const api = new URL(stripe.url);
-  stripeApi = new Stripe(stripe.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
+  ({ app, stripeApi, twilio, close } = await startAppWithFakes({
+    // Only the start-call request places calls here, not the webhook.
+    stripe: { webhookSecret: "whsec_test_dialling_faults", webhooks: { signedWith: "whsec_elsewhere" } },
+    twilio: true,
+    realtime: { audioSpeed: 10 },
+    env: {
+      TRUST_PROXY: "1",
+      SEED_DEMO_DATA: "false",
+      // The production retry policy: every 10 s for 5 minutes. Only the pause is shortened (to
+      // its minimum, 1 s); the 5 minutes are moved through below, not waited for.
+      DIAL_RETRY_DELAY_SECONDS: "1",
+      CALLS_PER_NUMBER_PER_DAY: "3",
+    },
+  }));
 });
 
-afterAll(async () => {
-  twilio?.clearFailures();
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await twilio?.flush();
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-  await stripe?.close();
-});
+afterAll(() => close?.());
 
 let visitor = 0;
 let numberSeq = 600;

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIAL_STALLED_SECONDS } from "#models/calls";
 import { findEmpathyRequest } from "#models/empathy";
@@ -7,11 +7,12 @@ import { calls as callsTable, empathyRequests, funnelEvents, payments } from "#m
 import { empathyErasureJob, parseEmpathyToken } from "~/features/empathy/empathy.server";
 import en from "~/locales/en";
 import es from "~/locales/es";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
+import type { FakeStripe } from "../fakes/stripe";
+import type { FakeTwilio } from "../fakes/twilio";
+import type { FakeRealtime } from "../fakes/openai-realtime";
 import { converse } from "../support/conversation";
 import { startAppInProcess } from "../support/app-in-process";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { jobsIdle } from "../support/jobs";
 import { readOutbox } from "../support/outbox";
@@ -22,41 +23,19 @@ let stripe: FakeStripe;
 let stripeApi: Stripe;
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_URL: stripe.url,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    TRUST_PROXY: "1",
-    SEED_DEMO_DATA: "false",
-    EMPATHY_RETRY_DELAY_SECONDS: "1",
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    CALL_DELIVERED_MIN_SECONDS: "1",
-  });
-  const url = new URL(stripe.url);
-  stripeApi = new Stripe(stripe.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http" });
+  ({ app, stripe, stripeApi, twilio, realtime, close } = await startAppWithFakes({
+    stripe: { webhookSecret: WEBHOOK_SECRET },
+    twilio: true,
+    realtime: { audioSpeed: 10 },
+    env: { TRUST_PROXY: "1", SEED_DEMO_DATA: "false", EMPATHY_RETRY_DELAY_SECONDS: "1", CALL_DELIVERED_MIN_SECONDS: "1" },
+  }));
 });
 
-afterAll(async () => {
-  // Calls nobody talked on are still up: the callers hang up first.
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await twilio?.flush();
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-  await stripe?.close();
-});
+afterAll(() => close?.());
 
 /** The newest call to `phone` on the fake Twilio, once placed. */
 async function newestCallTo(phone: string, count: number) {

@@ -4,12 +4,10 @@ import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerBusiness } from "#models/businesses";
 import { bookings, businessServices } from "#models/schema";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import type { FakeStripe } from "../fakes/stripe";
 import routeConfig from "~/routes";
 import en from "~/locales/en";
-import { startAppInProcess } from "../support/app-in-process";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 import {
@@ -38,39 +36,21 @@ interface RouteEntry {
   children?: RouteEntry[];
 }
 
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 let stripe: FakeStripe;
-let twilio: FakeTwilio;
-let realtime: FakeRealtime;
 let paths: string[];
 
 beforeAll(async () => {
-  [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime()]);
-  app = await startAppInProcess({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: "whsec_fuzz",
-    STRIPE_API_URL: stripe.url,
-    STRIPE_JS_URL: stripe.jsUrl,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-  });
-  stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_fuzz");
+  ({ app, stripe, close } = await startAppWithFakes({
+    stripe: { webhookSecret: "whsec_fuzz", webhooks: "app", stripeJs: true },
+    twilio: true,
+    realtime: true,
+  }));
   paths = distinctPaths(routeConfig as RouteEntry[]);
 });
 
-afterAll(async () => {
-  // Calls the fuzz placed (demo and test calls to its numbers) are hung up first.
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await app?.stop();
-  await Promise.all([stripe?.close(), twilio?.close(), realtime?.close()]);
-});
+afterAll(() => close?.());
 
 /** Each route's full URL pattern, from app/routes.ts (nested paths joined). */
 function routePaths(routes: RouteEntry[], prefix = ""): string[] {

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { findBooking } from "#models/bookings";
 import { businesses, calls, supportTickets } from "#models/schema";
-import { utcToZoned } from "~/lib/zoned-time";
 import { translatorFor } from "~/platform/i18n.server";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
@@ -11,6 +10,7 @@ import { expectLog } from "../support/console";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
+import { zoneInCallingHours } from "../support/calling-hours";
 
 // What a toll fraudster or a greedy neighbour asks for, and what the app answers. The app trusts
 // one proxy hop (the test), so each request's X-Forwarded-For is the visitor's address.
@@ -31,15 +31,6 @@ function appEnv(): Record<string, string> {
     CALL_COUNTRIES: "US,GB,FR,DE,ES,IT,SA",
     DEMO_CALL_COUNTRIES: "US,GB,FR,DE,ES,IT,SA",
   };
-}
-
-/** A zone where it is now between 09:00 and 20:00, so confirmation calls may ring. */
-function zoneInCallingHours() {
-  const zones = ["America/New_York", "Europe/London", "Asia/Dubai", "Asia/Tokyo", "Australia/Sydney", "America/Los_Angeles", "UTC"];
-  return zones.find((zone) => {
-    const minute = utcToZoned(Date.now(), zone).minuteOfDay;
-    return minute >= 9 * 60 && minute < 20 * 60 - 45;
-  })!;
 }
 
 beforeAll(async () => {

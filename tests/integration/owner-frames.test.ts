@@ -2,27 +2,24 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { businesses } from "#models/schema";
 import { createAdminWithLink } from "~/features/admin/admins.server";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeRealtime } from "../fakes/openai-realtime";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 let owner: ReturnType<typeof httpClient>;
 
 beforeAll(async () => {
-  realtime = await startFakeRealtime({ audioSpeed: 10 });
-  app = await startAppInProcess({ OPENAI_API_KEY: realtime.apiKey, OPENAI_BASE_URL: realtime.url });
+  ({ app, realtime, close } = await startAppWithFakes({ realtime: { audioSpeed: 10 } }));
   const password = await demoOwnerPassword(app.url, app.dataDir);
   owner = httpClient(app.url);
   expect((await owner.postJson("/api/auth/login", { email: "demo@sakina.app", password })).status).toBe(200);
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 /** The site's header offers "Login"; the owner's frame never does. */
 const loginLink = /<a[^>]+href="\/login(\?[^"]*)?"/;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STREAM_LIMITS } from "~/voice/bridge.server";
 import { STREAM_TOKEN_TTL_MS } from "~/calls/engine.server";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeRealtime } from "../fakes/openai-realtime";
+import type { FakeTwilio } from "../fakes/twilio";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
 
@@ -13,27 +13,18 @@ import { waitFor } from "../support/wait";
 // waiting for it until the call ends.
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    TRUST_PROXY: "1",
-    SEED_DEMO_DATA: "false",
-  });
+  ({ app, twilio, realtime, close } = await startAppWithFakes({
+    twilio: true,
+    realtime: { audioSpeed: 10 },
+    env: { TRUST_PROXY: "1", SEED_DEMO_DATA: "false" },
+  }));
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 describe("a session prepared for a stream that never comes", () => {
   it("is closed within the stream's start limit, not left open for the call", async () => {

@@ -7,34 +7,23 @@ import { calls as callsTable } from "#models/schema";
 import { requestCall } from "~/calls/engine.server";
 import { runRetention } from "~/features/retention/retention.server";
 import en from "~/locales/en";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeTwilio } from "../fakes/twilio";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { waitFor } from "../support/wait";
 
 let twilio: FakeTwilio;
-let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    RECORD_CALLS: "true",
-    SEED_DEMO_DATA: "false",
-  });
+  ({ app, twilio, close } = await startAppWithFakes({
+    twilio: true,
+    realtime: { audioSpeed: 10 },
+    env: { RECORD_CALLS: "true", SEED_DEMO_DATA: "false" },
+  }));
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 describe("with RECORD_CALLS=true", () => {
   it("records the call in two channels at the provider and keeps the reference; the notice says calls are recorded", async () => {

@@ -3,11 +3,10 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscribers } from "#models/schema";
 import en from "~/locales/en";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import type { FakeStripe } from "../fakes/stripe";
+import type { FakeTwilio } from "../fakes/twilio";
 import { enrolledAdmin } from "../support/admin";
-import { startAppInProcess } from "../support/app-in-process";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 
@@ -20,31 +19,19 @@ import { httpClient } from "../support/http-client";
 
 let stripe: FakeStripe;
 let twilio: FakeTwilio;
-let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: "whsec_odd_input",
-    STRIPE_API_URL: stripe.url,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    TRUST_PROXY: "1",
-  });
+  ({ app, stripe, twilio, close } = await startAppWithFakes({
+    stripe: { webhookSecret: "whsec_odd_input" },
+    twilio: true,
+    realtime: { audioSpeed: 10 },
+    env: { TRUST_PROXY: "1" },
+  }));
 });
 
-afterAll(async () => {
-  await twilio?.flush();
-  await app?.stop();
-  await Promise.all([stripe?.close(), twilio?.close(), realtime?.close()]);
-});
+afterAll(() => close?.());
 
 let visitor = 0;
 /** A browser of its own (its own address, so no test spends another's rate limits). */

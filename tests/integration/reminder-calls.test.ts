@@ -15,39 +15,26 @@ import { hashPassword } from "~/features/auth/passwords.server";
 import { queueDueCallReminders } from "~/features/booking/reminders.server";
 import { placeCallJob } from "~/calls/engine.server";
 import en from "~/locales/en";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import type { FakeRealtime } from "../fakes/openai-realtime";
+import type { FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
+import { type InProcessApp, realtimeEnv, startAppWithFakes, twilioEnv } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { jobsIdle } from "../support/jobs";
 import { waitFor } from "../support/wait";
 
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 let providers: Record<string, string>;
 
 beforeAll(async () => {
-  [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  providers = {
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-  };
-  app = await startAppInProcess(providers);
+  ({ app, twilio, realtime, close } = await startAppWithFakes({ twilio: true, realtime: { audioSpeed: 10 } }));
+  providers = { ...twilioEnv(twilio), ...realtimeEnv(realtime) };
 });
 
-afterAll(async () => {
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;

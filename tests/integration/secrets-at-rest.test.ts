@@ -4,13 +4,15 @@ import { createSubscriber, updateSubscriber } from "#models/subscribers";
 import { createAdminWithLink } from "~/features/admin/admins.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { unseal } from "~/platform/security/secret.server";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
+import type { FakeStripe } from "../fakes/stripe";
 import { startAppInProcess } from "../support/app-in-process";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { linkIn, waitForMail, type OutboxMail } from "../support/outbox";
 import { waitFor } from "../support/wait";
 
-type App = Awaited<ReturnType<typeof startAppInProcess>>;
+type App = InProcessApp;
+let close: () => Promise<void>;
 
 const DEMO_EMAIL = "demo@sakina.app";
 const ADMIN_EMAIL = "new.admin@example.com";
@@ -22,14 +24,10 @@ let stripe: FakeStripe;
 let app: App;
 
 beforeAll(async () => {
-  stripe = await startFakeStripe();
-  app = await startAppInProcess({ STRIPE_SECRET_KEY: stripe.secretKey, STRIPE_API_URL: stripe.url });
+  ({ app, stripe, close } = await startAppWithFakes({ stripe: true }));
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await stripe?.close();
-});
+afterAll(() => close?.());
 
 /** Every row of every table (the app's, pg-boss's, Drizzle's), as text: what a plain SELECT shows. */
 async function dumpDatabase(target: App) {

@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscribers } from "#models/schema";
 import { findSubscriber } from "#models/subscribers";
 import en from "~/locales/en";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeStripe } from "../fakes/stripe";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { readOutbox } from "../support/outbox";
 import { waitFor } from "../support/wait";
@@ -19,28 +19,17 @@ import { waitFor } from "../support/wait";
 const WEBHOOK_SECRET = "whsec_test_takeover";
 let stripe: FakeStripe;
 let stripeApi: Stripe;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  stripe = await startFakeStripe();
-  app = await startAppInProcess({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_URL: stripe.url,
-    TRUST_PROXY: "1",
-    SEED_DEMO_DATA: "false",
-  });
-  stripe.setWebhook(`${app.url}/webhooks/stripe`, WEBHOOK_SECRET);
-  const url = new URL(stripe.url);
-  stripeApi = new Stripe(stripe.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http" });
+  ({ app, stripe, stripeApi, close } = await startAppWithFakes({
+    stripe: { webhookSecret: WEBHOOK_SECRET, webhooks: "app" },
+    env: { TRUST_PROXY: "1", SEED_DEMO_DATA: "false" },
+  }));
 });
 
-afterAll(async () => {
-  await stripe?.flush();
-  await app?.stop();
-  await stripe?.close();
-});
+afterAll(() => close?.());
 
 let visitor = 0;
 let seq = 0;

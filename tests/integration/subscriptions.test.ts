@@ -1,13 +1,13 @@
 import { and, eq } from "drizzle-orm";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls as callsTable, subscribers, supportCalls } from "#models/schema";
 import { findSubscriber } from "#models/subscribers";
 import { scheduledCallsJob } from "~/features/subscriptions/index.server";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeStripe } from "../fakes/stripe";
+import type { FakeTwilio } from "../fakes/twilio";
+import type { FakeRealtime } from "../fakes/openai-realtime";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { readOutbox } from "../support/outbox";
 import { waitFor } from "../support/wait";
@@ -17,40 +17,19 @@ let stripe: FakeStripe;
 let stripeApi: Stripe;
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_URL: stripe.url,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    TRUST_PROXY: "1",
-    SEED_DEMO_DATA: "false",
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-    CALL_DELIVERED_MIN_SECONDS: "1",
-  });
-  stripe.setWebhook(`${app.url}/webhooks/stripe`, WEBHOOK_SECRET);
-  const url = new URL(stripe.url);
-  stripeApi = new Stripe(stripe.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http" });
+  ({ app, stripe, stripeApi, twilio, realtime, close } = await startAppWithFakes({
+    stripe: { webhookSecret: WEBHOOK_SECRET, webhooks: "app" },
+    twilio: true,
+    realtime: { audioSpeed: 10 },
+    env: { TRUST_PROXY: "1", SEED_DEMO_DATA: "false", CALL_DELIVERED_MIN_SECONDS: "1" },
+  }));
 });
 
-afterAll(async () => {
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await twilio?.flush();
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-  await stripe?.close();
-});
+afterAll(() => close?.());
 
 let visitor = 0;
 let seq = 200;

@@ -2,18 +2,18 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, businesses } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeRealtime } from "../fakes/openai-realtime";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 let owner: ReturnType<typeof httpClient>;
 let businessId: number;
 
 beforeAll(async () => {
-  realtime = await startFakeRealtime({ audioSpeed: 10 });
-  app = await startAppInProcess({ OPENAI_API_KEY: realtime.apiKey, OPENAI_BASE_URL: realtime.url });
+  ({ app, realtime, close } = await startAppWithFakes({ realtime: { audioSpeed: 10 } }));
   const [demo] = await app.services.db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
   businessId = demo!.id;
   await app.services.db.insert(accounts).values({
@@ -29,10 +29,7 @@ beforeAll(async () => {
   );
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 const business = async () => (await app.services.db.select().from(businesses).where(eq(businesses.id, businessId)))[0]!;
 

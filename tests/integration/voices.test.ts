@@ -5,37 +5,21 @@ import { settingsSchema } from "~/features/business/dashboard.server";
 import { confirmationVoices } from "~/features/business/signup/industries";
 import { requestCall } from "~/calls/engine.server";
 import { translatorFor } from "~/platform/i18n.server";
-import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { startAppInProcess } from "../support/app-in-process";
+import type { FakeRealtime } from "../fakes/openai-realtime";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { waitFor } from "../support/wait";
 
 // The fake Realtime server refuses a voice the real model does not have (as the API does, with an
 // invalid_value error). Every voice the owner can pick must be accepted on save and then speak.
-let twilio: FakeTwilio;
 let realtime: FakeRealtime;
-let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let app: InProcessApp;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [twilio, realtime] = await Promise.all([startFakeTwilio(), startFakeRealtime({ audioSpeed: 20 })]);
-  app = await startAppInProcess({
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
-  });
+  ({ app, realtime, close } = await startAppWithFakes({ twilio: true, realtime: { audioSpeed: 20 } }));
 });
 
-afterAll(async () => {
-  for (const [sid, call] of twilio?.calls ?? []) {
-    if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
-  }
-  await app?.stop();
-  await twilio?.close();
-  await realtime?.close();
-});
+afterAll(() => close?.());
 
 const settings = { phone: "+12125550100", timeZone: "UTC", minimumNoticeMinutes: "60", defaultLanguage: "en", confirmationLanguage: "en" };
 
