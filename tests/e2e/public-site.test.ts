@@ -4,7 +4,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ar from "~/locales/ar";
 import en from "~/locales/en";
-import { axeViolations, describeViolations, launchBrowser, newVisitor, watchStates } from "../support/browser";
+import { axeViolations, describeViolations, hydrated, launchBrowser, newVisitor, watchStates } from "../support/browser";
 import { startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -114,6 +114,30 @@ describe.each(["en", "ar"] as const)("the phone menu, language %s", (locale) => 
     await expect(
       page.locator("header").first().getByRole("link", { name: texts.nav.howItWorks, exact: true }).last().isVisible(),
     ).resolves.toBe(false);
+    await context.close();
+  });
+});
+
+describe("the phone menu before the scripts arrive", () => {
+  it("stays open when the page's scripts take over after the visitor opened it", async () => {
+    const context = await browser.newContext({ locale: "en", viewport: { width: 390, height: 800 } });
+    const page = await context.newPage();
+    // A slow line: the scripts are held back until the visitor has opened the menu.
+    let release!: () => void;
+    const scriptsMayLoad = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/assets\/.*\.js$/, async (route) => {
+      await scriptsMayLoad;
+      await route.continue();
+    });
+    await page.goto(`${server.url}/faq`, { waitUntil: "commit" });
+    const header = page.locator("header").first();
+    await header.locator("summary", { hasText: en.look.header.menu }).click();
+    const business = header.getByRole("link", { name: en.nav.forBusiness, exact: true }).last();
+    await business.waitFor({ state: "visible" });
+    release();
+    await hydrated(page);
+    await expect(business.isVisible()).resolves.toBe(true);
+    await expect(header.locator("details[open]").count()).resolves.toBe(1);
     await context.close();
   });
 });

@@ -14,7 +14,13 @@ export function SiteHeader({ locale }: { locale: string }) {
   const { t } = useTranslation();
   const menu = useRef<HTMLDetailsElement>(null);
   const location = useLocation();
+  // Closes after a navigation, not at hydration: a visitor on a slow line may have opened the
+  // menu before the script arrived, and it must stay open under their finger.
+  const shownAt = useRef(`${location.pathname}${location.search}`);
   useEffect(() => {
+    const at = `${location.pathname}${location.search}`;
+    if (at === shownAt.current) return;
+    shownAt.current = at;
     if (menu.current) menu.current.open = false;
   }, [location.pathname, location.search]);
   useEffect(() => {
