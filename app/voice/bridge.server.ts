@@ -714,6 +714,8 @@ export function bridgeCall(
       case "error":
         // Before the session is accepted, an error is the model refusing it (a voice it rejects, a bad setting).
         if (!recorded.has("modelReadyAt")) return modelFailed(`the session was refused: ${event.error?.message ?? "unknown"}`);
+        // A cancel that crossed the response's end on the wire: there was nothing left to stop.
+        if (event.error?.code === "response_cancel_not_active") return;
         log(`realtime error on ${label}: ${event.error?.message ?? "unknown"}`);
         return;
       default:
