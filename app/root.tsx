@@ -1,5 +1,5 @@
 import { data, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteError, useRouteLoaderData } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
 import { useEffect } from "react";

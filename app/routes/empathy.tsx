@@ -1,6 +1,6 @@
 import { useEffect } from "react";
 import { data, Form, isRouteErrorResponse, Link, redirect, useNavigation, useRevalidator } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/empathy";
 import { CallSummary } from "~/features/empathy/call-summary";
 import { CrisisNotice } from "~/ui/crisis-notice";

@@ -1,5 +1,5 @@
 import { data, Link, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/subscribe.complete";
 import { findSubscriber } from "#models/subscribers";
 import { getSubscriberId } from "~/features/auth/auth.server";

@@ -1,5 +1,5 @@
 import { data, Form, Link, redirect, useNavigate, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/subscribe";
 import { findSubscriber } from "#models/subscribers";
 import { commitSubscriberLogin, getSubscriberId } from "~/features/auth/auth.server";

@@ -1,5 +1,5 @@
 import { data, Form, Link, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/subscription.card";
 import { ConsumerRefused } from "~/features/subscriptions/dashboard-page";
 import { refusedPage, subscriberFor } from "~/features/subscriptions/access.server";

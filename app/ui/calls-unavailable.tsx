@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 
 /** The id of the notice, for the disabled submit's `aria-describedby`. */
 export const CALLS_UNAVAILABLE_ID = "calls-unavailable";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { textDirection } from "~/i18n";
 import { HELP_DIRECTORY, helpCountries, helpFor, type EmergencyNumber, type HelpCountry, type HelpLine } from "~/lib/help-lines";
 import { isolateNumbers, Ltr } from "~/ui/bidi";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { Icon } from "~/ui/icons";
 
 /**

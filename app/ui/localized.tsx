@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { textDirection } from "~/i18n";
 
 /** Translated interface inside an English-only content page declares its own language. */

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Toast } from "~/platform/http/toast.server";
 import { useHydrated } from "~/ui/use-hydrated";
 

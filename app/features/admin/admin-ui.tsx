@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Form, Link, useLocation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";
 import { OWNER_CONTENT_ID } from "~/ui/shell/owner-shell";

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { Form, Link, useFetcher, useNavigation, useRevalidator } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { MAX_MESSAGE_LENGTH } from "~/features/agent/chat";
 import { VoiceMode } from "~/features/agent/voice-mode";
 import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { useRevalidator } from "react-router";
 import { Button } from "~/ui/form/button";
 import { Icon } from "~/ui/icons";

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { Link, useRevalidator } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { ChartCard } from "./charts";
 import { QualityDays } from "./quality-days";
 import type { AnalyticsView } from "./types";

@@ -1,5 +1,5 @@
 import { useId } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Bar, Chart } from "./types";
 
 /** The drawing's own width: about what it gets on a phone, so its text stays readable there. */

@@ -1,7 +1,7 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import type { ReactNode } from "react";
 import { Form, Link, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "../../routes/business/+types/book";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Steps } from "~/ui/form/steps";

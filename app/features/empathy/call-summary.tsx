@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { EMPATHY_PRICE } from "~/features/empathy/offer";
 import { isolateNumbers, Ltr } from "~/ui/bidi";
 

@@ -1,5 +1,5 @@
 import { Form, Link, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "../../routes/dashboard/+types/dashboard";
 import type { DashboardData } from "./dashboard-data.server";
 import { daysRemaining, TRIAL_WARNING_DAYS, urgencies } from "./plans";

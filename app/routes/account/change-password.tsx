@@ -2,7 +2,7 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { TFunction } from "i18next";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { z } from "zod";
 import type { Route } from "./+types/change-password";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

@@ -1,5 +1,5 @@
 import { data, Form, Link, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { z } from "zod";
 import type { Route } from "./+types/forgot-password";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

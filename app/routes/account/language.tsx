@@ -1,5 +1,5 @@
 import { data, Form, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/language";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button } from "~/ui/form/button";

@@ -1,5 +1,5 @@
 import { data, Form, Link, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/login.second-factor";
 import { findAccountById } from "#models/accounts";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

@@ -1,5 +1,5 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/login";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, linkClass } from "~/ui/form/button";

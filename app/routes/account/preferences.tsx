@@ -1,5 +1,5 @@
 import { data, Form, Link, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/preferences";
 import { commitSubscriberLogout } from "~/features/auth/auth.server";
 import { ConsumerRefused } from "~/features/subscriptions/dashboard-page";

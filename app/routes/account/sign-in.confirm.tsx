@@ -1,5 +1,5 @@
 import { Form, Link, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/sign-in.confirm";
 import { consumeEmailToken, peekEmailToken } from "#models/email-tokens";
 import { findSubscriber } from "#models/subscribers";

@@ -1,5 +1,5 @@
 import { data, Form, Link, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/sign-in";
 import { sendSignInLink } from "~/features/subscriptions/sign-in-link.server";
 import { servicesContext } from "~/platform/context";

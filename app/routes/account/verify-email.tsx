@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { data, Form, Link, useNavigation, useSubmit } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/verify-email";
 import { StarterOffer } from "~/features/business/signup/get-started-page";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

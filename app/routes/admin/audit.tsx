@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/audit";
 import { listAudit } from "#models/audit-log";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { Ltr } from "~/ui/bidi";
 import type { Route } from "./+types/consumers";
 import { listConsumersForAdmin } from "#models/admin-lists";

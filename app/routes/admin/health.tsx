@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/health";
 import { requireAdmin } from "~/features/admin/access.server";
 import { AdminHeading } from "~/features/admin/admin-ui";

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/overview";
 import { countAwaitingReview, countBusinessesByStatus, countOpenTickets } from "#models/admin-lists";
 import { requireAdmin } from "~/features/admin/access.server";

@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/support";
 import { listSupportTickets } from "#models/admin-lists";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";

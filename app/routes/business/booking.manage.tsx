@@ -1,5 +1,5 @@
 import { data, Form, Link, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/booking.manage";
 import { announceBusinessChange } from "#models/analytics";
 import { formatBookingReference } from "#models/booking-reference";

@@ -1,5 +1,5 @@
 import { data, Form, Link, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/business";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Badge } from "~/ui/badge";

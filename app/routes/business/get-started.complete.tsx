@@ -1,5 +1,5 @@
 import { Link, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/get-started.complete";
 import { buttonClass } from "~/ui/form/button";
 import { activateWithPayment } from "~/features/business/signup/onboarding.server";

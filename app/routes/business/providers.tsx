@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/providers";
 import { Badge, type BadgeTone } from "~/ui/badge";
 import { Button, linkClass } from "~/ui/form/button";

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Link, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/setup-complete";
 import { CopyButton } from "~/ui/form/copy-button";
 import { buttonClass } from "~/ui/form/button";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/telephony";
 import { findBusinessById } from "#models/businesses";
 import { requireAccount } from "~/features/auth/auth.server";

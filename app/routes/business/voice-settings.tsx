@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { data, Form, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/voice-settings";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerForAction, ownerForPage, ownerTitle } from "~/features/business/owner.server";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.analytics";
 import { loadAnalytics, parsePeriod } from "~/features/analytics/analytics.server";
 import { AnalyticsBody } from "~/features/analytics/analytics-page";

@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.booking";
 import { loadBookingPage } from "~/features/business/bookings.server";
 import { BookingCard } from "~/features/business/dashboard/bookings";

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.call";
 import { loadCallPage } from "~/features/business/call-quality.server";
 import { QualityTimelineView } from "~/features/business/dashboard/call-quality";

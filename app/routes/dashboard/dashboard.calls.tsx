@@ -1,5 +1,5 @@
 import { Link, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.calls";
 import { loadCallCentre, placeTestCall } from "~/features/business/call-centre.server";
 import { loadPlanView } from "~/features/business/plan.server";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.hours";
 import { loadHoursPage } from "~/features/business/dashboard.server";
 import { HoursSection } from "~/features/business/dashboard/hours";

@@ -1,5 +1,5 @@
 import { data, redirect } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.plan";
 import { PlanNotice, PlanPage } from "~/features/business/dashboard/plan";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.services";
 import { loadServicesPage } from "~/features/business/dashboard.server";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.settings";
 import { loadSettingsPage } from "~/features/business/dashboard.server";
 import { BookingLink } from "~/features/business/dashboard/booking-link";

@@ -1,7 +1,7 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, redirect, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.support";
 import { isPriority, openSupportTicket, supportTicketAllowance } from "~/features/admin/support.server";
 import { MESSAGE_MAX, SUBJECT_MAX, supportSchema } from "~/features/admin/support-schema";

@@ -1,5 +1,5 @@
 import { isRouteErrorResponse, Link, useLocation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard";
 import { OwnerDashboard } from "~/features/business/dashboard/owner-dashboard";
 import { ownerDashboard, ownerDashboardAction } from "~/features/business/dashboard/owner-dashboard.server";

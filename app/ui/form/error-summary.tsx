@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 
 export interface FieldProblem {
   /** The id of the invalid control; the summary links to it. */

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { isolateNumbers } from "~/ui/bidi";
 
 /** A step indicator: earlier steps show a tick, the current one is announced as such. */

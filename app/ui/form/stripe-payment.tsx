@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
 
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { useRootData } from "~/ui/shell/root-data";
 import { useHydrated } from "~/ui/use-hydrated";
 import { loadStripe, type StripeElements, type StripeJs } from "~/lib/stripe-js";

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { Ltr } from "~/ui/bidi";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";
 

@@ -1,5 +1,5 @@
 import { isRouteErrorResponse, Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { buttonClass } from "~/ui/form/button";
 
 /** The page for an error no route handled: not found, forbidden, or our fault. */

@@ -1,5 +1,5 @@
 import { Form, useLocation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { languageNames, supportedLanguages } from "~/i18n";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Form, Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";
 import { useRootData } from "~/ui/shell/root-data";

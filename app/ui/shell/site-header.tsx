@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { Link, NavLink, useLocation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { Icon } from "~/ui/icons";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";
 import { LogoMark } from "~/ui/shell/logo";

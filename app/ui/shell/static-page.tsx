@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { Disclaimer } from "~/ui/disclaimer";
 import { Icon } from "~/ui/icons";
 import { PageHeader, PageShell } from "~/ui/shell/page-shell";

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { CopyButton } from "~/ui/form/copy-button";
 
 /** The business's public booking link, to open or copy and share. */

@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { BookingView } from "~/features/business/bookings.server";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/form/button";

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Form } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass } from "~/ui/form/button";
 import { CopyButton } from "~/ui/form/copy-button";

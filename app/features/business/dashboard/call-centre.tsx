@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { Ltr } from "~/ui/bidi";
 import { Form, Link, useNavigation, useRevalidator } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { CallCentreData } from "~/features/business/call-centre.server";
 import { Button, linkClass } from "~/ui/form/button";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

@@ -1,6 +1,6 @@
 import { useMemo } from "react";
 import { Form } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { WeeklySchedule } from "~/features/booking/index";
 import { formatTimeOfDay } from "~/lib/time";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

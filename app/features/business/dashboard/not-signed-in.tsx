@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { buttonClass } from "~/ui/form/button";
 import { OWNER_CONTENT_ID } from "~/ui/shell/owner-shell";
 

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "../../../routes/dashboard/+types/dashboard";
 import { BookingCard, BookingFilters } from "./bookings";
 import { NotSignedIn } from "./not-signed-in";

@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { PlanView } from "~/features/business/plan.server";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { isolateNumbers } from "~/ui/bidi";

@@ -1,5 +1,5 @@
 import { Form } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { currencies, centsToInput } from "~/lib/money";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button } from "~/ui/form/button";

@@ -1,5 +1,5 @@
 import { Form, Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { languageNames, supportedLanguages } from "~/i18n";
 import { voiceName } from "~/lib/voices";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

@@ -2,7 +2,7 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { useState } from "react";
 import { Form, Link, useNavigate, useNavigation } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Steps } from "~/ui/form/steps";
 import { StripePayment } from "~/ui/form/stripe-payment";

@@ -1,5 +1,5 @@
 import { data, Link } from "react-router";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/synthesize";
 import { ownerForAction, ownerTitle } from "~/features/business/owner.server";
 import { voiceOwner, voiceSample } from "~/features/business/voice-api.server";
