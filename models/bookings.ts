@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { newBookingReference, parseBookingReference } from "./booking-reference";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
@@ -363,11 +363,34 @@ export type OwnerBookingFilter = "upcoming" | "attention" | "past";
  * question). Past: over (or marked a no-show), latest first.
  */
 export async function listOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date(), limit = 100) {
+  return db
+    .select({ booking: bookings, serviceName: businessServices.name })
+    .from(bookings)
+    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
+    .where(ownerFilter(businessId, filter, now))
+    .orderBy(filter === "past" ? desc(bookings.startsAt) : asc(bookings.startsAt))
+    .limit(limit);
+}
+
+/** How many bookings an owner's filter holds (the "needs attention" count beside the tabs). */
+export async function countOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date()) {
+  const [row] = await db
+    .select({ count: count() })
+    .from(bookings)
+    .where(ownerFilter(businessId, filter, now));
+  return row?.count ?? 0;
+}
+
+function ownerFilter(businessId: number, filter: OwnerBookingFilter, now: Date) {
   // A no-show is past from the moment it is marked, though its time may not be over yet.
-  const when =
-    filter === "past"
-      ? or(lte(bookings.endsAt, now), eq(bookings.status, "no_show"))
-      : and(gt(bookings.endsAt, now), ne(bookings.status, "no_show"));
+  if (filter === "past") return and(eq(bookings.businessId, businessId), or(lte(bookings.endsAt, now), eq(bookings.status, "no_show")));
+  const notOver = and(
+    gt(bookings.endsAt, now),
+    ne(bookings.status, "no_show"),
+    // Implied by the end (no booking lasts a day), and lets the (business_id, starts_at) index
+    // start at today instead of reading the business's whole history.
+    gt(bookings.startsAt, new Date(now.getTime() - LONGEST_BOOKING_MS)),
+  );
   const attention =
     filter === "attention"
       ? or(
@@ -376,13 +399,7 @@ export async function listOwnerBookings(db: Db, businessId: number, filter: Owne
           and(eq(bookings.status, "pending"), notInArray(bookings.callState, CALL_STATES_IN_PROGRESS)),
         )
       : undefined;
-  return db
-    .select({ booking: bookings, serviceName: businessServices.name })
-    .from(bookings)
-    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
-    .where(and(eq(bookings.businessId, businessId), when, attention))
-    .orderBy(filter === "past" ? desc(bookings.startsAt) : asc(bookings.startsAt))
-    .limit(limit);
+  return and(eq(bookings.businessId, businessId), notOver, attention);
 }
 
 /** What a reminder scan needs: how long before a start it is sent, and the last moment it is still of use. */

@@ -20,7 +20,19 @@ export function normalizePhone(input: string, defaultCountry: CountryCode = "US"
   return { ok: true, e164: parsed.number, country: parsed.country, type: parsed.getType() };
 }
 
-/** "+1 212 555 0100" style, for showing a stored E.164 number back to people. */
+/**
+ * "+1 212 555 0100" style, for showing a stored E.164 number back to people. Each number is
+ * formatted once (parsing with the full metadata took a fifth of a millisecond, and an owner's
+ * page of a hundred bookings shows a hundred numbers on every load).
+ */
 export function formatPhone(e164: string) {
-  return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
+  let formatted = formattedPhones.get(e164);
+  if (formatted === undefined) {
+    formatted = parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
+    if (formattedPhones.size >= MAX_FORMATTED_PHONES) formattedPhones.delete(formattedPhones.keys().next().value!);
+    formattedPhones.set(e164, formatted);
+  }
+  return formatted;
 }
+const formattedPhones = new Map<string, string>();
+const MAX_FORMATTED_PHONES = 10_000;

@@ -9,6 +9,7 @@ import {
   confirmBusinessBooking,
   findBusinessBooking,
   listBusyIntervals,
+  countOwnerBookings,
   listOwnerBookings,
   markBusinessBookingNoShow,
   moveBusinessBooking,
@@ -140,15 +141,11 @@ function callStateLabel(t: TFunction, state: string) {
 }
 
 async function viewsOf(owner: Owner, rows: { booking: Booking; serviceName: string }[]) {
-  const calls = await latestCallsOfBookings(
-    owner.services.db,
-    rows.map((r) => r.booking.id),
-  );
-  const reminders = await latestCallsOfBookings(
-    owner.services.db,
-    rows.map((r) => r.booking.id),
-    "booking_reminder",
-  );
+  const ids = rows.map((r) => r.booking.id);
+  const [calls, reminders] = await Promise.all([
+    latestCallsOfBookings(owner.services.db, ids),
+    latestCallsOfBookings(owner.services.db, ids, "booking_reminder"),
+  ]);
   const byBooking = new Map(calls.map((c) => [c.bookingId, c]));
   const reminderOf = new Map(reminders.map((c) => [c.bookingId, c]));
   return rows.map((r) => bookingView(owner, r.booking, r.serviceName, byBooking.get(r.booking.id), reminderOf.get(r.booking.id)));
@@ -160,7 +157,7 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
   const filter = parseFilter(url.searchParams.get("filter"));
   const [rows, attention, serviceRows, weekly] = await Promise.all([
     listOwnerBookings(services.db, business.id, filter),
-    filter === "attention" ? null : listOwnerBookings(services.db, business.id, "attention"),
+    filter === "attention" ? null : countOwnerBookings(services.db, business.id, "attention"),
     listServices(services.db, business.id, { activeOnly: true }),
     getWeeklySchedule(services.db, business.id),
   ]);
@@ -169,7 +166,7 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
     timeZone: business.timeZone,
     zoneName: zoneName(business.timeZone, owner.locale),
     bookings: await viewsOf(owner, rows),
-    attentionCount: (attention ?? rows).length,
+    attentionCount: attention ?? rows.length,
     setup: { hasService: serviceRows.length > 0, hasHours: Object.values(weekly).some((day) => day.length > 0) },
     message: await bookingMessage(owner, url),
     /** Calls paused (past due) or stopped by the plan: said on the dashboard's first page. */
