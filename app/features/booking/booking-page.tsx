@@ -226,18 +226,18 @@ function TimeStep({ data }: { data: StepData<"time"> }) {
           <ZoneInput data={data} />
           <fieldset aria-labelledby="time-step-title">
             {free.length === 0 ? <p className="mt-3 text-slate-700">{t("book.noTimes")}</p> : null}
-            <div className="mt-4 grid grid-cols-3 gap-2 sm:grid-cols-4">
+            <div className="mt-4 grid grid-cols-[repeat(auto-fill,minmax(6rem,1fr))] gap-2">
               {data.slots.map((slot) => (
                 <label
                   key={slot.time}
-                  className={`flex items-center justify-center gap-2 rounded-lg border px-2 py-2 text-sm ${
+                  className={`flex items-center justify-center gap-1.5 rounded-lg border px-1.5 py-2 text-sm ${
                     slot.available
                       ? "cursor-pointer border-slate-300 has-[:checked]:border-teal-700 has-[:checked]:bg-teal-50"
                       : "border-slate-200 text-slate-500 line-through"
                   }`}
                 >
                   <input type="radio" name="time" value={slot.time} disabled={!slot.available} required className="accent-teal-700" />
-                  <bdi>{slot.label}</bdi>
+                  <bdi className="whitespace-nowrap">{slot.label}</bdi>
                   {slot.available ? null : <span className="sr-only">{t("book.unavailable")}</span>}
                 </label>
               ))}
