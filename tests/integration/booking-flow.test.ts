@@ -51,7 +51,7 @@ function text(html: string) {
 const titleOf = (html: string) => /<title>([^<]*)<\/title>/.exec(html)?.[1]?.replace(/[\u2066-\u2069]/g, "") ?? "";
 /** The label a time slot shows, by its value (the business's wall time). */
 const slotLabel = (html: string, time: string) =>
-  new RegExp(`name="time" value="${time}"[^>]*>\\s*<bdi>([^<]*)</bdi>`).exec(html)?.[1]?.replace(/\u202f/g, " ");
+  new RegExp(`name="time" value="${time}"[^>]*>\\s*<bdi[^>]*>([^<]*)</bdi>`).exec(html)?.[1]?.replace(/\u202f/g, " ");
 const timeIn = (instant: number, timeZone: string) =>
   new Intl.DateTimeFormat("en", { timeZone, hour: "numeric", minute: "2-digit" }).format(instant).replace(/\u202f/g, " ");
 
