@@ -22,6 +22,9 @@ export default defineConfig(({ isSsrBuild, mode }) =>
         // take WebSocket upgrades (the phone-call audio bridge); server.js starts it.
         build: isSsrBuild ? { rollupOptions: { input: "./app/server/http.server.ts" } } : undefined,
         plugins: process.env.VITEST ? [] : [tailwindcss(), reactRouter()],
+        // Tests run React's production build, as the app does (tests/support/setup.ts): JSX in a
+        // test compiles to its production runtime too.
+        oxc: process.env.VITEST ? { jsx: { runtime: "automatic", development: false } } : undefined,
         resolve: { tsconfigPaths: true },
         test: {
           include: ["app/**/*.test.{ts,tsx}", "models/**/*.test.ts", "tests/**/*.test.ts"],

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { AppServer } from "~/server/http.server";
 import type { AppServices } from "~/platform/services.server";
 import { createIsolatedDatabase } from "./database";
 
@@ -20,8 +21,6 @@ export async function startAppInProcess(env: Record<string, string>) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const saved = { ...process.env };
-  // NODE_ENV stays vitest's "test": React was already loaded under it by the test's own imports,
-  // and react-dom must pick the same (development) build or rendering fails.
   Object.assign(process.env, {
     DATA_DIR: dataDir,
     APP_URL: url,
@@ -29,8 +28,9 @@ export async function startAppInProcess(env: Record<string, string>) {
     ...database.env,
     ...env,
   });
+  // React is the production build, as `npm start` has (tests/support/setup.ts loads it so).
   // @ts-expect-error the build has no type declarations
-  const mod = await import("../../build/server/index.js");
+  const mod = (await import("../../build/server/index.js")) as { createProductionServer(): Promise<AppServer> };
   const app = await mod.createProductionServer();
   process.env = saved;
   server.on("request", app.handler);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 export function chromiumPath(): string | null {
@@ -50,7 +51,8 @@ export async function newVisitor(
   return context;
 }
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+const axeSource = readFileSync(axePath, "utf8");
 
 export interface AxeViolation {
   id: string;
@@ -82,13 +84,17 @@ interface PageState {
  * tokens), so each distinct state is checked once per test file, however often it is seen. The
  * checks run in one reused context per browser, after each test (tests/support/setup.ts) and when a
  * watched context closes; a violation fails the test that showed the state.
+ *
+ * A state's verdict is also kept on disk (see verdictFile), so a state another test file or an
+ * earlier run of the suite already checked (CI's run on PostgreSQL after the one on PGlite shows
+ * the same pages) is not checked again: the verdict is the same, and it still fails the test.
  */
 const results = new Map<string, AxeViolation[]>();
 const parsedResults = new Map<string, AxeViolation[]>();
 let pending: { key: string; state: PageState }[] = [];
 const inflight = new Set<Promise<unknown>>();
 const checkers = new Map<Browser, Promise<Page>>();
-export const axeStats = { captured: 0, checked: 0, checkedWithoutJavaScript: 0, milliseconds: 0 };
+export const axeStats = { captured: 0, checked: 0, checkedWithoutJavaScript: 0, known: 0, milliseconds: 0 };
 
 function normalized(html: string) {
   return (
@@ -186,11 +192,7 @@ export async function checkVisitedStates(): Promise<string> {
   const failures: string[] = [];
   for (const { key, state } of batch) {
     if (!state.browser.isConnected()) continue;
-    let violations = results.get(key);
-    if (!violations) {
-      violations = await axeOnCopy(state);
-      results.set(key, violations);
-    }
+    const violations = await verdictOf(key, state);
     if (violations.length > 0) {
       const where = `${state.url} (JavaScript ${state.javaScript ? "on" : "off"}, ${state.viewport.width} px)`;
       failures.push(`axe on ${where}:\n${describeViolations(violations)}`);
@@ -253,13 +255,52 @@ export async function axeViolations(page: Page, options: { javaScript?: boolean 
     viewport: page.viewportSize() ?? { width: 1280, height: 720 },
     browser,
   };
-  const key = stateKey(state);
+  return verdictOf(stateKey(state), state);
+}
+
+/** The state's violations: from this file's checks, from the disk (an earlier file's or run's), or checked now. */
+async function verdictOf(key: string, state: PageState): Promise<AxeViolation[]> {
   let violations = results.get(key);
-  if (!violations) {
+  if (violations) return violations;
+  const file = verdictFile(key, state.html);
+  violations = readVerdict(file);
+  if (violations) axeStats.known++;
+  else {
     violations = await axeOnCopy(state);
-    results.set(key, violations);
+    mkdirSync(path.dirname(file), { recursive: true });
+    const making = `${file}.${process.pid}`;
+    writeFileSync(making, JSON.stringify(violations));
+    renameSync(making, file);
   }
+  results.set(key, violations);
   return violations;
+}
+
+/**
+ * Where a state's verdict is kept between test files and runs: named by the state (its normalized
+ * markup, width and JavaScript), the stylesheets it links exactly as named (the build names each
+ * by its content, so changed CSS is a new state), and what decides a verdict (axe-core itself, the
+ * rules asked for, the normalization). A clean checkout (CI's) starts with none.
+ */
+function verdictFile(key: string, html: string) {
+  const stylesheets = [...html.matchAll(/<link\b[^>]*>/gi)]
+    .filter(([tag]) => /\brel="stylesheet"/i.test(tag))
+    .map(([tag]) => /\bhref="([^"]*)"/i.exec(tag)?.[1])
+    .join("\n");
+  const name = createHash("sha1").update(`${checkerVersion}\0${key}\0${stylesheets}`).digest("hex");
+  return path.join(verdictFolder, name.slice(0, 2), `${name}.json`);
+}
+const checkerVersion = createHash("sha1")
+  .update(`${axeSource.length}\0${createHash("sha1").update(axeSource).digest("hex")}\0${runAxe.toString()}\0${normalized.toString()}`)
+  .digest("hex");
+const verdictFolder = path.join(path.dirname(axePath), "../.cache/sakina-axe-verdicts");
+
+function readVerdict(file: string): AxeViolation[] | undefined {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as AxeViolation[];
+  } catch {
+    return undefined;
+  }
 }
 
 async function runAxe(page: Page): Promise<AxeViolation[]> {
