@@ -144,8 +144,9 @@ if (alreadyPassed) {
 }
 
 // The route fuzz asserts the server stays responsive (health under a second) while it is
-// hammered, so it runs on its own after the rest, not beside a browser test competing for the CPU.
-const FUZZ = "tests/integration/fuzz.test.ts";
+// hammered, so it runs after the rest, not beside a browser test competing for the CPU: its two
+// files (each an app of its own, taking a share of the requests) side by side.
+const FUZZ = ["tests/integration/fuzz.test.ts", "tests/integration/fuzz-routes.test.ts"];
 let passed = 0;
 let failed = 0;
 function vitest(args, name) {
@@ -178,8 +179,10 @@ if (e2eOnly) {
 } else if (vitestFilters.length > 0) {
   status = phase("Tests (vitest, filtered)", () => vitest([...mainArgs, ...vitestFilters], "filtered"));
 } else {
-  const rest = phase("Tests (vitest, all but the fuzz)", () => vitest([...mainArgs, "--exclude", FUZZ], "main"));
-  const fuzz = phase("Route fuzz (vitest)", () => vitest([FUZZ], "fuzz"));
+  const rest = phase("Tests (vitest, all but the fuzz)", () =>
+    vitest([...mainArgs, ...FUZZ.flatMap((file) => ["--exclude", file])], "main"),
+  );
+  const fuzz = phase("Route fuzz (vitest)", () => vitest(FUZZ, "fuzz"));
   status = rest || fuzz;
 }
 if (!chromium) banner([...noBrowser, "The browser tests were SKIPPED."]);

@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, beforeEach, describe, it } from "vitest";
+import routeConfig from "~/routes";
+import type { FakeStripe } from "../fakes/stripe";
+import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
+import { allowLog } from "../support/console";
+import { distinctPaths, ROUTE_FUZZ_SHARES, routeFuzzShare, type RouteEntry } from "../support/route-fuzz";
+
+/**
+ * The second share of the route fuzz (the first, and the rest of the fuzz, are in fuzz.test.ts),
+ * on an app of its own: `npm test` runs the two files side by side, after the other suites.
+ */
+
+let app: InProcessApp;
+let close: () => Promise<void>;
+let stripe: FakeStripe;
+
+beforeAll(async () => {
+  ({ app, stripe, close } = await startAppWithFakes({
+    stripe: { webhookSecret: "whsec_fuzz", webhooks: "app", stripeJs: true },
+    twilio: true,
+    realtime: true,
+  }));
+});
+
+afterAll(() => close?.());
+
+// As in fuzz.test.ts: the calls the fuzz places reach a silent model, and the app ends them 60 s later.
+beforeEach(() => allowLog("warn", /media stream for call \d+ closed: no audio for 60 s from the model's side/));
+
+describe("the route fuzz, as every kind of visitor", () => {
+  it(
+    `answers its share (2 of ${ROUTE_FUZZ_SHARES.length}) of 10,000 seeded hostile requests on every route and role without a 5xx or a stack trace, and stays responsive`,
+    { timeout: 900_000 },
+    () => routeFuzzShare(app, stripe.url, distinctPaths(routeConfig as RouteEntry[]), 1),
+  );
+});
