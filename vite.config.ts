@@ -29,6 +29,9 @@ export default defineConfig(({ isSsrBuild, mode }) =>
         test: {
           include: ["app/**/*.test.{ts,tsx}", "models/**/*.test.ts", "tests/**/*.test.ts"],
           setupFiles: ["tests/support/setup.ts"],
+          // The production build, which in-process apps serve (tests/support/app-in-process.ts),
+          // is plain JavaScript: Node loads it as `npm start` does, not through Vite's transform.
+          server: { deps: { external: [/\/build\/(server|bridge)\//] } },
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // Two cores: each e2e file runs a server and a browser of its own.
