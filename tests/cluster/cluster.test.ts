@@ -364,10 +364,17 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
     expect(response.status, await response.clone().text()).toBe(200);
     const { paymentIntentId } = (await response.json()) as { paymentIntentId: string };
     await stripeApi.paymentIntents.confirm(paymentIntentId, { payment_method: "pm_card_visa", return_url: `${nginxUrl}/` });
-    const placed = await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === phone), {
-      what: "the paid call at the provider",
-      timeoutMs: 30_000,
-    });
+    // A booking's confirmation call queued by an earlier test may still take a line after
+    // hangUpAll (its job runs when it runs): its person hangs up too, so the line frees.
+    const placed = await waitFor(
+      () => {
+        for (const call of twilio.calls.values()) {
+          if (call.params.To !== phone && (call.status === "in-progress" || call.status === "ringing")) twilio.hangup(call.sid);
+        }
+        return [...twilio.calls.values()].find((c) => c.params.To === phone);
+      },
+      { what: "the paid call at the provider", timeoutMs: 30_000 },
+    );
     await twilio.waitForStatus(placed.sid, "in-progress", 20_000);
     const stream = await twilio.stream(placed.sid, 10_000);
     expect(new URL(stream.url).host).toBe(new URL(nginxUrl).host);
