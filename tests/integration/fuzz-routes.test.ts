@@ -3,7 +3,7 @@ import routeConfig from "~/routes";
 import type { FakeStripe } from "../fakes/stripe";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { allowLog } from "../support/console";
-import { distinctPaths, ROUTE_FUZZ_SHARES, routeFuzzShare, type RouteEntry } from "../support/route-fuzz";
+import { distinctPaths, FUZZ_APP, SILENT_MODEL_WARNING, ROUTE_FUZZ_SHARES, routeFuzzShare, type RouteEntry } from "../support/route-fuzz";
 
 /**
  * The second share of the route fuzz (the first, and the rest of the fuzz, are in fuzz.test.ts),
@@ -15,17 +15,13 @@ let close: () => Promise<void>;
 let stripe: FakeStripe;
 
 beforeAll(async () => {
-  ({ app, stripe, close } = await startAppWithFakes({
-    stripe: { webhookSecret: "whsec_fuzz", webhooks: "app", stripeJs: true },
-    twilio: true,
-    realtime: true,
-  }));
+  ({ app, stripe, close } = await startAppWithFakes(FUZZ_APP));
 });
 
 afterAll(() => close?.());
 
-// As in fuzz.test.ts: the calls the fuzz places reach a silent model, and the app ends them 60 s later.
-beforeEach(() => allowLog("warn", /media stream for call \d+ closed: no audio for 60 s from the model's side/));
+// The silent fake model's calls end 60 s after the fuzz places them, during any test (see route-fuzz.ts).
+beforeEach(() => allowLog("warn", SILENT_MODEL_WARNING));
 
 describe("the route fuzz, as every kind of visitor", () => {
   it(

@@ -10,7 +10,16 @@ import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes"
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 import { fieldNames, STACK } from "../support/fuzz-probes";
-import { distinctPaths, OWNER_INTENTS, ROUTE_FUZZ_SHARES, ROUTE_TABLE, routeFuzzShare, type RouteEntry } from "../support/route-fuzz";
+import {
+  distinctPaths,
+  FUZZ_APP,
+  SILENT_MODEL_WARNING,
+  OWNER_INTENTS,
+  ROUTE_FUZZ_SHARES,
+  ROUTE_TABLE,
+  routeFuzzShare,
+  type RouteEntry,
+} from "../support/route-fuzz";
 import { allowLog, expectLog } from "../support/console";
 
 /**
@@ -28,20 +37,14 @@ let stripe: FakeStripe;
 let paths: string[];
 
 beforeAll(async () => {
-  ({ app, stripe, close } = await startAppWithFakes({
-    stripe: { webhookSecret: "whsec_fuzz", webhooks: "app", stripeJs: true },
-    twilio: true,
-    realtime: true,
-  }));
+  ({ app, stripe, close } = await startAppWithFakes(FUZZ_APP));
   paths = distinctPaths(routeConfig as RouteEntry[]);
 });
 
 afterAll(() => close?.());
 
-// Calls the route fuzz places reach the fake model, which stays silent: 60 s later the app ends
-// each one and says so, during whichever test of this file is running by then (it depends on the
-// machine's speed), so every test allows that line.
-beforeEach(() => allowLog("warn", /media stream for call \d+ closed: no audio for 60 s from the model's side/));
+// The silent fake model's calls end 60 s after the fuzz places them, during any test (see route-fuzz.ts).
+beforeEach(() => allowLog("warn", SILENT_MODEL_WARNING));
 
 const RTL = "\u202E";
 const NUL = "\u0000";

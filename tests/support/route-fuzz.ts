@@ -1,7 +1,7 @@
 import http from "node:http";
 import { expect } from "vitest";
 import { JSON_API_ROUTES } from "~/platform/http/csrf.server";
-import type { InProcessApp } from "./app-with-fakes";
+import type { AppWithFakesOptions, InProcessApp } from "./app-with-fakes";
 import { describeProbe, probe as fuzzProbe, seededRandom, send as sendProbe, STACK, type Probe as FuzzProbe } from "./fuzz-probes";
 import { fuzzRoles } from "./fuzz-roles";
 
@@ -11,6 +11,20 @@ import { fuzzRoles } from "./fuzz-roles";
  * runs them, and dealt into shares: each share runs in a test file (and a process, an app) of its
  * own, so the 10,000 requests are sent on as many cores as there are shares.
  */
+
+/** The app every fuzz file starts: Stripe (its webhooks signed to the app), Twilio and the model, all fakes. */
+export const FUZZ_APP = {
+  stripe: { webhookSecret: "whsec_fuzz", webhooks: "app", stripeJs: true },
+  twilio: true,
+  realtime: true,
+} as const satisfies AppWithFakesOptions;
+
+/**
+ * Calls the route fuzz places reach the fake model, which stays silent: 60 s later the app ends
+ * each one and says so, during whichever test is running by then (it depends on the machine's
+ * speed), so every test of a fuzz file allows that line.
+ */
+export const SILENT_MODEL_WARNING = /media stream for call \d+ closed: no audio for 60 s from the model's side/;
 
 export interface RouteEntry {
   path?: string;
