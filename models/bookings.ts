@@ -97,8 +97,15 @@ const BOOKING_LOCK_SPACE = 1_001;
 /** Attempts of one booking when PostgreSQL reports a deadlock or a serialisation failure. */
 const BOOKING_ATTEMPTS = 5;
 
-/** The answer the calendar already gives: the booking this key made, or the time is taken. */
-async function settledAnswer(db: Db, input: NewBooking): Promise<CreateBookingResult | null> {
+/**
+ * The answer the calendar already gives, from one or two reads and no lock: the booking this
+ * idempotency key made, or the time is taken. Null when the time looks free (only the
+ * transaction's check under the lock decides).
+ */
+export async function settledAnswer(
+  db: Db,
+  input: Pick<NewBooking, "businessId" | "idempotencyKey" | "startsAt" | "endsAt">,
+): Promise<Exclude<CreateBookingResult, { kind: "created" }> | null> {
   if (input.idempotencyKey) {
     const existing = await findByIdempotencyKey(db, input.businessId, input.idempotencyKey);
     if (existing) return { kind: "duplicate", booking: existing };

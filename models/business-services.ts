@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "./db";
-import { businessServices } from "./schema";
+import { businessServices, businesses } from "./schema";
 
 export type BusinessService = typeof businessServices.$inferSelect;
 export type ServiceFields = Pick<BusinessService, "name" | "description" | "priceCents" | "currency" | "durationMinutes">;
@@ -22,6 +22,19 @@ export async function findService(db: Db, businessId: number, serviceId: number)
     .select()
     .from(businessServices)
     .where(and(eq(businessServices.businessId, businessId), eq(businessServices.id, serviceId)));
+  return row ?? null;
+}
+
+/**
+ * The business a booking link names and its service `serviceId` (null when it has none by that
+ * id), in one query: a booking request needs both. Null when no business has the link.
+ */
+export async function findBusinessWithService(db: Db, bookingLink: string, serviceId: number) {
+  const [row] = await db
+    .select({ business: businesses, service: businessServices })
+    .from(businesses)
+    .leftJoin(businessServices, and(eq(businessServices.businessId, businesses.id), eq(businessServices.id, serviceId)))
+    .where(eq(businesses.bookingLink, bookingLink.toLowerCase()));
   return row ?? null;
 }
 

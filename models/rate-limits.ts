@@ -17,27 +17,54 @@ export async function hitRateLimit(
   rule: { limit: number; windowSeconds: number },
   now: Date = new Date(),
 ): Promise<RateLimitResult> {
-  const windowStart = new Date(now.getTime() - rule.windowSeconds * 1000).toISOString();
+  const [result] = await hitRateLimits(db, [{ key, ...rule }], now);
+  return result!;
+}
+
+/**
+ * Counts one hit against each key, every one in its own fixed window, in one statement (one
+ * upsert per key, as data-modifying CTEs): a request limited by its address and its phone number
+ * costs one round trip, not two. The results come in the order of `hits`; every key is counted.
+ */
+export async function hitRateLimits(
+  db: Db,
+  hits: { key: string; limit: number; windowSeconds: number }[],
+  now: Date = new Date(),
+): Promise<RateLimitResult[]> {
+  if (hits.length === 0) return [];
+  // One statement cannot upsert one row twice: a key named twice is counted twice, one by one.
+  if (new Set(hits.map((hit) => hit.key)).size < hits.length) {
+    const results: RateLimitResult[] = [];
+    for (const hit of hits) results.push(...(await hitRateLimits(db, [hit], now)));
+    return results;
+  }
   const at = now.toISOString();
-  const result = (await db.execute(sql`
-    INSERT INTO rate_limits (key, window_started_at, hits) VALUES (${key}, ${at}, 1)
-    ON CONFLICT (key) DO UPDATE SET
-      hits = CASE WHEN rate_limits.window_started_at <= ${windowStart}::timestamptz
-                  THEN 1 ELSE rate_limits.hits + 1 END,
-      window_started_at = CASE WHEN rate_limits.window_started_at <= ${windowStart}::timestamptz
-                  THEN ${at}::timestamptz ELSE rate_limits.window_started_at END
-    RETURNING hits, window_started_at`)) as unknown as {
-    rows: { hits: number; window_started_at: string | Date }[];
+  const upserts = hits.map(({ key, windowSeconds }, index) => {
+    const windowStart = new Date(now.getTime() - windowSeconds * 1000).toISOString();
+    return sql`${sql.raw(`hit${index}`)} AS (
+      INSERT INTO rate_limits (key, window_started_at, hits) VALUES (${key}, ${at}, 1)
+      ON CONFLICT (key) DO UPDATE SET
+        hits = CASE WHEN rate_limits.window_started_at <= ${windowStart}::timestamptz
+                    THEN 1 ELSE rate_limits.hits + 1 END,
+        window_started_at = CASE WHEN rate_limits.window_started_at <= ${windowStart}::timestamptz
+                    THEN ${at}::timestamptz ELSE rate_limits.window_started_at END
+      RETURNING hits, window_started_at)`;
+  });
+  const selects = hits.map((_, index) => sql.raw(`SELECT ${index} AS i, hits, window_started_at FROM hit${index}`));
+  const result = (await db.execute(sql`WITH ${sql.join(upserts, sql`, `)} ${sql.join(selects, sql` UNION ALL `)}`)) as unknown as {
+    rows: { i: number; hits: number; window_started_at: string | Date }[];
   };
-  const row = result.rows[0]!;
-  const startedAt = new Date(row.window_started_at).getTime();
-  // Never more than the window: a hit whose clock read came a moment before the window's first
-  // hit (concurrent requests) would otherwise be told the window plus a second.
-  const retryAfterSeconds = Math.min(
-    rule.windowSeconds,
-    Math.max(1, Math.ceil((startedAt + rule.windowSeconds * 1000 - now.getTime()) / 1000)),
-  );
-  return { allowed: row.hits <= rule.limit, hits: row.hits, retryAfterSeconds };
+  return hits.map((rule, index) => {
+    const row = result.rows.find((r) => Number(r.i) === index)!;
+    const startedAt = new Date(row.window_started_at).getTime();
+    // Never more than the window: a hit whose clock read came a moment before the window's first
+    // hit (concurrent requests) would otherwise be told the window plus a second.
+    const retryAfterSeconds = Math.min(
+      rule.windowSeconds,
+      Math.max(1, Math.ceil((startedAt + rule.windowSeconds * 1000 - now.getTime()) / 1000)),
+    );
+    return { allowed: row.hits <= rule.limit, hits: row.hits, retryAfterSeconds };
+  });
 }
 
 /** Drops windows that ended long ago; run by a scheduled job. */

@@ -13,7 +13,7 @@ import { createServices } from "./services.server";
 import { listeningOrigin, startupSummary } from "./startup.server";
 import { securityHeaderValues, securityHeaders } from "~/platform/http/security-headers.server";
 import { createPageCache } from "~/platform/http/page-cache.server";
-import { announceWrite, followCacheChanges } from "~/platform/data/cache-sync.server";
+import { followCacheChanges, writeAnnouncer } from "~/platform/data/cache-sync.server";
 import { boundedBodies } from "~/platform/http/request-limits.server";
 import { healthCheck } from "~/platform/http/health.server";
 import { createRequestHandler } from "~/platform/http/request-handler.server";
@@ -127,6 +127,10 @@ export async function createAppServer(options: {
     services.readCache.clear();
   };
   await followCacheChanges(services.database, clearCaches);
+  const writes = writeAnnouncer(services.database, {
+    clearHere: clearCaches,
+    onError: (error) => console.error("Could not tell other processes of a write:", error.message),
+  });
 
   app.use(boundedBodies());
   const handlerOptions = {
@@ -134,10 +138,7 @@ export async function createAppServer(options: {
     ...(pageCache ? { pageCache: { cache: pageCache, csrfCookieName: services.cookies.csrf.name } } : {}),
     publicOrigin: services.publicOrigin,
     onWrite: clearCaches,
-    afterWrite: () =>
-      void announceWrite(services.database).catch((error: Error) =>
-        console.error("Could not tell other processes of a write:", error.message),
-      ),
+    afterWrite: writes.announce,
     getLoadContext(req: express.Request, res: express.Response) {
       const context = new RouterContextProvider();
       context.set(servicesContext, services);
@@ -189,6 +190,7 @@ export async function createAppServer(options: {
       if (!webCallStreams.upgrade(request, socket, head)) mediaStreams.upgrade(request, socket, head);
     },
     async close() {
+      writes.stop();
       webCallStreams.close();
       await mediaStreams.close();
       await services.close();

@@ -8,10 +8,11 @@ import {
   markBookingNotCalled,
   setBookingCallState,
   setBookingStatus,
+  settledAnswer,
   type Booking,
 } from "#models/bookings";
 import { checkDialling } from "~/calls/dialling-policy.server";
-import { findService, listServices, type BusinessService } from "#models/business-services";
+import { findBusinessWithService, findService, listServices, type BusinessService } from "#models/business-services";
 import { findBusinessByBookingLink, findBusinessById, type Business } from "#models/businesses";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { findBooking } from "#models/bookings";
@@ -43,6 +44,16 @@ export const BOOKING_WINDOW_DAYS = 30;
 export async function bookableBusiness(services: AppServices, bookingLink: string) {
   const business = await findBusinessByBookingLink(services.db, bookingLink);
   return business && business.status === "active" ? business : null;
+}
+
+/**
+ * A booking request's business (null unless its page is open: unknown link or suspended) and the
+ * service it names (null unless that business offers it now), read together.
+ */
+export async function bookableBusinessWithService(services: AppServices, bookingLink: string, serviceId: number) {
+  const found = await findBusinessWithService(services.db, bookingLink, serviceId);
+  if (!found || found.business.status !== "active") return { business: null, service: null };
+  return { business: found.business, service: found.service?.active ? found.service : null };
 }
 
 export async function bookableServices(services: AppServices, business: Business) {
@@ -233,6 +244,19 @@ export type PlaceBookingResult =
  * the customer and queues the AI confirmation call.
  */
 export async function placeBooking(services: AppServices, request: BookingRequest): Promise<PlaceBookingResult> {
+  const startsAt = new Date(request.start);
+  const endsAt = new Date(request.start + request.service.durationMinutes * 60_000);
+  // A retry of a booking already made, or a time already booked (most of a burst of requests for
+  // one time), is answered from one read, before the slot grid's reads: the losers of a race
+  // cost little, so the winner's answer is not queued behind theirs.
+  const settled = await settledAnswer(services.db, {
+    businessId: request.business.id,
+    idempotencyKey: request.idempotencyKey,
+    startsAt,
+    endsAt,
+  });
+  if (settled?.kind === "taken") return { kind: "taken" };
+  if (settled?.kind === "duplicate") return { kind: "booked", booking: settled.booking, duplicate: true, manageToken: null };
   // Only the bookings that can reach into the local day of the start (a day either side covers any offset).
   const localDate = utcToZoned(request.start, request.business.timeZone).date;
   const dayStart = zonedTimeToUtc(localDate, 0, request.business.timeZone);
@@ -247,8 +271,8 @@ export async function placeBooking(services: AppServices, request: BookingReques
     sealManageToken: manageTokenSealer(services),
     businessId: request.business.id,
     serviceId: request.service.id,
-    startsAt: new Date(request.start),
-    endsAt: new Date(request.start + request.service.durationMinutes * 60_000),
+    startsAt,
+    endsAt,
     customerName: request.customer.name,
     customerPhone: request.customer.phone,
     customerEmail: request.customer.email,

@@ -24,7 +24,38 @@ export async function followCacheChanges(database: DatabaseHandle, clear: () => 
   }
 }
 
-/** Tells every process (this one too) that a write has finished: their cached pages and reads go. */
-export async function announceWrite(database: DatabaseHandle) {
-  await database.db.execute(sql`select pg_notify(${CACHE_CHANGES_CHANNEL}, '')`);
+/**
+ * Tells every process (this one too) that writes have finished: their cached pages and reads go.
+ * The first write's notice goes at once; the writes answered in the next `intervalMs` share one
+ * notice at its end, so a burst of a hundred bookings costs a few notices, not a hundred queries.
+ * Every write is still followed by a notice sent after it was answered, within `intervalMs`; this
+ * process empties its own caches at once (`clearHere`). `stop()` drops a notice still waiting.
+ */
+export function writeAnnouncer(
+  database: DatabaseHandle,
+  options: { clearHere: () => void; onError: (error: Error) => void; intervalMs?: number },
+) {
+  const intervalMs = options.intervalMs ?? 50;
+  let lastSent = -Infinity;
+  let waiting: NodeJS.Timeout | null = null;
+  const send = () => {
+    lastSent = performance.now();
+    database.db.execute(sql`select pg_notify(${CACHE_CHANGES_CHANNEL}, '')`).catch(options.onError);
+  };
+  return {
+    announce() {
+      options.clearHere();
+      if (waiting) return;
+      const wait = lastSent + intervalMs - performance.now();
+      if (wait <= 0) return send();
+      waiting = setTimeout(() => {
+        waiting = null;
+        send();
+      }, wait);
+    },
+    stop() {
+      if (waiting) clearTimeout(waiting);
+      waiting = null;
+    },
+  };
 }

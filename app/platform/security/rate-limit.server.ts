@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
-import { clearRateLimit, hitBackoff, hitRateLimit, type BackoffRule } from "#models/rate-limits";
+import { clearRateLimit, hitBackoff, hitRateLimits, type BackoffRule } from "#models/rate-limits";
 import { addressGroup } from "~/platform/security/address-group.server";
 import { clientIpContext, servicesContext } from "~/platform/context";
 
@@ -14,20 +14,22 @@ export interface RateRule {
 }
 
 /**
- * Counts a hit against every rule; the first one that is exceeded is returned. The stored key is
- * the rule's name and a keyed hash (HMAC-SHA256) of the subject, never the phone number, e-mail
- * address or IP itself, and a fixed length however long the subject.
+ * Counts a hit against every rule, in one statement; the first rule exceeded is returned. The
+ * stored key is the rule's name and a keyed hash (HMAC-SHA256) of the subject, never the phone
+ * number, e-mail address or IP itself, and a fixed length however long the subject.
  */
 export async function firstExceededRule(context: Readonly<RouterContextProvider>, rules: RateRule[]) {
   const { db, signingSecret } = context.get(servicesContext);
-  for (const rule of rules) {
-    const result = await hitRateLimit(db, rateLimitKey(signingSecret, rule), rule);
-    if (!result.allowed) {
-      context.set(retryAfterContext, Math.max(context.get(retryAfterContext) ?? 0, result.retryAfterSeconds));
-      return { rule, retryAfterSeconds: result.retryAfterSeconds, retryAfterMinutes: Math.ceil(result.retryAfterSeconds / 60) };
-    }
-  }
-  return null;
+  const results = await hitRateLimits(
+    db,
+    rules.map((rule) => ({ key: rateLimitKey(signingSecret, rule), limit: rule.limit, windowSeconds: rule.windowSeconds })),
+  );
+  const index = results.findIndex((result) => !result.allowed);
+  if (index === -1) return null;
+  const rule = rules[index]!;
+  const { retryAfterSeconds } = results[index]!;
+  context.set(retryAfterContext, Math.max(context.get(retryAfterContext) ?? 0, retryAfterSeconds));
+  return { rule, retryAfterSeconds, retryAfterMinutes: Math.ceil(retryAfterSeconds / 60) };
 }
 
 export interface BackoffRateRule extends BackoffRule {

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import type { Route } from "./+types/create";
-import { findService } from "#models/business-services";
 import { contactSchema } from "~/features/booking/schemas";
 import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
-import { bookableBusiness, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/features/booking/booking.server";
+import { bookableBusinessWithService, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
@@ -25,10 +24,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!businessLink || !serviceId || !appointmentDate) {
     return apiError(400, t("book.missingInfo"));
   }
-  const business = await bookableBusiness(services, businessLink);
+  const { business, service } = await bookableBusinessWithService(services, businessLink, serviceId);
   if (!business) return apiError(404, t("book.invalidBody"));
-  const service = await findService(services.db, business.id, serviceId);
-  if (!service || !service.active) return apiError(400, t("book.apiUnknownService"));
+  if (!service) return apiError(400, t("book.apiUnknownService"));
   const start = parseAppointmentDate(appointmentDate, business.timeZone);
   if (start === null) return apiError(400, t("book.apiBadDate"));
 
