@@ -1,6 +1,6 @@
 /**
  * A stand-in for Stripe.js (https://js.stripe.com/v3/), for tests only. The fake Stripe server
- * (./stripe.ts) serves it at `${fake.url}/v3/` as application/javascript; point the app's
+ * (./stripe/index.ts) serves it at `${fake.url}/v3/` as application/javascript; point the app's
  * STRIPE_JS_URL there and load it with a plain <script src> (or @stripe/stripe-js's loadStripe,
  * which uses an already present window.Stripe).
  *
