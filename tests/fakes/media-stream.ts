@@ -1,7 +1,7 @@
 /**
  * A stand-in for Twilio's side of a bidirectional Media Stream (`<Connect><Stream>`): a `ws`
  * client that connects to the app's WebSocket and speaks Twilio's Media Streams protocol. The fake
- * Twilio (./twilio.ts) uses it for the calls it dials; the load benchmark can use it alone.
+ * Twilio (./twilio/streams.ts) uses it for the calls it dials; the load benchmark can use it alone.
  *
  *   const stream = await connectMediaStream({ url: "ws://127.0.0.1:PORT/stream", authToken,
  *                                             callSid?, accountSid?, customParameters?, signature? });

@@ -1,0 +1,134 @@
+// The state one fake Twilio server shares between its resources: the options it was started with,
+// the account, calls and their runtimes, recordings, requests, callback deliveries, warnings, test
+// controls (outcomes, failures, hangs) and what it needs to close. startFakeTwilio creates it; the
+// resource modules take it as their first argument.
+import { randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { randomSid, type MediaStreamHandle } from "../media-stream";
+import type { CallbackDelivery, CallOutcome, FakeCall, FakeTwilioOptions, FormParams } from "./index";
+import { API_VERSION, rfc2822 } from "./util";
+
+export interface CallRuntime {
+  abort: AbortController;
+  handle: MediaStreamHandle | null;
+  timeLimitTimer?: NodeJS.Timeout;
+  callbackChain: Promise<void>;
+  sequence: number;
+  outcome: CallOutcome;
+  dialed: boolean;
+}
+
+export interface FakeTwilioState {
+  accountSid: string;
+  authToken: string;
+  ownedNumbers: string[];
+  blockedPrefixes: string[];
+  unreachableStreams: Set<string>;
+  recordings: Map<string, { sid: string; callSid: string; duration: number; channels: number; deleted: boolean }>;
+  autoDial: boolean;
+  realtimeAudio: boolean;
+  timing: { ringMs: number; sayMs: number; pauseScale: number };
+  phoneNumberSids: Map<string, string>;
+  account: {
+    auth_token: string;
+    date_created: string;
+    date_updated: string;
+    friendly_name: string;
+    owner_account_sid: string;
+    sid: string;
+    status: "active" | "suspended" | "closed";
+    subresource_uris: { calls: string; incoming_phone_numbers: string };
+    type: "Full" | "Trial";
+    uri: string;
+  };
+  calls: Map<string, FakeCall>;
+  runtimes: Map<string, CallRuntime>;
+  requests: { method: string; path: string; params: FormParams; authorized: boolean; at: number }[];
+  callbackDeliveries: CallbackDelivery[];
+  warnings: string[];
+  numberOutcomes: Map<string, CallOutcome>;
+  failures: { status: number; code: number; message: string; times: number }[];
+  hangs: { to?: string; ms: number; arrived: (from: { remotePort: number }) => void; released: Promise<void> }[];
+  closed: AbortController;
+  changes: EventEmitter;
+  pending: Set<Promise<unknown>>;
+  closing: boolean;
+  /** The fake handed to the test, once startFakeTwilio has made it: createCall reads and resets its nextOutcome. */
+  fake: { nextOutcome: CallOutcome | undefined };
+}
+
+export function createState(options: FakeTwilioOptions): FakeTwilioState {
+  const accountSid = options.accountSid ?? randomSid("AC");
+  const authToken = options.authToken ?? randomBytes(16).toString("hex");
+  const ownedNumbers = [...(options.ownedNumbers ?? ["+15005550006"])];
+  const blockedPrefixes = [...(options.blockedPrefixes ?? [])];
+  const unreachableStreams = new Set<string>();
+  const recordings = new Map<string, { sid: string; callSid: string; duration: number; channels: number; deleted: boolean }>();
+  const autoDial = options.autoDial ?? true;
+  const realtimeAudio = options.realtimeAudio ?? true;
+  const timing = { ringMs: 20, sayMs: 50, pauseScale: 1, ...(options.timing ?? {}) };
+  const created = new Date();
+  const phoneNumberSids = new Map<string, string>();
+
+  const account = {
+    auth_token: authToken,
+    date_created: rfc2822(created),
+    date_updated: rfc2822(created),
+    friendly_name: options.friendlyName ?? "Sakina test account",
+    owner_account_sid: accountSid,
+    sid: accountSid,
+    status: "active" as "active" | "suspended" | "closed",
+    subresource_uris: {
+      calls: `/${API_VERSION}/Accounts/${accountSid}/Calls.json`,
+      incoming_phone_numbers: `/${API_VERSION}/Accounts/${accountSid}/IncomingPhoneNumbers.json`,
+    },
+    type: "Full" as "Full" | "Trial",
+    uri: `/${API_VERSION}/Accounts/${accountSid}.json`,
+  };
+
+  const calls = new Map<string, FakeCall>();
+  const runtimes = new Map<string, CallRuntime>();
+  const requests: { method: string; path: string; params: FormParams; authorized: boolean; at: number }[] = [];
+  const callbackDeliveries: CallbackDelivery[] = [];
+  const warnings: string[] = [];
+  const numberOutcomes = new Map<string, CallOutcome>();
+  const failures: { status: number; code: number; message: string; times: number }[] = [];
+  const hangs: { to?: string; ms: number; arrived: (from: { remotePort: number }) => void; released: Promise<void> }[] = [];
+  const closed = new AbortController();
+  const changes = new EventEmitter();
+  changes.setMaxListeners(0);
+  const pending = new Set<Promise<unknown>>();
+
+  return {
+    accountSid,
+    authToken,
+    ownedNumbers,
+    blockedPrefixes,
+    unreachableStreams,
+    recordings,
+    autoDial,
+    realtimeAudio,
+    timing,
+    phoneNumberSids,
+    account,
+    calls,
+    runtimes,
+    requests,
+    callbackDeliveries,
+    warnings,
+    numberOutcomes,
+    failures,
+    hangs,
+    closed,
+    changes,
+    pending,
+    closing: false,
+    fake: { nextOutcome: undefined },
+  };
+}
+
+export function track<T>(state: FakeTwilioState, promise: Promise<T>) {
+  state.pending.add(promise);
+  void promise.finally(() => state.pending.delete(promise)).catch(() => {});
+  return promise;
+}
