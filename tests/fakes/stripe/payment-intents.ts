@@ -17,7 +17,7 @@ import type { Obj } from "./types";
 import { store, type FakeStripeState } from "./state";
 import { emit } from "./events";
 import { customerParam, resolvePaymentMethod, createPaymentMethod } from "./customers";
-import { invoicePaymentFailed, invoicePaid } from "./invoices";
+import { invoicePaymentFailed, invoicePaid } from "./invoice-outcomes";
 
 export function publicIntent(pi: Obj): Obj {
   const out: Obj = {};

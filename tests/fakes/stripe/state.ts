@@ -3,8 +3,7 @@
 // counters. startFakeStripe creates it; the resource modules take it as their first argument.
 import Stripe from "stripe";
 import { noSuch } from "./validation";
-import type { FakeStripe, FakeStripeDelivery, FakeStripeErrorBody, FakeStripeRequest } from "./index";
-import type { Obj } from "./types";
+import type { FakeStripe, FakeStripeDelivery, FakeStripeErrorBody, FakeStripeRequest, Obj } from "./types";
 
 export const FAKE_STRIPE_API_VERSION = "2026-10-28.endive";
 
