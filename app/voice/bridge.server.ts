@@ -6,12 +6,30 @@ import { END_CALL, type Agent } from "~/voice/agents.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
 import { callTexts } from "~/voice/call-texts.server";
 import { CallQuality } from "~/voice/call-quality";
+import {
+  appendAudioMessage,
+  callerAudioOf,
+  clearMessage,
+  markMessage,
+  mediaMessage,
+  parseModelEvent,
+  parseTwilioMessage,
+  readCallerAudio,
+  readModelAudio,
+  responseCancelEvent,
+  responseCreateEvent,
+  toolOutputEvent,
+  truncateEvent,
+  type ModelEvent,
+  type TwilioMessage,
+} from "~/voice/bridge-codec.server";
+import { CallState } from "~/voice/call-state.server";
+
+export type { TwilioMessage } from "~/voice/bridge-codec.server";
 
 const TOOL_TIMEOUT_MS = 8_000;
 /** Calls whose agent reads the fixed crisis script: the listener (paid or subscribed) and the Saudi agent. */
 const CRISIS_SCRIPT_PURPOSES = new Set<Call["purpose"]>(["empathy", "support", "customer_service"]);
-/** Audio that arrives before the model is ready is kept, up to this much (5 s). */
-const MAX_EARLY_FRAMES = 250;
 /**
  * A mark follows every 250 ms of a reply's audio, and its end: the echoed marks tell how much the
  * caller has heard, to cut the reply there on barge-in, without a mark per 20 ms frame (each a
@@ -28,37 +46,6 @@ export interface CallAudio {
 export const PHONE_AUDIO: CallAudio = { format: { type: "audio/pcmu" }, bytesPerMs: 8 };
 /** A browser: 16-bit PCM at 24 kHz (the model's own rate), 48 bytes per millisecond. */
 export const BROWSER_AUDIO: CallAudio = { format: { type: "audio/pcm", rate: 24000 }, bytesPerMs: 48 };
-
-// The audio hot path, 50 frames a second each way per call, reads and writes its two messages as
-// text around the base64 audio, without a JSON parse: Twilio's and the Realtime API's own
-// serialisations start with "event" / "type". Anything else (another key order, spacing) takes
-// the parsed path, which handles the same events; base64 holds no character JSON escapes.
-const TWILIO_MEDIA = Buffer.from('{"event":"media"');
-const PAYLOAD_KEY = Buffer.from('"payload":"');
-const TRACK_KEY = Buffer.from('"track":"');
-const MODEL_AUDIO = Buffer.from('{"type":"response.output_audio.delta"');
-const DELTA_KEY = Buffer.from('"delta":"');
-const ITEM_KEY = Buffer.from('"item_id":"');
-const QUOTE = 0x22;
-const LETTER_O = 0x6f;
-const APPEND_HEAD = '{"type":"input_audio_buffer.append","audio":"';
-const APPEND_TAIL = '"}';
-const MEDIA_TAIL = '"}}';
-
-const startsWith = (data: Buffer, prefix: Buffer) =>
-  data.length > prefix.length && data.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
-
-/**
- * The JSON text of the string after `key` (`"name":"`), up to the next quote; null if absent. An
- * escape stays as it is, which is right for audio copied into another JSON string.
- */
-function stringAfter(data: Buffer, key: Buffer, from: number) {
-  const at = data.indexOf(key, from);
-  if (at === -1) return null;
-  const start = at + key.length;
-  const end = data.indexOf(QUOTE, start);
-  return end === -1 ? null : data.toString("latin1", start, end);
-}
 
 /** What went wrong, in one line: a failed query's database error rather than its SQL and parameters. */
 function reasonOf(error: unknown) {
@@ -124,33 +111,6 @@ export function streamLimits(env: Pick<AppServices["env"], "AGENT_SILENCE_SECOND
 /** The close codes a browser's stream reads: its "start" was refused; the model is unavailable (it falls back to recorded turns). */
 export const CLOSE_REFUSED = 4403;
 export const CLOSE_MODEL_UNAVAILABLE = 4503;
-
-/** The Realtime API's server events, with the fields this bridge reads. */
-type ModelEvent =
-  | { type: "response.output_audio.delta"; delta: string; item_id: string }
-  | { type: "response.output_audio.done"; item_id: string }
-  | { type: "conversation.item.input_audio_transcription.completed" | "response.output_audio_transcript.done"; transcript?: string }
-  | { type: "response.function_call_arguments.done"; call_id: string; name: string; arguments: string }
-  | { type: "error"; error?: { type?: string; code?: string; message?: string } }
-  | {
-      type:
-        | "response.created"
-        | "response.done"
-        | "input_audio_buffer.speech_started"
-        | "input_audio_buffer.speech_stopped"
-        | "input_audio_buffer.committed"
-        | "session.created"
-        | "session.updated";
-    };
-
-/** The media-stream messages: Twilio's, which a browser's stream speaks too. */
-export interface TwilioMessage {
-  event: "connected" | "start" | "media" | "mark" | "stop" | "dtmf";
-  streamSid?: string;
-  start?: { streamSid: string; callSid: string; customParameters?: Record<string, string> };
-  media?: { payload: string; timestamp?: string; track?: string };
-  mark?: { name: string };
-}
 
 /** The session configuration and the greeting request: the first events of every call's realtime session. */
 function sessionSetup(agent: Agent, audio: CallAudio) {
@@ -362,35 +322,15 @@ export function bridgeCall(
   limits: StreamLimits = STREAM_LIMITS,
 ) {
   const label = leg.label;
-  const bytesPerMs = leg.audio.bytesPerMs;
-  const markEveryBytes = MARK_EVERY_MS * bytesPerMs;
+  // The call's state, changed through its named transitions; the sockets, timers and writes are here.
+  const state = new CallState(leg.audio.bytesPerMs, MARK_EVERY_MS * leg.audio.bytesPerMs);
   let agent: Agent | null = null;
-  let streamSid = "";
   let model: WebSocket | null = null;
-  let modelReady = false;
-  const early: string[] = [];
-  // The text around the audio of the messages to the caller's stream, made once the stream's id is known.
-  let mediaHead = "";
-  let markHead = "";
-  // Playback tracking with marks: a mark follows every markEveryBytes of an item's audio and the
-  // end of each reply; an echoed mark means the caller has heard everything up to it.
-  let markSeq = 0;
-  const pendingMarks: { name: string; itemId: string; bytes: number }[] = [];
-  const playedBytes = new Map<string, number>();
-  let currentItem: string | null = null;
-  /** Audio sent to the caller since the last mark, and whose it is. */
-  let unmarkedBytes = 0;
-  let unmarkedItem: string | null = null;
-  let responseActive = false;
-  let hangupRequested = false;
-  let crisisHandled = false;
-  let closed = false;
   const timers: NodeJS.Timeout[] = [];
-  let started = false;
   // The caller's experience: first words, each turn's wait, interruptions, how it ended (ADR 0033).
   const quality = new CallQuality();
   const startTimer = setTimeout(() => {
-    if (!started) {
+    if (!state.hasStarted) {
       log(`media stream for ${label} closed: no "start" within ${limits.startTimeoutMs / 1000} s`);
       close("no start");
     }
@@ -408,7 +348,7 @@ export function bridgeCall(
   const agentSilenceMs = limits.agentSilenceMs ?? AGENT_SILENCE_MS;
   let silenceTimer: NodeJS.Timeout | null = null;
   function awaitAgent(after: string) {
-    if (closed) return;
+    if (state.closed) return;
     if (silenceTimer) clearTimeout(silenceTimer);
     silenceTimer = setTimeout(() => void modelFailed(`no audio within ${agentSilenceMs / 1000} s ${after}`), agentSilenceMs);
   }
@@ -419,10 +359,8 @@ export function bridgeCall(
   }
 
   // What really happened on the call, written once each: whether it counts as delivered follows from these.
-  const recorded = new Set<CallMoment>();
   function moment(name: CallMoment) {
-    if (recorded.has(name)) return Promise.resolve();
-    recorded.add(name);
+    if (!state.reached(name)) return Promise.resolve();
     return leg.record(name).catch((error) => log(`${label}: could not record ${name}: ${reasonOf(error)}`));
   }
 
@@ -431,10 +369,8 @@ export function bridgeCall(
    * without hanging up, so Twilio asks the <Connect> action what next and the caller hears the
    * apology in their language from the provider's own voice (a browser offers the other ways).
    */
-  let modelFailure = false;
   async function modelFailed(reason: string) {
-    if (closed || modelFailure) return;
-    modelFailure = true;
+    if (!state.modelFailed()) return;
     log(`${label}: the realtime model failed (${reason})`);
     quality.ended(reason.startsWith("no audio within") ? "dead_air" : "model_failed");
     await moment("modelFailedAt");
@@ -445,8 +381,7 @@ export function bridgeCall(
   const sendModel = (event: object) => model?.readyState === WebSocket.OPEN && model.send(JSON.stringify(event));
 
   function close(reason: string, code = 1000) {
-    if (closed) return;
-    closed = true;
+    if (!state.endCall()) return;
     clearTimeout(startTimer);
     clearTimeout(idleTimer);
     agentOwesNothing();
@@ -467,36 +402,22 @@ export function bridgeCall(
 
   /** Ends the call: closes both sockets and lets the leg hang up. Never rejects. */
   async function hangUp() {
-    if (closed) return;
+    if (state.closed) return;
     close("end_call");
     await leg.hangUp().catch((error) => log(`${label}: hang-up failed: ${reasonOf(error)}`));
   }
 
-  /**
-   * One response in flight at a time, as the Realtime API requires: a response asked for while
-   * another is active (the model's own after the caller spoke, a tool's follow-up) waits for
-   * `response.done`, in order.
-   */
-  const waitingResponses: object[] = [];
+  /** Asks for a response now, or once the one in flight is done (CallState.responseRequested). */
   function requestResponse(response: object = {}) {
-    if (responseActive) {
-      waitingResponses.push(response);
-      return;
-    }
-    responseActive = true;
-    sendModel({ type: "response.create", ...(Object.keys(response).length > 0 ? { response } : {}) });
+    if (state.responseRequested(response)) sendModel(responseCreateEvent(response));
   }
 
   /** The model's audio to the caller, with a mark every markEveryBytes (the hot path: no JSON work). */
   function play(itemId: string, delta: string) {
     if (twilio.readyState !== WebSocket.OPEN) return;
     agentOwesNothing();
-    // A new item: the previous one's audio ends here.
-    if (itemId !== unmarkedItem) markPlayback();
-    currentItem = itemId;
-    unmarkedItem = itemId;
-    unmarkedBytes += Buffer.byteLength(delta, "base64");
-    twilio.send(mediaHead + delta + MEDIA_TAIL);
+    sendMark(state.replyAudio(itemId, delta));
+    twilio.send(mediaMessage(state.mediaHead, delta));
     if (quality.waitingForAudio) {
       const first = quality.agentAudio();
       if (first && leg.quality) {
@@ -507,26 +428,20 @@ export function bridgeCall(
         );
       }
     }
-    if (unmarkedBytes >= markEveryBytes) markPlayback();
+    sendMark(state.markDue());
   }
 
   /** A mark after the audio sent so far: Twilio echoes it once the caller has heard that audio. */
   function markPlayback() {
-    if (unmarkedBytes === 0 || !unmarkedItem) return;
-    const name = `m${++markSeq}`;
-    pendingMarks.push({ name, itemId: unmarkedItem, bytes: unmarkedBytes });
-    unmarkedBytes = 0;
-    if (twilio.readyState === WebSocket.OPEN) twilio.send(`${markHead}${name}"}}`);
+    sendMark(state.marked());
+  }
+  function sendMark(name: string | null) {
+    if (name !== null && twilio.readyState === WebSocket.OPEN) twilio.send(markMessage(state.markHead, name));
   }
 
   /** The caller's audio to the model (the hot path: no JSON work), or kept until the model is ready. */
   function hear(payload: string) {
-    if (closed) return;
-    if (!modelReady) {
-      if (early.length < MAX_EARLY_FRAMES) early.push(payload);
-    } else if (model?.readyState === WebSocket.OPEN) {
-      model.send(APPEND_HEAD + payload + APPEND_TAIL);
-    }
+    if (state.callerAudio(payload) && model?.readyState === WebSocket.OPEN) model.send(appendAudioMessage(payload));
   }
 
   /**
@@ -534,37 +449,28 @@ export function bridgeCall(
    * (from the marks). True if something was still playing.
    */
   function stopPlayback() {
-    const unheard = (unmarkedBytes > 0 && unmarkedItem === currentItem) || pendingMarks.some((m) => m.itemId === currentItem);
-    if (!currentItem || !unheard) return false;
-    sendModel({
-      type: "conversation.item.truncate",
-      item_id: currentItem,
-      content_index: 0,
-      audio_end_ms: Math.floor((playedBytes.get(currentItem) ?? 0) / bytesPerMs),
-    });
-    sendTwilio({ event: "clear", streamSid });
-    pendingMarks.length = 0;
-    unmarkedBytes = 0;
+    const item = state.currentItem;
+    const heardMs = state.playbackStopped();
+    if (heardMs === null) return false;
+    sendModel(truncateEvent(item!, heardMs));
+    sendTwilio(clearMessage(state.streamSid));
     return true;
   }
 
   /** Stops playback and cancels the response in flight, for something that must be said at once. */
   function interrupt() {
     stopPlayback();
-    if (responseActive) sendModel({ type: "response.cancel" });
+    if (state.responseActive) sendModel(responseCancelEvent());
   }
 
   function maybeFinish() {
-    if (!hangupRequested || responseActive || pendingMarks.length > 0) return;
+    if (!state.finished) return;
     quality.ended("agent_ended");
     void hangUp();
   }
 
   async function start(message: TwilioMessage, startedAt: number) {
-    streamSid = message.start?.streamSid ?? message.streamSid ?? "";
-    const sid = JSON.stringify(streamSid);
-    mediaHead = `{"event":"media","streamSid":${sid},"media":{"payload":"`;
-    markHead = `{"event":"mark","streamSid":${sid},"mark":{"name":"`;
+    state.streamIdentified(message.start?.streamSid ?? message.streamSid ?? "");
     const call = await leg.begin(message);
     if (!call) {
       close("unauthorized", CLOSE_REFUSED);
@@ -578,7 +484,7 @@ export function bridgeCall(
       return;
     }
     const ready = await call.prepared();
-    if (closed) {
+    if (state.closed) {
       ready?.socket.close();
       return;
     }
@@ -587,20 +493,20 @@ export function bridgeCall(
       model = ready.socket;
       for (const name of ["open", "message", "error", "close"]) model.removeAllListeners(name);
       listenToModel(model);
-      responseActive = true;
+      state.responseStarted();
       sessionStarted();
       for (const data of ready.events.splice(0)) onModelMessage(data);
       return;
     }
     ready?.socket.close();
     agent = await call.agent();
-    if (closed) return;
+    if (state.closed) return;
     model = services.voiceModel.openSession();
     listenToModel(model);
     model.on("open", () => {
       try {
         for (const event of sessionSetup(agent!, leg.audio)) sendModel(event);
-        responseActive = true;
+        state.responseStarted();
         sessionStarted();
       } catch (error) {
         void modelFailed(`the session could not be set up: ${reasonOf(error)}`);
@@ -610,23 +516,16 @@ export function bridgeCall(
 
   /** The session is configured and the greeting asked for: early audio goes to the model, the call's timers start. */
   function sessionStarted() {
-    modelReady = true;
-    for (const payload of early.splice(0)) model!.send(APPEND_HEAD + payload + APPEND_TAIL);
+    for (const payload of state.modelReady()) model!.send(appendAudioMessage(payload));
     timers.push(...leg.sessionStarted({ requestResponse, hangUp }));
   }
 
   function onModelMessage(data: WebSocket.RawData) {
     // A refreshed timer would start again: after the end, the last transcripts are still kept.
-    if (!closed) idleTimer.refresh();
-    if (Buffer.isBuffer(data) && startsWith(data, MODEL_AUDIO)) {
-      const itemId = stringAfter(data, ITEM_KEY, MODEL_AUDIO.length);
-      const delta = stringAfter(data, DELTA_KEY, MODEL_AUDIO.length);
-      if (itemId !== null && delta !== null && !itemId.includes("\\")) return play(itemId, delta);
-    }
-    let event: ModelEvent;
-    try {
-      event = JSON.parse(String(data));
-    } catch {
+    if (!state.closed) idleTimer.refresh();
+    if (readModelAudio(data, play)) return;
+    const event = parseModelEvent(data);
+    if (event === undefined) {
       log(`${label}: the realtime model sent a message that is not JSON`);
       return;
     }
@@ -653,7 +552,7 @@ export function bridgeCall(
         await moment("modelReadyAt");
         return;
       case "response.created":
-        responseActive = true;
+        state.responseStarted();
         return;
       case "response.output_audio.delta":
         play(event.item_id, event.delta);
@@ -682,13 +581,13 @@ export function bridgeCall(
         if (!text.trim()) return;
         void moment("callerHeardAt");
         await leg.transcript("caller", text);
-        const script = crisisHandled ? null : leg.crisisScript(text);
+        const script = state.crisisHandled ? null : leg.crisisScript(text);
         if (script) {
-          crisisHandled = true;
+          state.crisisHeard();
           await leg.flag("crisis language");
           // The script comes first: whatever is playing stops, and nothing queued goes before it.
           interrupt();
-          waitingResponses.length = 0;
+          state.waitingDropped();
           requestResponse({
             instructions: `Read this message to the caller exactly, word for word, calmly, then keep listening and do not end the call: "${script}"`,
           });
@@ -705,15 +604,14 @@ export function bridgeCall(
         return;
       case "response.done": {
         markPlayback();
-        responseActive = false;
-        const next = waitingResponses.shift();
+        const next = state.replyDone();
         if (next) requestResponse(next);
         else maybeFinish();
         return;
       }
       case "error":
         // Before the session is accepted, an error is the model refusing it (a voice it rejects, a bad setting).
-        if (!recorded.has("modelReadyAt")) return modelFailed(`the session was refused: ${event.error?.message ?? "unknown"}`);
+        if (!state.hasReached("modelReadyAt")) return modelFailed(`the session was refused: ${event.error?.message ?? "unknown"}`);
         // A cancel that crossed the response's end on the wire: there was nothing left to stop.
         if (event.error?.code === "response_cancel_not_active") return;
         log(`realtime error on ${label}: ${event.error?.message ?? "unknown"}`);
@@ -743,10 +641,10 @@ export function bridgeCall(
     } finally {
       clearTimeout(toolTimer);
     }
-    sendModel({ type: "conversation.item.create", item: { type: "function_call_output", call_id: callIdOfTool, output } });
+    sendModel(toolOutputEvent(callIdOfTool, output));
     // After a crisis the agent stays: the caller is never hung up on.
-    if (name === END_CALL && !crisisHandled) {
-      hangupRequested = true;
+    if (name === END_CALL && !state.crisisHandled) {
+      state.hangUpRequested();
       maybeFinish();
       return;
     }
@@ -764,25 +662,12 @@ export function bridgeCall(
   });
 
   function onTwilioMessage(data: WebSocket.RawData) {
-    if (Buffer.isBuffer(data) && startsWith(data, TWILIO_MEDIA)) {
-      const payload = stringAfter(data, PAYLOAD_KEY, TWILIO_MEDIA.length);
-      if (payload) {
-        // Only the caller's track is sent to the model ("outbound" is Twilio's copy of ours).
-        const track = data.indexOf(TRACK_KEY, TWILIO_MEDIA.length);
-        if (track === -1 || data[track + TRACK_KEY.length] !== LETTER_O) hear(payload);
-        return;
-      }
-    }
-    let message: TwilioMessage;
-    try {
-      message = JSON.parse(String(data));
-    } catch {
-      return;
-    }
+    if (readCallerAudio(data, hear)) return;
+    const message = parseTwilioMessage(data);
+    if (message === undefined) return;
     switch (message.event) {
       case "start":
-        if (started) return;
-        started = true;
+        if (!state.streamStarted()) return;
         clearTimeout(startTimer);
         awaitAgent("of the stream's start");
         void start(message, Date.now()).catch((error) => {
@@ -792,19 +677,12 @@ export function bridgeCall(
         });
         return;
       case "media": {
-        const payload = message.media?.payload;
-        if (payload && message.media?.track !== "outbound") hear(payload);
+        const payload = callerAudioOf(message);
+        if (payload) hear(payload);
         return;
       }
       case "mark": {
-        const name = message.mark?.name;
-        const index = pendingMarks.findIndex((m) => m.name === name);
-        if (index >= 0) {
-          void moment("agentHeardAt");
-          for (const played of pendingMarks.splice(0, index + 1)) {
-            playedBytes.set(played.itemId, (playedBytes.get(played.itemId) ?? 0) + played.bytes);
-          }
-        }
+        if (state.markHeard(message.mark?.name)) void moment("agentHeardAt");
         maybeFinish();
         return;
       }
