@@ -163,7 +163,8 @@ async function insertBooking(db: Db, input: NewBooking): Promise<CreateBookingRe
  */
 const REFERENCE_DRAWS = 20;
 
-async function findByIdempotencyKey(db: Db, businessId: number, key: string) {
+/** The booking this business made for a request carrying this idempotency key, if any. */
+export async function findByIdempotencyKey(db: Db, businessId: number, key: string) {
   const [row] = await db
     .select()
     .from(bookings)

@@ -24,7 +24,10 @@ export async function hitRateLimit(
 /**
  * Counts one hit against each key, every one in its own fixed window, in one statement (one
  * upsert per key, as data-modifying CTEs): a request limited by its address and its phone number
- * costs one round trip, not two. The results come in the order of `hits`; every key is counted.
+ * costs one round trip, not two, and so do the hits of many requests at once. The results come in
+ * the order of `hits`; every hit is counted. A key named n times is counted n times, as if one
+ * after the other: its row gains n, and its k-th hit is told the count its row had after it. Its
+ * window is the one its first hit names.
  */
 export async function hitRateLimits(
   db: Db,
@@ -32,30 +35,34 @@ export async function hitRateLimits(
   now: Date = new Date(),
 ): Promise<RateLimitResult[]> {
   if (hits.length === 0) return [];
-  // One statement cannot upsert one row twice: a key named twice is counted twice, one by one.
-  if (new Set(hits.map((hit) => hit.key)).size < hits.length) {
-    const results: RateLimitResult[] = [];
-    for (const hit of hits) results.push(...(await hitRateLimits(db, [hit], now)));
-    return results;
-  }
+  const keys = new Map<string, { windowSeconds: number; count: number }>();
+  const occurrence = hits.map(({ key, windowSeconds }) => {
+    const seen = keys.get(key) ?? { windowSeconds, count: 0 };
+    keys.set(key, seen);
+    return ++seen.count;
+  });
   const at = now.toISOString();
-  const upserts = hits.map(({ key, windowSeconds }, index) => {
+  const upserts = [...keys].map(([key, { windowSeconds, count }], index) => {
     const windowStart = new Date(now.getTime() - windowSeconds * 1000).toISOString();
     return sql`${sql.raw(`hit${index}`)} AS (
-      INSERT INTO rate_limits (key, window_started_at, hits) VALUES (${key}, ${at}, 1)
+      INSERT INTO rate_limits (key, window_started_at, hits) VALUES (${key}, ${at}, ${count})
       ON CONFLICT (key) DO UPDATE SET
         hits = CASE WHEN rate_limits.window_started_at <= ${windowStart}::timestamptz
-                    THEN 1 ELSE rate_limits.hits + 1 END,
+                    THEN ${count} ELSE rate_limits.hits + ${count} END,
         window_started_at = CASE WHEN rate_limits.window_started_at <= ${windowStart}::timestamptz
                     THEN ${at}::timestamptz ELSE rate_limits.window_started_at END
       RETURNING hits, window_started_at)`;
   });
-  const selects = hits.map((_, index) => sql.raw(`SELECT ${index} AS i, hits, window_started_at FROM hit${index}`));
+  const selects = [...keys.keys()].map((_, index) => sql.raw(`SELECT ${index} AS i, hits, window_started_at FROM hit${index}`));
   const result = (await db.execute(sql`WITH ${sql.join(upserts, sql`, `)} ${sql.join(selects, sql` UNION ALL `)}`)) as unknown as {
     rows: { i: number; hits: number; window_started_at: string | Date }[];
   };
+  const rows = new Map(result.rows.map((row) => [Number(row.i), row]));
+  const keyIndex = new Map([...keys.keys()].map((key, index) => [key, index]));
   return hits.map((rule, index) => {
-    const row = result.rows.find((r) => Number(r.i) === index)!;
+    const row = rows.get(keyIndex.get(rule.key)!)!;
+    const { count } = keys.get(rule.key)!;
+    const hitsThen = Number(row.hits) - count + occurrence[index]!;
     const startedAt = new Date(row.window_started_at).getTime();
     // Never more than the window: a hit whose clock read came a moment before the window's first
     // hit (concurrent requests) would otherwise be told the window plus a second.
@@ -63,7 +70,7 @@ export async function hitRateLimits(
       rule.windowSeconds,
       Math.max(1, Math.ceil((startedAt + rule.windowSeconds * 1000 - now.getTime()) / 1000)),
     );
-    return { allowed: row.hits <= rule.limit, hits: row.hits, retryAfterSeconds };
+    return { allowed: hitsThen <= rule.limit, hits: hitsThen, retryAfterSeconds };
   });
 }
 

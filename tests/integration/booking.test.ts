@@ -139,6 +139,26 @@ describe("no double booking", () => {
     expect([first.status, second.status].sort()).toEqual([200, 201]);
   });
 
+  it("answers a retry of a booking's key with that booking amid a burst of others for its time, who hear it is taken", async () => {
+    const haircut = serviceNamed("Haircut");
+    const [slot] = (await freeSlots(haircut.id)).slice(-2);
+    const at = `${slot!.date}T${slot!.time}`;
+    const first = await book(haircut.id, at, { idempotencyKey: "burst-retry-1" });
+    expect(first.status).toBe(201);
+    const { id } = (await first.json()).booking;
+    const burst = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => book(haircut.id, at, { idempotencyKey: `burst-other-${i}` })),
+      book(haircut.id, at, { idempotencyKey: "burst-retry-1" }),
+      ...Array.from({ length: 10 }, () => book(haircut.id, at)),
+    ]);
+    const retry = burst[10]!;
+    expect(retry.status).toBe(200);
+    expect((await retry.json()).booking.id).toBe(id);
+    const others = burst.filter((response) => response !== retry);
+    expect(others.map((response) => response.status)).toEqual(others.map(() => 409));
+    for (const body of await Promise.all(others.map((response) => response.json()))) expect(body.code).toBe("slot_taken");
+  });
+
   it("frees the slot when the customer cancels from the e-mailed link", async () => {
     const haircut = serviceNamed("Haircut");
     const slots = await freeSlots(haircut.id);

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hitRateLimit } from "#models/rate-limits";
+import { hitRateLimit, hitRateLimits } from "#models/rate-limits";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { startFakeSmtp } from "../fakes/smtp";
 import { createTestServices } from "../support/services";
@@ -28,6 +28,24 @@ describe("the database rate limiter", () => {
     expect((await hitRateLimit(services.db, "test:window", rule, start)).allowed).toBe(true);
     expect((await hitRateLimit(services.db, "test:window", rule, new Date(start.getTime() + 30_000))).allowed).toBe(false);
     expect((await hitRateLimit(services.db, "test:window", rule, new Date(start.getTime() + 61_000))).allowed).toBe(true);
+  });
+
+  it("counts a key named several times in one statement as that many hits, one after the other", async () => {
+    const rule = { limit: 2, windowSeconds: 60 };
+    const results = await hitRateLimits(services.db, [
+      { key: "test:many", ...rule },
+      { key: "test:many", ...rule },
+      { key: "test:other", ...rule },
+      { key: "test:many", ...rule },
+    ]);
+    expect(results.map((r) => [r.hits, r.allowed])).toEqual([
+      [1, true],
+      [2, true],
+      [1, true],
+      [3, false],
+    ]);
+    // The row holds all three: the next hit is the fourth.
+    expect(await hitRateLimit(services.db, "test:many", rule)).toMatchObject({ hits: 4, allowed: false });
   });
 
   it("keeps keys apart", async () => {

@@ -4,6 +4,7 @@ import { customerBookingEmail, ownerBookingEmail } from "#emails/booking";
 import { formatBookingReference } from "#models/booking-reference";
 import {
   createBooking,
+  findByIdempotencyKey,
   listBusyIntervals,
   markBookingNotCalled,
   setBookingCallState,
@@ -37,6 +38,8 @@ import { admitConfirmationCall } from "~/features/business/index.server";
 import { bookingAgent, voicemailFor } from "./agent.server";
 import { nextCallingTime } from "./calling-hours";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
+import type { Db } from "#models/db";
+import { sharedWhileRunning } from "~/lib/coalesce";
 
 export const BOOKING_WINDOW_DAYS = 30;
 
@@ -50,10 +53,20 @@ export async function bookableBusiness(services: AppServices, bookingLink: strin
  * A booking request's business (null unless its page is open: unknown link or suspended) and the
  * service it names (null unless that business offers it now), read together.
  */
-export async function bookableBusinessWithService(services: AppServices, bookingLink: string, serviceId: number) {
-  const found = await findBusinessWithService(services.db, bookingLink, serviceId);
-  if (!found || found.business.status !== "active") return { business: null, service: null };
-  return { business: found.business, service: found.service?.active ? found.service : null };
+export function bookableBusinessWithService(services: AppServices, bookingLink: string, serviceId: number) {
+  return lookupsOn(services.db)(`${bookingLink}\0${serviceId}`, async () => {
+    const found = await findBusinessWithService(services.db, bookingLink, serviceId);
+    if (!found || found.business.status !== "active") return { business: null, service: null };
+    return { business: found.business, service: found.service?.active ? found.service : null };
+  });
+}
+
+/** Requests for the same business and service at the same moment (a burst of bookings) share one read. */
+const lookups = new WeakMap<Db, ReturnType<typeof sharedWhileRunning<{ business: Business | null; service: BusinessService | null }>>>();
+function lookupsOn(db: Db) {
+  let lookup = lookups.get(db);
+  if (!lookup) lookups.set(db, (lookup = sharedWhileRunning()));
+  return lookup;
 }
 
 export async function bookableServices(services: AppServices, business: Business) {
@@ -239,13 +252,69 @@ export type PlaceBookingResult =
   { kind: "booked"; booking: Booking; duplicate: boolean; manageToken: string | null } | { kind: "taken" } | { kind: "not_a_slot" };
 
 /**
+ * What the request deciding a time settled, for the requests for the same time that came while it
+ * ran (see placeBooking): the booking it made, or that the time is taken. Null when it settled
+ * nothing they can use (a retried key's booking, a time that is not a slot, a failure).
+ */
+type SlotDecision = { kind: "booked"; booking: Booking; idempotencyKey: string | null } | { kind: "taken" } | null;
+const decisions = new WeakMap<Db, Map<string, Promise<SlotDecision>>>();
+
+/**
  * Books a free slot: the time must be one the slot list offers (opening hours, notice, window);
  * the database then decides between simultaneous requests. A new booking e-mails the owner and
  * the customer and queues the AI confirmation call.
+ *
+ * Requests for one time that reach this process while another is deciding it (a burst of
+ * customers pressing "Book" at once) wait for that decision instead of each reading the calendar
+ * and queueing for the lock: once it booked the time, or found it taken, they are answered
+ * "taken" (or, retrying that request's idempotency key or an earlier one, with its booking)
+ * without a query of their own. Only the database decides: the decision they share is one it
+ * committed, made after they arrived or a moment before, as a read of their own would have been.
  */
 export async function placeBooking(services: AppServices, request: BookingRequest): Promise<PlaceBookingResult> {
   const startsAt = new Date(request.start);
   const endsAt = new Date(request.start + request.service.durationMinutes * 60_000);
+  let deciding = decisions.get(services.db);
+  if (!deciding) decisions.set(services.db, (deciding = new Map()));
+  const slot = `${request.business.id} ${startsAt.getTime()} ${endsAt.getTime()}`;
+  const earlier = deciding.get(slot);
+  if (earlier) {
+    const answer = await answerFrom(services, request, await earlier);
+    if (answer) return answer;
+  }
+  let settle: (decision: SlotDecision) => void = () => {};
+  const decision = new Promise<SlotDecision>((resolve) => (settle = resolve));
+  const leads = !deciding.has(slot);
+  if (leads) deciding.set(slot, decision);
+  try {
+    const result = await decideBooking(services, request, startsAt, endsAt);
+    if (result.kind === "created") settle({ kind: "booked", booking: result.booking, idempotencyKey: request.idempotencyKey });
+    if (result.kind === "taken") settle({ kind: "taken" });
+    if (result.kind === "taken" || result.kind === "not_a_slot") return { kind: result.kind };
+    if (result.kind === "duplicate") return { kind: "booked", booking: result.booking, duplicate: true, manageToken: null };
+    await announceBusinessChange(services.db, request.business.id);
+    await announceBooking(services, request, result.booking, `${request.origin}/booking/${result.manageToken}`);
+    return { kind: "booked", booking: result.booking, duplicate: false, manageToken: result.manageToken };
+  } finally {
+    settle(null);
+    if (leads) deciding.delete(slot);
+  }
+}
+
+/** A waiting request's answer from the decision it waited for; null when it must decide for itself. */
+async function answerFrom(services: AppServices, request: BookingRequest, decision: SlotDecision): Promise<PlaceBookingResult | null> {
+  if (!decision) return null;
+  const key = request.idempotencyKey;
+  if (key !== null && decision.kind === "booked" && decision.idempotencyKey === key) {
+    return { kind: "booked", booking: decision.booking, duplicate: true, manageToken: null };
+  }
+  const existing = key === null ? null : await findByIdempotencyKey(services.db, request.business.id, key);
+  if (existing) return { kind: "booked", booking: existing, duplicate: true, manageToken: null };
+  return { kind: "taken" };
+}
+
+/** The calendar's answer for one request: from one read when it is already settled, else from the slot grid and the transaction. */
+async function decideBooking(services: AppServices, request: BookingRequest, startsAt: Date, endsAt: Date) {
   // A retry of a booking already made, or a time already booked (most of a burst of requests for
   // one time), is answered from one read, before the slot grid's reads: the losers of a race
   // cost little, so the winner's answer is not queued behind theirs.
@@ -255,8 +324,7 @@ export async function placeBooking(services: AppServices, request: BookingReques
     startsAt,
     endsAt,
   });
-  if (settled?.kind === "taken") return { kind: "taken" };
-  if (settled?.kind === "duplicate") return { kind: "booked", booking: settled.booking, duplicate: true, manageToken: null };
+  if (settled) return settled;
   // Only the bookings that can reach into the local day of the start (a day either side covers any offset).
   const localDate = utcToZoned(request.start, request.business.timeZone).date;
   const dayStart = zonedTimeToUtc(localDate, 0, request.business.timeZone);
@@ -266,8 +334,8 @@ export async function placeBooking(services: AppServices, request: BookingReques
   });
   // A start the day's list (the availability API's) does not offer was never a slot; one offered
   // but taken a moment ago goes on to the transaction, which answers "taken".
-  if (!availability.day(localDate).some((slot) => slot.start === request.start)) return { kind: "not_a_slot" };
-  const result = await createBooking(services.db, {
+  if (!availability.day(localDate).some((slot) => slot.start === request.start)) return { kind: "not_a_slot" as const };
+  return createBooking(services.db, {
     sealManageToken: manageTokenSealer(services),
     businessId: request.business.id,
     serviceId: request.service.id,
@@ -280,11 +348,6 @@ export async function placeBooking(services: AppServices, request: BookingReques
     language: request.language,
     idempotencyKey: request.idempotencyKey,
   });
-  if (result.kind === "taken") return { kind: "taken" };
-  if (result.kind === "duplicate") return { kind: "booked", booking: result.booking, duplicate: true, manageToken: null };
-  await announceBusinessChange(services.db, request.business.id);
-  await announceBooking(services, request, result.booking, `${request.origin}/booking/${result.manageToken}`);
-  return { kind: "booked", booking: result.booking, duplicate: false, manageToken: result.manageToken };
 }
 
 async function announceBooking(services: AppServices, request: BookingRequest, booking: Booking, manageUrl: string) {

@@ -1,6 +1,8 @@
 import { createHmac } from "node:crypto";
 import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
-import { clearRateLimit, hitBackoff, hitRateLimits, type BackoffRule } from "#models/rate-limits";
+import { clearRateLimit, hitBackoff, hitRateLimits, type BackoffRule, type RateLimitResult } from "#models/rate-limits";
+import type { Db } from "#models/db";
+import { batchedCalls } from "~/lib/coalesce";
 import { addressGroup } from "~/platform/security/address-group.server";
 import { clientIpContext, servicesContext } from "~/platform/context";
 
@@ -16,12 +18,12 @@ export interface RateRule {
 /**
  * Counts a hit against every rule, in one statement; the first rule exceeded is returned. The
  * stored key is the rule's name and a keyed hash (HMAC-SHA256) of the subject, never the phone
- * number, e-mail address or IP itself, and a fixed length however long the subject.
+ * number, e-mail address or IP itself, and a fixed length however long the subject. The hits of
+ * all the requests that ask at the same moment go in that one statement (see countedTogether).
  */
 export async function firstExceededRule(context: Readonly<RouterContextProvider>, rules: RateRule[]) {
   const { db, signingSecret } = context.get(servicesContext);
-  const results = await hitRateLimits(
-    db,
+  const results = await countedTogether(db)(
     rules.map((rule) => ({ key: rateLimitKey(signingSecret, rule), limit: rule.limit, windowSeconds: rule.windowSeconds })),
   );
   const index = results.findIndex((result) => !result.allowed);
@@ -30,6 +32,28 @@ export async function firstExceededRule(context: Readonly<RouterContextProvider>
   const { retryAfterSeconds } = results[index]!;
   context.set(retryAfterContext, Math.max(context.get(retryAfterContext) ?? 0, retryAfterSeconds));
   return { rule, retryAfterSeconds, retryAfterMinutes: Math.ceil(retryAfterSeconds / 60) };
+}
+
+type Hits = Parameters<typeof hitRateLimits>[1];
+const counters = new WeakMap<Db, (hits: Hits) => Promise<RateLimitResult[]>>();
+
+/**
+ * The hits of every request that reaches a rate limit in the same turn of the event loop, counted
+ * by one statement on `db` (hitRateLimits counts a key named twice as two hits, one after the
+ * other): a burst of requests costs a round trip per turn, not one per request. Each request gets
+ * its own rules' results.
+ */
+function countedTogether(db: Db) {
+  let count = counters.get(db);
+  if (!count) {
+    count = batchedCalls(async (perRequest: Hits[]) => {
+      const results = await hitRateLimits(db, perRequest.flat());
+      let next = 0;
+      return perRequest.map((hits) => results.slice(next, (next += hits.length)));
+    });
+    counters.set(db, count);
+  }
+  return count;
 }
 
 export interface BackoffRateRule extends BackoffRule {
