@@ -1,5 +1,5 @@
 /**
- * The REST part of the fake OpenAI server (see the header of openai-realtime.ts, which serves these
+ * The REST part of the fake OpenAI server (see the header of openai-realtime/index.ts, which serves these
  * paths from the same node:http server): Chat Completions with function tools, audio
  * transcriptions, text to speech, and model lookups. Shapes follow node_modules/openai's types and
  * the API reference; validation refuses what the real API refuses, with its HTTP statuses and its
