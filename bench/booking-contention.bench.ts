@@ -3,6 +3,7 @@
 // p50/p95/p99 latency. Needs the production build (`npx react-router build`).
 //
 //   npm run bench:contention
+import http from "node:http";
 import { startServer } from "../tests/support/server";
 
 const ATTEMPTS = 100;
@@ -31,23 +32,23 @@ async function round(label: string, databaseUrl: string | undefined) {
     // A server in service is warm: one booking on another day first (its code paths compiled, its
     // database connections open), as the first customer of the day would have made.
     if (!process.argv.includes("--cold")) await warmUp(server.url, haircut.id, slot.date);
+    // Each request on a connection of its own, all opened at once. (Through fetch, whose pool
+    // already held the warm-up's connection, the server saw one new connection per answer it
+    // had sent: the hundred requests waited in the client's queue, not the server's.)
     const answers = await Promise.all(
-      Array.from({ length: ATTEMPTS }, async (_, i) => {
-        const started = performance.now();
-        const response = await fetch(`${server.url}/api/booking/create`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-forwarded-for": `198.51.100.${(i % 250) + 1}` },
-          body: JSON.stringify({
+      Array.from({ length: ATTEMPTS }, (_, i) =>
+        postAlone(
+          `${server.url}/api/booking/create`,
+          { "x-forwarded-for": `198.51.100.${(i % 250) + 1}` },
+          {
             businessLink: "demo-salon",
             serviceId: haircut.id,
             appointmentDate: `${slot!.date}T${slot!.time}`,
             customerInfo: { name: "Bench", phone: `+1212555${String(1000 + i)}` },
             requestCall: false,
-          }),
-        });
-        const body = (await response.json().catch(() => ({}))) as { code?: string };
-        return { status: response.status, code: body.code, ms: performance.now() - started };
-      }),
+          },
+        ),
+      ),
     );
     const times = answers.map((a) => a.ms).sort((a, b) => a - b);
     const booked = answers.filter((a) => a.status === 201).length;
@@ -62,6 +63,38 @@ async function round(label: string, databaseUrl: string | undefined) {
   } finally {
     await server.stop();
   }
+}
+
+/** POSTs JSON on a new connection (no pool); the answer's status, its `code` and the milliseconds from the call to the whole answer. */
+function postAlone(url: string, headers: Record<string, string>, body: unknown) {
+  const started = performance.now();
+  const payload = JSON.stringify(body);
+  return new Promise<{ status: number; code?: string; ms: number }>((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: "POST",
+        agent: false,
+        headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => {
+          let code: string | undefined;
+          try {
+            code = (JSON.parse(text) as { code?: string }).code;
+          } catch {
+            code = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, code, ms: performance.now() - started });
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(payload);
+  });
 }
 
 async function warmUp(url: string, serviceId: number, avoidDate: string) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { batchedCalls, sharedWhileRunning } from "./coalesce";
+import { batchedCalls } from "./coalesce";
 
 describe("batchedCalls", () => {
   it("runs the items asked for in one turn together, and answers each caller with its own output", async () => {
@@ -23,27 +23,5 @@ describe("batchedCalls", () => {
     expect((await first).map((result) => result.status)).toEqual(["rejected", "rejected"]);
     fail = false;
     await expect(echo("c")).resolves.toBe("c");
-  });
-});
-
-describe("sharedWhileRunning", () => {
-  it("gives a caller for a key already running that run's promise, and starts anew once it ended", async () => {
-    const shared = sharedWhileRunning<number>();
-    let starts = 0;
-    let finish: (value: number) => void = () => {};
-    const start = () => {
-      starts++;
-      return new Promise<number>((resolve) => (finish = resolve));
-    };
-    const first = shared("k", start);
-    const second = shared("k", start);
-    const other = shared("other", () => Promise.resolve(7));
-    finish(1);
-    await expect(Promise.all([first, second, other])).resolves.toEqual([1, 1, 7]);
-    expect(starts).toBe(1);
-    const third = shared("k", start);
-    finish(2);
-    await expect(third).resolves.toBe(2);
-    expect(starts).toBe(2);
   });
 });

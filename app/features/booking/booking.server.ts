@@ -39,7 +39,7 @@ import { bookingAgent, voicemailFor } from "./agent.server";
 import { nextCallingTime } from "./calling-hours";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import type { Db } from "#models/db";
-import { sharedWhileRunning } from "~/lib/coalesce";
+import { batchedCalls } from "~/lib/coalesce";
 
 export const BOOKING_WINDOW_DAYS = 30;
 
@@ -54,18 +54,36 @@ export async function bookableBusiness(services: AppServices, bookingLink: strin
  * service it names (null unless that business offers it now), read together.
  */
 export function bookableBusinessWithService(services: AppServices, bookingLink: string, serviceId: number) {
-  return lookupsOn(services.db)(`${bookingLink}\0${serviceId}`, async () => {
-    const found = await findBusinessWithService(services.db, bookingLink, serviceId);
-    if (!found || found.business.status !== "active") return { business: null, service: null };
-    return { business: found.business, service: found.service?.active ? found.service : null };
-  });
+  return lookupsOn(services.db)({ bookingLink, serviceId });
 }
 
-/** Requests for the same business and service at the same moment (a burst of bookings) share one read. */
-const lookups = new WeakMap<Db, ReturnType<typeof sharedWhileRunning<{ business: Business | null; service: BusinessService | null }>>>();
+type BookableLookup = { business: Business | null; service: BusinessService | null };
+const lookups = new WeakMap<Db, (wanted: { bookingLink: string; serviceId: number }) => Promise<BookableLookup>>();
+
+/**
+ * The lookups asked for in one turn of the event loop, one read per distinct business and service:
+ * a burst of customers booking at one business costs one read, not one each.
+ */
 function lookupsOn(db: Db) {
   let lookup = lookups.get(db);
-  if (!lookup) lookups.set(db, (lookup = sharedWhileRunning()));
+  if (!lookup) {
+    lookup = batchedCalls(async (wanted: { bookingLink: string; serviceId: number }[]) => {
+      const found = new Map<string, Promise<BookableLookup>>();
+      const read = async (bookingLink: string, serviceId: number): Promise<BookableLookup> => {
+        const row = await findBusinessWithService(db, bookingLink, serviceId);
+        if (!row || row.business.status !== "active") return { business: null, service: null };
+        return { business: row.business, service: row.service?.active ? row.service : null };
+      };
+      return Promise.all(
+        wanted.map(({ bookingLink, serviceId }) => {
+          const key = `${bookingLink}\0${serviceId}`;
+          if (!found.has(key)) found.set(key, read(bookingLink, serviceId));
+          return found.get(key)!;
+        }),
+      );
+    });
+    lookups.set(db, lookup);
+  }
   return lookup;
 }
 
