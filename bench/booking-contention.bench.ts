@@ -32,24 +32,25 @@ async function round(label: string, databaseUrl: string | undefined) {
     // A server in service is warm: one booking on another day first (its code paths compiled, its
     // database connections open), as the first customer of the day would have made.
     if (!process.argv.includes("--cold")) await warmUp(server.url, haircut.id, slot.date);
-    // Each request on a connection of its own, all opened at once. (Through fetch, whose pool
-    // already held the warm-up's connection, the server saw one new connection per answer it
-    // had sent: the hundred requests waited in the client's queue, not the server's.)
-    const answers = await Promise.all(
-      Array.from({ length: ATTEMPTS }, (_, i) =>
-        postAlone(
-          `${server.url}/api/booking/create`,
-          { "x-forwarded-for": `198.51.100.${(i % 250) + 1}` },
-          {
-            businessLink: "demo-salon",
-            serviceId: haircut.id,
-            appointmentDate: `${slot!.date}T${slot!.time}`,
-            customerInfo: { name: "Bench", phone: `+1212555${String(1000 + i)}` },
-            requestCall: false,
-          },
-        ),
+    // Each request on a connection of its own; once all hundred are open, the requests go out
+    // together, and each one's time runs from its sending to its whole answer. (Through fetch,
+    // whose pool already held the warm-up's connection, the server saw one new connection per
+    // answer it had sent: the requests waited in the client's queue, not the server's.)
+    const requests = Array.from({ length: ATTEMPTS }, (_, i) =>
+      openPost(
+        `${server.url}/api/booking/create`,
+        { "x-forwarded-for": `198.51.100.${(i % 250) + 1}` },
+        {
+          businessLink: "demo-salon",
+          serviceId: haircut.id,
+          appointmentDate: `${slot!.date}T${slot!.time}`,
+          customerInfo: { name: "Bench", phone: `+1212555${String(1000 + i)}` },
+          requestCall: false,
+        },
       ),
     );
+    await Promise.all(requests.map((request) => request.connected));
+    const answers = await Promise.all(requests.map((request) => request.send()));
     const times = answers.map((a) => a.ms).sort((a, b) => a - b);
     const booked = answers.filter((a) => a.status === 201).length;
     const taken = answers.filter((a) => a.code === "slot_taken").length;
@@ -65,36 +66,54 @@ async function round(label: string, databaseUrl: string | undefined) {
   }
 }
 
-/** POSTs JSON on a new connection (no pool); the answer's status, its `code` and the milliseconds from the call to the whole answer. */
-function postAlone(url: string, headers: Record<string, string>, body: unknown) {
-  const started = performance.now();
+/**
+ * A POST of JSON on a connection of its own (no pool), opened now and sent by `send()`, which
+ * resolves with the answer's status, its `code` and the milliseconds from sending to the whole answer.
+ */
+function openPost(url: string, headers: Record<string, string>, body: unknown) {
   const payload = JSON.stringify(body);
-  return new Promise<{ status: number; code?: string; ms: number }>((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: "POST",
-        agent: false,
-        headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
-      },
-      (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => (text += chunk));
-        response.on("end", () => {
-          let code: string | undefined;
-          try {
-            code = (JSON.parse(text) as { code?: string }).code;
-          } catch {
-            code = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, code, ms: performance.now() - started });
-        });
-      },
-    );
-    request.on("error", reject);
-    request.end(payload);
+  let started = 0;
+  let answered: (answer: { status: number; code?: string; ms: number }) => void = () => {};
+  let failed: (error: Error) => void = () => {};
+  const answer = new Promise<{ status: number; code?: string; ms: number }>((resolve, reject) => {
+    answered = resolve;
+    failed = reject;
   });
+  const request = http.request(
+    url,
+    {
+      method: "POST",
+      agent: false,
+      headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+    },
+    (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => {
+        let code: string | undefined;
+        try {
+          code = (JSON.parse(text) as { code?: string }).code;
+        } catch {
+          code = undefined;
+        }
+        answered({ status: response.statusCode ?? 0, code, ms: performance.now() - started });
+      });
+    },
+  );
+  request.on("error", failed);
+  const connected = new Promise<void>((resolve, reject) => {
+    request.on("socket", (socket) => socket.once("connect", () => resolve()));
+    request.on("error", reject);
+  });
+  return {
+    connected,
+    send() {
+      started = performance.now();
+      request.end(payload);
+      return answer;
+    },
+  };
 }
 
 async function warmUp(url: string, serviceId: number, avoidDate: string) {
