@@ -24,4 +24,17 @@ describe("batchedCalls", () => {
     fail = false;
     await expect(echo("c")).resolves.toBe("c");
   });
+
+  it("runs a batch as soon as it holds maxItems, and the rest in the next", async () => {
+    const batches: number[][] = [];
+    const echo = batchedCalls(
+      async (items: number[]) => {
+        batches.push(items);
+        return items;
+      },
+      { maxItems: 2 },
+    );
+    await expect(Promise.all([echo(1), echo(2), echo(3), echo(4), echo(5)])).resolves.toEqual([1, 2, 3, 4, 5]);
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
 });

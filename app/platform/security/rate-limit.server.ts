@@ -46,11 +46,16 @@ const counters = new WeakMap<Db, (hits: Hits) => Promise<RateLimitResult[]>>();
 function countedTogether(db: Db) {
   let count = counters.get(db);
   if (!count) {
-    count = batchedCalls(async (perRequest: Hits[]) => {
-      const results = await hitRateLimits(db, perRequest.flat());
-      let next = 0;
-      return perRequest.map((hits) => results.slice(next, (next += hits.length)));
-    });
+    // At most 500 requests a statement: a few rules each, a handful of parameters a rule, far
+    // below the 65,535 parameters PostgreSQL takes in one.
+    count = batchedCalls(
+      async (perRequest: Hits[]) => {
+        const results = await hitRateLimits(db, perRequest.flat());
+        let next = 0;
+        return perRequest.map((hits) => results.slice(next, (next += hits.length)));
+      },
+      { maxItems: 500 },
+    );
     counters.set(db, count);
   }
   return count;
