@@ -276,6 +276,9 @@ describe.each([
     await page.keyboard.press("Space");
     await tabTo(page, (f) => f.tag === "button" && f.name === t.owner.reschedule.move, 100);
     await page.keyboard.press("Enter");
+    // The booking's page says it moved (the e-mail may come first: a navigation still under way
+    // would be cut short by the next goto).
+    await page.waitForURL((url) => url.searchParams.get("done") === "moved");
     const moved = await waitForMail(server.dataDir, emails.move, /has a new time$/);
     expect(moved.text).toContain(who.move);
 

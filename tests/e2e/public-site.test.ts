@@ -259,6 +259,9 @@ describe("the language switcher", () => {
       if (match) localeChunks.push(match[1]!);
     });
     await page.goto(`${server.url}/faq?lng=ar`, { waitUntil: "networkidle" });
+    // On a busy machine the page's scripts may ask for the language after the network went quiet:
+    // the page hydrates only once it has it.
+    await hydrated(page);
     expect(localeChunks).toEqual(["ar"]);
 
     await page.getByLabel("اللغة").first().selectOption("fr");
