@@ -7,7 +7,7 @@ import { chromiumPath } from "../tests/support/browser";
 import { startServer } from "../tests/support/server";
 
 const pages = process.argv.length > 2 ? process.argv.slice(2) : ["/", "/business", "/book/demo-salon"];
-const executable = chromiumPath();
+const executable = chromiumPath({ fullBrowser: true });
 if (!executable) throw new Error("Chromium not found: apt-get install -y chromium, or set CHROMIUM_PATH");
 
 const server = await startServer({ SEED_DEMO_DATA: "true" });

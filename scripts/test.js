@@ -65,14 +65,17 @@ function treeKey() {
 // Beside the build it vouches for (and per checkout: node_modules may be shared by several).
 const stampFile = path.join(root, "build", ".checks-passed");
 
-const chromium = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
+// As tests/support/browser.ts picks it: Debian's headless shell before the full browser.
+const chromium = [process.env.CHROMIUM_PATH, "/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser"].find(
+  (p) => p && existsSync(p),
+);
 const banner = (lines) => {
   const bar = "!".repeat(78);
   console.error(`\n${bar}\n${lines.map((l) => `!! ${l}`).join("\n")}\n${bar}\n`);
 };
 const noBrowser = [
   "CHROMIUM NOT FOUND: the browser (end-to-end and accessibility) tests cannot run.",
-  "Fix: sudo apt-get install -y chromium   (or set CHROMIUM_PATH to a Chromium binary)",
+  "Fix: sudo apt-get install -y chromium-headless-shell   (or chromium; or set CHROMIUM_PATH to a Chromium binary)",
 ];
 if (!chromium) {
   banner(noBrowser);
