@@ -8,6 +8,7 @@ import { accounts, bookings, businesses, calendarFeeds } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
+import { jobsIdle } from "../support/jobs";
 
 let app: Awaited<ReturnType<typeof startAppInProcess>>;
 let owner: ReturnType<typeof httpClient>;
@@ -141,6 +142,9 @@ describe("the owner's calendar feed", () => {
 
     // The owner cancels Tom's booking.
     expect((await owner.postForm("/dashboard", { intent: "cancel-booking", bookingId: String(tomId) })).status).toBe(302);
+    // The bookings' confirmation calls are queued with them and write their outcome on the
+    // booking (its last change, the events' DTSTAMP): the feed is read once that is done.
+    await jobsIdle(app.services);
 
     const { response, body } = await readFeed(links.https);
     expect(response.status).toBe(200);
