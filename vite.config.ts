@@ -34,8 +34,10 @@ export default defineConfig(({ isSsrBuild, mode }) =>
           server: { deps: { external: [/\/build\/(server|bridge)\//] } },
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // Two cores: each e2e file runs a server and a browser of its own.
-          maxWorkers: 2,
+          // Three files at a time on this 2-core machine: an integration file spends much of its
+          // time waiting (call audio played in real time, job queue polls), and with two the cores
+          // were idle a fifth of the suite (bench/README.md, "CI's time").
+          maxWorkers: 3,
         },
       },
 );
