@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { chromiumPath } from "../tests/support/chromium-path.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const run = (cmd, args, env = {}) => spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
@@ -65,10 +66,8 @@ function treeKey() {
 // Beside the build it vouches for (and per checkout: node_modules may be shared by several).
 const stampFile = path.join(root, "build", ".checks-passed");
 
-// As tests/support/browser.ts picks it: Debian's headless shell before the full browser.
-const chromium = [process.env.CHROMIUM_PATH, "/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser"].find(
-  (p) => p && existsSync(p),
-);
+// The browser the tests will drive (Debian's headless shell before the full browser).
+const chromium = chromiumPath();
 const banner = (lines) => {
   const bar = "!".repeat(78);
   console.error(`\n${bar}\n${lines.map((l) => `!! ${l}`).join("\n")}\n${bar}\n`);

@@ -1,25 +1,11 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromiumPath } from "./chromium-path.mjs";
 
-/**
- * The Chromium the tests drive: CHROMIUM_PATH when set; else Debian's headless shell
- * (`chromium-headless-shell`: the same Chromium, built without the desktop browser around the
- * page, as Playwright's own headless mode is; the browser suites take half the CPU they take in
- * the full browser's headless mode); else Debian's `chromium`. `fullBrowser`: the full browser
- * only (Lighthouse launches it in its own way).
- */
-export function chromiumPath(options: { fullBrowser?: boolean } = {}): string | null {
-  const candidates = [
-    process.env.CHROMIUM_PATH,
-    ...(options.fullBrowser ? [] : ["/usr/bin/chromium-headless-shell"]),
-    "/usr/bin/chromium",
-    "/usr/bin/chromium-browser",
-  ];
-  return candidates.find((candidate): candidate is string => Boolean(candidate && existsSync(candidate))) ?? null;
-}
+export { chromiumPath };
 
 /** `extraArgs`: more Chromium switches, e.g. a fake microphone (--use-fake-device-for-media-stream). */
 export async function launchBrowser(options: { extraArgs?: string[] } = {}): Promise<Browser> {

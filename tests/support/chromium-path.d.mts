@@ -1,0 +1,2 @@
+/** See chromium-path.mjs. */
+export function chromiumPath(options?: { fullBrowser?: boolean }): string | null;
