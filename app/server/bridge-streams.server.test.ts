@@ -43,7 +43,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  endpoint?.close();
+  await endpoint?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
   await services?.close();

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer } from "ws";
+import { WebSocket, WebSocketServer } from "ws";
 import { parseDbId } from "~/lib/ids";
 import { bridgeWebCallVoice, CLOSE_TOO_MANY_VOICES, VOICE_SESSIONS_PER_ADDRESS, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
 import { bridgeMediaStream, mediaStreamUrl, qualityWritesSettled, type BridgeServices } from "~/voice/bridge.server";
@@ -30,14 +30,21 @@ export function mediaStreamEndpoint(services: BridgeServices) {
       }
       sockets.handleUpgrade(request, socket, head, (ws) => bridgeMediaStream(services, ws, callId));
     },
-    /** Ends the calls' streams, then waits (a second at most) for them to close and their quality to be written. */
+    /**
+     * Ends the calls' streams, then waits for them to close and their quality to be written: a
+     * second for the provider's side to answer the close, then their sockets are cut, so no call
+     * ends (and writes) after the database is closed.
+     */
     async close() {
-      const closed = [...sockets.clients].map((client) => new Promise((resolve) => client.once("close", resolve)));
-      for (const client of sockets.clients) client.close(1001, "server shutting down");
+      const clients = [...sockets.clients];
+      const closed = Promise.all(clients.map((client) => new Promise((resolve) => client.once("close", resolve))));
+      for (const client of clients) client.close(1001, "server shutting down");
       sockets.close();
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
+      await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
       clearTimeout(timer);
+      for (const client of clients) if (client.readyState !== WebSocket.CLOSED) client.terminate();
+      await closed;
       await qualityWritesSettled();
     },
   };
