@@ -43,6 +43,11 @@ export default defineConfig(({ isSsrBuild, mode }) =>
           // than a test file's queries win back. The suite took 9 % less CPU with the baseline
           // compiler only (the same code, compiled once). The app itself (`npm start`) is untouched.
           execArgv: ["--liftoff-only"],
+          // A worker runs file after file with the modules it already loaded (the server build, the
+          // fakes, the SDKs): loading them afresh for each of the 110 files was about a third of
+          // the suite's CPU (bench/README.md, "CI's time"). Each file still starts its own apps,
+          // databases and browsers, and stops them; tests/support/setup.ts is run before each file.
+          isolate: false,
         },
       },
 );

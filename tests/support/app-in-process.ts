@@ -5,7 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import type { AppServer } from "~/server/http.server";
 import type { AppServices } from "~/platform/services.server";
+import { expect } from "vitest";
 import { createIsolatedDatabase } from "./database";
+import { runningApps } from "./running-apps";
 
 /**
  * The production build served in this test process, so a test can both drive it over HTTP and
@@ -33,9 +35,10 @@ export async function startAppInProcess(env: Record<string, string>) {
   const mod = (await import("../../build/server/index.js")) as { createProductionServer(): Promise<AppServer> };
   const app = await mod.createProductionServer();
   process.env = saved;
+  const running = {};
   server.on("request", app.handler);
   server.on("upgrade", (request, socket, head) => app.upgrade(request, socket, head));
-  return {
+  const started = {
     url,
     dataDir,
     /** Its PostgreSQL database, for a second app on the same one (undefined on PGlite, which one process owns). */
@@ -57,6 +60,9 @@ export async function startAppInProcess(env: Record<string, string>) {
       await closed;
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
+      runningApps.delete(running);
     },
   };
+  runningApps.set(running, { file: expect.getState().testPath ?? "a test file", stop: () => started.stop() });
+  return started;
 }

@@ -42,3 +42,17 @@ export function endExpectations() {
   expectations = [];
   return missed;
 }
+
+let unexpected: string[] = [];
+
+/** Notes a line no test expected (tests/support/setup.ts fails the test with it). */
+export function noteUnexpected(line: string) {
+  unexpected.push(line);
+}
+
+/** The unexpected lines since the last call. */
+export function takeUnexpected() {
+  const seen = unexpected;
+  unexpected = [];
+  return seen;
+}

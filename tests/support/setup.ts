@@ -1,6 +1,9 @@
 import { createRequire } from "node:module";
 import { afterAll, afterEach, vi } from "vitest";
-import { endExpectations, isExpected, type LogLevel } from "./console";
+import { endExpectations, isExpected, noteUnexpected, takeUnexpected, type LogLevel } from "./console";
+import { runningApps } from "./running-apps";
+
+const WRAPPED = Symbol.for("sakina.console-checked");
 
 // React's production build, as the app has under `npm start`, whatever a test imports first: the
 // development build records where every element was made, which made each page rendered by an
@@ -19,19 +22,24 @@ import { endExpectations, isExpected, type LogLevel } from "./console";
 
 // A warning or an error logged during a test fails it, unless the test declared it with
 // expectLog(): it means something broke, or a setting was refused, and nobody asserted on it.
-let unexpected: string[] = [];
+// Wrapped once per process: a worker runs several files (vitest.config's isolate: false), and this
+// file again before each of them.
 for (const level of ["warn", "error"] as const satisfies LogLevel[]) {
-  const original = console[level].bind(console);
-  console[level] = (...args: unknown[]) => {
-    const line = args.map((a) => (a instanceof Error ? (a.stack ?? a.message) : String(a))).join(" ");
-    if (!isExpected(level, line)) unexpected.push(`console.${level}: ${line}`);
-    original(...args);
-  };
+  const current = console[level] as ((...args: unknown[]) => void) & { [WRAPPED]?: true };
+  if (current[WRAPPED]) continue;
+  const original = current.bind(console);
+  console[level] = Object.assign(
+    (...args: unknown[]) => {
+      const line = args.map((a) => (a instanceof Error ? (a.stack ?? a.message) : String(a))).join(" ");
+      if (!isExpected(level, line)) noteUnexpected(`console.${level}: ${line}`);
+      original(...args);
+    },
+    { [WRAPPED]: true as const },
+  );
 }
 
 afterEach(() => {
-  const seen = unexpected;
-  unexpected = [];
+  const seen = takeUnexpected();
   const missed = endExpectations();
   vi.restoreAllMocks();
   if (seen.length > 0) {
@@ -57,6 +65,21 @@ afterAll(() => {
   if (stats && stats.captured > 0) {
     console.log(
       `axe: ${stats.checked} distinct states checked (${stats.checkedWithoutJavaScript} without JavaScript) and ${stats.known} known from earlier files or runs, of ${stats.captured} seen, ${(stats.milliseconds / 1000).toFixed(1)} s`,
+    );
+  }
+  // The next file in this worker counts its own.
+  if (stats) Object.assign(stats, { captured: 0, checked: 0, checkedWithoutJavaScript: 0, known: 0, milliseconds: 0 });
+});
+
+// The next file in this worker starts clean: an app this file started and left running is
+// stopped, and fails the file.
+afterAll(async () => {
+  const left = [...runningApps.values()];
+  runningApps.clear();
+  await Promise.allSettled(left.map((app) => app.stop()));
+  if (left.length > 0) {
+    throw new Error(
+      `In-process apps started and never stopped (by ${[...new Set(left.map((app) => app.file))].join(", ")}): stop each in afterAll.`,
     );
   }
 });
