@@ -150,10 +150,17 @@ export interface PreparedSession {
 
 /**
  * Realtime sessions opened while Twilio fetched a call's TwiML, until its media stream takes them
- * (this process only). The entry exists from the first moment, so a stream arriving while the
- * session is still connecting waits for it rather than opening a second one.
+ * (this process only), by database (a call's id names it in its own database: two apps in one
+ * process never take each other's). The entry exists from the first moment, so a stream arriving
+ * while the session is still connecting waits for it rather than opening a second one.
  */
-const preparedSessions = new Map<number, { ready: Promise<PreparedSession | null>; expiry: NodeJS.Timeout }>();
+type PreparedEntry = { ready: Promise<PreparedSession | null>; expiry: NodeJS.Timeout };
+const preparedByDatabase = new WeakMap<BridgeServices["db"], Map<number, PreparedEntry>>();
+function preparedSessions(services: Pick<BridgeServices, "db">) {
+  let sessions = preparedByDatabase.get(services.db);
+  if (!sessions) preparedByDatabase.set(services.db, (sessions = new Map()));
+  return sessions;
+}
 
 /**
  * Fast first words: the realtime session is opened, configured and asked for the greeting when
@@ -161,7 +168,8 @@ const preparedSessions = new Map<number, { ready: Promise<PreparedSession | null
  * connects. A session no stream claims within `ttlMs` is closed. Never throws.
  */
 export function prepareVoiceSession(services: BridgeServices, call: Call, ttlMs: number) {
-  if (!services.voiceModel.configured || preparedSessions.has(call.id)) return;
+  const sessions = preparedSessions(services);
+  if (!services.voiceModel.configured || sessions.has(call.id)) return;
   const ready = (async (): Promise<PreparedSession | null> => {
     const agent = await agentForCall(services, call);
     const socket = services.voiceModel.openSession();
@@ -175,15 +183,19 @@ export function prepareVoiceSession(services: BridgeServices, call: Call, ttlMs:
     for (const event of sessionSetup(agent, PHONE_AUDIO)) socket.send(JSON.stringify(event));
     return prepared;
   })().catch(() => null);
-  const expiry = setTimeout(() => void takePreparedSession(call.id).then((prepared) => prepared?.socket.close(1000, "not claimed")), ttlMs);
-  preparedSessions.set(call.id, { ready, expiry });
+  const expiry = setTimeout(
+    () => void takePreparedSession(services, call.id).then((prepared) => prepared?.socket.close(1000, "not claimed")),
+    ttlMs,
+  );
+  sessions.set(call.id, { ready, expiry });
 }
 
 /** The call's prepared session once it is open (null if there is none, or it failed); it is no longer kept. */
-async function takePreparedSession(callId: number) {
-  const entry = preparedSessions.get(callId);
+async function takePreparedSession(services: Pick<BridgeServices, "db">, callId: number) {
+  const sessions = preparedSessions(services);
+  const entry = sessions.get(callId);
   if (!entry) return null;
-  preparedSessions.delete(callId);
+  sessions.delete(callId);
   clearTimeout(entry.expiry);
   return entry.ready;
 }
@@ -253,7 +265,7 @@ function phoneLeg(services: BridgeServices, callId: number, log: (message: strin
       return {
         agent: () => agentForCall(services, found),
         // The session opened when Twilio asked for the TwiML is taken over: its greeting is on its way.
-        prepared: () => takePreparedSession(callId),
+        prepared: () => takePreparedSession(services, callId),
       };
     },
     record: (moment) => markCallMoment(services.db, callId, moment),

@@ -71,12 +71,15 @@ export function callMeState(t: TFunction, call: Call): CallMeState {
   return { state: "calling", phone };
 }
 
+/** The last answer of each telephony account (of each app's services) to whether it is a trial. */
+const trialChecks = new WeakMap<AppServices["telephony"], { at: number; trial: boolean }>();
 /** Whether the telephony account is a trial (it may only call verified numbers); checked at most once a minute. */
-let trialCheck: { at: number; trial: boolean } | null = null;
 export async function telephonyIsTrial(services: AppServices) {
   if (!services.telephony.configured) return false;
-  if (trialCheck && Date.now() - trialCheck.at < 60_000) return trialCheck.trial;
+  const known = trialChecks.get(services.telephony);
+  if (known && Date.now() - known.at < 60_000) return known.trial;
   const result = await services.telephony.checkCredentials().catch(() => ({ ok: false, message: "", trial: false }));
-  trialCheck = { at: Date.now(), trial: Boolean(result.trial) };
-  return trialCheck.trial;
+  const checked = { at: Date.now(), trial: Boolean(result.trial) };
+  trialChecks.set(services.telephony, checked);
+  return checked.trial;
 }
