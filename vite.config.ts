@@ -1,7 +1,45 @@
 /// <reference types="vitest/config" />
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { defineConfig } from "vite";
+
+/** The test files under these folders (`*.test.ts`, `*.test.tsx`), as paths from the project's root. */
+function testFiles(folders: string[]): string[] {
+  return folders.flatMap((folder) =>
+    readdirSync(folder, { recursive: true, encoding: "utf8" })
+      .filter((file) => /\.test\.tsx?$/.test(file))
+      .map((file) => `${folder}/${file.split(path.sep).join("/")}`),
+  );
+}
+
+/** The test files whose in-process apps bridge calls to the fake realtime model (see `projects` below). */
+const CALLS_IN_PROCESS = [
+  "app/server/bridge-streams.server.test.ts",
+  ...[
+    "agent-tools",
+    "agent-voice",
+    "agent",
+    "bridge-process",
+    "call-lines",
+    "call-quality",
+    "calls",
+    "dead-air",
+    "delivery",
+    "dialling-under-faults",
+    "empathy",
+    "owner-frames",
+    "prepared-session",
+    "recording",
+    "redirects-and-odd-input",
+    "reminder-calls",
+    "subscriptions",
+    "trust-retention-streams",
+    "voice-settings",
+    "voices",
+  ].map((name) => `tests/integration/${name}.test.ts`),
+];
 
 export default defineConfig(({ isSsrBuild, mode }) =>
   mode === "bridge"
@@ -27,7 +65,6 @@ export default defineConfig(({ isSsrBuild, mode }) =>
         oxc: process.env.VITEST ? { jsx: { runtime: "automatic", development: false } } : undefined,
         resolve: { tsconfigPaths: true },
         test: {
-          include: ["app/**/*.test.{ts,tsx}", "models/**/*.test.ts", "tests/**/*.test.ts"],
           setupFiles: ["tests/support/setup.ts"],
           // The production build, which in-process apps serve (tests/support/app-in-process.ts),
           // is plain JavaScript: Node loads it as `npm start` does, not through Vite's transform.
@@ -43,11 +80,32 @@ export default defineConfig(({ isSsrBuild, mode }) =>
           // than a test file's queries win back. The suite took 9 % less CPU with the baseline
           // compiler only (the same code, compiled once). The app itself (`npm start`) is untouched.
           execArgv: ["--liftoff-only"],
-          // A worker runs file after file with the modules it already loaded (the server build, the
-          // fakes, the SDKs): loading them afresh for each of the 110 files was about a third of
-          // the suite's CPU (bench/README.md, "CI's time"). Each file still starts its own apps,
-          // databases and browsers, and stops them; tests/support/setup.ts is run before each file.
-          isolate: false,
+          projects: [
+            {
+              extends: true,
+              test: {
+                name: "calls",
+                include: CALLS_IN_PROCESS,
+                // Each in a process of its own, ended with the file: a call a file's app bridged
+                // could outlive the app by its timers (a silent model's 60 s) and log into the next
+                // file's test, in CI runs and never alone.
+                isolate: true,
+              },
+            },
+            {
+              extends: true,
+              test: {
+                name: "rest",
+                // Listed rather than excluded: a project's own `exclude` would drop the command line's.
+                include: testFiles(["app", "models", "tests"]).filter((file) => !CALLS_IN_PROCESS.includes(file)),
+                // A worker runs file after file with the modules it already loaded (the server build,
+                // the fakes, the SDKs): loading them afresh for each file was about a third of the
+                // suite's CPU (bench/README.md, "CI's time"). Each file still starts its own apps,
+                // databases and browsers, and stops them (setup.ts fails a file that leaves an app).
+                isolate: false,
+              },
+            },
+          ],
         },
       },
 );
