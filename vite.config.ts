@@ -41,6 +41,9 @@ const CALLS_IN_PROCESS = [
   ].map((name) => `tests/integration/${name}.test.ts`),
 ];
 
+/** The files that run each in a process of its own: those, and the browser tests. */
+const ISOLATED = [...CALLS_IN_PROCESS, ...testFiles(["tests/e2e"])];
+
 export default defineConfig(({ isSsrBuild, mode }) =>
   mode === "bridge"
     ? {
@@ -84,11 +87,12 @@ export default defineConfig(({ isSsrBuild, mode }) =>
             {
               extends: true,
               test: {
-                name: "calls",
-                include: CALLS_IN_PROCESS,
+                name: "isolated",
+                include: ISOLATED,
                 // Each in a process of its own, ended with the file: a call a file's app bridged
                 // could outlive the app by its timers (a silent model's 60 s) and log into the next
-                // file's test, in CI runs and never alone.
+                // file's test, in CI runs and never alone; a browser file once lost its page
+                // ("Not attached to an active page") in a worker shared with other browser files.
                 isolate: true,
               },
             },
@@ -97,7 +101,7 @@ export default defineConfig(({ isSsrBuild, mode }) =>
               test: {
                 name: "rest",
                 // Listed rather than excluded: a project's own `exclude` would drop the command line's.
-                include: testFiles(["app", "models", "tests"]).filter((file) => !CALLS_IN_PROCESS.includes(file)),
+                include: testFiles(["app", "models", "tests"]).filter((file) => !ISOLATED.includes(file)),
                 // A worker runs file after file with the modules it already loaded (the server build,
                 // the fakes, the SDKs): loading them afresh for each file was about a third of the
                 // suite's CPU (bench/README.md, "CI's time"). Each file still starts its own apps,
