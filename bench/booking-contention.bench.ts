@@ -1,10 +1,12 @@
 // Booking contention: 100 simultaneous bookings of one slot through the real HTTP API, on PGlite
 // and on PostgreSQL (127.0.0.1:5432, or BENCH_DATABASE_URL). Prints the answers' counts and
-// p50/p95/p99 latency. Needs the production build (`npx react-router build`).
+// p50/p95/p99 latency, and the server's CPU time for the round (all its threads: JIT and GC
+// helpers too). Needs the production build (`npx react-router build`).
 //
-//   npm run bench:contention
+//   npm run bench:contention [-- --cold] [-- --times]
 import http from "node:http";
 import { startServer } from "../tests/support/server";
+import { cpuSeconds } from "./process-cpu";
 
 const ATTEMPTS = 100;
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -50,15 +52,20 @@ async function round(label: string, databaseUrl: string | undefined) {
       ),
     );
     await Promise.all(requests.map((request) => request.connected));
+    const cpuBefore = cpuSeconds(server.pid);
     const answers = await Promise.all(requests.map((request) => request.send()));
+    const cpuAfter = cpuSeconds(server.pid);
     const times = answers.map((a) => a.ms).sort((a, b) => a - b);
+    // `--times`: every answer's time in the order the requests were sent, the booking marked with *.
+    if (process.argv.includes("--times")) console.log(answers.map((a) => `${a.ms.toFixed(0)}${a.status === 201 ? "*" : ""}`).join(" "));
     const booked = answers.filter((a) => a.status === 201).length;
     const taken = answers.filter((a) => a.code === "slot_taken").length;
     const errors = answers.filter((a) => a.status >= 500).length;
     const other = ATTEMPTS - booked - taken - errors;
     console.log(
       `${label.padEnd(10)} booked ${booked}  slot_taken ${taken}  5xx ${errors}  other ${other}  ` +
-        `p50 ${percentile(times, 50).toFixed(0)} ms  p95 ${percentile(times, 95).toFixed(0)} ms  p99 ${percentile(times, 99).toFixed(0)} ms`,
+        `p50 ${percentile(times, 50).toFixed(0)} ms  p95 ${percentile(times, 95).toFixed(0)} ms  p99 ${percentile(times, 99).toFixed(0)} ms  ` +
+        `server CPU ${cpuBefore === null || cpuAfter === null ? "?" : `${((cpuAfter - cpuBefore) * 1000).toFixed(0)} ms`}`,
     );
     return booked === 1 && errors === 0;
   } finally {

@@ -18,7 +18,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -29,6 +29,7 @@ import { parseEnv } from "../app/platform/env.server";
 import { createServices } from "../app/server/services.server";
 import { demoOwnerPassword } from "../tests/support/demo-owner";
 import { httpClient } from "../tests/support/http-client";
+import { cpuSeconds } from "./process-cpu";
 
 const root = path.resolve(import.meta.dirname, "..");
 const arg = (name: string, fallback: number) => {
@@ -131,16 +132,6 @@ function fetchRaw(url: string, cookie?: string) {
 
 /** `name=value` pairs of Set-Cookie lines, as a browser sends them back. */
 const cookieHeader = (lines: string[]) => lines.map((line) => line.split(";")[0]).join("; ");
-
-/** CPU seconds a process has used (user and system), from /proc: null where there is none. */
-function cpuSeconds(pid: number | undefined) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Load on `url` for the run's time; also the server's CPU time per answer, which other work on

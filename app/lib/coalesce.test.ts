@@ -37,4 +37,27 @@ describe("batchedCalls", () => {
     await expect(Promise.all([echo(1), echo(2), echo(3), echo(4), echo(5)])).resolves.toEqual([1, 2, 3, 4, 5]);
     expect(batches).toEqual([[1, 2], [3, 4], [5]]);
   });
+
+  it("holds the items asked for while a batch runs, and sends them together once it is done", async () => {
+    const batches: number[][] = [];
+    let finishFirst: () => void = () => {};
+    const echo = batchedCalls(async (items: number[]) => {
+      batches.push(items);
+      if (batches.length === 1) await new Promise<void>((resolve) => (finishFirst = resolve));
+      return items;
+    });
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = echo(1);
+    await nextTurn();
+    expect(batches).toEqual([[1]]);
+    // Asked for in two later turns, while the first batch is still running.
+    const second = echo(2);
+    await nextTurn();
+    const third = echo(3);
+    await nextTurn();
+    expect(batches).toEqual([[1]]);
+    finishFirst();
+    await expect(Promise.all([first, second, third])).resolves.toEqual([1, 2, 3]);
+    expect(batches).toEqual([[1], [2, 3]]);
+  });
 });

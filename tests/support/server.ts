@@ -9,6 +9,8 @@ const root = path.resolve(import.meta.dirname, "../..");
 export interface RunningServer {
   url: string;
   dataDir: string;
+  /** The server process's id (a benchmark reads its CPU time from /proc). */
+  pid: number | undefined;
   output: () => string;
   /** Stops the server; fails when it wrote to stderr anything the test did not allow. */
   stop(): Promise<void>;
@@ -57,6 +59,7 @@ export async function startServer(env: Record<string, string> = {}, options: { a
   return {
     url,
     dataDir,
+    pid: child.pid,
     output: () => output,
     async stop() {
       if (child.exitCode === null) {
