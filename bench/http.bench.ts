@@ -1,7 +1,9 @@
 // `npm run bench:http`: requests per second and latency of the app's pages and APIs, each beside
 // a static server that sends the very same bytes, measured in the same run. Both servers are
 // pinned to CPU 0 (taskset), the load generator (autocannon, in this process) to CPU 1, so the
-// ratio says how much of one core the app spends beyond writing the response.
+// ratio says how much of one core the app spends beyond writing the response. Each page rendered
+// afresh is also beside the floor of any React Router page (startFloor: the router's request
+// handling and React rendering the same HTML as one string, gzipped), measured in the same run.
 //
 //   npm run build && npm run bench:http [-- --seconds 10 --connections 20]
 //   options for working on it: --only "date step" (rows whose name holds it), --cpu-prof-dir DIR
@@ -22,6 +24,7 @@ import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
 import autocannon from "autocannon";
 import { REFERENCE_ALPHABET } from "../models/booking-reference";
 import { bookings, businessServices, businesses } from "../models/schema";
@@ -109,6 +112,49 @@ function startStatic(responses: Map<string, { status: number; headers: Record<st
   return new Promise<{ url: string; child: ChildProcess }>((resolve) => {
     child.stdout!.once("data", (chunk: Buffer) => resolve({ url: chunk.toString().trim(), child }));
   });
+}
+
+/**
+ * The floor of any page React Router renders: its request handling (a Request, the route match,
+ * the loader, the static router and its hydration data) and React rendering a route whose whole
+ * markup is one string (the page's own HTML, with nothing to render inside it), gzipped at the
+ * app's level. The app's pages cannot be faster than this; a target above it asks for another stack.
+ */
+function startFloor(pages: Map<string, string>) {
+  const source = `
+    const http = require("node:http");
+    const zlib = require("node:zlib");
+    const React = require("react");
+    const { renderToString } = require("react-dom/server");
+    const { createStaticHandler, createStaticRouter, StaticRouterProvider } = require("react-router");
+    const pages = new Map(JSON.parse(process.argv[1]));
+    const route = { id: "root", path: "*", loader: () => ({ at: Date.now() }) };
+    const handler = createStaticHandler([route]);
+    const server = http.createServer(async (req, res) => {
+      const html = pages.get(req.url);
+      if (html === undefined) { res.writeHead(404); res.end(); return; }
+      const context = await handler.query(new Request("http://127.0.0.1" + req.url, { headers: req.headers }));
+      const Component = () => React.createElement("div", { dangerouslySetInnerHTML: { __html: html } });
+      const router = createStaticRouter([{ ...route, Component }], context);
+      const body = zlib.gzipSync("<!DOCTYPE html>" + renderToString(React.createElement(StaticRouterProvider, { router, context })), { level: 1 });
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip", "content-length": body.length });
+      res.end(body);
+    });
+    server.listen(0, "127.0.0.1", () => console.log("http://127.0.0.1:" + server.address().port));
+  `;
+  const [command, ...args] = [...pin(0), process.execPath, "-e", source, JSON.stringify([...pages])];
+  const child = spawn(command!, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise<{ url: string; child: ChildProcess }>((resolve) => {
+    child.stdout!.once("data", (chunk: Buffer) => resolve({ url: chunk.toString().trim(), child }));
+  });
+}
+
+/** A page's HTML as the app sent it, decoded. */
+function decodedHtml(response: { headers: Record<string, string>; body: Buffer }) {
+  const encoding = response.headers["content-encoding"];
+  if (encoding === "gzip") return zlib.gunzipSync(response.body).toString();
+  if (encoding === "br") return zlib.brotliDecompressSync(response.body).toString();
+  return response.body.toString();
 }
 
 function fetchRaw(url: string, cookie?: string) {
@@ -219,25 +265,41 @@ for (const [index, target] of chosen.entries()) {
 }
 const statik = await startStatic(responses);
 process.on("exit", () => statik.child.kill("SIGTERM"));
+// The floor server answers `/{index}` for each HTML page (the document without its doctype).
+const pages = new Map(
+  [...responses]
+    .filter(([, response]) => /^text\/html/.test(response.headers["content-type"] ?? ""))
+    .map(([key, response]) => [key, decodedHtml(response).replace(/^<!DOCTYPE html>/i, "")] as const),
+);
+const floor = await startFloor(pages);
+process.on("exit", () => floor.child.kill("SIGTERM"));
 
 console.log(`${seconds} s per run, ${connections} connections; servers on CPU 0, load generator on CPU 1; Node ${process.version}`);
-console.log("| request | bytes sent | app req/s | app p50 / p99 ms | static req/s | app / static | CPU µs per answer: app, static |");
-console.log("|---|---|---|---|---|---|---|");
+console.log(
+  "| request | bytes sent | app req/s | app p50 / p99 ms | static req/s | app / static | floor req/s (floor / static) | CPU µs per answer: app, static, floor |",
+);
+console.log("|---|---|---|---|---|---|---|---|");
 try {
   for (const [index, target] of chosen.entries()) {
     const appResult = await load(`${app.url}${target.path}`, app.child, target.cookie);
     const staticResult = await load(`${statik.url}/${index}`, statik.child);
+    // The floor only for pages rendered afresh (a first visit is served from the page cache).
+    const floorResult = target.cookie && pages.has(`/${index}`) ? await load(`${floor.url}/${index}`, floor.child) : null;
     const bytes = responses.get(`/${index}`)!.body.length;
-    const ratio = `${((appResult.rps / staticResult.rps) * 100).toFixed(0)}%`;
+    const percent = (part: number) => `${((part / staticResult.rps) * 100).toFixed(0)}%`;
     const errors = appResult.errors ? ` (${appResult.errors} errors)` : "";
-    const cpu = (result: { cpuPerRequest: number | null }) => (result.cpuPerRequest === null ? "?" : result.cpuPerRequest.toFixed(0));
+    const cpu = (result: { cpuPerRequest: number | null } | null) =>
+      result === null ? "–" : result.cpuPerRequest === null ? "?" : result.cpuPerRequest.toFixed(0);
+    const floorCell = floorResult ? `${floorResult.rps.toFixed(0)} (${percent(floorResult.rps)})` : "–";
     console.log(
-      `| ${target.name} | ${bytes} | ${appResult.rps.toFixed(0)}${errors} | ${appResult.p50} / ${appResult.p99} | ${staticResult.rps.toFixed(0)} | ${ratio} | ${cpu(appResult)}, ${cpu(staticResult)} |`,
+      `| ${target.name} | ${bytes} | ${appResult.rps.toFixed(0)}${errors} | ${appResult.p50} / ${appResult.p99} | ${staticResult.rps.toFixed(0)} | ` +
+        `${percent(appResult.rps)} | ${floorCell} | ${cpu(appResult)}, ${cpu(staticResult)}, ${cpu(floorResult)} |`,
     );
   }
 } finally {
   app.child.kill("SIGTERM");
   statik.child.kill("SIGTERM");
+  floor.child.kill("SIGTERM");
   await new Promise((resolve) => app.child.once("exit", resolve));
   await rm(dataDir, { recursive: true, force: true });
 }
