@@ -1,4 +1,5 @@
 import type { AppServices } from "~/platform/services.server";
+import { recentAnswers } from "~/lib/sharing/per-key";
 
 export interface ProviderStatus {
   id: string;
@@ -73,17 +74,10 @@ const KNOWN: Omit<ProviderStatus, "configured" | "working" | "message">[] = [
   },
 ];
 
-const CACHE_MS = 60_000;
-/** Per set of services (one per server), so two servers in one process never share answers. */
-const caches = new WeakMap<AppServices, { at: number; value: Awaited<ReturnType<typeof checkProviders>> }>();
-
-/** Each provider: configured or not, and working or not from a real request (cached a minute). */
-export async function providerStatuses(services: AppServices, options: { refresh?: boolean } = {}) {
-  const cached = caches.get(services);
-  if (!options.refresh && cached && Date.now() - cached.at < CACHE_MS) return cached.value;
-  const value = await checkProviders(services);
-  caches.set(services, { at: Date.now(), value });
-  return value;
+/** Each provider: configured or not, and working or not from a real request (kept a minute, per set of services). */
+const recentStatuses = recentAnswers(60_000, checkProviders);
+export function providerStatuses(services: AppServices, options: { refresh?: boolean } = {}) {
+  return recentStatuses(services, { fresh: options.refresh });
 }
 
 async function checkProviders(services: AppServices) {

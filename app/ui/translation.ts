@@ -1,6 +1,7 @@
 import type { i18n as I18n, TFunction } from "i18next";
 import { useContext } from "react";
 import { I18nContext, useTranslation as useLibraryTranslation } from "react-i18next";
+import { perKey } from "~/lib/sharing/per-key";
 
 export interface Translation {
   t: TFunction;
@@ -19,16 +20,10 @@ export interface Translation {
 export const useTranslation: () => Translation =
   typeof document === "undefined" ? useServerTranslation : (useLibraryTranslation as () => Translation);
 
-const perInstance = new WeakMap<I18n, Translation>();
+const translationOf = perKey((i18n: I18n): Translation => ({ t: rememberingPlainKeys(i18n.getFixedT(i18n.language)), i18n }));
 
 function useServerTranslation(): Translation {
-  const { i18n } = useContext(I18nContext);
-  let translation = perInstance.get(i18n);
-  if (!translation) {
-    translation = { t: rememberingPlainKeys(i18n.getFixedT(i18n.language)), i18n };
-    perInstance.set(i18n, translation);
-  }
-  return translation;
+  return translationOf(useContext(I18nContext).i18n);
 }
 
 /** Enough for every key the app's code names; a key made from input beyond it is resolved each time. */

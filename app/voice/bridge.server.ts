@@ -24,6 +24,7 @@ import {
   type TwilioMessage,
 } from "~/voice/bridge-codec.server";
 import { CallState } from "~/voice/call-state.server";
+import { perKey } from "~/lib/sharing/per-key";
 
 export type { TwilioMessage } from "~/voice/bridge-codec.server";
 
@@ -155,12 +156,8 @@ export interface PreparedSession {
  * while the session is still connecting waits for it rather than opening a second one.
  */
 type PreparedEntry = { ready: Promise<PreparedSession | null>; expiry: NodeJS.Timeout };
-const preparedByDatabase = new WeakMap<BridgeServices["db"], Map<number, PreparedEntry>>();
-function preparedSessions(services: Pick<BridgeServices, "db">) {
-  let sessions = preparedByDatabase.get(services.db);
-  if (!sessions) preparedByDatabase.set(services.db, (sessions = new Map()));
-  return sessions;
-}
+const preparedByDatabase = perKey((_db: BridgeServices["db"]) => new Map<number, PreparedEntry>());
+const preparedSessions = (services: Pick<BridgeServices, "db">) => preparedByDatabase(services.db);
 
 /**
  * Fast first words: the realtime session is opened, configured and asked for the greeting when

@@ -8,6 +8,7 @@ import { servicesContext } from "~/platform/context";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { callMeFailure, callMeNumber } from "./phone-rules";
+import { recentAnswers } from "~/lib/sharing/per-key";
 
 /** The Saudi-dialect agent's voice on the phone. */
 export const AGENT_VOICE = "ash";
@@ -72,14 +73,11 @@ export function callMeState(t: TFunction, call: Call): CallMeState {
 }
 
 /** The last answer of each telephony account (of each app's services) to whether it is a trial. */
-const trialChecks = new WeakMap<AppServices["telephony"], { at: number; trial: boolean }>();
+const recentTrialAnswers = recentAnswers(60_000, async (telephony: AppServices["telephony"]) => {
+  const result = await telephony.checkCredentials().catch(() => ({ ok: false, message: "", trial: false }));
+  return Boolean(result.trial);
+});
 /** Whether the telephony account is a trial (it may only call verified numbers); checked at most once a minute. */
 export async function telephonyIsTrial(services: AppServices) {
-  if (!services.telephony.configured) return false;
-  const known = trialChecks.get(services.telephony);
-  if (known && Date.now() - known.at < 60_000) return known.trial;
-  const result = await services.telephony.checkCredentials().catch(() => ({ ok: false, message: "", trial: false }));
-  const checked = { at: Date.now(), trial: Boolean(result.trial) };
-  trialChecks.set(services.telephony, checked);
-  return checked.trial;
+  return services.telephony.configured ? recentTrialAnswers(services.telephony) : false;
 }

@@ -1,6 +1,7 @@
 import { BUSINESS_CHANGES_CHANNEL } from "#models/analytics";
 import type { DatabaseHandle } from "~/platform/db.server";
 import type { AppServices } from "~/platform/services.server";
+import { perKey } from "~/lib/sharing/per-key";
 
 type Listener = () => void;
 
@@ -15,13 +16,9 @@ interface Hub {
  * pages of each business: a thousand open pages cost one connection and no query until a
  * booking or call of their business changes.
  */
-const hubs = new WeakMap<DatabaseHandle, Hub>();
-
-function hubOf(database: DatabaseHandle): Hub {
-  const existing = hubs.get(database);
-  if (existing) return existing;
+const hubOf = perKey((database: DatabaseHandle): Hub => {
   const listeners = new Map<number, Set<Listener>>();
-  const hub: Hub = {
+  return {
     listeners,
     ready: database
       .listen(BUSINESS_CHANGES_CHANNEL, (payload) => {
@@ -31,14 +28,12 @@ function hubOf(database: DatabaseHandle): Hub {
         () => true,
         (error: Error) => {
           console.error("Live analytics are off: could not listen for changes:", error.message);
-          hubs.delete(database);
+          hubOf.forget(database);
           return false;
         },
       ),
   };
-  hubs.set(database, hub);
-  return hub;
-}
+});
 
 /**
  * Calls `listener` whenever a booking or confirmation call of the business changes (in any

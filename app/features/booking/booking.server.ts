@@ -39,7 +39,8 @@ import { bookingAgent, voicemailFor } from "./agent.server";
 import { nextCallingTime } from "./calling-hours";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import type { Db } from "#models/db";
-import { batchedCalls } from "~/lib/coalesce";
+import { batchedCalls } from "~/lib/sharing/coalesce";
+import { perKey } from "~/lib/sharing/per-key";
 
 export const BOOKING_WINDOW_DAYS = 30;
 
@@ -58,34 +59,28 @@ export function bookableBusinessWithService(services: AppServices, bookingLink: 
 }
 
 type BookableLookup = { business: Business | null; service: BusinessService | null };
-const lookups = new WeakMap<Db, (wanted: { bookingLink: string; serviceId: number }) => Promise<BookableLookup>>();
 
 /**
  * The lookups asked for in one turn of the event loop, one read per distinct business and service:
  * a burst of customers booking at one business costs one read, not one each.
  */
-function lookupsOn(db: Db) {
-  let lookup = lookups.get(db);
-  if (!lookup) {
-    lookup = batchedCalls(async (wanted: { bookingLink: string; serviceId: number }[]) => {
-      const found = new Map<string, Promise<BookableLookup>>();
-      const read = async (bookingLink: string, serviceId: number): Promise<BookableLookup> => {
-        const row = await findBusinessWithService(db, bookingLink, serviceId);
-        if (!row || row.business.status !== "active") return { business: null, service: null };
-        return { business: row.business, service: row.service?.active ? row.service : null };
-      };
-      return Promise.all(
-        wanted.map(({ bookingLink, serviceId }) => {
-          const key = `${bookingLink}\0${serviceId}`;
-          if (!found.has(key)) found.set(key, read(bookingLink, serviceId));
-          return found.get(key)!;
-        }),
-      );
-    });
-    lookups.set(db, lookup);
-  }
-  return lookup;
-}
+const lookupsOn = perKey((db: Db) =>
+  batchedCalls(async (wanted: { bookingLink: string; serviceId: number }[]) => {
+    const found = new Map<string, Promise<BookableLookup>>();
+    const read = async (bookingLink: string, serviceId: number): Promise<BookableLookup> => {
+      const row = await findBusinessWithService(db, bookingLink, serviceId);
+      if (!row || row.business.status !== "active") return { business: null, service: null };
+      return { business: row.business, service: row.service?.active ? row.service : null };
+    };
+    return Promise.all(
+      wanted.map(({ bookingLink, serviceId }) => {
+        const key = `${bookingLink}\0${serviceId}`;
+        if (!found.has(key)) found.set(key, read(bookingLink, serviceId));
+        return found.get(key)!;
+      }),
+    );
+  }),
+);
 
 export async function bookableServices(services: AppServices, business: Business) {
   return listServices(services.db, business.id, { activeOnly: true });
@@ -275,7 +270,7 @@ export type PlaceBookingResult =
  * nothing they can use (a retried key's booking, a time that is not a slot, a failure).
  */
 type SlotDecision = { kind: "booked"; booking: Booking; idempotencyKey: string | null } | { kind: "taken" } | null;
-const decisions = new WeakMap<Db, Map<string, Promise<SlotDecision>>>();
+const decisionsOn = perKey((_db: Db) => new Map<string, Promise<SlotDecision>>());
 
 /**
  * Books a free slot: the time must be one the slot list offers (opening hours, notice, window);
@@ -292,8 +287,7 @@ const decisions = new WeakMap<Db, Map<string, Promise<SlotDecision>>>();
 export async function placeBooking(services: AppServices, request: BookingRequest): Promise<PlaceBookingResult> {
   const startsAt = new Date(request.start);
   const endsAt = new Date(request.start + request.service.durationMinutes * 60_000);
-  let deciding = decisions.get(services.db);
-  if (!deciding) decisions.set(services.db, (deciding = new Map()));
+  const deciding = decisionsOn(services.db);
   const slot = `${request.business.id} ${startsAt.getTime()} ${endsAt.getTime()}`;
   const earlier = deciding.get(slot);
   if (earlier) {

@@ -1,22 +1,14 @@
 import type { TFunction } from "i18next";
 import { z } from "zod";
 import { safeText } from "~/lib/validation";
-
-const schemas = new WeakMap<TFunction, ReturnType<typeof buildContactSchema>>();
+import { perKey } from "~/lib/sharing/per-key";
 
 /**
  * The customer's details on the booking page: name and phone required, e-mail and notes optional.
  * One schema per translator (the server keeps one per language): building it was a visible share
  * of every booking request.
  */
-export function contactSchema(t: TFunction) {
-  let schema = schemas.get(t);
-  if (!schema) {
-    schema = buildContactSchema(t);
-    schemas.set(t, schema);
-  }
-  return schema;
-}
+export const contactSchema = perKey((t: TFunction) => buildContactSchema(t));
 
 function buildContactSchema(t: TFunction) {
   return z.object({

@@ -2,7 +2,8 @@ import { createHmac } from "node:crypto";
 import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
 import { clearRateLimit, hitBackoff, hitRateLimits, type BackoffRule, type RateLimitResult } from "#models/rate-limits";
 import type { Db } from "#models/db";
-import { batchedCalls } from "~/lib/coalesce";
+import { batchedCalls } from "~/lib/sharing/coalesce";
+import { perKey } from "~/lib/sharing/per-key";
 import { addressGroup } from "~/platform/security/address-group.server";
 import { clientIpContext, servicesContext } from "~/platform/context";
 
@@ -35,7 +36,6 @@ export async function firstExceededRule(context: Readonly<RouterContextProvider>
 }
 
 type Hits = Parameters<typeof hitRateLimits>[1];
-const counters = new WeakMap<Db, (hits: Hits) => Promise<RateLimitResult[]>>();
 
 /**
  * The hits of every request that reaches a rate limit in the same turn of the event loop, counted
@@ -43,23 +43,18 @@ const counters = new WeakMap<Db, (hits: Hits) => Promise<RateLimitResult[]>>();
  * other): a burst of requests costs a round trip per turn, not one per request. Each request gets
  * its own rules' results.
  */
-function countedTogether(db: Db) {
-  let count = counters.get(db);
-  if (!count) {
-    // At most 500 requests a statement: a few rules each, a handful of parameters a rule, far
-    // below the 65,535 parameters PostgreSQL takes in one.
-    count = batchedCalls(
-      async (perRequest: Hits[]) => {
-        const results = await hitRateLimits(db, perRequest.flat());
-        let next = 0;
-        return perRequest.map((hits) => results.slice(next, (next += hits.length)));
-      },
-      { maxItems: 500 },
-    );
-    counters.set(db, count);
-  }
-  return count;
-}
+const countedTogether = perKey((db: Db) =>
+  // At most 500 requests a statement: a few rules each, a handful of parameters a rule, far
+  // below the 65,535 parameters PostgreSQL takes in one.
+  batchedCalls(
+    async (perRequest: Hits[]): Promise<RateLimitResult[][]> => {
+      const results = await hitRateLimits(db, perRequest.flat());
+      let next = 0;
+      return perRequest.map((hits) => results.slice(next, (next += hits.length)));
+    },
+    { maxItems: 500 },
+  ),
+);
 
 export interface BackoffRateRule extends BackoffRule {
   name: string;
