@@ -31,8 +31,7 @@ async function round(label: string, databaseUrl: string | undefined) {
       if (free) slot = { date, time: free.time };
     }
     if (!slot) throw new Error("no free slot in the window");
-    // A server in service is warm: one booking on another day first (its code paths compiled, its
-    // database connections open), as the first customer of the day would have made.
+    // A server in service is warm (see warmUp).
     if (!process.argv.includes("--cold")) await warmUp(server.url, haircut.id, slot.date);
     // Each request on a connection of its own; once all hundred are open, the requests go out
     // together, and each one's time runs from its sending to its whole answer. (Through fetch,
@@ -123,7 +122,25 @@ function openPost(url: string, headers: Record<string, string>, body: unknown) {
   };
 }
 
+/**
+ * What a server in service has done before a burst: bookings, and requests answered "taken" (100,
+ * twenty at a time, each from an address and phone of its own, under the rate limits), so its
+ * database connections are open and V8 has compiled the booking path, as any server that has
+ * served a few minutes of traffic has. `--cold` skips it: the burst is then the server's first work.
+ */
 async function warmUp(url: string, serviceId: number, avoidDate: string) {
+  const book = (forwardedFor: string, appointmentDate: string, phone: string) =>
+    fetch(`${url}/api/booking/create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+      body: JSON.stringify({
+        businessLink: "demo-salon",
+        serviceId,
+        appointmentDate,
+        customerInfo: { name: "Warm-up", phone },
+        requestCall: false,
+      }),
+    }).then((response) => response.arrayBuffer());
   for (let day = 2; day <= 40; day++) {
     const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
     if (date === avoidDate) continue;
@@ -131,18 +148,11 @@ async function warmUp(url: string, serviceId: number, avoidDate: string) {
     if (response.status !== 200) continue;
     const free = ((await response.json()) as { time: string; available: boolean }[]).filter((s) => s.available);
     if (free.length < 2) continue;
-    for (const [i, s] of free.slice(0, 2).entries()) {
-      await fetch(`${url}/api/booking/create`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-forwarded-for": `203.0.113.${i + 1}` },
-        body: JSON.stringify({
-          businessLink: "demo-salon",
-          serviceId,
-          appointmentDate: `${date}T${s.time}`,
-          customerInfo: { name: "Warm-up", phone: `+1212555${String(9000 + i)}` },
-          requestCall: false,
-        }),
-      });
+    for (const [i, s] of free.slice(0, 2).entries()) await book(`203.0.113.${i + 1}`, `${date}T${s.time}`, `+1212555${9000 + i}`);
+    for (let sent = 0; sent < 100; sent += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, k) => book(`192.0.2.${sent + k + 1}`, `${date}T${free[0]!.time}`, `+1212556${1000 + sent + k}`)),
+      );
     }
     return;
   }

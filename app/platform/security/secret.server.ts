@@ -27,7 +27,19 @@ export function loadSessionSecret(configured: string | undefined, dataDir: strin
  * Stored as "v1:" + base64url(iv, tag, ciphertext), as the admin TOTP secret is.
  */
 const SEALED = "v1:";
-const sealKey = (signingSecret: string, purpose: string) => Buffer.from(hkdfSync("sha256", signingSecret, "sakina", purpose, 32));
+/** Keys derived so far, by purpose and secret: deriving one was a visible share of every sealing. */
+const sealKeys = new Map<string, Buffer>();
+function sealKey(signingSecret: string, purpose: string) {
+  const id = `${purpose}\0${signingSecret}`;
+  let key = sealKeys.get(id);
+  if (!key) {
+    // A handful of purposes, one secret: the bound only matters if something derives keys without end.
+    if (sealKeys.size >= 100) sealKeys.clear();
+    key = Buffer.from(hkdfSync("sha256", signingSecret, "sakina", purpose, 32));
+    sealKeys.set(id, key);
+  }
+  return key;
+}
 
 export function seal(signingSecret: string, purpose: string, plaintext: string) {
   const iv = randomBytes(12);
