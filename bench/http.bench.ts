@@ -120,14 +120,14 @@ function startStatic(responses: Map<string, { status: number; headers: Record<st
  * markup is one string (the page's own HTML, with nothing to render inside it), gzipped at the
  * app's level. The app's pages cannot be faster than this; a target above it asks for another stack.
  */
-function startFloor(pages: Map<string, string>) {
+async function startFloor(pages: Map<string, string>, folder: string) {
   const source = `
     const http = require("node:http");
     const zlib = require("node:zlib");
     const React = require("react");
     const { renderToString } = require("react-dom/server");
     const { createStaticHandler, createStaticRouter, StaticRouterProvider } = require("react-router");
-    const pages = new Map(JSON.parse(process.argv[1]));
+    const pages = new Map(JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")));
     const route = { id: "root", path: "*", loader: () => ({ at: Date.now() }) };
     const handler = createStaticHandler([route]);
     const server = http.createServer(async (req, res) => {
@@ -142,7 +142,10 @@ function startFloor(pages: Map<string, string>) {
     });
     server.listen(0, "127.0.0.1", () => console.log("http://127.0.0.1:" + server.address().port));
   `;
-  const [command, ...args] = [...pin(0), process.execPath, "-e", source, JSON.stringify([...pages])];
+  // Through a file: the pages together exceed what one command-line argument may hold.
+  const pagesFile = path.join(folder, "floor-pages.json");
+  await writeFile(pagesFile, JSON.stringify([...pages]));
+  const [command, ...args] = [...pin(0), process.execPath, "-e", source, pagesFile];
   const child = spawn(command!, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
   return new Promise<{ url: string; child: ChildProcess }>((resolve) => {
     child.stdout!.once("data", (chunk: Buffer) => resolve({ url: chunk.toString().trim(), child }));
@@ -271,7 +274,7 @@ const pages = new Map(
     .filter(([, response]) => /^text\/html/.test(response.headers["content-type"] ?? ""))
     .map(([key, response]) => [key, decodedHtml(response).replace(/^<!DOCTYPE html>/i, "")] as const),
 );
-const floor = await startFloor(pages);
+const floor = await startFloor(pages, dataDir);
 process.on("exit", () => floor.child.kill("SIGTERM"));
 
 console.log(`${seconds} s per run, ${connections} connections; servers on CPU 0, load generator on CPU 1; Node ${process.version}`);
