@@ -42,4 +42,30 @@ describe("the server's useTranslation", () => {
     }
     expect(expected(en)).not.toBe(expected(fr as unknown as typeof en));
   });
+
+  it("answers a key asked with values as i18next does, for each set of values, plural counts included", async () => {
+    const english = await instance("en");
+    const calls: [string, Record<string, string | number>][] = [
+      ["book.dayMany", { day: "Thursday 12 March", count: 6 }],
+      ["book.dayMany", { day: "Thursday 12 March", count: 1 }],
+      ["book.dayMany", { day: "Friday 13 March", count: 6 }],
+      ["common.tooManyRequests", { minutes: 1 }],
+      ["common.tooManyRequests", { minutes: "1" }],
+    ];
+    function Many() {
+      const { t } = useTranslation();
+      return <p>{calls.map(([key, options]) => t(key as "meta.appName", options)).join("|")}</p>;
+    }
+    const library = calls.map(([key, options]) => english.t(key, options)).join("|");
+    for (let round = 0; round < 2; round++) {
+      expect(
+        renderToString(
+          <I18nextProvider i18n={english}>
+            <Many />
+          </I18nextProvider>,
+        ),
+      ).toBe(`<p>${library.replaceAll("&", "&amp;")}</p>`);
+    }
+    expect(new Set(library.split("|")).size).toBe(calls.length - 1);
+  });
 });
