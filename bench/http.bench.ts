@@ -109,8 +109,13 @@ function startStatic(responses: Map<string, { status: number; headers: Record<st
     server.listen(0, "127.0.0.1", () => console.log("http://127.0.0.1:" + server.address().port));
   `;
   const payload = JSON.stringify([...responses].map(([k, v]) => [k, { ...v, body: v.body.toString("base64") }]));
-  const [command, ...args] = [...pin(0), process.execPath, "-e", source, payload];
-  const child = spawn(command!, args, { stdio: ["ignore", "pipe", "inherit"] });
+  return startScript(source, payload);
+}
+
+/** `node -e source argument` on CPU 0, from the project's root; its first line of output is its URL. */
+function startScript(source: string, argument: string) {
+  const [command, ...args] = [...pin(0), process.execPath, "-e", source, argument];
+  const child = spawn(command!, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
   return new Promise<{ url: string; child: ChildProcess }>((resolve) => {
     child.stdout!.once("data", (chunk: Buffer) => resolve({ url: chunk.toString().trim(), child }));
   });
@@ -147,11 +152,7 @@ async function startFloor(pages: Map<string, string>, folder: string) {
   // Through a file: the pages together exceed what one command-line argument may hold.
   const pagesFile = path.join(folder, "floor-pages.json");
   await writeFile(pagesFile, JSON.stringify([...pages]));
-  const [command, ...args] = [...pin(0), process.execPath, "-e", source, pagesFile];
-  const child = spawn(command!, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise<{ url: string; child: ChildProcess }>((resolve) => {
-    child.stdout!.once("data", (chunk: Buffer) => resolve({ url: chunk.toString().trim(), child }));
-  });
+  return startScript(source, pagesFile);
 }
 
 /** A page's HTML as the app sent it, decoded. */

@@ -20,7 +20,7 @@ export interface Translation {
 export const useTranslation: () => Translation =
   typeof document === "undefined" ? useServerTranslation : (useLibraryTranslation as () => Translation);
 
-const translationOf = perKey((i18n: I18n): Translation => ({ t: rememberingPlainKeys(i18n.getFixedT(i18n.language)), i18n }));
+const translationOf = perKey((i18n: I18n): Translation => ({ t: rememberingTexts(i18n.getFixedT(i18n.language)), i18n }));
 
 function useServerTranslation(): Translation {
   return translationOf(useContext(I18nContext).i18n);
@@ -37,7 +37,7 @@ const MAX_REMEMBERED_TEXTS = 20_000;
  * A booking page's month tables name every bookable day this way, 30 calls a page that each went
  * through i18next's interpolation and plural rules.
  */
-function rememberingPlainKeys(t: TFunction): TFunction {
+function rememberingTexts(t: TFunction): TFunction {
   const translate = t as unknown as (...args: unknown[]) => unknown;
   const texts = new Map<string, unknown>();
   const withValues = new Map<string, unknown>();
