@@ -99,12 +99,14 @@ const BOOKING_ATTEMPTS = 5;
 
 /**
  * The answer the calendar already gives, from one or two reads and no lock: the booking this
- * idempotency key made, or the time is taken. Null when the time looks free (only the
- * transaction's check under the lock decides).
+ * idempotency key made, or the time is taken (`taken`: by a booking it overlaps, or only by one
+ * that starts at the same moment). Null when the time looks free (only the transaction's check
+ * under the lock decides).
  */
 export async function settledAnswer(
   db: Db,
   input: Pick<NewBooking, "businessId" | "idempotencyKey" | "startsAt" | "endsAt">,
+  taken: "overlapping" | "same start" = "overlapping",
 ): Promise<Exclude<CreateBookingResult, { kind: "created" }> | null> {
   if (input.idempotencyKey) {
     const existing = await findByIdempotencyKey(db, input.businessId, input.idempotencyKey);
@@ -117,8 +119,9 @@ export async function settledAnswer(
       and(
         eq(bookings.businessId, input.businessId),
         ne(bookings.status, "cancelled"),
-        gt(bookings.endsAt, input.startsAt),
-        lt(bookings.startsAt, input.endsAt),
+        taken === "same start"
+          ? eq(bookings.startsAt, input.startsAt)
+          : and(gt(bookings.endsAt, input.startsAt), lt(bookings.startsAt, input.endsAt)),
       ),
     )
     .limit(1);

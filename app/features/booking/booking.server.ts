@@ -327,15 +327,15 @@ async function answerFrom(services: AppServices, request: BookingRequest, decisi
 
 /** The calendar's answer for one request: from one read when it is already settled, else from the slot grid and the transaction. */
 async function decideBooking(services: AppServices, request: BookingRequest, startsAt: Date, endsAt: Date) {
-  // A retry of a booking already made, or a time already booked (most of a burst of requests for
-  // one time), is answered from one read, before the slot grid's reads: the losers of a race
-  // cost little, so the winner's answer is not queued behind theirs.
-  const settled = await settledAnswer(services.db, {
-    businessId: request.business.id,
-    idempotencyKey: request.idempotencyKey,
-    startsAt,
-    endsAt,
-  });
+  // A retry of a booking already made, or a time booked at this very start (most of a burst of
+  // requests for one time), is answered from one read, before the slot grid's reads: the losers of
+  // a race cost little, so the winner's answer is not queued behind theirs. A time that only
+  // overlaps a booking goes by the grid first: one off the grid is "not a slot", not "taken".
+  const settled = await settledAnswer(
+    services.db,
+    { businessId: request.business.id, idempotencyKey: request.idempotencyKey, startsAt, endsAt },
+    "same start",
+  );
   if (settled) return settled;
   // Only the bookings that can reach into the local day of the start (a day either side covers any offset).
   const localDate = utcToZoned(request.start, request.business.timeZone).date;
