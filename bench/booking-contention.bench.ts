@@ -18,7 +18,7 @@ async function round(label: string, databaseUrl: string | undefined) {
   else delete process.env.DATABASE_URL;
   // BENCH_NODE_OPTIONS reaches the server (e.g. "--import ./profile.mjs", which may start node:inspector's profiler).
   const nodeOptions: Record<string, string> = process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {};
-  const server = await startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "1", ...nodeOptions }, { allowStderr: [/./] });
+  const server = await startServer({ SEED_DEMO_DATA: "true", TRUST_PROXY: "1", ...nodeOptions }, { allowStderr: [/./], asDeployed: true });
   try {
     const services = (await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
     const haircut = services.find((s) => s.name === "Haircut")!;

@@ -38,7 +38,10 @@ const freePort = () =>
 
 const fake = await startFakeRealtime({ port: 0 });
 const modelUrl = `http://127.0.0.1:${fake.port}/v1`;
-const sakina = await startServer({ OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: modelUrl, TRUST_PROXY: "1", SEED_DEMO_DATA: "false" });
+const sakina = await startServer(
+  { OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: modelUrl, TRUST_PROXY: "1", SEED_DEMO_DATA: "false" },
+  { asDeployed: true },
+);
 const relayPort = await freePort();
 const relay = spawn(
   process.execPath,

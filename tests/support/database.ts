@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { cp, mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { appendFile, cp, mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -19,8 +19,11 @@ const root = path.resolve(import.meta.dirname, "../..");
  * DATA_DIR) a copy of a migrated `pglite` folder. Creating and migrating a database costs
  * seconds of CPU at every app start (most of it PGlite's initdb), a copy a fraction of that.
  * Tests of a first start on an empty database leave it out.
+ *
+ * `asDeployed`: PGlite keeps PostgreSQL's own settings (a benchmark's database); otherwise a PGlite
+ * copy gets the test settings (TEST_SETTINGS).
  */
-export async function createIsolatedDatabase(options: { premigrated?: boolean; dataDir?: string } = {}): Promise<{
+export async function createIsolatedDatabase(options: { premigrated?: boolean; dataDir?: string; asDeployed?: boolean } = {}): Promise<{
   databaseUrl?: string;
   /** What a process needs to use it: the URL and, as every deployment on a server, a shared SESSION_SECRET. */
   env: Record<string, string>;
@@ -28,7 +31,12 @@ export async function createIsolatedDatabase(options: { premigrated?: boolean; d
 }> {
   const base = process.env.DATABASE_URL;
   if (!base) {
-    if (options.premigrated && options.dataDir) await copyMigratedPglite(path.join(options.dataDir, "pglite"));
+    if (options.premigrated && options.dataDir) {
+      const folder = path.join(options.dataDir, "pglite");
+      await copyMigratedPglite(folder);
+      if (!options.asDeployed)
+        await appendFile(path.join(folder, "postgresql.conf"), `\n# A test's database (tests/support/database.ts)\n${TEST_SETTINGS}\n`);
+    }
     return { env: {}, drop: async () => {} };
   }
   const name = `sakina_test_${randomBytes(6).toString("hex")}`;
@@ -127,6 +135,14 @@ async function migrateWithQueues(options: { databaseUrl?: string; dataDir?: stri
     await database.close();
   }
 }
+
+/**
+ * What a test's PGlite copy adds to its postgresql.conf (a later line wins). PGlite zeroes its
+ * shared memory at every start: with the default 128 MB of buffers that was 0.5 s of CPU per app
+ * start in a test worker (whose baseline WebAssembly compiler runs the memset), 40 % of the start.
+ * A test's database holds a few hundred rows, which 16 MB of buffers hold many times over.
+ */
+const TEST_SETTINGS = "shared_buffers = 16MB";
 
 let template: Promise<string> | undefined;
 
