@@ -3,7 +3,8 @@ import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
+import { precompressFolder } from "./app/platform/http/precompressed.server.ts";
 
 /** The test files under these folders (`*.test.ts`, `*.test.tsx`), as paths from the project's root. */
 function testFiles(folders: string[]): string[] {
@@ -41,6 +42,17 @@ const CALLS_IN_PROCESS = [
   ].map((name) => `tests/integration/${name}.test.ts`),
 ];
 
+/** After the client build, the compressed copies of its scripts and styles the server sends (app/platform/http/precompressed.server.ts). */
+function precompressAssets(): Plugin {
+  return {
+    name: "sakina-precompress-assets",
+    apply: "build",
+    async writeBundle(output) {
+      if (output.dir && path.basename(output.dir) === "client") await precompressFolder(path.join(output.dir, "assets"));
+    },
+  };
+}
+
 /** The files that run each in a process of its own: those, and the browser tests. */
 const ISOLATED = [...CALLS_IN_PROCESS, ...testFiles(["tests/e2e"])];
 
@@ -62,7 +74,7 @@ export default defineConfig(({ isSsrBuild, mode }) =>
         // The production server module wraps the React Router build in an Express app that can also
         // take WebSocket upgrades (the phone-call audio bridge); server.js starts it.
         build: isSsrBuild ? { rollupOptions: { input: "./app/server/http.server.ts" } } : undefined,
-        plugins: process.env.VITEST ? [] : [tailwindcss(), reactRouter()],
+        plugins: process.env.VITEST ? [] : [tailwindcss(), reactRouter(), precompressAssets()],
         // Tests run React's production build, as the app does (tests/support/setup.ts): JSX in a
         // test compiles to its production runtime too.
         oxc: process.env.VITEST ? { jsx: { runtime: "automatic", development: false } } : undefined,

@@ -13,6 +13,7 @@ import { createServices } from "./services.server";
 import { listeningOrigin, startupSummary } from "./startup.server";
 import { securityHeaderValues, securityHeaders } from "~/platform/http/security-headers.server";
 import { createPageCache } from "~/platform/http/page-cache.server";
+import { precompressedFiles } from "~/platform/http/precompressed.server";
 import { followCacheChanges, writeAnnouncer } from "~/platform/data/cache-sync.server";
 import { boundedBodies } from "~/platform/http/request-limits.server";
 import { healthCheck } from "~/platform/http/health.server";
@@ -80,8 +81,9 @@ export async function createAppServer(options: {
   app.disable("x-powered-by");
   // false, a hop count or proxy addresses (never "everything"): req.ip is the right-most untrusted hop.
   app.set("trust proxy", env.TRUST_PROXY);
-  // Pages, CSS and scripts go out compressed (brotli when the browser takes it, else gzip); the
-  // call audio does not come through here (WebSocket upgrades bypass Express).
+  // Pages and API answers go out compressed (compress.server.ts), the build's scripts and styles as
+  // compressed when it was built (precompressed.server.ts); the call audio does not come through
+  // here (WebSocket upgrades bypass Express).
   app.use(compression());
   const security = {
     stripeJsUrl: env.STRIPE_JS_URL,
@@ -105,7 +107,8 @@ export async function createAppServer(options: {
     app.use(options.devMiddleware);
   } else {
     const clientDir = fileURLToPath(new URL("../client", import.meta.url));
-    const assets = express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" });
+    const assetsDir = path.join(clientDir, "assets");
+    const assets = precompressedFiles(assetsDir, express.static(assetsDir, { immutable: true, maxAge: "1y" }));
     // The full route manifest (admin area included) is never loaded by a page, since routes are
     // discovered through /__manifest: it is not served, and its address answers as unknown ones do.
     app.use("/assets", (req, res, next) => (/^\/manifest-[\w-]+\.js$/.test(req.path) ? next() : assets(req, res, next)));

@@ -1,5 +1,7 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
+import zlib from "node:zlib";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hitBackoff } from "#models/rate-limits";
@@ -293,5 +295,40 @@ describe("caching", () => {
     const script = await fetch(`${app.url}/assets/${asset}`);
     expect(script.status).toBe(200);
     expect(script.headers.get("cache-control")).toMatch(/immutable/);
+  });
+
+  it("sends the build's scripts and styles as compressed when it was built: brotli or gzip as the browser takes them, the file's bytes once decoded", async () => {
+    const folder = path.resolve(import.meta.dirname, "../../build/client/assets");
+    const stylesheet = readdirSync(folder).find((name) => name.endsWith(".css"))!;
+    const file = readFileSync(path.join(folder, stylesheet));
+    const cases = [
+      ["gzip, deflate, br, zstd", "br"],
+      ["gzip", "gzip"],
+      ["br;q=0.5, gzip", "gzip"],
+      ["identity", undefined],
+    ] as const;
+    for (const [accept, encoding] of cases) {
+      const response = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) =>
+        http
+          .get(`${app.url}/assets/${stylesheet}`, { headers: { "Accept-Encoding": accept } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          })
+          .on("error", reject),
+      );
+      expect(response.headers["content-encoding"], accept).toBe(encoding);
+      expect(response.headers["content-type"]).toMatch(/^text\/css/);
+      expect(response.headers.vary).toMatch(/Accept-Encoding/i);
+      expect(response.headers["cache-control"]).toMatch(/immutable/);
+      const body =
+        encoding === "br" ? zlib.brotliDecompressSync(response.body) : encoding === "gzip" ? zlib.gunzipSync(response.body) : response.body;
+      expect(body.equals(file), accept).toBe(true);
+      // Made when the app was built, at the encoder's best: its length is known before it is sent,
+      // and it is as small as that encoder makes it.
+      expect(Number(response.headers["content-length"]), accept).toBe(response.body.length);
+      const best = { br: () => zlib.brotliCompressSync(file), gzip: () => zlib.gzipSync(file, { level: 9 }) };
+      if (encoding) expect(response.body.length, accept).toBeLessThanOrEqual(best[encoding]().length);
+    }
   });
 });
