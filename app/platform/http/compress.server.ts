@@ -12,7 +12,7 @@ import zlib from "node:zlib";
  */
 const GZIP_LEVEL = 1;
 /** Below this a response is sent as it is (compression's own default threshold). */
-const THRESHOLD = 1024;
+export const THRESHOLD = 1024;
 
 const COMPRESSIBLE = /^(text\/(?!event-stream)|application\/(json|javascript|xml|[\w.+-]+\+(json|xml))\b)/i;
 
@@ -40,6 +40,12 @@ export function compressBody(body: Buffer, acceptEncoding: string | undefined): 
 
 /** The codings an Accept-Encoding header allows: q above 0, a coding it names over "*". */
 function acceptedEncodings(header: string) {
+  const weight = encodingWeights(header);
+  return new Set(["gzip", "br"].filter((name) => weight(name) > 0));
+}
+
+/** Each coding's weight (q) in an Accept-Encoding header: 0 when refused or not named (and no "*"). */
+export function encodingWeights(header: string): (coding: string) => number {
   const weights = new Map<string, number>();
   for (const entry of header.slice(0, 512).split(",")) {
     const [name = "", ...params] = entry.split(";").map((part) => part.trim().toLowerCase());
@@ -47,5 +53,5 @@ function acceptedEncodings(header: string) {
     if (name) weights.set(name, q === undefined ? 1 : Number(q));
   }
   const star = weights.get("*") ?? 0;
-  return new Set(["gzip", "br"].filter((name) => (weights.get(name) ?? star) > 0));
+  return (coding) => weights.get(coding) ?? star;
 }

@@ -4,6 +4,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { RequestHandler } from "express";
+// With its extension: vite.config.ts loads this file as it is (Vite warns of extensionless imports there).
+import { encodingWeights, THRESHOLD } from "./compress.server.ts";
 
 /**
  * The build's scripts and stylesheets, compressed once when the app is built (brotli at its best
@@ -18,9 +20,8 @@ const COPIES = [
 ] as const;
 type Encoding = (typeof COPIES)[number]["encoding"];
 
-/** What is worth compressing: text, above the size where headers outweigh the saving. */
+/** What is worth compressing: text, above the size where headers outweigh the saving (as for pages). */
 const COMPRESSIBLE = /\.(js|mjs|css|svg|json|txt|html)$/;
-const SMALLEST = 1024;
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -31,7 +32,7 @@ export async function precompressFolder(folder: string): Promise<void> {
   await Promise.all(
     names.map(async (name) => {
       const bytes = await readFile(path.join(folder, name));
-      if (bytes.length < SMALLEST) return;
+      if (bytes.length < THRESHOLD) return;
       const [br, gz] = await Promise.all([
         brotli(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
         gzip(bytes, { level: 9 }),
@@ -43,13 +44,7 @@ export async function precompressFolder(folder: string): Promise<void> {
 
 /** Which copy to send for an Accept-Encoding header: brotli when taken (unless gzip is preferred), else gzip, else none. */
 export function chooseEncoding(acceptEncoding: string | undefined): Encoding | null {
-  const weights = new Map<string, number>();
-  for (const part of (acceptEncoding ?? "").split(",")) {
-    const [name = "", ...params] = part.trim().toLowerCase().split(";");
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean);
-    weights.set(name.trim(), q === undefined ? 1 : Number(q) || 0);
-  }
-  const weight = (encoding: Encoding) => weights.get(encoding) ?? (weights.get("*") || 0);
+  const weight = encodingWeights(acceptEncoding ?? "");
   if (weight("br") > 0 && weight("br") >= weight("gzip")) return "br";
   return weight("gzip") > 0 ? "gzip" : null;
 }
