@@ -15,33 +15,6 @@ function testFiles(folders: string[]): string[] {
   );
 }
 
-/** The test files whose in-process apps bridge calls to the fake realtime model (see `projects` below). */
-const CALLS_IN_PROCESS = [
-  "app/server/bridge-streams.server.test.ts",
-  ...[
-    "agent-tools",
-    "agent-voice",
-    "agent",
-    "bridge-process",
-    "call-lines",
-    "call-quality",
-    "calls",
-    "dead-air",
-    "delivery",
-    "dialling-under-faults",
-    "empathy",
-    "owner-frames",
-    "prepared-session",
-    "recording",
-    "redirects-and-odd-input",
-    "reminder-calls",
-    "subscriptions",
-    "trust-retention-streams",
-    "voice-settings",
-    "voices",
-  ].map((name) => `tests/integration/${name}.test.ts`),
-];
-
 /** After the client build, the compressed copies of its scripts and styles the server sends (app/platform/http/precompressed.server.ts). */
 function precompressAssets(): Plugin {
   return {
@@ -53,8 +26,8 @@ function precompressAssets(): Plugin {
   };
 }
 
-/** The files that run each in a process of its own: those, and the browser tests. */
-const ISOLATED = [...CALLS_IN_PROCESS, ...testFiles(["tests/e2e"])];
+/** The files that run each in a process of its own: the browser tests (see `projects` below). */
+const ISOLATED = testFiles(["tests/e2e"]);
 
 export default defineConfig(({ isSsrBuild, mode }) =>
   mode === "bridge"
@@ -101,10 +74,8 @@ export default defineConfig(({ isSsrBuild, mode }) =>
               test: {
                 name: "isolated",
                 include: ISOLATED,
-                // Each in a process of its own, ended with the file: a call a file's app bridged
-                // could outlive the app by its timers (a silent model's 60 s) and log into the next
-                // file's test, in CI runs and never alone; a browser file once lost its page
-                // ("Not attached to an active page") in a worker shared with other browser files.
+                // Each in a process of its own, ended with the file: a browser file once lost its
+                // page ("Not attached to an active page") in a worker shared with other browser files.
                 isolate: true,
               },
             },
@@ -117,7 +88,8 @@ export default defineConfig(({ isSsrBuild, mode }) =>
                 // A worker runs file after file with the modules it already loaded (the server build,
                 // the fakes, the SDKs): loading them afresh for each file was about a third of the
                 // suite's CPU (bench/README.md, "CI's time"). Each file still starts its own apps,
-                // databases and browsers, and stops them (setup.ts fails a file that leaves an app).
+                // databases and browsers, and stops them (setup.ts fails a file that leaves an app);
+                // a stopped app has ended every call it bridged, so none logs into the next file.
                 isolate: false,
               },
             },

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import { parseDbId } from "~/lib/ids";
 import { bridgeWebCallVoice, CLOSE_TOO_MANY_VOICES, VOICE_SESSIONS_PER_ADDRESS, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
-import { bridgeMediaStream, mediaStreamUrl, qualityWritesSettled, type BridgeServices } from "~/voice/bridge.server";
+import { bridgeMediaStream, endBridgedCalls, mediaStreamUrl, qualityWritesSettled, type BridgeServices } from "~/voice/bridge.server";
 import { holdLiveSlot } from "~/platform/data/live-limit.server";
 import type { AppServices } from "~/platform/services.server";
 
@@ -36,15 +36,10 @@ export function mediaStreamEndpoint(services: BridgeServices) {
      * ends (and writes) after the database is closed.
      */
     async close() {
-      const clients = [...sockets.clients];
-      const closed = Promise.all(clients.map((client) => new Promise((resolve) => client.once("close", resolve))));
-      for (const client of clients) client.close(1001, "server shutting down");
-      sockets.close();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
-      clearTimeout(timer);
-      for (const client of clients) if (client.readyState !== WebSocket.CLOSED) client.terminate();
-      await closed;
+      await closeClients(sockets);
+      // A call whose socket this endpoint no longer held (a browser's, one admitted as the server
+      // stopped) ends too: none of this app's calls outlives it, timers included.
+      endBridgedCalls(services);
       await qualityWritesSettled();
     },
   };
@@ -83,9 +78,20 @@ export function webCallStreamEndpoint(services: AppServices, clientIp: (request:
       });
       return true;
     },
-    close() {
-      for (const client of sockets.clients) client.close(1001, "server shutting down");
-      sockets.close();
-    },
+    /** Ends the browsers' streams (their calls with them), as the media streams' close does. */
+    close: () => closeClients(sockets),
   };
+}
+
+/** Asks every client to close, gives them a second to answer, then cuts the rest; resolves once all are closed. */
+async function closeClients(sockets: WebSocketServer) {
+  const clients = [...sockets.clients];
+  const closed = Promise.all(clients.map((client) => new Promise((resolve) => client.once("close", resolve))));
+  for (const client of clients) client.close(1001, "server shutting down");
+  sockets.close();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
+  clearTimeout(timer);
+  for (const client of clients) if (client.readyState !== WebSocket.CLOSED) client.terminate();
+  await closed;
 }

@@ -194,8 +194,7 @@ export async function createAppServer(options: {
     },
     async close() {
       writes.stop();
-      webCallStreams.close();
-      await mediaStreams.close();
+      await Promise.all([webCallStreams.close(), mediaStreams.close()]);
       await services.close();
     },
   };

@@ -241,6 +241,18 @@ export async function qualityWritesSettled() {
   await Promise.allSettled([...qualityWrites]);
 }
 
+/**
+ * The calls each app bridges now (by its realtime model client, one per app), each with the way to
+ * end it: a server that shuts down ends every one that is left, so no call of a stopped app keeps
+ * its timers or writes (two apps in one process, in the tests, each end only their own).
+ */
+const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => new Set<() => void>());
+
+/** Ends every call the app still bridges, as the server shuts down: their sockets close, their quality is written. */
+export function endBridgedCalls(services: Pick<BridgeServices, "voiceModel">) {
+  for (const end of [...bridgedCalls(services.voiceModel)]) end();
+}
+
 /** Within this of its time limit, a call Twilio ends was ended by the limit (Twilio's clock starts at the answer, a little before the stream). */
 const TIME_LIMIT_SLACK_MS = 2_000;
 
@@ -338,6 +350,10 @@ export function bridgeCall(
   const timers: NodeJS.Timeout[] = [];
   // The caller's experience: first words, each turn's wait, interruptions, how it ended (ADR 0033).
   const quality = new CallQuality();
+  const calls = bridgedCalls(services.voiceModel);
+  // As when its stream is cut at shutdown: the quality says the stream was lost.
+  const endForShutdown = () => close("server shutting down", 1001);
+  calls.add(endForShutdown);
   const startTimer = setTimeout(() => {
     if (!state.hasStarted) {
       log(`media stream for ${label} closed: no "start" within ${limits.startTimeoutMs / 1000} s`);
@@ -391,6 +407,7 @@ export function bridgeCall(
 
   function close(reason: string, code = 1000) {
     if (!state.endCall()) return;
+    calls.delete(endForShutdown);
     clearTimeout(startTimer);
     clearTimeout(idleTimer);
     agentOwesNothing();

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { chromiumPath } from "./chromium-path.mjs";
@@ -111,9 +112,15 @@ function normalized(html: string) {
   );
 }
 
-function stateKey(state: Omit<PageState, "browser">) {
+/**
+ * What a state's verdict depends on: its markup and the window's size. Not whether the browser ran
+ * JavaScript: axe checks a copy without the page's scripts either way (axeOnCopy), so the same
+ * markup seen with JavaScript on and off (a page the scripts leave as the server wrote it) is
+ * checked once.
+ */
+function stateKey(state: Pick<PageState, "html" | "viewport">) {
   return createHash("sha1")
-    .update(`${state.javaScript}\0${state.viewport.width}x${state.viewport.height}\0${normalized(state.html)}`)
+    .update(`${state.viewport.width}x${state.viewport.height}\0${normalized(state.html)}`)
     .digest("hex");
 }
 
@@ -224,9 +231,7 @@ async function axeOnCopy(state: PageState): Promise<AxeViolation[]> {
   // The same state may come as the server wrote it or as the browser serialises it: once parsed,
   // it is compared again, and checked only if new.
   const parsed = await page.evaluate(() => "<!DOCTYPE html>" + document.documentElement.outerHTML);
-  const canonical = createHash("sha1")
-    .update(`${state.javaScript}\0${state.viewport.width}x${state.viewport.height}\0${normalized(parsed)}`)
-    .digest("hex");
+  const canonical = stateKey({ html: parsed, viewport: state.viewport });
   let violations = parsedResults.get(canonical);
   if (!violations) {
     violations = await runAxe(page);
@@ -277,9 +282,11 @@ async function verdictOf(key: string, state: PageState): Promise<AxeViolation[]>
 
 /**
  * Where a state's verdict is kept between test files and runs: named by the state (its normalized
- * markup, width and JavaScript), the stylesheets it links exactly as named (the build names each
- * by its content, so changed CSS is a new state), and what decides a verdict (axe-core itself, the
- * rules asked for, the normalization). A clean checkout (CI's) starts with none.
+ * markup and width), the stylesheets it links exactly as named (the build names each by its
+ * content, so changed CSS is a new state), and what decides a verdict (axe-core itself, the rules
+ * asked for, the normalization). In the machine's temporary folder, as the migrated test databases
+ * are (tests/support/database.ts): a new clone (each CI run is one) finds the verdicts of the
+ * states an earlier run checked, and checks only the states it shows first.
  */
 function verdictFile(key: string, html: string) {
   const stylesheets = [...html.matchAll(/<link\b[^>]*>/gi)]
@@ -290,9 +297,10 @@ function verdictFile(key: string, html: string) {
   return path.join(verdictFolder, name.slice(0, 2), `${name}.json`);
 }
 const checkerVersion = createHash("sha1")
-  .update(`${axeSource.length}\0${createHash("sha1").update(axeSource).digest("hex")}\0${runAxe.toString()}\0${normalized.toString()}`)
+  .update(createHash("sha1").update(axeSource).digest("hex"))
+  .update([runAxe, normalized, stateKey, axeOnCopy].map(String).join("\0"))
   .digest("hex");
-const verdictFolder = path.join(path.dirname(axePath), "../.cache/sakina-axe-verdicts");
+const verdictFolder = path.join(os.tmpdir(), "sakina-axe-verdicts");
 
 function readVerdict(file: string): AxeViolation[] | undefined {
   try {
