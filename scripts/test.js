@@ -103,8 +103,9 @@ if (alreadyPassed) {
   console.log("== Lint, formatting, dependency rules, types and build already passed for this tree: skipped (SAKINA_RECHECK=1 runs them)");
 } else {
   if (!e2eOnly) rmSync(stampFile, { force: true });
-  // Each check is mostly one busy thread (ESLint, tsc): they run side by side, each printing its
-  // output when it ends, so the machine's cores are all used.
+  // Each check is mostly one busy thread (ESLint, tsc): they run side by side, and beside the
+  // production build the tests run, each printing its output when it ends, so the machine's cores
+  // are all used.
   const checks = [
     ...(e2eOnly
       ? []
@@ -120,6 +121,7 @@ if (alreadyPassed) {
         ["npx", ["tsc"]],
       ],
     ],
+    ...(chromium ? [["Build (react-router build)", [["npx", ["react-router", "build"]]]]] : []),
   ];
   const started = performance.now();
   const results = await Promise.all(
@@ -138,7 +140,6 @@ if (alreadyPassed) {
     console.log(`${failedCheck.name} failed: fix what it reports above.`);
     fail();
   }
-  if (chromium && phase("Build (react-router build)", () => run("npx", ["react-router", "build"])) !== 0) fail();
   if (key !== null && chromium) {
     mkdirSync(path.dirname(stampFile), { recursive: true });
     writeFileSync(stampFile, key);
