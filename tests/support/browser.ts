@@ -102,12 +102,19 @@ function normalized(html: string) {
       .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, "")
       .replace(/<link[^>]+rel="modulepreload"[^>]*>/gi, "")
       .replace(/\snonce="[^"]*"/g, "")
-      .replace(/(name="csrf"[^>]*value=")[^"]*"/g, '$1"')
       .replace(/\sdata-hydrated="[^"]*"/g, "")
       // Words (a name, a transcript as it streams in) and dates, times, prices and ids differ from
       // one run or one moment to the next, not the state: what axe weighs is the markup, and
       // whether an element has text at all.
       .replace(/>[^<]*\S[^<]*</g, ">x<")
+      // The server writes an element's attributes in one order, React in the browser in another.
+      .replace(/<([a-z][\w-]*)((?:\s+[^\s"'=<>/]+(?:="[^"]*")?)+)\s*>/gi, (_, tag: string, attributes: string) => {
+        const sorted = [...attributes.matchAll(/\s+([^\s"'=<>/]+)(?:="([^"]*)")?/g)].map(([, name, value]) => `${name}="${value ?? ""}"`);
+        return `<${tag} ${sorted.sort().join(" ")}>`;
+      })
+      // Tokens (a CSRF field, a capability link such as /call?chat=…) are new on every run: a run of
+      // letters in both cases. The app's own names (ids, classes, routes) are lower-case words.
+      .replace(/[\w-]{16,}/g, (run) => (/[A-Z]/.test(run) && /[a-z]/.test(run) ? "T" : run))
       .replace(/\d+/g, "0")
   );
 }
@@ -229,13 +236,16 @@ async function axeOnCopy(state: PageState): Promise<AxeViolation[]> {
     .replace(/<head>/i, `<head><base href="${origin}/">`);
   await page.setContent(html, { waitUntil: "load" });
   // The same state may come as the server wrote it or as the browser serialises it: once parsed,
-  // it is compared again, and checked only if new.
+  // it is compared again (with this file's checks and the verdicts on disk), and checked only if new.
   const parsed = await page.evaluate(() => "<!DOCTYPE html>" + document.documentElement.outerHTML);
   const canonical = stateKey({ html: parsed, viewport: state.viewport });
-  let violations = parsedResults.get(canonical);
-  if (!violations) {
+  const file = verdictFile(canonical, state.html);
+  let violations = parsedResults.get(canonical) ?? readVerdict(file);
+  if (violations) parsedResults.set(canonical, violations);
+  else {
     violations = await runAxe(page);
     parsedResults.set(canonical, violations);
+    writeVerdict(file, violations);
     axeStats.checked++;
     if (!state.javaScript) axeStats.checkedWithoutJavaScript++;
     // AXE_DEBUG=1 lists each state checked.
@@ -271,10 +281,7 @@ async function verdictOf(key: string, state: PageState): Promise<AxeViolation[]>
   if (violations) axeStats.known++;
   else {
     violations = await axeOnCopy(state);
-    mkdirSync(path.dirname(file), { recursive: true });
-    const making = `${file}.${process.pid}`;
-    writeFileSync(making, JSON.stringify(violations));
-    renameSync(making, file);
+    writeVerdict(file, violations);
   }
   results.set(key, violations);
   return violations;
@@ -301,6 +308,14 @@ const checkerVersion = createHash("sha1")
   .update([runAxe, normalized, stateKey, axeOnCopy].map(String).join("\0"))
   .digest("hex");
 const verdictFolder = path.join(os.tmpdir(), "sakina-axe-verdicts");
+
+/** Written beside its final name and renamed into place: a reader never sees half a verdict. */
+function writeVerdict(file: string, violations: AxeViolation[]) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const making = `${file}.${process.pid}`;
+  writeFileSync(making, JSON.stringify(violations));
+  renameSync(making, file);
+}
 
 function readVerdict(file: string): AxeViolation[] | undefined {
   try {
