@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { webCalls } from "#models/schema";
 import type { FakeRealtime } from "../fakes/openai-realtime";
 import { startAppInProcess } from "../support/app-in-process";
@@ -288,6 +289,33 @@ describe("the web call in voice without the AI configured", () => {
       expect((await live.closed).code).toBe(4503);
     } finally {
       await bare.stop();
+    }
+  });
+});
+
+describe("a web server that stops, with a browser's voice call live", () => {
+  it("ends the call and its realtime session at once, even when the page never answers the close", async () => {
+    const own = await startAppWithFakes({ realtime: { audioSpeed: 10 }, env: { TRUST_PROXY: "1", SEED_DEMO_DATA: "false" } });
+    let stopped = false;
+    try {
+      const browser = httpClient(own.url, { forwardedFor: "203.0.113.252" });
+      const started = await browser.postForm("/call", { intent: "start_chat", name: "Huda", phone: "0501234567" });
+      const token = new URL(started.headers.get("Location")!, own.url).searchParams.get("chat")!;
+      const socket = new WebSocket(`${own.url.replace(/^http/, "ws")}/web-call-stream/${token.split(".")[0]}`);
+      await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+      socket.send(JSON.stringify({ event: "start", start: { customParameters: { token } } }));
+      const session = await own.realtime.waitForSession(0, 10_000);
+      // A page that has stopped reading its socket (a frozen tab, a dead network): the server's close goes unanswered.
+      socket.pause();
+      const stopping = Date.now();
+      await own.app.stop();
+      stopped = true;
+      await waitFor(() => (session.closed ? true : null), { what: "the call's realtime session to close", timeoutMs: 5_000 });
+      expect(Date.now() - stopping).toBeLessThan(5_000);
+      socket.terminate();
+    } finally {
+      if (stopped) await own.realtime.close();
+      else await own.close();
     }
   });
 });
