@@ -240,17 +240,20 @@ async function axeOnCopy(state: PageState): Promise<AxeViolation[]> {
   const parsed = await page.evaluate(() => "<!DOCTYPE html>" + document.documentElement.outerHTML);
   const canonical = stateKey({ html: parsed, viewport: state.viewport });
   const file = verdictFile(canonical, state.html);
-  let violations = parsedResults.get(canonical) ?? readVerdict(file);
-  if (violations) parsedResults.set(canonical, violations);
-  else {
-    violations = await runAxe(page);
+  let violations = parsedResults.get(canonical);
+  if (!violations) {
+    violations = readVerdict(file);
+    if (violations) axeStats.known++;
+    else {
+      violations = await runAxe(page);
+      writeVerdict(file, violations);
+      axeStats.checked++;
+      if (!state.javaScript) axeStats.checkedWithoutJavaScript++;
+      // AXE_DEBUG=1 lists each state checked.
+      if (process.env.AXE_DEBUG)
+        process.stdout.write(`axe: JavaScript ${state.javaScript ? "on" : "off"}, ${state.viewport.width} px, ${state.url}\n`);
+    }
     parsedResults.set(canonical, violations);
-    writeVerdict(file, violations);
-    axeStats.checked++;
-    if (!state.javaScript) axeStats.checkedWithoutJavaScript++;
-    // AXE_DEBUG=1 lists each state checked.
-    if (process.env.AXE_DEBUG)
-      process.stdout.write(`axe: JavaScript ${state.javaScript ? "on" : "off"}, ${state.viewport.width} px, ${state.url}\n`);
   }
   axeStats.milliseconds += performance.now() - started;
   return violations;
