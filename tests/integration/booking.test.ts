@@ -185,9 +185,10 @@ describe("no double booking", () => {
     expect((await book(haircut.id, `${slot.date}T${slot.time}`)).status).toBe(201);
   });
 
-  it("stores the phone in E.164 and refuses times that are not slots", async () => {
+  it("stores the phone in E.164 and refuses times that are not slots, even one that overlaps a booking", async () => {
     const haircut = serviceNamed("Haircut");
-    const slot = (await freeSlots(haircut.id)).at(-3)!;
+    // The window's last morning with 09:00 free: booked here, so 09:07 overlaps that booking.
+    const slot = (await freeSlots(haircut.id)).filter((s) => s.time === "09:00").at(-1)!;
     const { client } = freshVisitor();
     const ok = await client.postJson("/api/booking/create", {
       businessLink: "demo-salon",
@@ -199,7 +200,10 @@ describe("no double booking", () => {
     expect(ok.status).toBe(201);
     expect((await ok.json()).booking.customerPhone).toBe("+12125550177");
     expect((await book(haircut.id, `${slot.date}T03:00`)).status).toBe(400);
-    expect((await book(haircut.id, `${slot.date}T09:07`)).status).toBe(400);
+    // Off the grid and inside the 09:00 booking: "not a slot", not "just taken".
+    const offGrid = await book(haircut.id, `${slot.date}T09:07`);
+    expect(offGrid.status).toBe(400);
+    expect((await offGrid.json()).code).toBe("not_a_slot");
   });
 
   it.each([
