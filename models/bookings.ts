@@ -373,14 +373,23 @@ export type OwnerBookingFilter = "upcoming" | "attention" | "past";
  * policy refused the number, calls not configured, a call that ended without an answer to the
  * question). Past: over (or marked a no-show), latest first.
  */
-export async function listOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date(), limit = 100) {
+export async function listOwnerBookings(
+  db: Db,
+  businessId: number,
+  filter: OwnerBookingFilter,
+  page: { limit: number; offset: number },
+  now = new Date(),
+) {
+  // The id breaks ties between bookings at one time, so no booking shows on two pages or none.
+  const order = filter === "past" ? [desc(bookings.startsAt), desc(bookings.id)] : [asc(bookings.startsAt), asc(bookings.id)];
   return db
     .select({ booking: bookings, serviceName: businessServices.name })
     .from(bookings)
     .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
     .where(ownerFilter(businessId, filter, now))
-    .orderBy(filter === "past" ? desc(bookings.startsAt) : asc(bookings.startsAt))
-    .limit(limit);
+    .orderBy(...order)
+    .limit(page.limit)
+    .offset(page.offset);
 }
 
 /** How many bookings an owner's filter holds (the "needs attention" count beside the tabs). */

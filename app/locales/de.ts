@@ -79,6 +79,12 @@ const de = {
     tooManyRequests: "Zu viele Versuche. Bitte warten Sie {{minutes}} Minuten und versuchen Sie es dann erneut.",
     englishOnly: "Diese Seite ist auf Englisch verfügbar.",
   },
+  pager: {
+    label: "Seiten",
+    position: "Seite {{page}} von {{pages}} ({{total}} insgesamt)",
+    previous: "Vorherige Seite",
+    next: "Nächste Seite",
+  },
   errors: {
     notFoundTitle: "Seite nicht gefunden",
     notFoundBody: "Die gesuchte Seite existiert nicht oder wurde verschoben.",
@@ -877,6 +883,7 @@ const de = {
       intro:
         "Zeiten in {{zone}}. Jede neue Buchung erhält einen KI-Bestätigungsanruf; Sie können sie auch selbst bestätigen, stornieren oder verschieben.",
       filters: "Buchungen anzeigen",
+      pages: "Seiten dieser Liste",
       filter: {
         upcoming: "Anstehend",
         attention: "Zu erledigen",
@@ -1579,12 +1586,6 @@ const de = {
       support: "Support-Tickets der Inhaber, vorrangige zuerst.",
       funnel: "Eigene Ereignisse und die Umwandlung von Schritt zu Schritt.",
       audit: "Was Administratoren getan haben. Nur lesbar.",
-    },
-    pager: {
-      label: "Seiten",
-      position: "Seite {{page}} von {{pages}} ({{total}} insgesamt)",
-      previous: "Vorherige Seite",
-      next: "Nächste Seite",
     },
     overview: {
       title: "Verwaltungsübersicht",

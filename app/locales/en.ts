@@ -77,6 +77,13 @@ const en = {
     tooManyRequests: "Too many attempts. Please wait {{minutes}} minutes and try again.",
     englishOnly: "This page is available in English.",
   },
+  /** A list's pages (ui/pager.tsx): where the reader is, and the links either side. */
+  pager: {
+    label: "Pages",
+    position: "Page {{page}} of {{pages}} ({{total}} in all)",
+    previous: "Previous page",
+    next: "Next page",
+  },
   errors: {
     notFoundTitle: "Page not found",
     notFoundBody: "The page you're looking for doesn't exist or has moved.",
@@ -856,6 +863,7 @@ const en = {
     bookings: {
       intro: "Times in {{zone}}. Each new booking gets an AI confirmation call; you can also confirm, cancel or move it yourself.",
       filters: "Show bookings",
+      pages: "Pages of this list",
       filter: {
         upcoming: "Upcoming",
         attention: "Needs attention",
@@ -1537,12 +1545,6 @@ const en = {
       support: "Owners' support tickets, priority first.",
       funnel: "First-party events and conversion from step to step.",
       audit: "What admins did. Read only.",
-    },
-    pager: {
-      label: "Pages",
-      position: "Page {{page}} of {{pages}} ({{total}} in all)",
-      previous: "Previous page",
-      next: "Next page",
     },
     overview: {
       title: "Admin overview",

@@ -79,6 +79,12 @@ const es = {
     tooManyRequests: "Demasiados intentos. Espera {{minutes}} minutos y vuelve a intentarlo.",
     englishOnly: "Esta página está disponible en inglés.",
   },
+  pager: {
+    label: "Páginas",
+    position: "Página {{page}} de {{pages}} ({{total}} en total)",
+    previous: "Página anterior",
+    next: "Página siguiente",
+  },
   errors: {
     notFoundTitle: "Página no encontrada",
     notFoundBody: "La página que buscas no existe o se ha movido.",
@@ -870,6 +876,7 @@ const es = {
       intro:
         "Horas en {{zone}}. Cada reserva nueva recibe una llamada de confirmación de la IA; también puedes confirmarla, cancelarla o moverla tú.",
       filters: "Mostrar reservas",
+      pages: "Páginas de esta lista",
       filter: {
         upcoming: "Próximas",
         attention: "Requieren atención",
@@ -1562,12 +1569,6 @@ const es = {
       support: "Tickets de soporte de los propietarios, primero los prioritarios.",
       funnel: "Eventos propios y conversión de un paso al siguiente.",
       audit: "Lo que hicieron los administradores. Solo lectura.",
-    },
-    pager: {
-      label: "Páginas",
-      position: "Página {{page}} de {{pages}} ({{total}} en total)",
-      previous: "Página anterior",
-      next: "Página siguiente",
     },
     overview: {
       title: "Resumen de administración",

@@ -80,6 +80,12 @@ const fr = {
     tooManyRequests: "Trop de tentatives. Veuillez patienter {{minutes}} minutes, puis réessayer.",
     englishOnly: "Cette page est disponible en anglais.",
   },
+  pager: {
+    label: "Pages",
+    position: "Page {{page}} sur {{pages}} ({{total}} au total)",
+    previous: "Page précédente",
+    next: "Page suivante",
+  },
   errors: {
     notFoundTitle: "Page introuvable",
     notFoundBody: "La page que vous cherchez n’existe pas ou a été déplacée.",
@@ -878,6 +884,7 @@ const fr = {
       intro:
         "Heures en {{zone}}. Chaque nouvelle réservation reçoit un appel de confirmation de l'IA ; vous pouvez aussi la confirmer, l'annuler ou la déplacer vous-même.",
       filters: "Afficher les réservations",
+      pages: "Pages de cette liste",
       filter: {
         upcoming: "À venir",
         attention: "À traiter",
@@ -1578,12 +1585,6 @@ const fr = {
       support: "Tickets d’assistance des gérants, prioritaires d’abord.",
       funnel: "Événements internes et conversion d’une étape à la suivante.",
       audit: "Ce qu’ont fait les administrateurs. Lecture seule.",
-    },
-    pager: {
-      label: "Pages",
-      position: "Page {{page}} sur {{pages}} ({{total}} au total)",
-      previous: "Page précédente",
-      next: "Page suivante",
     },
     overview: {
       title: "Vue d’ensemble de l’administration",

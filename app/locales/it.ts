@@ -79,6 +79,12 @@ const it = {
     tooManyRequests: "Troppi tentativi. Attendi {{minutes}} minuti e riprova.",
     englishOnly: "Questa pagina è disponibile in inglese.",
   },
+  pager: {
+    label: "Pagine",
+    position: "Pagina {{page}} di {{pages}} ({{total}} in tutto)",
+    previous: "Pagina precedente",
+    next: "Pagina successiva",
+  },
   errors: {
     notFoundTitle: "Pagina non trovata",
     notFoundBody: "La pagina che cerchi non esiste o è stata spostata.",
@@ -872,6 +878,7 @@ const it = {
       intro:
         "Orari in {{zone}}. Ogni nuova prenotazione riceve una chiamata di conferma dall'IA; puoi anche confermarla, annullarla o spostarla tu.",
       filters: "Mostra prenotazioni",
+      pages: "Pagine di questo elenco",
       filter: {
         upcoming: "In arrivo",
         attention: "Da gestire",
@@ -1569,12 +1576,6 @@ const it = {
       support: "Ticket di assistenza dei titolari, prima i prioritari.",
       funnel: "Eventi proprietari e conversione da un passo al successivo.",
       audit: "Ciò che hanno fatto gli amministratori. Solo lettura.",
-    },
-    pager: {
-      label: "Pagine",
-      position: "Pagina {{page}} di {{pages}} ({{total}} in tutto)",
-      previous: "Pagina precedente",
-      next: "Pagina successiva",
     },
     overview: {
       title: "Panoramica dell’amministrazione",

@@ -238,3 +238,28 @@ describe("the admin area", () => {
     expect(health).toContain("Working");
   });
 });
+
+describe("the admin tables' pages", () => {
+  it("lists businesses 25 a page, with the position and plain links to the pages either side", async () => {
+    await app.services.db.insert(businesses).values(
+      Array.from({ length: 30 }, (_, i) => ({
+        name: `Paged Business ${i + 1}`,
+        bookingLink: `paged-business-${i + 1}`,
+        ownerName: "Paged Owner",
+        email: `paged-business-${i + 1}@example.com`,
+        phone: "+442079460958",
+        industry: "beauty",
+      })),
+    );
+    const one = await (await admin.client.get("/admin/businesses")).text();
+    const [, pages, total] = /Page 1 of (\d+) \((\d+) in all\)/.exec(one) ?? [];
+    expect(Number(total)).toBeGreaterThanOrEqual(31);
+    expect(Number(pages)).toBe(Math.ceil(Number(total) / 25));
+    expect(one).toMatch(/<nav aria-label="Pages"[^>]*>/);
+    expect(one).toMatch(/<a [^>]*href="\/admin\/businesses\?page=2"[^>]*>Next page<\/a>/);
+    expect(one).not.toContain("Previous page");
+    const two = await (await admin.client.get("/admin/businesses?page=2")).text();
+    expect(two).toContain(`Page 2 of ${pages} (${total} in all)`);
+    expect(two).toMatch(/<a [^>]*href="\/admin\/businesses"[^>]*>Previous page<\/a>/);
+  });
+});

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerBusiness } from "#models/businesses";
-import { accounts, bookings, businesses, calls } from "#models/schema";
+import { accounts, bookings, businesses, businessServices, calls } from "#models/schema";
 import { analyticsFigures } from "~/features/analytics/analytics.server";
 import { hashPassword } from "~/features/auth/passwords.server";
 import ar from "~/locales/ar";
@@ -294,5 +294,69 @@ describe("no-shows", () => {
     expect((await bookingRow(cancelledId)).status).toBe("cancelled");
     expect((await stranger.postForm("/dashboard", { intent: "no-show-booking", bookingId: String(missed) })).status).toBe(404);
     expect((await week()).no_show).toBe(1);
+  });
+});
+
+describe("a long list", () => {
+  it("shows 25 bookings a page in time order, pages by plain links, and comes back to the page after an action", async () => {
+    const db = app.services.db;
+    const [studio] = await db.select().from(businesses).where(eq(businesses.name, "Other Studio"));
+    const [service] = await db
+      .insert(businessServices)
+      .values({ businessId: studio!.id, name: "Paged Service", priceCents: 1000, durationMinutes: 30 })
+      .returning();
+    // Thirty upcoming bookings an hour apart, inserted in reverse so the list's order is its own.
+    const first = Date.now() + 2 * 86_400_000;
+    const made = await db
+      .insert(bookings)
+      .values(
+        Array.from({ length: 30 }, (_, i) => 29 - i).map((i) => ({
+          businessId: studio!.id,
+          serviceId: service!.id,
+          startsAt: new Date(first + i * 3_600_000),
+          endsAt: new Date(first + i * 3_600_000 + 1_800_000),
+          customerName: `Paged Customer ${String(i + 1).padStart(2, "0")}`,
+          customerPhone: "+442079460999",
+          manageTokenHash: `paged-${i}-${studio!.id}`,
+        })),
+      )
+      .returning();
+    const customersOn = async (path: string) => {
+      const html = await (await stranger.get(path)).text();
+      return { html, customers: [...new Set([...html.matchAll(/Paged Customer (\d\d)/g)].map((m) => Number(m[1])))] };
+    };
+    const numbers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+    const one = await customersOn("/dashboard");
+    expect(one.customers).toEqual(numbers(1, 25));
+    expect(one.html).toContain(`aria-label="${en.owner.bookings.pages}"`);
+    expect(one.html).toContain("Page 1 of 2 (30 in all)");
+    expect(one.html).toMatch(/<a [^>]*href="\/dashboard\?page=2"[^>]*>Next page<\/a>/);
+    expect(one.html).not.toContain("Previous page");
+
+    const two = await customersOn("/dashboard?page=2");
+    expect(two.customers).toEqual(numbers(26, 30));
+    expect(two.html).toContain("Page 2 of 2 (30 in all)");
+    expect(two.html).toMatch(/<a [^>]*href="\/dashboard"[^>]*>Previous page<\/a>/);
+    expect(two.html).not.toContain("Next page");
+
+    // A nonsense page is the first; one past the end (an old link) the last.
+    expect((await customersOn("/dashboard?page=abc")).customers).toEqual(numbers(1, 25));
+    expect((await customersOn("/dashboard?page=-3")).customers).toEqual(numbers(1, 25));
+    expect((await customersOn("/dashboard?page=99999999999999999999")).customers).toEqual(numbers(26, 30));
+
+    // Confirming a booking on the second page comes back to the second page, saying so.
+    const target = made.find((b) => b.customerName === "Paged Customer 27")!;
+    const confirmed = await stranger.postForm(
+      "/dashboard?page=2",
+      { intent: "confirm-booking", bookingId: String(target.id) },
+      { tokenFrom: "/dashboard?page=2" },
+    );
+    expect(confirmed.status).toBe(302);
+    expect(confirmed.headers.get("Location")).toBe(`/dashboard?page=2&done=confirmed&booking=${target.id}`);
+    const after = await customersOn(confirmed.headers.get("Location")!);
+    // (The message above the list names customer 27 first.)
+    expect(after.customers.toSorted((a, b) => a - b)).toEqual(numbers(26, 30));
+    expect(after.html).toContain(en.owner.bookings.done.confirmed.replace("{{name}}", "\u2068Paged Customer 27\u2069"));
   });
 });

@@ -40,10 +40,5 @@ export function audit(
   });
 }
 
-/** Page numbers from `?page=`: 1 when missing or nonsense. */
-export function pageOf(request: Request, param = "page") {
-  const raw = Number(new URL(request.url).searchParams.get(param));
-  return Number.isInteger(raw) && raw >= 1 && raw <= 100_000 ? raw : 1;
-}
-
 export { PAGE_SIZE } from "./admin-ui";
+export { pageOf } from "~/ui/pager";

@@ -5,6 +5,7 @@ import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";
 import { OWNER_CONTENT_ID } from "~/ui/shell/owner-shell";
 import { useRootData } from "~/ui/shell/root-data";
+import { Pager as SharedPager } from "~/ui/pager";
 
 /** Rows per page in every admin table. */
 export const PAGE_SIZE = 25;
@@ -103,32 +104,8 @@ export function AdminHeading({ children, intro }: { children: ReactNode; intro?:
   );
 }
 
-/** Previous and next page as plain links (`?page=N`), so paging works without JavaScript. */
-export function Pager({ page, total, label, pageSize = PAGE_SIZE }: { page: number; total: number; label: string; pageSize?: number }) {
-  const { t } = useTranslation();
-  const pages = Math.max(1, Math.ceil(total / pageSize));
-  const { search } = useLocation();
-  const hrefFor = (n: number) => {
-    const params = new URLSearchParams(search);
-    params.set("page", String(n));
-    return `?${params.toString()}`;
-  };
-  return (
-    <nav aria-label={label} className="mt-4 flex flex-wrap items-center gap-3 text-sm text-slate-700">
-      <span>{t("admin.pager.position", { page: Math.min(page, pages), pages, total })}</span>
-      {page > 1 ? (
-        <Link to={hrefFor(page - 1)} className="rounded-md border border-slate-300 px-3 py-1.5 font-medium text-teal-900 hover:bg-teal-50">
-          {t("admin.pager.previous")}
-        </Link>
-      ) : null}
-      {page < pages ? (
-        <Link to={hrefFor(page + 1)} className="rounded-md border border-slate-300 px-3 py-1.5 font-medium text-teal-900 hover:bg-teal-50">
-          {t("admin.pager.next")}
-        </Link>
-      ) : null}
-    </nav>
-  );
-}
+/** Previous and next page (ui/pager.tsx), at the admin tables' page size. */
+export const Pager = (props: { page: number; total: number }) => <SharedPager {...props} pageSize={PAGE_SIZE} />;
 
 /** Shown in place of a table with no rows. */
 export function Empty({ children }: { children: ReactNode }) {

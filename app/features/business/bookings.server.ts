@@ -33,6 +33,7 @@ import { isolate } from "~/features/business/bidi";
 import { formatPhone } from "~/platform/phone.server";
 import { formatTimeOfDay, isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { parseDbId } from "~/lib/ids";
+import { pageCount, pageOf } from "~/ui/pager";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
@@ -151,22 +152,36 @@ async function viewsOf(owner: Owner, rows: { booking: Booking; serviceName: stri
   return rows.map((r) => bookingView(owner, r.booking, r.serviceName, byBooking.get(r.booking.id), reminderOf.get(r.booking.id)));
 }
 
+/** Bookings on one page of the owner's lists: a busy day's worth, quick to read and to render. */
+export const BOOKINGS_PAGE_SIZE = 25;
+
 /** The bookings page: one filter's list, how many need attention, and what is missing before customers can book. */
 export async function loadBookingsPage(owner: Owner, url: URL) {
   const { services, business } = owner;
   const filter = parseFilter(url.searchParams.get("filter"));
-  const [rows, attention, serviceRows, weekly] = await Promise.all([
-    listOwnerBookings(services.db, business.id, filter),
-    filter === "attention" ? null : countOwnerBookings(services.db, business.id, "attention"),
+  const now = new Date();
+  const listPage = (page: number) =>
+    listOwnerBookings(services.db, business.id, filter, { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE }, now);
+  const asked = pageOf(url);
+  const [askedRows, total, attention, serviceRows, weekly] = await Promise.all([
+    listPage(asked),
+    countOwnerBookings(services.db, business.id, filter, now),
+    filter === "attention" ? null : countOwnerBookings(services.db, business.id, "attention", now),
     listServices(services.db, business.id, { activeOnly: true }),
     getWeeklySchedule(services.db, business.id),
   ]);
+  // A page past the end (an old link, bookings since gone) shows the last one.
+  const page = Math.min(asked, pageCount(total, BOOKINGS_PAGE_SIZE));
+  const rows = page === asked ? askedRows : await listPage(page);
   return {
     filter,
+    page,
+    total,
+    pageSize: BOOKINGS_PAGE_SIZE,
     timeZone: business.timeZone,
     zoneName: zoneName(business.timeZone, owner.locale),
     bookings: await viewsOf(owner, rows),
-    attentionCount: attention ?? rows.length,
+    attentionCount: attention ?? total,
     setup: { hasService: serviceRows.length > 0, hasHours: Object.values(weekly).some((day) => day.length > 0) },
     message: await bookingMessage(owner, url),
     /** Calls paused (past due) or stopped by the plan: said on the dashboard's first page. */

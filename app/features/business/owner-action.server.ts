@@ -19,8 +19,10 @@ export async function ownerAction({ request, context }: { request: Request; cont
     if (!result.ok) return data(result, { status: result.errors ? 400 : 409 });
     const url = new URL(request.url);
     const query = new URLSearchParams();
-    const filter = url.searchParams.get("filter");
-    if (filter) query.set("filter", filter);
+    for (const kept of ["filter", "page"]) {
+      const value = url.searchParams.get(kept);
+      if (value) query.set(kept, value);
+    }
     query.set("done", result.done);
     query.set("booking", String(result.bookingId));
     return redirect(`${url.pathname}?${query}`);

@@ -51,7 +51,7 @@ export default function Audit({ loaderData }: Route.ComponentProps) {
           ]}
         />
       )}
-      <Pager page={loaderData.page} total={loaderData.total} label={t("admin.pager.label")} />
+      <Pager page={loaderData.page} total={loaderData.total} />
     </>
   );
 }

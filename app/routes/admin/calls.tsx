@@ -80,7 +80,7 @@ export default function Calls({ loaderData }: Route.ComponentProps) {
           ]}
         />
       )}
-      <Pager page={loaderData.page} total={loaderData.total} label={t("admin.pager.label")} />
+      <Pager page={loaderData.page} total={loaderData.total} />
     </>
   );
 }

@@ -72,7 +72,7 @@ export default function Consumers({ loaderData }: Route.ComponentProps) {
           ]}
         />
       )}
-      <Pager page={loaderData.page} total={loaderData.total} label={t("admin.pager.label")} />
+      <Pager page={loaderData.page} total={loaderData.total} />
     </>
   );
 }

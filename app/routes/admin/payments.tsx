@@ -98,7 +98,7 @@ export default function Payments({ loaderData }: Route.ComponentProps) {
           ]}
         />
       )}
-      <Pager page={loaderData.page} total={loaderData.total} label={t("admin.pager.label")} />
+      <Pager page={loaderData.page} total={loaderData.total} />
     </>
   );
 }

@@ -49,7 +49,7 @@ export default function Refusals({ loaderData }: Route.ComponentProps) {
           ]}
         />
       )}
-      <Pager page={loaderData.page} total={loaderData.total} label={t("admin.pager.label")} />
+      <Pager page={loaderData.page} total={loaderData.total} />
     </>
   );
 }

@@ -89,7 +89,7 @@ export default function Reviews({ loaderData }: Route.ComponentProps) {
           </li>
         ))}
       </ul>
-      <Pager page={loaderData.page} total={loaderData.total} label={t("admin.pager.label")} />
+      <Pager page={loaderData.page} total={loaderData.total} />
     </>
   );
 }

@@ -78,7 +78,7 @@ export default function Support({ loaderData }: Route.ComponentProps) {
           </li>
         ))}
       </ul>
-      <Pager page={loaderData.page} total={loaderData.total} label={t("admin.pager.label")} />
+      <Pager page={loaderData.page} total={loaderData.total} />
     </>
   );
 }

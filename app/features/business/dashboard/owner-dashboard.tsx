@@ -5,6 +5,7 @@ import { BookingCard, BookingFilters } from "./bookings";
 import { NotSignedIn } from "./not-signed-in";
 import { PlanNotice } from "./plan";
 import { linkClass } from "~/ui/form/button";
+import { Pager } from "~/ui/pager";
 import { OwnerShell, OwnerStatus } from "~/ui/shell/owner-shell";
 
 /** What the owner's dashboard loads: its bookings, or the sign-in page for anyone else. */
@@ -21,7 +22,12 @@ export function OwnerDashboard({
   const { t } = useTranslation();
   if (loaderData.kind === "invalid") return <NotSignedIn redirectTo="/dashboard" />;
   const page = loaderData;
-  const returnTo = page.filter === "upcoming" ? "/dashboard" : `/dashboard?filter=${page.filter}`;
+  // An action on a card comes back to the list and page it was on.
+  const listQuery = new URLSearchParams([
+    ...(page.filter === "upcoming" ? [] : [["filter", page.filter]]),
+    ...(page.page > 1 ? [["page", String(page.page)]] : []),
+  ]).toString();
+  const returnTo = listQuery ? `/dashboard?${listQuery}` : "/dashboard";
   const formError = actionData && "formError" in actionData ? (actionData.formError ?? null) : null;
   const empty = {
     upcoming: t("bookings.noneUpcoming"),
@@ -70,6 +76,9 @@ export function OwnerDashboard({
           ))}
         </ul>
       )}
+      {page.total > page.pageSize ? (
+        <Pager page={page.page} total={page.total} pageSize={page.pageSize} label={t("owner.bookings.pages")} />
+      ) : null}
     </OwnerShell>
   );
 }

@@ -1,0 +1,45 @@
+import { Link, useLocation } from "react-router";
+import { useTranslation } from "~/ui/translation";
+
+/** The page a list is asked for (`?page=N`): 1 when missing or nonsense, never past `last`. */
+export function pageOf(request: Request | URL, last = 100_000, param = "page") {
+  const url = request instanceof URL ? request : new URL(request.url);
+  const raw = Number(url.searchParams.get(param));
+  return Number.isInteger(raw) && raw >= 1 ? Math.min(raw, Math.max(1, last)) : 1;
+}
+
+/** How many pages `total` rows make at `pageSize` a page (one, when there are none). */
+export const pageCount = (total: number, pageSize: number) => Math.max(1, Math.ceil(total / pageSize));
+
+/**
+ * Where the reader is in a long list, and the previous and next pages as plain links (`?page=N`,
+ * the rest of the query kept), so paging works without JavaScript.
+ */
+export function Pager({ page, total, pageSize, label }: { page: number; total: number; pageSize: number; label?: string }) {
+  const { t } = useTranslation();
+  const pages = pageCount(total, pageSize);
+  const { pathname, search } = useLocation();
+  const hrefFor = (n: number) => {
+    const params = new URLSearchParams(search);
+    if (n === 1) params.delete("page");
+    else params.set("page", String(n));
+    const query = params.toString();
+    return query ? `${pathname}?${query}` : pathname;
+  };
+  const linkClass = "rounded-md border border-slate-300 px-3 py-1.5 font-medium text-teal-900 hover:bg-teal-50";
+  return (
+    <nav aria-label={label ?? t("pager.label")} className="mt-4 flex flex-wrap items-center gap-3 text-sm text-slate-700">
+      <span>{t("pager.position", { page: Math.min(page, pages), pages, total })}</span>
+      {page > 1 ? (
+        <Link to={hrefFor(page - 1)} className={linkClass}>
+          {t("pager.previous")}
+        </Link>
+      ) : null}
+      {page < pages ? (
+        <Link to={hrefFor(page + 1)} className={linkClass}>
+          {t("pager.next")}
+        </Link>
+      ) : null}
+    </nav>
+  );
+}
