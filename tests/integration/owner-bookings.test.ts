@@ -318,6 +318,8 @@ describe("a long list", () => {
           customerName: `Paged Customer ${String(i + 1).padStart(2, "0")}`,
           customerPhone: "+442079460999",
           manageTokenHash: `paged-${i}-${studio!.id}`,
+          // Three customers the call did not reach: the "needs attention" list.
+          status: [1, 4, 27].includes(i) ? ("unreachable" as const) : ("pending" as const),
         })),
       )
       .returning();
@@ -339,6 +341,14 @@ describe("a long list", () => {
     expect(two.html).toContain("Page 2 of 2 (30 in all)");
     expect(two.html).toMatch(/<a [^>]*href="\/dashboard"[^>]*>Previous page<\/a>/);
     expect(two.html).not.toContain("Next page");
+
+    // The badge counts the upcoming bookings that need attention, whichever list is shown.
+    const badge = /Needs attention<span[^>]*>(\d+)<\/span>/;
+    expect(badge.exec(one.html)?.[1]).toBe("3");
+    const attention = await customersOn("/dashboard?filter=attention");
+    expect(attention.customers).toEqual([2, 5, 28]);
+    expect(attention.html).not.toContain("Next page");
+    expect(badge.exec((await customersOn("/dashboard?filter=past")).html)?.[1]).toBe("3");
 
     // A nonsense page is the first; one past the end (an old link) the last.
     expect((await customersOn("/dashboard?page=abc")).customers).toEqual(numbers(1, 25));

@@ -163,10 +163,9 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
   const listPage = (page: number) =>
     listOwnerBookings(services.db, business.id, filter, { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE }, now);
   const asked = pageOf(url);
-  const [askedRows, total, attention, serviceRows, weekly] = await Promise.all([
+  const [askedRows, { total, attention }, serviceRows, weekly] = await Promise.all([
     listPage(asked),
     countOwnerBookings(services.db, business.id, filter, now),
-    filter === "attention" ? null : countOwnerBookings(services.db, business.id, "attention", now),
     listServices(services.db, business.id, { activeOnly: true }),
     getWeeklySchedule(services.db, business.id),
   ]);
@@ -181,7 +180,7 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
     timeZone: business.timeZone,
     zoneName: zoneName(business.timeZone, owner.locale),
     bookings: await viewsOf(owner, rows),
-    attentionCount: attention ?? total,
+    attentionCount: attention,
     setup: { hasService: serviceRows.length > 0, hasHours: Object.values(weekly).some((day) => day.length > 0) },
     message: await bookingMessage(owner, url),
     /** Calls paused (past due) or stopped by the plan: said on the dashboard's first page. */
