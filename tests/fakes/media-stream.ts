@@ -321,13 +321,15 @@ export function connectMediaStream(options: MediaStreamOptions): Promise<MediaSt
     markTimer = undefined;
     const first = pendingMarks[0];
     if (!first) return;
-    markTimer = setTimeout(releaseMarks, Math.max(0, first.due - performance.now()));
+    // A timer can fire a little before its time (Node's loop reads its clock once a turn): a mark
+    // not yet due waits another millisecond, so none is echoed before its audio has played.
+    markTimer = setTimeout(releaseMarks, Math.max(1, Math.ceil(first.due - performance.now())));
   }
 
   function releaseMarks() {
     markTimer = undefined;
     const now = performance.now();
-    while (pendingMarks.length > 0 && pendingMarks[0]!.due <= now + 0.5) echoMark(pendingMarks.shift()!.name);
+    while (pendingMarks.length > 0 && pendingMarks[0]!.due <= now) echoMark(pendingMarks.shift()!.name);
     scheduleMarks();
   }
 
