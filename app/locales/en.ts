@@ -80,6 +80,8 @@ const en = {
   /** A list's pages (ui/pager.tsx): where the reader is, and the links either side. */
   pager: {
     label: "Pages",
+    /** In a page's title after the list's name: "Bookings: Upcoming, page 2". */
+    page: "page {{page}}",
     position: "Page {{page}} of {{pages}} ({{total}} in all)",
     previous: "Previous page",
     next: "Next page",

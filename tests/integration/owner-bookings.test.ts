@@ -339,6 +339,8 @@ describe("a long list", () => {
     const two = await customersOn("/dashboard?page=2");
     expect(two.customers).toEqual(numbers(26, 30));
     expect(two.html).toContain("Page 2 of 2 (30 in all)");
+    expect(two.html).toMatch(/<title>Bookings: Upcoming, page 2\b/);
+    expect(one.html).toMatch(/<title>Bookings: Upcoming\b(?!, page)/);
     expect(two.html).toMatch(/<a [^>]*href="\/dashboard"[^>]*>Previous page<\/a>/);
     expect(two.html).not.toContain("Next page");
 

@@ -9,7 +9,9 @@ export async function ownerDashboard(context: Readonly<RouterContextProvider>, r
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
   const page = await loadBookingsPage(owner, new URL(request.url));
-  const title = ownerTitle(owner, `${owner.t("bookings.title")}: ${owner.t(`owner.bookings.filter.${page.filter}`)}`);
+  const list = `${owner.t("bookings.title")}: ${owner.t(`owner.bookings.filter.${page.filter}`)}`;
+  // Each page of a long list has a title of its own (a screen reader announces it on arrival).
+  const title = ownerTitle(owner, page.page > 1 ? `${list}, ${owner.t("pager.page", { page: page.page })}` : list);
   return { kind: "owner" as const, title, shell: owner.shell, ...page };
 }
 
