@@ -1,3 +1,4 @@
+import type { TFunction } from "i18next";
 import { Link, useLocation } from "react-router";
 import { useTranslation } from "~/ui/translation";
 
@@ -7,6 +8,9 @@ export function pageOf(request: Request | URL, last = 100_000, param = "page") {
   const raw = Number(url.searchParams.get(param));
   return Number.isInteger(raw) && raw >= 1 ? Math.min(raw, Math.max(1, last)) : 1;
 }
+
+/** A long list's page title: its name, and the page after the first ("Bookings: Upcoming, page 2"), which a screen reader announces on arrival. */
+export const pagedTitle = (t: TFunction, name: string, page: number) => (page > 1 ? `${name}, ${t("pager.page", { page })}` : name);
 
 /** How many pages `total` rows make at `pageSize` a page (one, when there are none). */
 export const pageCount = (total: number, pageSize: number) => Math.max(1, Math.ceil(total / pageSize));

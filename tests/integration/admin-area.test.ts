@@ -261,5 +261,8 @@ describe("the admin tables' pages", () => {
     const two = await (await admin.client.get("/admin/businesses?page=2")).text();
     expect(two).toContain(`Page 2 of ${pages} (${total} in all)`);
     expect(two).toMatch(/<a [^>]*href="\/admin\/businesses"[^>]*>Previous page<\/a>/);
+    // Each page has a title of its own.
+    expect(two).toMatch(/<title>Businesses, page 2 · Sakina<\/title>/);
+    expect(one).toMatch(/<title>Businesses · Sakina<\/title>/);
   });
 });

@@ -2,6 +2,7 @@ import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/audit";
 import { listAudit } from "#models/audit-log";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
+import { pagedTitle } from "~/ui/pager";
 import { AdminHeading, Empty, Pager } from "~/features/admin/admin-ui";
 import { formatWhen } from "~/lib/when";
 import { ResponsiveTable } from "~/ui/responsive-table";
@@ -12,7 +13,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const page = pageOf(request);
   const { rows, total } = await listAudit(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
   return {
-    title: `${t("admin.audit.title")} · Sakina`,
+    title: `${pagedTitle(t, t("admin.audit.title"), page)} · Sakina`,
     page,
     total,
     rows: rows.map((row) => ({

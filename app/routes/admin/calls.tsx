@@ -3,6 +3,7 @@ import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/calls";
 import { listCallsForAdmin } from "#models/admin-lists";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
+import { pagedTitle } from "~/ui/pager";
 import { AdminHeading, Empty, Pager } from "~/features/admin/admin-ui";
 import { formatWhen } from "~/lib/when";
 import { formatMoney } from "~/lib/money";
@@ -17,7 +18,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { rows, total } = await listCallsForAdmin(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }, { flaggedOnly });
   const seconds = new Intl.NumberFormat(locale, { style: "unit", unit: "second", unitDisplay: "short" });
   return {
-    title: `${t("admin.calls.title")} · Sakina`,
+    title: `${pagedTitle(t, t("admin.calls.title"), page)} · Sakina`,
     page,
     total,
     flaggedOnly,

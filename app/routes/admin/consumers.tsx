@@ -3,6 +3,7 @@ import { Ltr } from "~/ui/bidi";
 import type { Route } from "./+types/consumers";
 import { listConsumersForAdmin } from "#models/admin-lists";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
+import { pagedTitle } from "~/ui/pager";
 import { AdminHeading, Empty, Pager } from "~/features/admin/admin-ui";
 import { maskPhone } from "~/features/admin/mask";
 import { formatWhen } from "~/lib/when";
@@ -16,7 +17,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     offset: (page - 1) * PAGE_SIZE,
   });
   return {
-    title: `${t("admin.consumers.title")} · Sakina`,
+    title: `${pagedTitle(t, t("admin.consumers.title"), page)} · Sakina`,
     page,
     total,
     paidCalls,

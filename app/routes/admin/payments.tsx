@@ -3,6 +3,7 @@ import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/payments";
 import { listPaymentsForAdmin } from "#models/admin-lists";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
+import { pagedTitle } from "~/ui/pager";
 import { refundPayment } from "~/features/admin/actions.server";
 import { AdminHeading, Empty, Pager, RowAction } from "~/features/admin/admin-ui";
 import { backTo, rowAction } from "~/features/admin/row-action.server";
@@ -17,7 +18,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const page = pageOf(request);
   const { rows, total } = await listPaymentsForAdmin(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
   return {
-    title: `${t("admin.payments.title")} · Sakina`,
+    title: `${pagedTitle(t, t("admin.payments.title"), page)} · Sakina`,
     page,
     total,
     rows: rows.map(({ payment, businessName }) => ({

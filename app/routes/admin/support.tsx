@@ -3,6 +3,7 @@ import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/support";
 import { listSupportTickets } from "#models/admin-lists";
 import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
+import { pagedTitle } from "~/ui/pager";
 import { closeTicket } from "~/features/admin/actions.server";
 import { AdminHeading, Empty, Pager, RowAction } from "~/features/admin/admin-ui";
 import { backTo, rowAction } from "~/features/admin/row-action.server";
@@ -16,7 +17,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const page = pageOf(request);
   const { rows, total } = await listSupportTickets(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
   return {
-    title: `${t("admin.support.title")} · Sakina`,
+    title: `${pagedTitle(t, t("admin.support.title"), page)} · Sakina`,
     page,
     total,
     rows: rows.map(({ ticket, businessName }) => ({

@@ -2,6 +2,7 @@ import type { RouterContextProvider } from "react-router";
 import { loadBookingsPage } from "../bookings.server";
 import { ownerAction } from "../owner-action.server";
 import { ownerForPage, ownerTitle } from "../owner.server";
+import { pagedTitle } from "~/ui/pager";
 
 /** /dashboard for a business owner (or the sign-in page for anyone else): the bookings, one list at a time. */
 export async function ownerDashboard(context: Readonly<RouterContextProvider>, request: Request) {
@@ -10,8 +11,7 @@ export async function ownerDashboard(context: Readonly<RouterContextProvider>, r
   const { owner } = gate;
   const page = await loadBookingsPage(owner, new URL(request.url));
   const list = `${owner.t("bookings.title")}: ${owner.t(`owner.bookings.filter.${page.filter}`)}`;
-  // Each page of a long list has a title of its own (a screen reader announces it on arrival).
-  const title = ownerTitle(owner, page.page > 1 ? `${list}, ${owner.t("pager.page", { page: page.page })}` : list);
+  const title = ownerTitle(owner, pagedTitle(owner.t, list, page.page));
   return { kind: "owner" as const, title, shell: owner.shell, ...page };
 }
 
