@@ -19,8 +19,9 @@ const RATE_LIMIT_KEEP_MS = 2 * 24 * 3_600_000;
  * e-mail addresses erased 24 hours after the call, expired rate-limit windows and leases (left by
  * a process that ended without releasing them), spent or expired
  * e-mail tokens and expired sessions deleted. Each step is idempotent: a second run finds nothing.
+ * Then the planner's statistics are refreshed where no autovacuum does it (PGlite).
  */
-export async function runRetention(services: Pick<AppServices, "db" | "telephony">, now = new Date()) {
+export async function runRetention(services: Pick<AppServices, "db" | "database" | "telephony">, now = new Date()) {
   const erased = await eraseExpiredEmpathyContacts(services.db, now);
   await purgeExpiredRateLimits(services.db, new Date(now.getTime() - RATE_LIMIT_KEEP_MS));
   await purgeExpiredLeases(services.db);
@@ -33,6 +34,8 @@ export async function runRetention(services: Pick<AppServices, "db" | "telephony
     await forgetRecording(services.db, recording.id);
     recordingsDeleted += 1;
   }
+  // After the deletes, so the planner sees what is left (PGlite has no autovacuum to do it).
+  await services.database.refreshStatistics();
   return { erased, ...purged, webCalls, recordingsDeleted };
 }
 
