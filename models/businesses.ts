@@ -324,3 +324,17 @@ export async function setVoiceSettings(
     .returning();
   return row ?? null;
 }
+
+/** What customers need before they can book, in one read: an active service, and opening hours. */
+export async function bookingSetup(db: Db, businessId: number) {
+  // Written out whole: in a one-table select Drizzle names columns without their table, which
+  // inside these subqueries would mean the subquery's own.
+  const [row] = await db
+    .select({
+      hasService: sql<boolean>`exists (select 1 from business_services s where s.business_id = ${businessId} and s.active)`,
+      hasHours: sql<boolean>`exists (select 1 from opening_hours h where h.business_id = ${businessId})`,
+    })
+    .from(businesses)
+    .where(eq(businesses.id, businessId));
+  return { hasService: Boolean(row?.hasService), hasHours: Boolean(row?.hasHours) };
+}

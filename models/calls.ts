@@ -425,12 +425,16 @@ export async function cancelQueuedBookingCalls(db: Db, bookingId: number, purpos
   });
 }
 
-/** The latest call of each booking, for the owner's list: its outcome and redacted transcript. */
-export async function latestCallsOfBookings(db: Db, bookingIds: number[], purpose: Call["purpose"] = "booking_confirmation") {
+/**
+ * The latest call of each booking for each of `purposes` (its confirmation and its reminder, say),
+ * in one read, for the owner's list: its outcome and redacted transcript.
+ */
+export async function latestCallsOfBookings(db: Db, bookingIds: number[], purposes: Call["purpose"][]) {
   if (bookingIds.length === 0) return [];
   return db
-    .selectDistinctOn([calls.bookingId], {
+    .selectDistinctOn([calls.bookingId, calls.purpose], {
       bookingId: calls.bookingId,
+      purpose: calls.purpose,
       status: calls.status,
       outcome: calls.outcome,
       summary: calls.summary,
@@ -441,6 +445,6 @@ export async function latestCallsOfBookings(db: Db, bookingIds: number[], purpos
       createdAt: calls.createdAt,
     })
     .from(calls)
-    .where(and(inArray(calls.bookingId, bookingIds), eq(calls.purpose, purpose)))
-    .orderBy(calls.bookingId, desc(calls.createdAt), desc(calls.id));
+    .where(and(inArray(calls.bookingId, bookingIds), inArray(calls.purpose, purposes)))
+    .orderBy(calls.bookingId, calls.purpose, desc(calls.createdAt), desc(calls.id));
 }

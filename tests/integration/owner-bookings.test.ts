@@ -344,6 +344,12 @@ describe("a long list", () => {
     expect(two.html).toMatch(/<a [^>]*href="\/dashboard"[^>]*>Previous page<\/a>/);
     expect(two.html).not.toContain("Next page");
 
+    // The set-up list, read with the bookings: the studio has a service now, and no opening hours.
+    expect(one.html).toContain(en.dashboard.checklistTitle);
+    expect(one.html).toMatch(new RegExp(`<li>${en.owner.done}: <a [^>]*href="/dashboard/services"`));
+    expect(one.html).toMatch(/<li><a [^>]*href="\/dashboard\/hours"/);
+    expect(await (await owner.get("/dashboard")).text()).not.toContain(en.dashboard.checklistTitle);
+
     // The badge counts the upcoming bookings that need attention, whichever list is shown.
     const badge = /Needs attention<span[^>]*>(\d+)<\/span>/;
     expect(badge.exec(one.html)?.[1]).toBe("3");

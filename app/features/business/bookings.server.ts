@@ -18,8 +18,7 @@ import {
   type OwnerBookingFilter,
   renewManageToken,
 } from "#models/bookings";
-import { listServices } from "#models/business-services";
-import type { Business } from "#models/businesses";
+import { bookingSetup, type Business } from "#models/businesses";
 import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { BOOKING_WINDOW_DAYS, bookingConfirmationCallJob } from "~/features/booking/index.server";
@@ -143,12 +142,9 @@ function callStateLabel(t: TFunction, state: string) {
 
 async function viewsOf(owner: Owner, rows: { booking: Booking; serviceName: string }[]) {
   const ids = rows.map((r) => r.booking.id);
-  const [calls, reminders] = await Promise.all([
-    latestCallsOfBookings(owner.services.db, ids),
-    latestCallsOfBookings(owner.services.db, ids, "booking_reminder"),
-  ]);
-  const byBooking = new Map(calls.map((c) => [c.bookingId, c]));
-  const reminderOf = new Map(reminders.map((c) => [c.bookingId, c]));
+  const latest = await latestCallsOfBookings(owner.services.db, ids, ["booking_confirmation", "booking_reminder"]);
+  const byBooking = new Map(latest.filter((c) => c.purpose === "booking_confirmation").map((c) => [c.bookingId, c]));
+  const reminderOf = new Map(latest.filter((c) => c.purpose === "booking_reminder").map((c) => [c.bookingId, c]));
   return rows.map((r) => bookingView(owner, r.booking, r.serviceName, byBooking.get(r.booking.id), reminderOf.get(r.booking.id)));
 }
 
@@ -163,11 +159,10 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
   const listPage = (page: number) =>
     listOwnerBookings(services.db, business.id, filter, { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE }, now);
   const asked = pageOf(url);
-  const [askedRows, { total, attention }, serviceRows, weekly] = await Promise.all([
+  const [askedRows, { total, attention }, setup] = await Promise.all([
     listPage(asked),
     countOwnerBookings(services.db, business.id, filter, now),
-    listServices(services.db, business.id, { activeOnly: true }),
-    getWeeklySchedule(services.db, business.id),
+    bookingSetup(services.db, business.id),
   ]);
   // A page past the end (an old link, bookings since gone) shows the last one.
   const page = Math.min(asked, pageCount(total, BOOKINGS_PAGE_SIZE));
@@ -181,7 +176,7 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
     zoneName: zoneName(business.timeZone, owner.locale),
     bookings: await viewsOf(owner, rows),
     attentionCount: attention,
-    setup: { hasService: serviceRows.length > 0, hasHours: Object.values(weekly).some((day) => day.length > 0) },
+    setup,
     message: await bookingMessage(owner, url),
     /** Calls paused (past due) or stopped by the plan: said on the dashboard's first page. */
     planNotice: await planNoticeFor(services, owner.t, business),
