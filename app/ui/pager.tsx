@@ -17,14 +17,28 @@ export const pageCount = (total: number, pageSize: number) => Math.max(1, Math.c
 
 /**
  * Where the reader is in a long list, and the previous and next pages as plain links (`?page=N`,
- * the rest of the query kept), so paging works without JavaScript.
+ * the rest of the query kept but `drop`: what said how the last action went), so paging works
+ * without JavaScript.
  */
-export function Pager({ page, total, pageSize, label }: { page: number; total: number; pageSize: number; label?: string }) {
+export function Pager({
+  page,
+  total,
+  pageSize,
+  label,
+  drop = [],
+}: {
+  page: number;
+  total: number;
+  pageSize: number;
+  label?: string;
+  drop?: string[];
+}) {
   const { t } = useTranslation();
   const pages = pageCount(total, pageSize);
   const { pathname, search } = useLocation();
   const hrefFor = (n: number) => {
     const params = new URLSearchParams(search);
+    for (const name of drop) params.delete(name);
     if (n === 1) params.delete("page");
     else params.set("page", String(n));
     const query = params.toString();

@@ -376,5 +376,7 @@ describe("a long list", () => {
     // (The message above the list names customer 27 first.)
     expect(after.customers.toSorted((a, b) => a - b)).toEqual(numbers(26, 30));
     expect(after.html).toContain(en.owner.bookings.done.confirmed.replace("{{name}}", "\u2068Paged Customer 27\u2069"));
+    // The way back to page 1 does not say it again.
+    expect(after.html).toMatch(/<a [^>]*href="\/dashboard"[^>]*>Previous page<\/a>/);
   });
 });

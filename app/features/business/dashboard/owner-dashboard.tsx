@@ -77,7 +77,7 @@ export function OwnerDashboard({
         </ul>
       )}
       {page.total > page.pageSize ? (
-        <Pager page={page.page} total={page.total} pageSize={page.pageSize} label={t("owner.bookings.pages")} />
+        <Pager page={page.page} total={page.total} pageSize={page.pageSize} label={t("owner.bookings.pages")} drop={["done", "booking"]} />
       ) : null}
     </OwnerShell>
   );
