@@ -2,11 +2,11 @@ import type { TFunction } from "i18next";
 import { Link, useLocation } from "react-router";
 import { useTranslation } from "~/ui/translation";
 
-/** The page a list is asked for (`?page=N`): 1 when missing or nonsense, never past `last`. */
-export function pageOf(request: Request | URL, last = 100_000, param = "page") {
+/** The page a list is asked for (`?page=N`): 1 when missing or nonsense, at most 100,000. */
+export function pageOf(request: Request | URL) {
   const url = request instanceof URL ? request : new URL(request.url);
-  const raw = Number(url.searchParams.get(param));
-  return Number.isInteger(raw) && raw >= 1 ? Math.min(raw, Math.max(1, last)) : 1;
+  const raw = Number(url.searchParams.get("page"));
+  return Number.isInteger(raw) && raw >= 1 ? Math.min(raw, 100_000) : 1;
 }
 
 /** A long list's page title: its name, and the page after the first ("Bookings: Upcoming, page 2"), which a screen reader announces on arrival. */

@@ -41,4 +41,3 @@ export function audit(
 }
 
 export { PAGE_SIZE } from "./admin-ui";
-export { pageOf } from "~/ui/pager";

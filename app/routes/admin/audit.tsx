@@ -1,8 +1,8 @@
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/audit";
 import { listAudit } from "#models/audit-log";
-import { PAGE_SIZE, pageOf, requireAdmin } from "~/features/admin/access.server";
-import { pagedTitle } from "~/ui/pager";
+import { PAGE_SIZE, requireAdmin } from "~/features/admin/access.server";
+import { pageOf, pagedTitle } from "~/ui/pager";
 import { AdminHeading, Empty, Pager } from "~/features/admin/admin-ui";
 import { formatWhen } from "~/lib/when";
 import { ResponsiveTable } from "~/ui/responsive-table";
