@@ -77,7 +77,7 @@ const ar = {
   },
   pager: {
     label: "الصفحات",
-    page: "الصفحة {{page}}",
+    titled: "{{name}}، الصفحة {{page}}",
     position: "الصفحة {{page}} من {{pages}} (العدد الكلي: {{total}})",
     previous: "الصفحة السابقة",
     next: "الصفحة التالية",

@@ -81,7 +81,7 @@ const de = {
   },
   pager: {
     label: "Seiten",
-    page: "Seite {{page}}",
+    titled: "{{name}}, Seite {{page}}",
     position: "Seite {{page}} von {{pages}} ({{total}} insgesamt)",
     previous: "Vorherige Seite",
     next: "Nächste Seite",

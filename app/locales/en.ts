@@ -80,8 +80,8 @@ const en = {
   /** A list's pages (ui/pager.tsx): where the reader is, and the links either side. */
   pager: {
     label: "Pages",
-    /** In a page's title after the list's name: "Bookings: Upcoming, page 2". */
-    page: "page {{page}}",
+    /** A page's title after the first: the list's name, then the page ("Bookings: Upcoming, page 2"). */
+    titled: "{{name}}, page {{page}}",
     position: "Page {{page}} of {{pages}} ({{total}} in all)",
     previous: "Previous page",
     next: "Next page",

@@ -81,7 +81,7 @@ const es = {
   },
   pager: {
     label: "Páginas",
-    page: "página {{page}}",
+    titled: "{{name}}, página {{page}}",
     position: "Página {{page}} de {{pages}} ({{total}} en total)",
     previous: "Página anterior",
     next: "Página siguiente",

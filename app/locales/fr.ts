@@ -82,7 +82,7 @@ const fr = {
   },
   pager: {
     label: "Pages",
-    page: "page {{page}}",
+    titled: "{{name}}, page {{page}}",
     position: "Page {{page}} sur {{pages}} ({{total}} au total)",
     previous: "Page précédente",
     next: "Page suivante",

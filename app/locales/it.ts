@@ -81,7 +81,7 @@ const it = {
   },
   pager: {
     label: "Pagine",
-    page: "pagina {{page}}",
+    titled: "{{name}}, pagina {{page}}",
     position: "Pagina {{page}} di {{pages}} ({{total}} in tutto)",
     previous: "Pagina precedente",
     next: "Pagina successiva",

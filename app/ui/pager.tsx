@@ -10,7 +10,7 @@ export function pageOf(request: Request | URL) {
 }
 
 /** A long list's page title: its name, and the page after the first ("Bookings: Upcoming, page 2"), which a screen reader announces on arrival. */
-export const pagedTitle = (t: TFunction, name: string, page: number) => (page > 1 ? `${name}, ${t("pager.page", { page })}` : name);
+export const pagedTitle = (t: TFunction, name: string, page: number) => (page > 1 ? t("pager.titled", { name, page }) : name);
 
 /** How many pages `total` rows make at `pageSize` a page (one, when there are none). */
 export const pageCount = (total: number, pageSize: number) => Math.max(1, Math.ceil(total / pageSize));

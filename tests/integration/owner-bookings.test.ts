@@ -378,5 +378,9 @@ describe("a long list", () => {
     expect(after.html).toContain(en.owner.bookings.done.confirmed.replace("{{name}}", "\u2068Paged Customer 27\u2069"));
     // The way back to page 1 does not say it again.
     expect(after.html).toMatch(/<a [^>]*href="\/dashboard"[^>]*>Previous page<\/a>/);
+
+    // In Arabic the title reads as Arabic does, with its own comma.
+    const arabic = await customersOn("/dashboard?page=2&lng=ar");
+    expect(arabic.html).toContain(`<title>${ar.bookings.title}: ${ar.owner.bookings.filter.upcoming}، الصفحة 2`);
   });
 });
