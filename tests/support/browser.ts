@@ -16,6 +16,7 @@ export async function launchBrowser(options: { extraArgs?: string[] } = {}): Pro
   return chromium.launch({
     executablePath,
     headless: true,
+    env: withoutShiftedClock(process.env),
     args: [
       "--no-sandbox",
       "--disable-gpu",
@@ -366,4 +367,15 @@ export function describeViolations(violations: AxeViolation[]) {
  */
 export async function hydrated(page: Page) {
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}
+
+/**
+ * The environment without libfaketime (`npm run test:at-date`): the servers and the tests run at
+ * the date chosen, the browser on the real clock (under libfaketime Chromium's pages stall).
+ */
+function withoutShiftedClock(env: NodeJS.ProcessEnv) {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && name !== "LD_PRELOAD" && !name.startsWith("FAKETIME")) kept[name] = value;
+  return kept;
 }

@@ -40,6 +40,10 @@ export async function startServer(
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      // `npm run test:at-date`: the server lives at the same shifted date as the test.
+      ...(process.env.FAKETIME
+        ? { LD_PRELOAD: process.env.LD_PRELOAD, FAKETIME: process.env.FAKETIME, FAKETIME_DONT_FAKE_MONOTONIC: "1" }
+        : {}),
       NODE_ENV: "production",
       PORT: "0",
       DATA_DIR: dataDir,
