@@ -73,6 +73,11 @@ const SCHEMA = "pgboss";
  */
 export const MAINTENANCE_SECONDS = 5;
 
+/**
+ * How often a kind's worker asks for work on its own. The due check (`watchDueJobs`) wakes it as
+ * soon as a job is due, so this is only a safety net.
+ */
+const WORKER_POLL_SECONDS = 30;
 
 /** The key of a sealed job's data; the owner's keyed hash uses the same purpose. */
 const SEAL_PURPOSE = "job data";
@@ -105,6 +110,12 @@ export async function startJobQueue(
   const created = new Set<string>();
   const workerIds = new Map<string, string>();
   const runners = new Map<string, ConcurrentRunner>();
+  let dueCheck: { stop(): void } | null = null;
+  const wakeQueue = (name: string) => {
+    runners.get(name)?.wake();
+    const id = workerIds.get(name);
+    if (id) boss.notifyWorker(id);
+  };
 
   const ownerKey = (owner: string) => keyedHash(options.signingSecret, SEAL_PURPOSE, owner.trim().toLowerCase());
   const sealData = (definition: JobDefinition<object, never>, data: object): SealedData => ({
@@ -163,9 +174,7 @@ export async function startJobQueue(
       return Number((rows[0] as { discarded: number | string }).discarded);
     },
     wake(definition) {
-      runners.get(definition.name)?.wake();
-      const id = workerIds.get(definition.name);
-      if (id) boss.notifyWorker(id);
+      wakeQueue(definition.name);
     },
     async schedule(definition, cron) {
       await ensureQueue(definition);
@@ -187,19 +196,54 @@ export async function startJobQueue(
         };
         const slots = definition.concurrency?.(services) ?? 1;
         if (slots > 1) {
-          runners.set(definition.name, runConcurrently(boss, definition.name, slots, pollingIntervalSeconds * 1000, run));
+          runners.set(definition.name, runConcurrently(boss, definition.name, slots, WORKER_POLL_SECONDS * 1000, run));
           continue;
         }
-        const id = await boss.work(definition.name, { pollingIntervalSeconds }, async (batch) => {
+        const id = await boss.work(definition.name, { pollingIntervalSeconds: WORKER_POLL_SECONDS }, async (batch) => {
           for (const job of batch) await run(job);
         });
         workerIds.set(definition.name, id);
       }
+      dueCheck = watchDueJobs(boss, [...workerIds.keys(), ...runners.keys()], pollingIntervalSeconds * 1000, wakeQueue, (error) => {
+        if (!stopped) console.error("Job queue error (due check):", error);
+      });
     },
     async stop() {
+      dueCheck?.stop();
       await Promise.all([...runners.values()].map((runner) => runner.stop(5000)));
       await boss.stop({ graceful: true, wait: true, timeout: 5000 });
       stopped = true;
+    },
+  };
+}
+
+/**
+ * One query a poll for all the kinds this process works, waking those with a job due (new, a retry
+ * or a scheduled one whose time came; sent by this process or another), instead of each kind's
+ * worker fetching on its own: a dozen fetches a second, nearly all finding nothing, each through
+ * PGlite's one connection ahead of the pages' queries. An idle server on PGlite spent 37 ms of CPU a
+ * second; with this check, 20 ms. A job is still taken within `intervalMs` of being due, as
+ * before, and `wake` still has this process's worker fetch at once.
+ */
+function watchDueJobs(boss: PgBoss, names: string[], intervalMs: number, wake: (name: string) => void, onError: (error: unknown) => void) {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  const check = async () => {
+    try {
+      const { rows } = await boss
+        .getDb()
+        .executeSql(`SELECT DISTINCT name FROM ${SCHEMA}.job WHERE name = ANY($1::text[]) AND state < 'active' AND start_after < now()`, [names]);
+      if (!stopped) for (const row of rows as { name: string }[]) wake(row.name);
+    } catch (error) {
+      onError(error);
+    }
+    if (!stopped) timer = setTimeout(() => void check(), intervalMs);
+  };
+  timer = setTimeout(() => void check(), intervalMs);
+  return {
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
     },
   };
 }
