@@ -33,6 +33,9 @@ describe("the admin area", () => {
     const list = await (await admin.client.get("/admin/businesses")).text();
     expect(list).toContain(business.name);
     expect(list).toContain(`aria-label="Suspend ${business.name}"`);
+    // The services the booking page offers, read (and cached) before the suspension.
+    const servicesApi = `/api/booking/services/${business.bookingLink}`;
+    expect((await httpClient(app.url).get(servicesApi)).status).toBe(200);
 
     const suspended = await admin.client.postForm("/admin/businesses", { intent: "suspend", id: String(business.id) });
     expect(suspended.status).toBe(302);
@@ -44,6 +47,7 @@ describe("the admin area", () => {
     expect(await page.text()).toContain("is not taking bookings right now");
     const api = await httpClient(app.url).get(`/api/booking/business/${business.bookingLink}`);
     expect(api.status).toBe(404);
+    expect((await httpClient(app.url).get(servicesApi)).status).toBe(404);
 
     // A call of the business queued before the suspension is not placed.
     const [queued] = await app.services.db
@@ -69,6 +73,7 @@ describe("the admin area", () => {
     expect(reactivated.status).toBe(302);
     expect((await demoBusiness()).status).toBe("active");
     expect((await httpClient(app.url).get(`/book/${business.bookingLink}`)).status).toBe(200);
+    expect((await httpClient(app.url).get(servicesApi)).status).toBe(200);
   });
 
   it("lists flagged calls with their redacted transcript and takes one off the queue when reviewed", async () => {

@@ -86,6 +86,9 @@ describe("availability", () => {
     const date = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     expect((await fetch(`${server.url}/api/booking/availability/demo-salon/${date}/99999`)).status).toBe(400);
     expect((await fetch(`${server.url}/api/booking/availability/nobody-here/${date}/1`)).status).toBe(404);
+    const unknown = await fetch(`${server.url}/api/booking/services/nobody-here`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error).toEqual(expect.any(String));
   });
 });
 

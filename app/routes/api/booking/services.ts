@@ -1,6 +1,6 @@
 import type { Route } from "./+types/services";
 import { apiError } from "~/platform/http/api.server";
-import { bookableBusiness, bookableServices } from "~/features/booking/booking.server";
+import { bookingPageReads } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 
@@ -8,11 +8,11 @@ import { getI18n } from "~/platform/i18n.server";
 export async function loader({ params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const business = await bookableBusiness(services, params.bookingLink);
-  if (!business) return apiError(404, t("book.invalidBody"));
-  const list = await bookableServices(services, business);
+  // The booking page's own reads, cached: a client asking again reads nothing from the database.
+  const { business, services: offered } = await bookingPageReads(services, params.bookingLink);
+  if (business?.status !== "active") return apiError(404, t("book.invalidBody"));
   return Response.json(
-    list.map((s) => ({
+    offered.map((s) => ({
       id: s.id,
       name: s.name,
       description: s.description,
