@@ -1,7 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTimeOfDayLabel, knownTimeZone, zoneName, zoneOptions } from "~/lib/when";
 
 describe("time zones in words", () => {
+  afterEach(() => vi.useRealTimers());
+
   it("names a zone as a person reads it, in the page's language, never by its id", () => {
     expect(zoneName("America/New_York", "en")).toBe("Eastern Time");
     expect(zoneName("Europe/Berlin", "en")).toBe("Central European Time");
@@ -23,6 +25,15 @@ describe("time zones in words", () => {
     expect(options.some((option) => option.value === "Europe/Berlin")).toBe(true);
     expect(new Set(options.map((option) => option.value)).size).toBe(options.length);
     expect(options.every((option) => !option.label.includes("/"))).toBe(true);
+  });
+
+  it("gives a zone's offset as it is now, after a clock change too", () => {
+    const eastern = () => zoneOptions("en", ["America/New_York"]).find((option) => option.value === "America/New_York")!.label;
+    vi.useFakeTimers({ now: new Date("2027-03-14T06:30:00Z"), toFake: ["Date"] });
+    expect(eastern()).toBe("Eastern Time (GMT-5)");
+    // The clocks went forward at 07:00 UTC; the same server, an hour later.
+    vi.setSystemTime(new Date("2027-03-14T07:30:00Z"));
+    expect(eastern()).toBe("Eastern Time (GMT-4)");
   });
 
   it("writes a time of day with the language's clock", () => {

@@ -140,7 +140,8 @@ interface ZoneGroup {
   zones: string[];
 }
 
-const zoneGroups = new Map<string, ZoneGroup[]>();
+/** Each language's list, built for the hour it was built in: offsets change twice a year, so the list does too. */
+const zoneGroups = new Map<string, { hour: number; groups: ZoneGroup[] }>();
 
 function offsetMinutes(timeZone: string, at: Date) {
   const parts = zonePart("en", timeZone, "shortOffset", at);
@@ -152,12 +153,14 @@ function offsetMinutes(timeZone: string, at: Date) {
 /**
  * Every zone `Intl` knows, one entry per zone that reads the same in the language and keeps the
  * same clocks all year (New York and Detroit are both "Eastern Time"): a list a person can scan.
- * Built once per language.
+ * Built once per language and hour (a long-running server crosses a clock change: "Eastern Time
+ * (GMT-4)" becomes "(GMT-5)" within the hour).
  */
 function groupsFor(locale: string) {
-  let groups = zoneGroups.get(locale);
-  if (groups) return groups;
   const now = new Date();
+  const hour = Math.floor(now.getTime() / 3_600_000);
+  const kept = zoneGroups.get(locale);
+  if (kept?.hour === hour) return kept.groups;
   const year = now.getUTCFullYear();
   const january = new Date(Date.UTC(year, 0, 15));
   const july = new Date(Date.UTC(year, 6, 15));
@@ -169,8 +172,8 @@ function groupsFor(locale: string) {
     if (group) group.zones.push(zone);
     else byKey.set(key, { label, offset: offsetMinutes(zone, now), zones: [zone] });
   }
-  groups = [...byKey.values()].sort((a, b) => a.offset - b.offset || a.label.localeCompare(b.label, locale));
-  zoneGroups.set(locale, groups);
+  const groups = [...byKey.values()].sort((a, b) => a.offset - b.offset || a.label.localeCompare(b.label, locale));
+  zoneGroups.set(locale, { hour, groups });
   return groups;
 }
 
