@@ -63,6 +63,15 @@ export async function startAppInProcess(env: Record<string, string>) {
       runningApps.delete(running);
     },
   };
-  runningApps.set(running, { file: expect.getState().testPath ?? "a test file", stop: () => started.stop() });
+  runningApps.set(running, { file: startedBy(), stop: () => started.stop() });
   return started;
+}
+
+/** The test file that started an app; a script (`npm run screenshots`) runs outside vitest, which then has no state to read. */
+function startedBy() {
+  try {
+    return expect.getState().testPath ?? "a test file";
+  } catch {
+    return "a script";
+  }
 }
