@@ -159,10 +159,13 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
   const listPage = (page: number) =>
     listOwnerBookings(services.db, business.id, filter, { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE }, now);
   const asked = pageOf(url);
-  const [askedRows, { total, attention }, setup] = await Promise.all([
+  // Asked together: on PostgreSQL they go out on several connections at once.
+  const [askedRows, { total, attention }, setup, message, planNotice] = await Promise.all([
     listPage(asked),
     countOwnerBookings(services.db, business.id, filter, now),
     bookingSetup(services.db, business.id),
+    bookingMessage(owner, url),
+    planNoticeFor(services, owner.t, business),
   ]);
   // A page past the end (an old link, bookings since gone) shows the last one.
   const page = Math.min(asked, pageCount(total, BOOKINGS_PAGE_SIZE));
@@ -177,9 +180,9 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
     bookings: await viewsOf(owner, rows),
     attentionCount: attention,
     setup,
-    message: await bookingMessage(owner, url),
+    message,
     /** Calls paused (past due) or stopped by the plan: said on the dashboard's first page. */
-    planNotice: await planNoticeFor(services, owner.t, business),
+    planNotice,
   };
 }
 
