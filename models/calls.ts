@@ -292,6 +292,25 @@ export async function setCallSummary(db: Db, id: number, summary: string) {
   await db.update(calls).set({ summary, updatedAt: new Date() }).where(eq(calls.id, id));
 }
 
+/** Calls waiting to be dialled (queued) since before `olderThanSeconds` ago: the ones whose dialling could have been given up. */
+export async function queuedCallIds(db: Db, olderThanSeconds: number) {
+  const rows = await db
+    .select({ id: calls.id })
+    .from(calls)
+    .where(and(eq(calls.status, "queued"), sql`${calls.createdAt} < now() - make_interval(secs => ${olderThanSeconds})`));
+  return rows.map((row) => row.id);
+}
+
+/** Ends a call that is still queued as failed: the row, or null when it had moved on meanwhile. */
+export async function failQueuedCall(db: Db, id: number, error: string) {
+  const [row] = await db
+    .update(calls)
+    .set({ status: "failed", lastError: error.slice(0, 500), endedAt: new Date(), updatedAt: new Date() })
+    .where(and(eq(calls.id, id), eq(calls.status, "queued")))
+    .returning();
+  return row ?? null;
+}
+
 export async function failCall(db: Db, id: number, error: string) {
   await db
     .update(calls)

@@ -8,6 +8,7 @@ import {
   takeLine,
   createCallOnce,
   failCall,
+  failQueuedCall,
   findCall,
   heldProviderCallIds,
   markCallPlaced,
@@ -16,6 +17,7 @@ import {
   setStreamToken,
   newStreamToken,
   markCallMoment,
+  queuedCallIds,
   recordDialFailure,
   setCallDelivery,
   type Call,
@@ -307,9 +309,28 @@ export async function resumePausedCalls(services: AppServices, businessId?: numb
 export const SWEEP_GRACE_SECONDS = 120;
 
 /**
+ * Queued calls whose dialling job ran out of retries (hours of a fault outside the provider's own
+ * answers, which the job retries itself: a database error, a worker killed at every try): nothing
+ * would dial them any more. Each ends as failed through the usual end-of-call path, so whoever
+ * asked for it hears it (a paid call is tried again, and refunded after its last attempt). A call
+ * waiting for a line, for its calling hours or for its plan has a job waiting, or none that failed.
+ */
+async function endGivenUpDials(services: AppServices) {
+  const queued = await queuedCallIds(services.db, SWEEP_GRACE_SECONDS);
+  const givenUp = await services.jobs.givenUp(placeCallJob, "callId", queued.map(String));
+  for (const { key, error } of givenUp) {
+    const failed = await failQueuedCall(services.db, Number(key), `Its dialling job gave up after every retry: ${error}`);
+    if (!failed) continue;
+    await releasePlanCall(services.db, failed.id);
+    await onCallFinished(services, failed, publicOrigin(services));
+  }
+}
+
+/**
  * Every minute: calls past their time limit plus the grace are hung up at the provider (an
  * "already ended" error is fine) and ended here, through the same end-of-call path as a status
- * callback (a paid one is retried or refunded); then waiting calls get the free lines.
+ * callback (a paid one is retried or refunded), as are queued calls whose dialling job gave up;
+ * then waiting calls get the free lines.
  */
 export const callSweeperJob: AppJob<Record<string, never>> = {
   name: "call-sweeper",
@@ -324,6 +345,7 @@ export const callSweeperJob: AppJob<Record<string, never>> = {
       });
       if (ended) await onCallFinished(services, ended, publicOrigin(services));
     }
+    await endGivenUpDials(services);
     await wakeWaitingCalls(services);
     await resumePausedCalls(services);
   },

@@ -1,9 +1,10 @@
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIAL_STALLED_SECONDS } from "#models/calls";
 import { findEmpathyRequest } from "#models/empathy";
 import { calls as callsTable, empathyRequests, funnelEvents, payments } from "#models/schema";
+import { callSweeperJob } from "~/calls/engine.server";
 import { empathyErasureJob, parseEmpathyToken } from "~/features/empathy/empathy.server";
 import en from "~/locales/en";
 import es from "~/locales/es";
@@ -289,6 +290,86 @@ describe("a call that does not reach the caller", () => {
       expect(await callsTo(phone)).toHaveLength(2);
     } finally {
       app.services.env.EMPATHY_RETRY_DELAY_SECONDS = 1;
+    }
+  });
+});
+
+describe("a dial the job queue gave up on", () => {
+  it("ends the attempt, tries again, and refunds after the last one; a dial that is only waiting is left alone", async () => {
+    stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_elsewhere");
+    // Each attempt after the first waits ten minutes in the queue, where the test can fail its job.
+    app.services.env.EMPATHY_RETRY_DELAY_SECONDS = 600;
+    const phone = nextNumber();
+    twilio.setOutcome(phone, "busy");
+    try {
+      const { paymentIntentId, statusUrl } = await paidIntent(phone);
+      expect((await client().postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
+      const requestId = requestIdOf(statusUrl);
+      const attempt = (n: number) =>
+        waitFor(
+          async () => {
+            const [row] = await app.services.db
+              .select()
+              .from(callsTable)
+              .where(and(eq(callsTable.empathyRequestId, requestId), eq(callsTable.attempt, n)));
+            return row ?? null;
+          },
+          { what: `attempt ${n}` },
+        );
+      /** The attempt was queued long enough ago for the sweeper to look at it. */
+      const age = (id: number) =>
+        app.services.db
+          .update(callsTable)
+          .set({ createdAt: sql`now() - interval '10 minutes'` })
+          .where(eq(callsTable.id, id));
+      /** What pg-boss does once a job has used its last retry (a database down for hours, a worker killed at every try). */
+      const giveUp = async (id: number) => {
+        const { rows } = await app.services.database.executeSql(
+          `UPDATE pgboss.job SET state = 'failed', completed_on = now(), output = '{"message":"Connection terminated unexpectedly"}'::jsonb
+           WHERE name = 'call-place' AND data->>'callId' = $1 AND state = 'created' RETURNING id`,
+          [String(id)],
+        );
+        expect(rows).toHaveLength(1);
+      };
+
+      const second = await attempt(2);
+      expect(second.status).toBe("queued");
+      await age(second.id);
+      // Its job is only waiting for its time: the sweeper leaves the call as it is.
+      await callSweeperJob.handle({}, app.services);
+      expect((await attempt(2)).status).toBe("queued");
+
+      await giveUp(second.id);
+      await callSweeperJob.handle({}, app.services);
+      const ended = await attempt(2);
+      expect(ended.status).toBe("failed");
+      expect(ended.lastError).toContain("Connection terminated unexpectedly");
+      expect((await findEmpathyRequest(app.services.db, requestId))!.status).toBe("retrying");
+
+      // The last attempt's job gives up too: the $5 goes back.
+      const third = await attempt(3);
+      expect(third.status).toBe("queued");
+      await age(third.id);
+      await giveUp(third.id);
+      await callSweeperJob.handle({}, app.services);
+      const refunded = await waitFor(
+        async () => {
+          const row = await findEmpathyRequest(app.services.db, requestId);
+          return row?.status === "refunded" ? row : null;
+        },
+        { what: "the refund" },
+      );
+      expect(refunded.refundReason).toBe("not_reached");
+      expect([...stripe.refunds.values()].filter((r) => r.payment_intent === paymentIntentId)).toEqual([
+        expect.objectContaining({ amount: 500, status: "succeeded" }),
+      ]);
+      // The sweeper running again (every minute) ends and refunds nothing more.
+      await callSweeperJob.handle({}, app.services);
+      expect(await callsTo(phone)).toHaveLength(1);
+      expect([...stripe.refunds.values()].filter((r) => r.payment_intent === paymentIntentId)).toHaveLength(1);
+    } finally {
+      app.services.env.EMPATHY_RETRY_DELAY_SECONDS = 1;
+      twilio.setOutcome(phone, null);
     }
   });
 });

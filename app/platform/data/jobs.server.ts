@@ -52,6 +52,12 @@ export interface Jobs {
    * right now finishes. Returns how many went.
    */
   discard(definition: JobDefinition<object, never>, owner: string): Promise<number>;
+  /**
+   * Of these keys (the value of `field` in a kind's job data), the ones whose latest job of that
+   * kind ran out of retries, with no job of theirs waiting, retrying or running: work the queue
+   * will not do any more. Looks through the archive too (failed jobs move there after an hour).
+   */
+  givenUp(definition: JobDefinition<object, never>, field: string, keys: string[]): Promise<{ key: string; error: string }[]>;
   /** Asks this process's worker of a kind to fetch now instead of at its next poll. */
   wake(definition: JobDefinition<object, never>): void;
   /** Runs a job kind on a cron schedule (kept in the database; every process may declare it). */
@@ -173,6 +179,23 @@ export async function startJobQueue(
       );
       return Number((rows[0] as { discarded: number | string }).discarded);
     },
+    async givenUp(definition, field, keys) {
+      if (keys.length === 0) return [];
+      const { rows } = await boss.getDb().executeSql(
+        `SELECT latest.key, latest.output FROM (
+           SELECT DISTINCT ON (data->>$2) data->>$2 AS key, state, output FROM (
+             SELECT data, state, output, created_on FROM ${SCHEMA}.job WHERE name = $1 AND data->>$2 = ANY($3::text[])
+             UNION ALL
+             SELECT data, state, output, created_on FROM ${SCHEMA}.archive WHERE name = $1 AND data->>$2 = ANY($3::text[])
+           ) jobs
+           ORDER BY data->>$2, created_on DESC
+         ) latest
+         WHERE latest.state = 'failed'
+           AND NOT EXISTS (SELECT 1 FROM ${SCHEMA}.job j WHERE j.name = $1 AND j.data->>$2 = latest.key AND j.state < 'completed')`,
+        [definition.name, field, keys],
+      );
+      return (rows as { key: string; output: unknown }[]).map((row) => ({ key: row.key, error: jobError(row.output) }));
+    },
     wake(definition) {
       wakeQueue(definition.name);
     },
@@ -215,6 +238,14 @@ export async function startJobQueue(
       stopped = true;
     },
   };
+}
+
+/** The message a failed job's last try ended with, as pg-boss stored it (an error, or its own words for a timeout). */
+function jobError(output: unknown) {
+  const stored = output as { message?: unknown; value?: unknown } | null;
+  const inner = stored?.value;
+  const message = stored?.message ?? (typeof inner === "string" ? inner : (inner as { message?: unknown } | undefined)?.message);
+  return typeof message === "string" ? message : JSON.stringify(output ?? null);
 }
 
 /**
