@@ -316,13 +316,18 @@ export const SWEEP_GRACE_SECONDS = 120;
  * waiting for a line, for its calling hours or for its plan has a job waiting, or none that failed.
  */
 async function endGivenUpDials(services: AppServices) {
+  const origin = publicOrigin(services);
   const queued = await queuedCallIds(services.db, SWEEP_GRACE_SECONDS);
-  const givenUp = await services.jobs.givenUp(placeCallJob, "callId", queued.map(String));
-  for (const { key, error } of givenUp) {
-    const failed = await failQueuedCall(services.db, Number(key), `Its dialling job gave up after every retry: ${error}`);
+  for (const { key, error } of await services.jobs.givenUp(placeCallJob, "callId", queued.map(String))) {
+    const call = await findCall(services.db, Number(key));
+    if (!call || call.status !== "queued") continue;
+    // Its last try may have reached the provider before its worker died: that call is the person's
+    // call, adopted as a retry would have, not ended (and dialled again by the next attempt).
+    if (call.dialClaimedAt && call.toNumber && (await adoptLostDial(services, call, call.dialClaimedAt, origin))) continue;
+    const failed = await failQueuedCall(services.db, call.id, `Its dialling job gave up after every retry: ${error}`);
     if (!failed) continue;
     await releasePlanCall(services.db, failed.id);
-    await onCallFinished(services, failed, publicOrigin(services));
+    await onCallFinished(services, failed, origin);
   }
 }
 

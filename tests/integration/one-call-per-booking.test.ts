@@ -15,7 +15,7 @@ import { UNIQUE_VIOLATION, pgErrorCode } from "#models/errors";
 import { businesses, calls as callsTable } from "#models/schema";
 import { bookingConfirmationCallJob, confirmationCallPurpose } from "~/features/booking/booking.server";
 import { BUSINESS_PLAN, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
-import { adoptFromCallback, applyStatusCallback, placeCallJob } from "~/calls/engine.server";
+import { adoptFromCallback, applyStatusCallback, callSweeperJob, placeCallJob } from "~/calls/engine.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { expectLog } from "../support/console";
@@ -224,6 +224,25 @@ describe("a dial whose answer was lost (its process died while the provider crea
     await place(callId);
     expect(dialsTo(booking.customerPhone)).toHaveLength(1);
     expect(await findCall(services.db, callId)).toMatchObject({ providerCallId: sid, status: "initiated" });
+  });
+
+  it("is adopted by the sweeper when the queue gave up on its dialling job, not ended and dialled again", async () => {
+    const { booking, callId, sid } = await lostDial();
+    expectLog("warn", /an earlier dial reached the provider \(CA\w+\); adopted, not dialled again/);
+    // Every retry's worker died as this one did: pg-boss failed the job for good.
+    await services.db
+      .update(callsTable)
+      .set({ createdAt: new Date(Date.now() - 10 * 60_000) })
+      .where(eq(callsTable.id, callId));
+    const { rows } = await services.database.executeSql(
+      `UPDATE pgboss.job SET state = 'failed', completed_on = now(), output = '{"value":{"message":"job failed by timeout in active state"}}'::jsonb
+       WHERE name = 'call-place' AND data->>'callId' = $1 AND state < 'completed' RETURNING id`,
+      [String(callId)],
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    await callSweeperJob.handle({}, services);
+    expect(await findCall(services.db, callId)).toMatchObject({ providerCallId: sid, status: "initiated" });
+    expect(dialsTo(booking.customerPhone)).toHaveLength(1);
   });
 
   it("is adopted from a signed callback naming the call, and a callback for another call's id changes nothing", async () => {
