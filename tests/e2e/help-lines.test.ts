@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { launchBrowser, newVisitor } from "../support/browser";
+import { hydrated, launchBrowser, newVisitor } from "../support/browser";
 import { unisolatedNumbers } from "../support/isolation";
 import { startServer, type RunningServer } from "../support/server";
 
@@ -48,7 +48,10 @@ async function giveNumber(page: Page, phone: string, language: string, javaScrip
   await form.locator("input[name=recording]").check();
   await form.locator("button[type=submit]").click();
   await page.waitForURL(/step=payment/);
-  if (!javaScript) await page.waitForLoadState("domcontentloaded");
+  // The payment step loads React (Stripe's fields): a click in the box while it hydrates could be
+  // taken by neither the browser nor the router.
+  if (javaScript) await hydrated(page);
+  else await page.waitForLoadState("domcontentloaded");
 }
 
 /** The country the box shows, once it shows it. */
