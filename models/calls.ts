@@ -301,21 +301,14 @@ export async function queuedCallIds(db: Db, olderThanSeconds: number) {
   return rows.map((row) => row.id);
 }
 
-/** Ends a call that is still queued as failed: the row, or null when it had moved on meanwhile. */
-export async function failQueuedCall(db: Db, id: number, error: string) {
+/** Ends a call not yet answered (or only one in the states `from`) as failed: the row, or null when it had moved on meanwhile. */
+export async function failCall(db: Db, id: number, error: string, from: CallStatus[] = ["queued", "initiated", "ringing"]) {
   const [row] = await db
     .update(calls)
     .set({ status: "failed", lastError: error.slice(0, 500), endedAt: new Date(), updatedAt: new Date() })
-    .where(and(eq(calls.id, id), eq(calls.status, "queued")))
+    .where(and(eq(calls.id, id), inArray(calls.status, from)))
     .returning();
   return row ?? null;
-}
-
-export async function failCall(db: Db, id: number, error: string) {
-  await db
-    .update(calls)
-    .set({ status: "failed", lastError: error.slice(0, 500), endedAt: new Date(), updatedAt: new Date() })
-    .where(and(eq(calls.id, id), inArray(calls.status, ["queued", "initiated", "ringing"])));
 }
 
 export async function listRecentCalls(db: Db, options: { businessId?: number; limit?: number } = {}) {

@@ -8,7 +8,6 @@ import {
   takeLine,
   createCallOnce,
   failCall,
-  failQueuedCall,
   findCall,
   heldProviderCallIds,
   markCallPlaced,
@@ -324,7 +323,7 @@ async function endGivenUpDials(services: AppServices) {
     // Its last try may have reached the provider before its worker died: that call is the person's
     // call, adopted as a retry would have, not ended (and dialled again by the next attempt).
     if (call.dialClaimedAt && call.toNumber && (await adoptLostDial(services, call, call.dialClaimedAt, origin))) continue;
-    const failed = await failQueuedCall(services.db, call.id, `Its dialling job gave up after every retry: ${error}`);
+    const failed = await failCall(services.db, call.id, `Its dialling job gave up after every retry: ${error}`, ["queued"]);
     if (!failed) continue;
     await releasePlanCall(services.db, failed.id);
     await onCallFinished(services, failed, origin);
