@@ -5,12 +5,12 @@
 // Twilio receives, beside that fixed delay.
 //
 //   npx react-router build && npm run bench:first-words [-- --calls 10 --delay 600]
-import { requestCall } from "../app/calls/engine.server";
 import { findCall } from "../models/calls";
 import { startFakeRealtime } from "../tests/fakes/openai-realtime";
 import { startFakeTwilio } from "../tests/fakes/twilio";
 import { startAppInProcess } from "../tests/support/app-in-process";
 import { waitFor } from "../tests/support/wait";
+import { queueTestCall } from "../tests/support/queue-call";
 
 const arg = (name: string, fallback: number) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -36,12 +36,11 @@ const firstWords: number[] = [];
 const answerToStart: number[] = [];
 try {
   for (let i = 0; i < CALLS; i++) {
-    const call = await requestCall(app.services, {
+    const call = await queueTestCall(app.services, {
       purpose: "test",
       to: `+1212555${String(7600 + i)}`,
       language: "en",
       voice: "alloy",
-      origin: app.url,
     });
     const sid = await waitFor(async () => (await findCall(app.services.db, call.id))?.providerCallId, {
       what: "the call",

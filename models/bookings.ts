@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInAr
 import { newBookingReference, parseBookingReference } from "./booking-reference";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
-import { bookings, businesses, businessServices, calls } from "./schema";
+import { bookings, businesses, businessServices, calls, type CallOrigin } from "./schema";
 
 export type Booking = typeof bookings.$inferSelect;
 type BookingStatus = Booking["status"];
@@ -56,6 +56,8 @@ export interface NewBooking {
   sealManageToken?: (token: string) => string;
   /** Draws a reference (newBookingReference); another drawer lets a test force clashes. */
   newReference?: () => string;
+  /** Who made it (see CallOrigin): its confirmation calls and reminder count there. */
+  origin?: CallOrigin | null;
 }
 
 export type CreateBookingResult =

@@ -25,11 +25,31 @@ export async function createCall(db: Db, call: NewCall) {
 
 /**
  * Inserts the call unless one with the same key exists: (empathy request, attempt) or (booking,
- * confirmation round, attempt). Null then: a retried job never makes a second call.
+ * confirmation round, attempt). Null then: a retried job never makes a second call. Only the call
+ * gate (app/calls/gate.server.ts) calls it: a call made anywhere else would skip its caps.
  */
 export async function createCallOnce(db: Db, call: NewCall) {
   const [row] = await db.insert(calls).values(call).onConflictDoNothing().returning();
   return row ?? null;
+}
+
+/**
+ * The call with `call`'s key, if it was asked for already: the same attempt of its empathy
+ * request, or of its booking's confirmation round. Null for a call without a key.
+ */
+export async function findKeyedCall(db: Db, call: Pick<NewCall, "empathyRequestId" | "bookingId" | "confirmationRound" | "attempt">) {
+  const attempt = call.attempt ?? 1;
+  if (call.empathyRequestId) {
+    const [row] = await db
+      .select()
+      .from(calls)
+      .where(and(eq(calls.empathyRequestId, call.empathyRequestId), eq(calls.attempt, attempt)));
+    return row ?? null;
+  }
+  if (call.bookingId && call.confirmationRound !== null && call.confirmationRound !== undefined) {
+    return findConfirmationCall(db, call.bookingId, call.confirmationRound, attempt);
+  }
+  return null;
 }
 
 /** Attempt `attempt` of a booking's confirmation round, if it was asked for already. */

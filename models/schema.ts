@@ -418,6 +418,8 @@ export const bookings = pgTable(
      * time to confirm). A confirmation's calls are keyed by (booking, round, attempt).
      */
     confirmationRound: integer("confirmation_round").notNull().default(1),
+    /** Who made the booking: its confirmation calls (after a move too) and reminders count there. */
+    origin: jsonb("origin").$type<CallOrigin>(),
     /**
      * The booking's SEQUENCE in the owner's calendar feed (RFC 5545): a trigger adds one whenever
      * what the feed shows changes (time, service, name, status), whichever code path changed it.
@@ -540,6 +542,24 @@ export const funnelEvents = pgTable(
   ],
 );
 
+/**
+ * Who caused a call (see app/calls/gate.server.ts), kept on the call and on a booking so whatever
+ * follows from them (a move, a retry, a reminder) counts where the first request counted.
+ */
+export interface CallOrigin {
+  /**
+   * visitor: a public request (booking page or API, manage page, demo, call me, the agent's text
+   * chat and browser voice; counted against the caller's address); owner: a signed-in owner or
+   * admin; subscriber: a signed-in subscriber; payment: a paid call; schedule: a job the app runs on
+   * its own.
+   */
+  kind: "visitor" | "owner" | "subscriber" | "payment" | "schedule";
+  /** The keyed hash of the requester's address group (rateLimitKey's), never the address; null without one. */
+  address: string | null;
+  /** What the request came through (`web-call:12`, `call:7`, `account:3`), for the record. */
+  session: string | null;
+}
+
 export const callPurpose = pgEnum("call_purpose", [
   "empathy",
   "booking_confirmation",
@@ -602,6 +622,8 @@ export const calls = pgTable(
      * provider errors are not new calls to the person.
      */
     numberCountedAt: timestamp("number_counted_at", { withTimezone: true }),
+    /** Who caused the call; its later attempts keep it (see app/calls/gate.server.ts). Null for calls from before it was kept. */
+    origin: jsonb("origin").$type<CallOrigin>(),
     timeLimitSeconds: integer("time_limit_seconds").notNull(),
     startedAt: timestamp("started_at", { withTimezone: true }),
     answeredAt: timestamp("answered_at", { withTimezone: true }),

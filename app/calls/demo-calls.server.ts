@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
-import { requestCall } from "~/calls/engine.server";
+import { queueCall, visitorOrigin } from "~/calls/gate.server";
 import { servicesContext } from "~/platform/context";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 
@@ -17,16 +17,11 @@ export async function placeDemoCall(
   t: TFunction,
   language: string,
   input: string,
-  origin: string,
 ): Promise<DemoCallResult> {
   const services = context.get(servicesContext);
   if (!services.telephony.configured) return { ok: false, status: 503, message: t("demo.notConfigured") };
-  const phone = await screenNumber(services, input, {
-    path: "demo",
-    ip: clientIp(context),
-    countIp: true,
-    countries: services.env.DEMO_CALL_COUNTRIES,
-  });
+  const origin = visitorOrigin(services, clientIp(context));
+  const phone = await screenNumber(services, input, { path: "demo", origin, countries: services.env.DEMO_CALL_COUNTRIES });
   if (!phone.ok) {
     const messages: Partial<Record<typeof phone.reason, string>> = {
       empty: t("demo.phoneRequired"),
@@ -47,6 +42,7 @@ export async function placeDemoCall(
       exceeded.rule.name === "demo:day" ? t("demo.dailyCap") : t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes });
     return { ok: false, status: 429, message };
   }
-  const call = await requestCall(services, { purpose: "demo", to: phone.e164, language, voice: "shimmer", origin });
-  return { ok: true, callId: call.id };
+  const queued = await queueCall(services, { purpose: "demo", to: phone.e164, language, voice: "shimmer", origin });
+  if (!queued.ok) return { ok: false, status: queued.reason === "ip_cap" ? 429 : 400, message: refusalMessage(t, queued.reason) };
+  return { ok: true, callId: queued.call.id };
 }

@@ -2,7 +2,9 @@ import { createHmac } from "node:crypto";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { recordCallRefusal } from "#models/call-refusals";
 import { isOptedOut } from "#models/calls";
+import type { Db } from "#models/db";
 import { hitRateLimit } from "#models/rate-limits";
+import type { CallOrigin } from "#models/schema";
 import type { TFunction } from "i18next";
 import { normalizePhone } from "~/platform/phone.server";
 import type { AppServices } from "~/platform/services.server";
@@ -56,10 +58,11 @@ export interface DialRequest {
   path: string;
   number: string;
   business?: { id: number; callCountries: string[] | null } | null;
-  ip?: string | null;
+  /** Who asks: its address (a keyed hash) is what countIp counts, and what a refusal records. */
+  origin?: CallOrigin | null;
   /** Counts one call against the per-number daily cap (only where the call is really dialled). */
   count?: boolean;
-  /** Counts one call against the caller's address (public forms: a visitor may not phone many people). */
+  /** Counts one call against the origin's address (public forms: a visitor may not phone many people). */
   countIp?: boolean;
   /** Further ISO codes a path narrows the list to (the paid call's own markets). */
   countries?: string;
@@ -68,37 +71,41 @@ export interface DialRequest {
 export type DialDecision = { ok: true; e164: string } | { ok: false; reason: RefusalReason };
 
 /**
- * The one dialling policy every path that phones a number goes through, and the call engine
- * checks again at dial time. A refusal is recorded in call_refusals with keyed hashes.
+ * The one dialling policy every path that phones a number goes through: the call gate
+ * (gate.server.ts) before a call is queued, and the call engine again at dial time. A refusal is
+ * recorded in call_refusals with keyed hashes. Its reads and counts go to `db` (the gate's
+ * transaction, when it has one).
  */
-export async function checkDialling(services: AppServices, request: DialRequest): Promise<DialDecision> {
+export async function checkDialling(services: AppServices, request: DialRequest, db: Db = services.db): Promise<DialDecision> {
   let countries = allowedCountries(services.env.CALL_COUNTRIES, request.business?.callCountries);
   if (request.countries) countries = countries.filter((c) => request.countries!.split(",").includes(c));
   const classified = classifyNumber(request.number, countries);
   let reason: RefusalReason | null = classified.ok ? null : classified.reason;
   const e164 = classified.ok ? classified.e164 : request.number;
-  if (!reason && request.business && (await isOptedOut(services.db, request.business.id, e164))) reason = "opted_out";
+  if (!reason && request.business && (await isOptedOut(db, request.business.id, e164))) reason = "opted_out";
   if (!reason && request.count) {
-    const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, { name: "dial:number", subject: e164 }), {
+    const hit = await hitRateLimit(db, rateLimitKey(services.signingSecret, { name: "dial:number", subject: e164 }), {
       limit: services.env.CALLS_PER_NUMBER_PER_DAY,
       windowSeconds: 86_400,
     });
     if (!hit.allowed) reason = "number_cap";
   }
-  if (!reason && request.countIp && request.ip) {
-    const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, { name: "dial:ip", subject: request.ip }), {
+  const address = request.origin?.address ?? null;
+  if (!reason && request.countIp && address) {
+    // The row rateLimitKey gives the address itself ("dial:ip" and its keyed hash).
+    const hit = await hitRateLimit(db, `dial:ip:${address}`, {
       limit: services.env.CALLS_PER_IP_PER_DAY,
       windowSeconds: 86_400,
     });
     if (!hit.allowed) reason = "ip_cap";
   }
   if (!reason) return { ok: true, e164 };
-  await recordCallRefusal(services.db, {
+  await recordCallRefusal(db, {
     path: request.path,
     reason,
     country: classified.country,
     numberHash: numberHash(services, e164),
-    ipHash: request.ip ? numberHash(services, `ip:${request.ip}`) : null,
+    ipHash: address,
     businessId: request.business?.id ?? null,
   });
   return { ok: false, reason };
@@ -109,12 +116,13 @@ export type ScreenResult = { ok: true; e164: string } | { ok: false; reason: Ref
 /**
  * A number typed into a form, read (as a US number without a country code) and put through the
  * policy at once, so the person asking hears why before anything is queued. Nothing is counted:
- * the call engine counts when it really dials.
+ * the call gate counts the address when it queues the call, the call engine the number when it
+ * really dials.
  */
 export async function screenNumber(
   services: AppServices,
   input: string,
-  request: Omit<DialRequest, "number" | "count">,
+  request: Omit<DialRequest, "number" | "count" | "countIp">,
 ): Promise<ScreenResult> {
   const phone = normalizePhone(input);
   if (!phone.ok) {

@@ -6,7 +6,6 @@ import {
   DIAL_LEASE_SECONDS,
   overdueLiveCalls,
   takeLine,
-  createCallOnce,
   failCall,
   findCall,
   heldProviderCallIds,
@@ -29,8 +28,7 @@ import type { AppJob } from "~/platform/services.server";
 import { deliveryOf } from "~/calls/delivery";
 import { callTexts } from "~/voice/call-texts.server";
 import { mediaStreamUrl, prepareVoiceSession, streamLimits } from "~/voice/bridge.server";
-import { TelephonyError, TelephonyNotConfiguredError } from "~/providers/telephony.server";
-import type { Db } from "~/platform/db.server";
+import { TelephonyError } from "~/providers/telephony.server";
 import type { AppServices } from "~/platform/services.server";
 
 export const TIME_LIMITS: Record<Call["purpose"], number> = {
@@ -42,64 +40,6 @@ export const TIME_LIMITS: Record<Call["purpose"], number> = {
   customer_service: 600,
   test: 180,
 };
-
-export interface CallRequest {
-  purpose: Call["purpose"];
-  to: string;
-  language: string;
-  voice: string;
-  businessId?: number | null;
-  bookingId?: number | null;
-  /** A booking confirmation's round (see bookings.confirmationRound): with the booking and attempt, the call's key. */
-  confirmationRound?: number | null;
-  attempt?: number;
-  /** Public origin for the provider's callbacks when APP_URL is not set. */
-  origin: string;
-  startAfter?: Date;
-}
-
-/** Records the call and queues its placement; the durable job does the dialling. */
-export async function requestCall(services: AppServices, request: Omit<CallRequest, "confirmationRound">) {
-  // Without an empathy request or a confirmation round there is no key to collide with.
-  return (await queueCall(services, request))!;
-}
-
-/**
- * The same, optionally inside a transaction `tx` (the call and its job exist together, or neither
- * does), and for attempt N of a paid empathy request or of a booking's confirmation round: null
- * when that attempt already exists.
- */
-export async function queueCall(
-  services: AppServices,
-  request: CallRequest & { empathyRequestId?: number; supportCallId?: number },
-  tx?: Db,
-) {
-  if (!services.telephony.configured) throw new TelephonyNotConfiguredError();
-  const call = await createCallOnce(tx ?? services.db, {
-    purpose: request.purpose,
-    toNumber: request.to,
-    language: request.language,
-    voice: request.voice,
-    businessId: request.businessId ?? null,
-    bookingId: request.bookingId ?? null,
-    confirmationRound: request.confirmationRound ?? null,
-    empathyRequestId: request.empathyRequestId ?? null,
-    supportCallId: request.supportCallId ?? null,
-    attempt: request.attempt ?? 1,
-    timeLimitSeconds: TIME_LIMITS[request.purpose],
-  });
-  if (call) {
-    await services.jobs.enqueue(
-      placeCallJob,
-      { callId: call.id, origin: request.origin },
-      {
-        ...(tx ? { tx } : {}),
-        ...(request.startAfter ? { startAfter: request.startAfter } : {}),
-      },
-    );
-  }
-  return call;
-}
 
 /** Provider callbacks go to APP_URL (or the listening address), never to an origin a request named. */
 export function publicOrigin(services: AppServices) {
@@ -285,6 +225,12 @@ async function onCallFinished(services: AppServices, call: Call, origin: string)
   const judged = (await setCallDelivery(services.db, call.id, verdict)) ?? call;
   await services.callPurposes[call.purpose].finished?.(services, judged, origin);
   await wakeWaitingCalls(services);
+}
+
+/** A queued call dialled now rather than at its time (a paid call's "call me again now"); it was counted when queued. */
+export async function placeNow(services: AppServices, callId: number) {
+  await services.jobs.enqueue(placeCallJob, { callId, origin: publicOrigin(services) });
+  services.jobs.wake(placeCallJob);
 }
 
 /** Hands the free lines to the calls waiting longest, in order. */

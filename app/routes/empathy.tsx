@@ -159,7 +159,7 @@ export async function action({ params, context }: Route.ActionArgs) {
       description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
     });
   }
-  const retried = await retryEmpathyCallNow(services, empathy, services.publicOrigin());
+  const retried = await retryEmpathyCallNow(services, empathy);
   return redirectWithToast(
     services,
     path,

@@ -64,7 +64,7 @@ export function webCallStreamEndpoint(services: AppServices, clientIp: (request:
     sockets.handleUpgrade(request, socket, head, (ws) => {
       if (!slot) return ws.close(CLOSE_TOO_MANY_VOICES, "too many voice sessions from this address");
       ws.once("close", () => void slot.release());
-      bridgeWebCallVoice(services, ws, callId);
+      bridgeWebCallVoice(services, ws, callId, clientIp(request));
     });
   }
   return {

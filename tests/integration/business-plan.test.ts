@@ -18,7 +18,7 @@ import { loadBookingsPage } from "~/features/business/bookings.server";
 import { BUSINESS_PLAN, meterIdentifier, OVERAGE_METER_EVENT, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
 import { changePlan, loadPlanView, planNoticeFor, syncBusinessPlan } from "~/features/business/plan.server";
 import type { Owner } from "~/features/business/owner.server";
-import { placeCallJob, requestCall } from "~/calls/engine.server";
+import { placeCallJob } from "~/calls/engine.server";
 import { servicesContext } from "~/platform/context";
 import { translatorFor } from "~/platform/i18n.server";
 import { action as stripeWebhook } from "~/routes/webhooks/stripe";
@@ -26,6 +26,7 @@ import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { createTestServices } from "../support/services";
 import { waitFor } from "../support/wait";
+import { queueTestCall } from "../support/queue-call";
 
 const WEBHOOK_SECRET = "whsec_plan_test";
 let fake: FakeStripe;
@@ -130,14 +131,13 @@ async function bookingWithCall(businessId: number, serviceId: number) {
     idempotencyKey: null,
   });
   if (made.kind !== "created") throw new Error("booking not created");
-  const call = await requestCall(services, {
+  const call = await queueTestCall(services, {
     purpose: "booking_confirmation",
     to: made.booking.customerPhone,
     language: "en",
     voice: "shimmer",
     businessId,
     bookingId: made.booking.id,
-    origin: services.publicOrigin(),
   });
   return { booking: made.booking, call };
 }

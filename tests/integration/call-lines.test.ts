@@ -5,10 +5,11 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { advanceCallStatus, createCall, findCall, queuePosition } from "#models/calls";
 import { calls as callsTable } from "#models/schema";
-import { callSweeperJob, placeCallJob, requestCall } from "~/calls/engine.server";
+import { callSweeperJob, placeCallJob } from "~/calls/engine.server";
 import type { FakeTwilio } from "../fakes/twilio";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { waitFor } from "../support/wait";
+import { queueTestCall } from "../support/queue-call";
 
 let twilio: FakeTwilio;
 let app: InProcessApp;
@@ -37,7 +38,7 @@ afterEach(async () => {
     .where(inArray(callsTable.status, ["queued", "initiated", "ringing", "in-progress"]));
 });
 
-const test = (to: string) => requestCall(app.services, { purpose: "test", to, language: "en", voice: "alloy", origin: app.url });
+const test = (to: string) => queueTestCall(app.services, { purpose: "test", to, language: "en", voice: "alloy" });
 
 async function placed(callId: number) {
   return waitFor(

@@ -8,7 +8,6 @@ import { findCallQuality, qualityByDay } from "#models/call-quality";
 import { registerBusiness } from "#models/businesses";
 import { findCall } from "#models/calls";
 import { accounts, callQuality, calls } from "#models/schema";
-import { requestCall } from "~/calls/engine.server";
 import { hashPassword } from "~/features/auth/passwords.server";
 import ar from "~/locales/ar";
 import en from "~/locales/en";
@@ -19,6 +18,7 @@ import { expectLog } from "../support/console";
 import { startAppInProcess } from "../support/app-in-process";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
+import { queueTestCall } from "../support/queue-call";
 
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
@@ -88,7 +88,7 @@ async function signIn(email: string) {
 
 /** Places a test call of the business and returns it once its stream is up, with the fake call and stream. */
 async function placeCall(to: string) {
-  const call = await requestCall(app.services, { purpose: "test", to, language: "en", voice: "alloy", businessId, origin: app.url });
+  const call = await queueTestCall(app.services, { purpose: "test", to, language: "en", voice: "alloy", businessId });
   const sid = await waitFor(async () => (await findCall(app.services.db, call.id))?.providerCallId, { what: "the call placed" });
   const stream = await twilio.stream(sid, 20_000);
   return { id: call.id, sid, stream };

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBooking } from "#models/bookings";
 import { advanceCallStatus, createCall, findCall, markCallPlaced } from "#models/calls";
 import { businesses, calls as callsTable } from "#models/schema";
-import { requestCall } from "~/calls/engine.server";
 import type { FakeRealtime } from "../fakes/openai-realtime";
 import { connectMediaStream } from "../fakes/media-stream";
 import type { FakeTwilio } from "../fakes/twilio";
@@ -13,6 +12,7 @@ import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
 import { expectLog } from "../support/console";
 import { zoneInCallingHours } from "../support/calling-hours";
+import { queueTestCall } from "../support/queue-call";
 
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
@@ -193,12 +193,11 @@ describe("an empathy call", () => {
       ],
       index,
     );
-    const call = await requestCall(app.services, {
+    const call = await queueTestCall(app.services, {
       purpose: "empathy",
       to: "+12125557001",
       language: "en",
       voice: "shimmer",
-      origin: app.url,
     });
     const placed = await placedCall(call.id);
     expect(twilio.calls.get(placed.providerCallId!)!.params.TimeLimit).toBe("600");
@@ -231,12 +230,11 @@ describe("an empathy call", () => {
       ],
       index,
     );
-    const call = await requestCall(app.services, {
+    const call = await queueTestCall(app.services, {
       purpose: "empathy",
       to: "+12125557002",
       language: "en",
       voice: "shimmer",
-      origin: app.url,
     });
     const placed = await placedCall(call.id);
     const stream = await twilio.stream(placed.providerCallId!);
@@ -269,12 +267,11 @@ describe("an empathy call", () => {
     realtime.setAudioSpeed(1);
     const long = "This is a long reply that keeps going for quite a while so that the caller has time to interrupt it in the middle.";
     realtime.script([{ say: long }, { say: long }], index);
-    const call = await requestCall(app.services, {
+    const call = await queueTestCall(app.services, {
       purpose: "empathy",
       to: "+12125557009",
       language: "en",
       voice: "shimmer",
-      origin: app.url,
     });
     const placed = await placedCall(call.id);
     const stream = await twilio.stream(placed.providerCallId!);
@@ -317,7 +314,7 @@ describe("security and resilience", () => {
 
   it("retries a provider 5xx and then places the call", async () => {
     twilio.failNext(503, { code: 20503, message: "Service Unavailable" });
-    const call = await requestCall(app.services, { purpose: "test", to: "+12125557003", language: "ar", voice: "echo", origin: app.url });
+    const call = await queueTestCall(app.services, { purpose: "test", to: "+12125557003", language: "ar", voice: "echo" });
     const placed = await placedCall(call.id);
     expect(placed.status).not.toBe("failed");
     expect(

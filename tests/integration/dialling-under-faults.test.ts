@@ -10,11 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findEmpathyRequest } from "#models/empathy";
 import { callRefusals, calls as callsTable } from "#models/schema";
 import { parseEmpathyToken } from "~/features/empathy/empathy.server";
-import { dialDeadline, requestCall } from "~/calls/engine.server";
+import { dialDeadline } from "~/calls/engine.server";
 import type { FakeTwilio } from "../fakes/twilio";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
+import { queueTestCall } from "../support/queue-call";
 
 let stripeApi: Stripe;
 let twilio: FakeTwilio;
@@ -148,7 +149,7 @@ describe("a provider request that hangs", () => {
     const other = nextNumber();
     const hang = twilio.hangNext({ to: slow });
     try {
-      const testCall = (to: string) => requestCall(app.services, { purpose: "test", to, language: "en", voice: "alloy", origin: app.url });
+      const testCall = (to: string) => queueTestCall(app.services, { purpose: "test", to, language: "en", voice: "alloy" });
       await testCall(slow);
       await waitFor(() => (dialsTo(slow).length > 0 ? true : null), { what: "the slow dial reaching the provider", timeoutMs: 10_000 });
       const askedAt = performance.timeOrigin + performance.now();

@@ -4,12 +4,12 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findCall } from "#models/calls";
 import { calls as callsTable } from "#models/schema";
-import { requestCall } from "~/calls/engine.server";
 import { runRetention } from "~/features/retention/retention.server";
 import en from "~/locales/en";
 import type { FakeTwilio } from "../fakes/twilio";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { waitFor } from "../support/wait";
+import { queueTestCall } from "../support/queue-call";
 
 let twilio: FakeTwilio;
 let app: InProcessApp;
@@ -27,7 +27,7 @@ afterAll(() => close?.());
 
 describe("with RECORD_CALLS=true", () => {
   it("records the call in two channels at the provider and keeps the reference; the notice says calls are recorded", async () => {
-    const call = await requestCall(app.services, { purpose: "test", to: "+12125557501", language: "en", voice: "alloy", origin: app.url });
+    const call = await queueTestCall(app.services, { purpose: "test", to: "+12125557501", language: "en", voice: "alloy" });
     const placed = await waitFor(async () => (await findCall(app.services.db, call.id))?.providerCallId, { what: "the call placed" });
     const fake = twilio.calls.get(placed)!;
     expect(fake.params).toMatchObject({ Record: "true", RecordingChannels: "dual" });

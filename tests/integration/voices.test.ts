@@ -3,11 +3,11 @@ import { findCall } from "#models/calls";
 import { businesses, calls as callsTable } from "#models/schema";
 import { settingsSchema } from "~/features/business/dashboard.server";
 import { confirmationVoices } from "~/features/business/signup/industries";
-import { requestCall } from "~/calls/engine.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { FakeRealtime } from "../fakes/openai-realtime";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { waitFor } from "../support/wait";
+import { queueTestCall } from "../support/queue-call";
 
 // The fake Realtime server refuses a voice the real model does not have (as the API does, with an
 // invalid_value error). Every voice the owner can pick must be accepted on save and then speak.
@@ -39,14 +39,13 @@ describe("confirmation call voices", () => {
     for (const [index, voice] of confirmationVoices.entries()) {
       await app.services.db.update(businesses).set({ confirmationVoice: voice });
       realtime.script([{ say: "Hello, this is a voice check.", tool: "end_call", arguments: { reason: "done" } }], index);
-      const call = await requestCall(app.services, {
+      const call = await queueTestCall(app.services, {
         purpose: "test",
         // A number per voice: one number may be called only three times a day.
         to: `+121255502${String(index).padStart(2, "0")}`,
         language: "en",
         voice,
         businessId: business!.id,
-        origin: app.url,
       });
       const session = await realtime.waitForSession(index, 20_000);
       await realtime.waitForServerEvent(index, "session.updated", undefined, 20_000);

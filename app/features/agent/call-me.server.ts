@@ -2,7 +2,8 @@ import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import { findCall, type Call } from "#models/calls";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
-import { placeCallJob, requestCall } from "~/calls/engine.server";
+import { placeCallJob } from "~/calls/engine.server";
+import { queueCall, visitorOrigin } from "~/calls/gate.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/security/capability.server";
 import { servicesContext } from "~/platform/context";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
@@ -26,7 +27,8 @@ export async function placeCallMe(context: Readonly<RouterContextProvider>, t: T
   const e164 = callMeNumber(input.slice(0, 40));
   if (!e164) return { ok: false, status: 400, message: t("agent.phoneRequired") };
   const ip = clientIp(context);
-  const phone = await screenNumber(services, e164, { path: "customer_service", ip, countIp: true });
+  const origin = visitorOrigin(services, ip);
+  const phone = await screenNumber(services, e164, { path: "customer_service", origin });
   if (!phone.ok) {
     const message = phone.reason === "invalid" ? t("agent.failure.invalid_number") : refusalMessage(t, phone.reason);
     return { ok: false, status: phone.reason === "ip_cap" ? 429 : 400, message };
@@ -36,15 +38,10 @@ export async function placeCallMe(context: Readonly<RouterContextProvider>, t: T
     { name: "call-me:number", subject: phone.e164, limit: 3, windowSeconds: 86_400 },
   ]);
   if (exceeded) return { ok: false, status: 429, message: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) };
-  const call = await requestCall(services, {
-    purpose: "customer_service",
-    to: phone.e164,
-    language: "ar",
-    voice: AGENT_VOICE,
-    origin: services.publicOrigin(),
-  });
+  const queued = await queueCall(services, { purpose: "customer_service", to: phone.e164, language: "ar", voice: AGENT_VOICE, origin });
+  if (!queued.ok) return { ok: false, status: queued.reason === "ip_cap" ? 429 : 400, message: refusalMessage(t, queued.reason) };
   services.jobs.wake(placeCallJob);
-  return { ok: true, callId: call.id, token: callMeToken(services, call.id), phone: phone.e164 };
+  return { ok: true, callId: queued.call.id, token: callMeToken(services, queued.call.id), phone: phone.e164 };
 }
 
 export const callMeToken = (services: AppServices, id: number) => capabilityToken(services, "call-me", id);

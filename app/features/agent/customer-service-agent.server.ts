@@ -1,6 +1,7 @@
 import type { AppServices, CallPurpose } from "~/platform/services.server";
 import { endCallTool, type Agent, type AgentTool } from "~/voice/agents.server";
 import { customerServiceTools, type AgentSession } from "./tools.server";
+import { originOfCall, type CallOrigin } from "~/calls/gate.server";
 
 /** What the Saudi customer-service agent is told, on the phone and in the browser alike. */
 export const CUSTOMER_SERVICE_INSTRUCTIONS = [
@@ -20,8 +21,10 @@ export interface CustomerServiceSession {
   /** The caller's number (E.164): the one the booking tools book for; null when unknown. */
   phone: string | null;
   customerName?: string | null;
-  /** The visitor's address, for a session from the browser (the booking limits count it). */
+  /** The visitor's address, for a session from the browser (the look-up limits count it). */
   ip?: string | null;
+  /** Who the session is for the call gate (see AgentSession.origin): its bookings and their calls count there. */
+  origin?: CallOrigin | null;
   /** Identifies the conversation (a repeated booking in it is made once), e.g. `call-12`. */
   sessionKey?: string | null;
 }
@@ -46,5 +49,11 @@ export function customerServiceAgent(services: AppServices, session: CustomerSer
  */
 export const customerServiceCallPurpose: CallPurpose = {
   agent: async (services, call) =>
-    customerServiceAgent(services, { voice: call.voice, phone: call.toNumber, sessionKey: `call-${call.id}` }),
+    customerServiceAgent(services, {
+      voice: call.voice,
+      phone: call.toNumber,
+      sessionKey: `call-${call.id}`,
+      // A booking made on the call counts where the call was asked for ("call me now": the visitor's address).
+      origin: originOfCall(call),
+    }),
 };

@@ -20,6 +20,7 @@ import { rateLimitKey, type RateRule } from "~/platform/security/rate-limit.serv
 import type { AppServices } from "~/platform/services.server";
 import type { ChatTool } from "~/providers/ai.server";
 import { parseDbId } from "~/lib/ids";
+import { visitorOrigin, type CallOrigin } from "~/calls/gate.server";
 
 /**
  * The Saudi customer-service agent's tools, the same in the browser's text chat (Chat Completions
@@ -36,8 +37,15 @@ export interface AgentSession {
   phone: string | null;
   /** The name the caller gave when starting the conversation, if any. */
   customerName?: string | null;
-  /** The visitor's address in the browser, counted by the booking limits and the dialling policy as on the booking page. */
+  /** The visitor's address in the browser, counted by the look-up limits. */
   ip?: string | null;
+  /**
+   * Who the conversation is for the call gate: the visitor at their address (text chat, browser
+   * voice), or the phone call's own origin. Its bookings count against the booking page's
+   * per-address limit, and their confirmation calls against the address's calls of the day.
+   * Without it, a visitor at `ip`.
+   */
+  origin?: CallOrigin | null;
   /** Identifies the conversation, so the same booking asked twice in it is made once. */
   sessionKey?: string | null;
   /** Links are given in a text chat; on the phone they would be read out, so they are left out. */
@@ -57,10 +65,13 @@ export const NO_MATCHING_BOOKING =
 export const LOOKUP_LIMITED = (minutes: number) =>
   `Too many booking look-ups just now. Ask the caller to try again in ${minutes} minutes, or to use the 'Change or cancel' link in their booking e-mail.`;
 
-/** The booking page's limits, shared with it (same rule names, so the counts add up across both paths). */
-const BOOKING_RULES = (phone: string, ip: string | null | undefined): RateRule[] => [
-  ...(ip ? [{ name: "booking:ip", subject: ip, limit: 20, windowSeconds: 3600 }] : []),
-  { name: "booking:phone", subject: phone, limit: 5, windowSeconds: 3600 },
+/**
+ * The booking page's limits, shared with it (the same rows: rateLimitKey's for the number, and the
+ * origin's keyed address under the same rule name), so the counts add up across every path.
+ */
+const BOOKING_LIMITS = (services: AppServices, phone: string, origin: CallOrigin) => [
+  ...(origin.address ? [{ key: `booking:ip:${origin.address}`, limit: 20, windowSeconds: 3600 }] : []),
+  { key: rateLimitKey(services.signingSecret, { name: "booking:phone", subject: phone }), limit: 5, windowSeconds: 3600 },
 ];
 
 /** Free times listed per day; the model offers a few, not dozens. */
@@ -312,8 +323,9 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       }
       const phone = normalizeCustomerPhone(contact.data.phone, business);
       if (!phone.ok) return "Not booked: the phone number of this conversation is not a valid number for booking.";
-      for (const rule of BOOKING_RULES(phone.e164, session.ip)) {
-        const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, rule), rule);
+      const origin = session.origin ?? visitorOrigin(services, session.ip, session.sessionKey ?? null);
+      for (const rule of BOOKING_LIMITS(services, phone.e164, origin)) {
+        const hit = await hitRateLimit(services.db, rule.key, rule);
         if (!hit.allowed)
           return `Not booked: too many bookings from this number or address just now. Try again in ${Math.ceil(hit.retryAfterSeconds / 60)} minutes.`;
       }
@@ -326,7 +338,7 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
         language: "ar",
         idempotencyKey: session.sessionKey ? `agent:${session.sessionKey}:${service.id}:${start}`.slice(0, 100) : null,
         origin: services.publicOrigin(),
-        ip: session.ip ?? null,
+        callOrigin: origin,
       });
       if (result.kind === "taken")
         return "Not booked: that time was just taken by someone else. Use available_times again and offer the times still free.";

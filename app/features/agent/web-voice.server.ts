@@ -7,6 +7,7 @@ import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
 import { parseCapabilityToken } from "~/platform/security/capability.server";
 import { holdLiveSlot } from "~/platform/data/live-limit.server";
 import type { AppServices } from "~/platform/services.server";
+import { visitorOrigin } from "~/calls/gate.server";
 import { HISTORY } from "./conversation.server";
 import { REPLY_VOICE } from "./voice-turn.server";
 
@@ -24,13 +25,19 @@ export const VOICE_SESSIONS_PER_ADDRESS = 2;
 /** The close code of a voice socket refused over that cap; the page says to end another voice session first. */
 export const CLOSE_TOO_MANY_VOICES = 4429;
 
-/** The customer-service agent, carrying on the conversation typed so far. */
-export function webVoiceAgent(services: AppServices, call: WebCall): Agent {
+/**
+ * The customer-service agent, carrying on the conversation typed so far, for the visitor at `ip`:
+ * its bookings count against the address as the booking page's and the text chat's do.
+ */
+export function webVoiceAgent(services: AppServices, call: WebCall, ip: string | null): Agent {
+  const sessionKey = `web-call-${call.id}`;
   const agent = customerServiceAgent(services, {
     voice: REPLY_VOICE.voice,
     phone: call.phone,
     customerName: call.customerName,
-    sessionKey: `web-call-${call.id}`,
+    sessionKey,
+    ip,
+    origin: visitorOrigin(services, ip, sessionKey),
   });
   const history = call.messages.slice(-HISTORY);
   if (history.length === 0) return agent;
@@ -49,7 +56,13 @@ export function webVoiceAgent(services: AppServices, call: WebCall): Agent {
  * so text and voice are one conversation. The capability token of the conversation is the
  * permission; a conversation has one voice session at a time, counted in the database.
  */
-function browserLeg(services: AppServices, socket: WebSocket, callId: number, log: (message: string) => void): CallerLeg {
+function browserLeg(
+  services: AppServices,
+  socket: WebSocket,
+  callId: number,
+  ip: string | null,
+  log: (message: string) => void,
+): CallerLeg {
   let call: WebCall | null = null;
   const tell = (message: object) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(message));
   return {
@@ -67,7 +80,7 @@ function browserLeg(services: AppServices, socket: WebSocket, callId: number, lo
       if (!slot) return null;
       socket.once("close", () => void slot.release());
       const found = call;
-      return { agent: async () => webVoiceAgent(services, found), prepared: async () => null };
+      return { agent: async () => webVoiceAgent(services, found, ip), prepared: async () => null };
     },
     record: async () => {},
     async transcript(role, text) {
@@ -86,12 +99,13 @@ function browserLeg(services: AppServices, socket: WebSocket, callId: number, lo
   };
 }
 
-/** Bridges a browser's voice stream for web call `callId`. */
+/** Bridges a browser's voice stream for web call `callId`, from the visitor at `ip` (as the pages read it). */
 export function bridgeWebCallVoice(
   services: AppServices,
   socket: WebSocket,
   callId: number,
+  ip: string | null,
   log: (message: string) => void = console.warn,
 ) {
-  bridgeCall(services satisfies BridgeServices, socket, browserLeg(services, socket, callId, log), log, streamLimits(services.env));
+  bridgeCall(services satisfies BridgeServices, socket, browserLeg(services, socket, callId, ip, log), log, streamLimits(services.env));
 }

@@ -12,7 +12,6 @@ import {
   settledAnswer,
   type Booking,
 } from "#models/bookings";
-import { checkDialling } from "~/calls/dialling-policy.server";
 import { findBusinessWithService, findService, listServices, type BusinessService } from "#models/business-services";
 import { findBusinessByBookingLink, findBusinessById, type Business } from "#models/businesses";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
@@ -24,7 +23,7 @@ import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
-import { queueCall } from "~/calls/engine.server";
+import { originOfBooking, originOfCall, queueCall, visitorOrigin, type CallOrigin } from "~/calls/gate.server";
 import { manageTokenSealer } from "~/features/booking/manage-link.server";
 import {
   confirmationPromise,
@@ -33,7 +32,7 @@ import {
 } from "~/features/booking/confirmation-promise.server";
 import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
 import { reportCallUsageJob } from "~/features/business/index.server";
-import { failCall, findConfirmationCall, isOptedOut, type Call } from "#models/calls";
+import { failCall, isOptedOut, type Call } from "#models/calls";
 import { admitConfirmationCall } from "~/features/business/index.server";
 import { bookingAgent, voicemailFor } from "./agent.server";
 import { nextCallingTime } from "./calling-hours";
@@ -256,8 +255,11 @@ export interface BookingRequest {
   language: string;
   idempotencyKey: string | null;
   origin: string;
-  /** The visitor's address: a public form may cause only so many calls a day from one address. */
-  ip?: string | null;
+  /**
+   * Who books (a visitor at an address, the agent's conversation, a phone call): kept on the
+   * booking, so its confirmation calls, after a move too, and its reminder count there.
+   */
+  callOrigin: CallOrigin;
 }
 
 export type PlaceBookingResult =
@@ -359,6 +361,7 @@ async function decideBooking(services: AppServices, request: BookingRequest, sta
     notes: request.customer.notes,
     language: request.language,
     idempotencyKey: request.idempotencyKey,
+    origin: request.callOrigin,
   });
 }
 
@@ -402,22 +405,24 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
   }
   await services.jobs.enqueue(
     bookingConfirmationCallJob,
-    { bookingId: booking.id, origin: request.origin, ip: request.ip ?? null },
+    { bookingId: booking.id, origin: request.origin },
     { singletonKey: `confirm-${booking.id}` },
   );
 }
 
 /**
  * Places the AI confirmation call for a new (or moved) booking, in the customer's language with
- * the business's chosen voice. Without telephony configured it records that, so the owner sees it.
- * Run again (its worker died, the job expired and was retried), it finds the call it asked for:
- * one call per (booking, confirmation round, attempt), kept by a unique index (ADR 0026).
+ * the business's chosen voice, through the call gate with the booking's origin: a move, whoever
+ * makes it, counts where the booking was made. Without telephony configured it records that, so
+ * the owner sees it. Run again (its worker died, the job expired and was retried), the gate finds
+ * the call it asked for: one call per (booking, confirmation round, attempt), kept by a unique
+ * index (ADR 0026). `ip`: only in jobs queued before bookings kept their origin.
  */
 export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: string; ip?: string | null }> = {
   name: "booking-confirmation-call",
   retryLimit: 5,
   retryDelaySeconds: 60,
-  async handle({ bookingId, origin, ip }, services) {
+  async handle({ bookingId, ip }, services) {
     const booking = await findBooking(services.db, bookingId);
     if (!booking || booking.status !== "pending") return;
     const business = await findBusinessById(services.db, booking.businessId);
@@ -428,24 +433,10 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
       await setBookingCallState(services.db, booking.id, "calls_not_configured");
       return;
     }
-    // Asked for already (by this job before its worker died, or by a duplicate): the visitor's
-    // address is not counted again, and the booking's call state is left as that call made it.
-    if (await findConfirmationCall(services.db, booking.id, booking.confirmationRound, 1)) return;
-    const decision = await checkDialling(services, {
-      path: "booking_confirmation",
-      number: booking.customerPhone,
-      business,
-      ip: ip ?? null,
-      countIp: Boolean(ip),
-    });
-    if (!decision.ok) {
-      // The booking stands; the owner's list says why nobody called, so the business phones itself.
-      await markBookingNotCalled(services.db, booking.id, decision.reason);
-      return;
-    }
+    const origin = !booking.origin && ip ? visitorOrigin(services, ip) : originOfBooking(booking);
     // The call, its placing job and the booking's state together: a crash leaves all or none.
     await services.db.transaction(async (tx) => {
-      const call = await queueCall(
+      const queued = await queueCall(
         services,
         {
           purpose: "booking_confirmation",
@@ -455,14 +446,18 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
           businessId: business.id,
           bookingId: booking.id,
           confirmationRound: booking.confirmationRound,
-          origin: origin ?? services.publicOrigin(),
+          origin,
           // Outside calling hours the call waits for the time the customer was told. A plan that
           // refuses the call is left to the engine's gate, which records the refusal for the owner.
           ...(promise.kind === "call_later" ? { startAfter: promise.at } : {}),
         },
         tx,
       );
-      if (call) await setBookingCallState(tx, booking.id, promise.kind === "call_later" ? "scheduled" : "queued");
+      // Refused: the booking stands; the owner's list says why nobody called, so the business phones itself.
+      if (!queued.ok) await markBookingNotCalled(tx, booking.id, queued.reason);
+      // Asked for already (by this job before its worker died, or by a duplicate): the booking's
+      // call state is left as that call made it.
+      else if (queued.created) await setBookingCallState(tx, booking.id, promise.kind === "call_later" ? "scheduled" : "queued");
     });
   },
 };
@@ -505,8 +500,8 @@ export const confirmationCallPurpose: CallPurpose = {
     if (call.businessId) await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId });
     if (call.businessId) await announceBusinessChange(services.db, call.businessId);
   },
-  async finished(services, call, origin) {
-    await confirmationCallFinished(services, call, origin);
+  async finished(services, call) {
+    await confirmationCallFinished(services, call);
     // The call's length and result, and perhaps the booking (unreachable), changed.
     if (call.businessId) await announceBusinessChange(services.db, call.businessId);
   },
@@ -515,7 +510,7 @@ export const confirmationCallPurpose: CallPurpose = {
 /** The free demo call: the same assistant, confirming a pretend booking (a demo call has none). */
 export const demoCallPurpose: CallPurpose = { agent: bookingAgent };
 
-async function confirmationCallFinished(services: AppServices, call: Call, origin: string) {
+async function confirmationCallFinished(services: AppServices, call: Call) {
   if (!call.bookingId) return;
   const booking = await findBooking(services.db, call.bookingId);
   if (!booking || booking.status !== "pending") return;
@@ -537,10 +532,10 @@ async function confirmationCallFinished(services: AppServices, call: Call, origi
       bookingId: call.bookingId,
       confirmationRound: booking.confirmationRound,
       attempt: call.attempt + 1,
-      origin,
+      origin: originOfCall(call),
       startAfter: new Date(Date.now() + 30 * 60_000),
     });
-    if (next) await setBookingCallState(services.db, booking.id, `retry_${call.attempt + 1}`);
+    if (next.ok && next.created) await setBookingCallState(services.db, booking.id, `retry_${call.attempt + 1}`);
     return;
   }
   await setBookingStatus(services.db, booking.id, "unreachable", "unreachable");

@@ -12,7 +12,7 @@ import {
 import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
 import { failCall, isOptedOut } from "#models/calls";
-import { queueCall } from "~/calls/engine.server";
+import { originOfBooking, queueCall } from "~/calls/gate.server";
 import { callsUnavailable } from "~/calls/readiness.server";
 import { admitReminderCall, reportCallUsageJob } from "~/features/business/index.server";
 import { reminderAgent, reminderVoicemailFor } from "./agent.server";
@@ -118,7 +118,9 @@ async function queueReminderCall(services: AppServices, bookingId: number, now: 
     if (!booking) return false;
     const business = await findBusinessById(tx, booking.businessId);
     if (!business) return false;
-    const call = await queueCall(
+    // Counted where the booking was made, as its confirmation was: refused there (the address's
+    // calls of the day are used up, an opt-out), the reminder is not made, and the refusal is recorded.
+    const queued = await queueCall(
       services,
       {
         purpose: "booking_reminder",
@@ -127,11 +129,11 @@ async function queueReminderCall(services: AppServices, bookingId: number, now: 
         voice: business.confirmationVoice,
         businessId: business.id,
         bookingId: booking.id,
-        origin: services.publicOrigin(),
+        origin: originOfBooking(booking),
       },
       tx,
     );
-    return Boolean(call);
+    return queued.ok;
   });
 }
 

@@ -5,7 +5,7 @@ import { findBusinessById } from "#models/businesses";
 import { listRecentCalls } from "#models/calls";
 import { formatWhen, zoneName } from "~/lib/when";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
-import { requestCall } from "~/calls/engine.server";
+import { queueCall, requestOrigin } from "~/calls/gate.server";
 import { formatPhone } from "~/platform/phone.server";
 import { getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
@@ -55,19 +55,21 @@ export async function placeTestCall(
   // The page said so before the form (and kept its button off): a post anyway keeps what was typed.
   if (!services.telephony.configured) return data({ error: t("common.callsNotConfigured"), to: typed, general: true }, { status: 503 });
   const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
-  const phone = await screenNumber(services, typed, { path: "test", business, ip: clientIp(context) });
+  const origin = requestOrigin(services, "owner", clientIp(context), `account:${account.id}`);
+  const phone = await screenNumber(services, typed, { path: "test", business, origin });
   if (!phone.ok) return data({ error: refusalMessage(t, phone.reason), to: typed }, { status: 400 });
   const exceeded = await firstExceededRule(context, [
     { name: "test-call:account", subject: String(account.id), limit: 10, windowSeconds: 3600 },
   ]);
   if (exceeded) return data({ error: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }), to: typed }, { status: 429 });
-  await requestCall(services, {
+  const queued = await queueCall(services, {
     purpose: "test",
     to: phone.e164,
     language: getLocale(context),
     voice: "shimmer",
     businessId: account.businessId,
-    origin: services.publicOrigin(),
+    origin,
   });
+  if (!queued.ok) return data({ error: refusalMessage(t, queued.reason), to: typed }, { status: 400 });
   return null;
 }

@@ -21,7 +21,8 @@ import { empathyFailedEmail, empathyRefundedEmail } from "#emails/empathy";
 import type { EmpathyDetailsInput } from "~/features/empathy/schemas";
 import { callLanguages } from "~/lib/languages";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
-import { placeCallJob, publicOrigin, queueCall } from "~/calls/engine.server";
+import { placeCallJob, placeNow, publicOrigin } from "~/calls/engine.server";
+import { originOfCall, queueCall, requestOrigin, type CallOrigin } from "~/calls/gate.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { helpCountryOf } from "~/voice/crisis.server";
 import { translatorFor } from "~/platform/i18n.server";
@@ -72,7 +73,8 @@ export async function checkEmpathyDetails(
   input: EmpathyDetailsInput,
   ip: string | null = null,
 ): Promise<{ ok: true; details: EmpathyDetails } | { ok: false; field: "phone"; message: string }> {
-  const phone = await screenNumber(services, input.phone, { path: "empathy", ip, countries: services.env.EMPATHY_CALL_COUNTRIES });
+  const origin = requestOrigin(services, "payment", ip);
+  const phone = await screenNumber(services, input.phone, { path: "empathy", origin, countries: services.env.EMPATHY_CALL_COUNTRIES });
   if (!phone.ok) {
     const messages: Partial<Record<typeof phone.reason, string>> = {
       empty: t("empathy.phoneRequired"),
@@ -156,7 +158,9 @@ export async function createEmpathyCheckout(services: AppServices, details: Empa
 export type StartFailure = "not_found" | "not_empathy" | "wrong_amount" | "wrong_currency" | "not_succeeded" | "already_used";
 
 export type StartResult =
-  { ok: true; request: EmpathyRequest; callId: number } | { ok: false; reason: StartFailure; status?: string; request?: EmpathyRequest };
+  /** `callId` null: the dialling policy refused the number after all (the deployment's countries changed since the details step), and the payment goes back. */
+  | { ok: true; request: EmpathyRequest; callId: number | null }
+  | { ok: false; reason: StartFailure; status?: string; request?: EmpathyRequest };
 
 /** Every check the server makes on a PaymentIntent before it places a call; the browser is never trusted. */
 export function checkEmpathyPayment(intent: Payment): Exclude<StartFailure, "not_found" | "already_used"> | null {
@@ -195,22 +199,25 @@ export async function startEmpathyCall(services: AppServices, paymentIntentId: s
     const claimed = await claimEmpathyPayment(tx, paid.id, intent.id);
     if (!claimed || !claimed.phone) return null;
     await recordEmpathyPayment(tx, claimed, intent.id);
-    const call = await queueAttempt(services, tx, claimed, 1, origin);
+    const queued = await queueAttempt(services, tx, claimed, 1, { kind: "payment", address: null, session: `empathy:${claimed.id}` });
     await recordFunnelEvent(tx, "payment_success", claimed.id, claimed.language);
-    return { request: claimed, callId: call!.id };
+    if (queued.ok) return { request: claimed, callId: queued.call.id };
+    const refunding = await setEmpathyStatus(tx, claimed.id, "refunding", ["calling"], { refundReason: "refused" });
+    if (refunding) await services.jobs.enqueue(empathyRefundJob, { requestId: refunding.id, origin }, { tx });
+    return { request: refunding ?? claimed, callId: null };
   });
   if (!started) return { ok: false, reason: "already_used", request: (await findEmpathyRequest(services.db, paid.id)) ?? paid };
   services.jobs.wake(placeCallJob);
   return { ok: true, ...started };
 }
 
-/** Queues attempt N of the request's call, inside `tx`; null if that attempt exists already. */
+/** Queues attempt N of the request's call, inside `tx` (an attempt asked for already is found, not made again). */
 function queueAttempt(
   services: AppServices,
   tx: AppServices["db"],
   request: EmpathyRequest,
   attempt: number,
-  origin: string,
+  origin: CallOrigin,
   startAfter?: Date,
 ) {
   const language = callLanguages.find((entry) => entry.code === request.language) ?? callLanguages[0];
@@ -270,7 +277,7 @@ export async function empathyCallFinished(services: AppServices, call: Call, ori
     await services.db.transaction(async (tx) => {
       const moved = await setEmpathyStatus(tx, request.id, "retrying", ["calling", "retrying"]);
       if (!moved) return;
-      await queueAttempt(services, tx, moved, call.attempt + 1, origin, next);
+      await queueAttempt(services, tx, moved, call.attempt + 1, originOfCall(call), next);
       if (moved.email && (await markFailureNotified(tx, moved.id))) {
         const t = await translatorFor(moved.language);
         await services.jobs.enqueue(
@@ -297,12 +304,11 @@ export async function empathyCallFinished(services: AppServices, call: Call, ori
 }
 
 /** "Call me again now" from the confirmation page: the waiting attempt is placed at once. */
-export async function retryEmpathyCallNow(services: AppServices, request: EmpathyRequest, origin: string) {
+export async function retryEmpathyCallNow(services: AppServices, request: EmpathyRequest) {
   if (request.status !== "retrying") return false;
   const [latest] = await empathyCalls(services.db, request.id);
   if (!latest || latest.status !== "queued") return false;
-  await services.jobs.enqueue(placeCallJob, { callId: latest.id, origin });
-  services.jobs.wake(placeCallJob);
+  await placeNow(services, latest.id);
   return true;
 }
 

@@ -3,6 +3,7 @@ import { data, type RouterContextProvider } from "react-router";
 import { findSubscriber, type Subscriber } from "#models/subscribers";
 import { getSubscriberId } from "~/features/auth/index.server";
 import { screenNumber, refusalMessage } from "~/calls/dialling-policy.server";
+import { requestOrigin } from "~/calls/gate.server";
 import { parseDbId } from "~/lib/ids";
 import { callLanguages } from "~/lib/languages";
 import { apiError } from "~/platform/http/api.server";
@@ -74,7 +75,10 @@ export async function checkSignup(
     return { ok: false, message: t("subscribe.incompleteBody"), fields };
   }
   if (Object.keys(fields).length > 0) return { ok: false, message: Object.values(fields)[0]![0]!, fields };
-  const screened = await screenNumber(services, phone.slice(0, 40), { path: "support", ip: options.ip });
+  const screened = await screenNumber(services, phone.slice(0, 40), {
+    path: "support",
+    origin: requestOrigin(services, "visitor", options.ip),
+  });
   if (!screened.ok) {
     const message = refusalMessage(t, screened.reason);
     return { ok: false, message, fields: { phone: [message] } };

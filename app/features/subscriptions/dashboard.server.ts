@@ -5,7 +5,9 @@ import { parseDbId } from "~/lib/ids";
 import { formatMoney } from "~/lib/money";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
-import { firstExceededRule } from "~/platform/security/rate-limit.server";
+import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { refusalMessage } from "~/calls/dialling-policy.server";
+import { requestOrigin } from "~/calls/gate.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
 import { PaymentsError } from "~/providers/payments.server";
 import { checkCallRequest, refusedPage, subscriberFor } from "./access.server";
@@ -65,7 +67,9 @@ export async function consumerDashboardAction(context: Readonly<RouterContextPro
           { name: "support-call:subscriber", subject: String(subscriber.id), limit: 10, windowSeconds: 3600 },
         ]);
         if (exceeded) return fail(t("subscribe.dash.callRefused"), t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
-        const result = await requestSupportCall(services, subscriber.id, checked.value);
+        const origin = requestOrigin(services, "subscriber", clientIp(context), `subscriber:${subscriber.id}`);
+        const result = await requestSupportCall(services, subscriber.id, { ...checked.value, origin });
+        if (!result.ok && result.reason === "refused") return fail(t("subscribe.dash.callRefused"), refusalMessage(t, result.refusal));
         if (!result.ok) return fail(t("subscribe.dash.callRefused"), t(`subscribe.limit.${result.reason}`, { date: "" }));
         return redirectWithToast(services, here, {
           type: "success",

@@ -1,4 +1,5 @@
 import { subscribersDue, updateSubscriber } from "#models/subscribers";
+import { scheduleOrigin } from "~/calls/gate.server";
 import type { AppJob } from "~/platform/services.server";
 import { callsAllowedIn, nextScheduledCall } from "./allowance.server";
 import { sendReminders, warnTrialsEnding } from "./reminders.server";
@@ -19,7 +20,13 @@ export const scheduledCallsJob: AppJob<Record<string, never>> = {
         // A call due long ago (the server was down) is not placed late into the night: only a
         // call at most an hour late rings; the schedule moves on either way.
         if (callsAllowedIn(subscriber.status) && now.getTime() - dueAt.getTime() <= 3_600_000) {
-          await requestSupportCall(services, subscriber.id, { feeling: null, urgency: "normal", source: "scheduled", scheduledFor: dueAt });
+          await requestSupportCall(services, subscriber.id, {
+            feeling: null,
+            urgency: "normal",
+            origin: scheduleOrigin(`subscriber:${subscriber.id}`),
+            source: "scheduled",
+            scheduledFor: dueAt,
+          });
         }
         await updateSubscriber(services.db, subscriber.id, { nextCallAt: nextScheduledCall(subscriber, subscriber.status, now) });
       }

@@ -1,6 +1,8 @@
 import type { Call } from "#models/calls";
 import { createSupportCall, lockSubscriber, setSupportCallStatus } from "#models/subscribers";
-import { placeCallJob, queueCall } from "~/calls/engine.server";
+import type { RefusalReason } from "~/calls/dialling-policy.server";
+import { placeCallJob } from "~/calls/engine.server";
+import { queueCall, type CallOrigin } from "~/calls/gate.server";
 import { callLanguages } from "~/lib/languages";
 import type { AppServices, CallPurpose } from "~/platform/services.server";
 import { subscriberAgent } from "./agent.server";
@@ -10,16 +12,20 @@ import type { Urgency } from "./plans";
 // A subscriber's support call: asked for on the dashboard or by the schedule, placed by the call engine.
 
 export type SupportCallResult =
-  { ok: true; supportCallId: number } | { ok: false; reason: NonNullable<Allowance["reason"]> | "not_configured" };
+  | { ok: true; supportCallId: number }
+  | { ok: false; reason: NonNullable<Allowance["reason"]> | "not_configured" }
+  /** The dialling policy refused the subscriber's number (the deployment's countries changed since signup). */
+  | { ok: false; reason: "refused"; refusal: RefusalReason };
 
 /**
- * "Request support call": inside the allowance, one call at a time, placed through the call
- * engine (which puts the number through the dialling policy again when it dials).
+ * "Request support call": inside the allowance, one call at a time, queued through the call gate
+ * with its origin (the subscriber's request, or their schedule) and placed by the call engine
+ * (which puts the number through the dialling policy again when it dials).
  */
 export async function requestSupportCall(
   services: AppServices,
   subscriberId: number,
-  input: { feeling: string | null; urgency: Urgency; source?: "requested" | "scheduled"; scheduledFor?: Date },
+  input: { feeling: string | null; urgency: Urgency; origin: CallOrigin; source?: "requested" | "scheduled"; scheduledFor?: Date },
 ): Promise<SupportCallResult> {
   if (!services.telephony.configured) return { ok: false, reason: "not_configured" };
   const result = await services.db.transaction(async (tx): Promise<SupportCallResult> => {
@@ -38,7 +44,7 @@ export async function requestSupportCall(
     });
     if (!support) return { ok: false, reason: "pending" };
     const language = callLanguages.find((entry) => entry.code === subscriber.preferredLanguage) ?? callLanguages[0];
-    await queueCall(
+    const queued = await queueCall(
       services,
       {
         purpose: "support",
@@ -46,10 +52,15 @@ export async function requestSupportCall(
         language: language.code,
         voice: subscriber.voiceGender === "male" ? language.maleVoice : language.femaleVoice,
         supportCallId: support.id,
-        origin: services.publicOrigin(),
+        origin: input.origin,
       },
       tx,
     );
+    if (!queued.ok) {
+      // Never dialled, so it is no call of the allowance, and no call on its way either.
+      await setSupportCallStatus(tx, support.id, "not_delivered", ["queued"]);
+      return { ok: false, reason: "refused", refusal: queued.reason };
+    }
     return { ok: true, supportCallId: support.id };
   });
   if (result.ok) services.jobs.wake(placeCallJob);

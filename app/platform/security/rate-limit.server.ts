@@ -107,7 +107,16 @@ export const retryAfterMiddleware: MiddlewareFunction<Response> = async ({ conte
  * so no caller can forget it and let one subscriber spend a fresh address on each attempt.
  */
 export function rateLimitKey(secret: string, rule: Pick<RateRule, "name" | "subject">) {
-  const subject = addressGroup(rule.subject);
-  const digest = createHmac("sha256", secret).update(`rate-limit:${subject.toLowerCase()}`).digest("base64url");
-  return `${rule.name}:${digest}`;
+  return `${rule.name}:${subjectKey(secret, rule.subject)}`;
+}
+
+/**
+ * The keyed hash rateLimitKey counts a subject under, the same for every rule: what a call or a
+ * booking keeps of the address that caused it (never the address), so anything that follows from
+ * it counts there again (`${name}:${key}` is that rule's row).
+ */
+export function subjectKey(secret: string, subject: string) {
+  return createHmac("sha256", secret)
+    .update(`rate-limit:${addressGroup(subject).toLowerCase()}`)
+    .digest("base64url");
 }

@@ -2,13 +2,12 @@ import type { Route } from "./+types/calls.demo";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { placeDemoCall } from "~/calls/demo-calls.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { servicesContext } from "~/platform/context";
 
 /** POST /api/calls/demo { to }: a free demo call of the booking agent, guarded against abuse. */
 export async function action({ request, context }: Route.ActionArgs) {
   const { t } = getI18n(context);
   const body = await readJsonBody(request);
-  const result = await placeDemoCall(context, t, getLocale(context), String(body.to ?? ""), context.get(servicesContext).publicOrigin());
+  const result = await placeDemoCall(context, t, getLocale(context), String(body.to ?? ""));
   if (!result.ok) return apiError(result.status, result.message, { title: t("demo.failedTitle") });
   return Response.json(
     { success: true, callId: result.callId, title: t("demo.startedTitle"), message: t("demo.startedBody") },

@@ -27,6 +27,7 @@ import { isolatedText } from "~/ui/bidi";
 import type { ShellHandle } from "~/ui/shell/shell";
 import { isLanguage } from "~/i18n";
 import { parseDbId } from "~/lib/ids";
+import { visitorOrigin } from "~/calls/gate.server";
 
 function stepUrl(link: string, params: Record<string, string | number | undefined>) {
   const search = new URLSearchParams();
@@ -270,7 +271,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     language: getLocale(context),
     idempotencyKey: String(form.get("idempotencyKey") ?? "").slice(0, 100) || null,
     origin: services.publicOrigin(),
-    ip: clientIp(context),
+    callOrigin: visitorOrigin(services, clientIp(context)),
   });
   if (result.kind !== "booked") {
     // Lost the race (or the time no longer exists): the time step again, with fresh slots.

@@ -32,7 +32,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const phone = String((await request.formData()).get("phone") ?? "");
-  const result = await placeDemoCall(context, t, getLocale(context), phone, services.publicOrigin());
+  const result = await placeDemoCall(context, t, getLocale(context), phone);
   if (!result.ok) return data({ error: result.message, phone }, { status: result.status });
   return redirectWithToast(services, "/business#demo", {
     type: "success",

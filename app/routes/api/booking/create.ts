@@ -8,6 +8,7 @@ import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { parseDbId } from "~/lib/ids";
 import { formatBookingReference } from "#models/booking-reference";
+import { visitorOrigin } from "~/calls/gate.server";
 
 /**
  * POST /api/booking/create { businessLink, serviceId, appointmentDate, customerInfo, requestCall }.
@@ -54,7 +55,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     language: getLocale(context),
     idempotencyKey: key.success ? key.data : null,
     origin: services.publicOrigin(),
-    ip: clientIp(context),
+    callOrigin: visitorOrigin(services, clientIp(context)),
   });
   if (result.kind === "taken") return apiError(409, t("book.justTaken"), { code: "slot_taken" });
   if (result.kind === "not_a_slot") return apiError(400, t("book.timeUnavailable"), { code: "not_a_slot" });

@@ -1,0 +1,136 @@
+import { createCallOnce, findKeyedCall, type Call, type NewCall } from "#models/calls";
+import type { Booking } from "#models/bookings";
+import { findBusinessById } from "#models/businesses";
+import type { CallOrigin } from "#models/schema";
+import { checkDialling, type RefusalReason } from "~/calls/dialling-policy.server";
+import { placeCallJob, publicOrigin, TIME_LIMITS } from "~/calls/engine.server";
+import type { Db } from "~/platform/db.server";
+import { subjectKey } from "~/platform/security/rate-limit.server";
+import type { AppServices } from "~/platform/services.server";
+import { TelephonyNotConfiguredError } from "~/providers/telephony.server";
+
+export type { CallOrigin };
+
+/**
+ * The one way a call is made: every path that phones someone (booking confirmations and their
+ * retries, reminders, demo, "call me now", the owner's test call, paid and subscriber calls)
+ * asks `queueCall` with the origin of the request, or of the job, that caused it. Nothing else
+ * inserts a call or queues its dialling job (tests/unit/call-gate.test.ts checks the sources).
+ */
+
+/** The origin of a request from `ip` (kept as its keyed hash, never the address). */
+export function requestOrigin(
+  services: AppServices,
+  kind: CallOrigin["kind"],
+  ip: string | null | undefined,
+  session: string | null = null,
+): CallOrigin {
+  return { kind, address: ip ? subjectKey(services.signingSecret, ip) : null, session };
+}
+
+/** A public request from a visitor at `ip`: its calls count against the address's daily cap. */
+export const visitorOrigin = (services: AppServices, ip: string | null | undefined, session: string | null = null) =>
+  requestOrigin(services, "visitor", ip, session);
+
+/** A job the app runs on its own, with no request behind it. */
+export const scheduleOrigin = (session: string | null = null): CallOrigin => ({ kind: "schedule", address: null, session });
+
+/** Calls and bookings from before origins were kept count nowhere, as they did then. */
+const UNRECORDED: CallOrigin = { kind: "schedule", address: null, session: null };
+
+/** Where a call counted: what its next attempt, or a booking made during it, inherits. */
+export const originOfCall = (call: Pick<Call, "origin">): CallOrigin => call.origin ?? UNRECORDED;
+
+/** Where a booking was made: its confirmation calls (after a move too) and reminders count there. */
+export const originOfBooking = (booking: Pick<Booking, "origin">): CallOrigin => booking.origin ?? UNRECORDED;
+
+export interface CallRequest {
+  purpose: Call["purpose"];
+  to: string;
+  language: string;
+  voice: string;
+  /** Who caused the call; kept on it. */
+  origin: CallOrigin;
+  businessId?: number | null;
+  bookingId?: number | null;
+  /** A booking confirmation's round (see bookings.confirmationRound): with the booking and attempt, the call's key. */
+  confirmationRound?: number | null;
+  empathyRequestId?: number | null;
+  supportCallId?: number | null;
+  /** Attempt N of the same call (a confirmation or a paid call not reached): 1 by default. */
+  attempt?: number;
+  startAfter?: Date;
+}
+
+export type QueueResult =
+  /** `created`: false when this attempt of a keyed call (booking round, paid request) was asked for already. */
+  { ok: true; call: Call; created: boolean } | { ok: false; reason: RefusalReason };
+
+/** The markets a path narrows the deployment's countries to. */
+function pathCountries(services: AppServices, purpose: Call["purpose"]) {
+  if (purpose === "demo") return services.env.DEMO_CALL_COUNTRIES;
+  if (purpose === "empathy") return services.env.EMPATHY_CALL_COUNTRIES;
+  return undefined;
+}
+
+/**
+ * Records the call and queues its placement (the durable job does the dialling), optionally
+ * inside the caller's transaction `tx`, so the call, its job and the caller's own writes exist
+ * together or not at all.
+ *
+ * A first attempt goes through the dialling policy here: the business's countries and opt-outs,
+ * the path's markets, and, for a visitor's origin, one call counted against its address
+ * (CALLS_PER_IP_PER_DAY) however it came (the booking form, the agent's chat or voice, a move on
+ * the manage page or by the owner, a reminder): refused, nothing is queued and the reason comes
+ * back. A later attempt inherits its origin from the call before it and is not counted again.
+ * Every attempt is checked once more when it is dialled (the engine counts the number's cap then).
+ */
+export async function queueCall(services: AppServices, request: CallRequest, tx?: Db): Promise<QueueResult> {
+  if (!services.telephony.configured) throw new TelephonyNotConfiguredError();
+  const db = tx ?? services.db;
+  const row: NewCall = {
+    purpose: request.purpose,
+    toNumber: request.to,
+    language: request.language,
+    voice: request.voice,
+    businessId: request.businessId ?? null,
+    bookingId: request.bookingId ?? null,
+    confirmationRound: request.confirmationRound ?? null,
+    empathyRequestId: request.empathyRequestId ?? null,
+    supportCallId: request.supportCallId ?? null,
+    attempt: request.attempt ?? 1,
+    timeLimitSeconds: TIME_LIMITS[request.purpose],
+    origin: request.origin,
+  };
+  // Asked for already (a retried job): the same call, and its origin not counted twice.
+  const existing = await findKeyedCall(db, row);
+  if (existing) return { ok: true, call: existing, created: false };
+  if (row.attempt === 1) {
+    const business = row.businessId ? await findBusinessById(db, row.businessId) : null;
+    const decision = await checkDialling(
+      services,
+      {
+        path: request.purpose,
+        number: request.to,
+        business,
+        origin: request.origin,
+        countIp: request.origin.kind === "visitor",
+        countries: pathCountries(services, request.purpose),
+      },
+      db,
+    );
+    if (!decision.ok) return { ok: false, reason: decision.reason };
+  }
+  const call = await createCallOnce(db, row);
+  if (!call) {
+    const raced = await findKeyedCall(db, row);
+    if (raced) return { ok: true, call: raced, created: false };
+    throw new Error("A keyed call was neither inserted nor found.");
+  }
+  await services.jobs.enqueue(
+    placeCallJob,
+    { callId: call.id, origin: publicOrigin(services) },
+    { ...(tx ? { tx } : {}), ...(request.startAfter ? { startAfter: request.startAfter } : {}) },
+  );
+  return { ok: true, call, created: true };
+}

@@ -1,0 +1,2 @@
+ALTER TABLE "bookings" ADD COLUMN "origin" jsonb;--> statement-breakpoint
+ALTER TABLE "calls" ADD COLUMN "origin" jsonb;
