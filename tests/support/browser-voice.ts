@@ -19,8 +19,9 @@ export function pcmAudio(ms: number, kind: "speech" | "silence") {
  * agent's audio in real time (48 bytes a millisecond from its arrival), echoes each mark once the
  * audio before it has played, and drops what is unplayed on "clear".
  */
-export async function connectBrowserVoice(url: string, token: string) {
-  const socket = new WebSocket(url);
+export async function connectBrowserVoice(url: string, token: string, options: { forwardedFor?: string } = {}) {
+  // Against a server with TRUST_PROXY=1, the visitor's address (as httpClient's forwardedFor).
+  const socket = new WebSocket(url, options.forwardedFor ? { headers: { "X-Forwarded-For": options.forwardedFor } } : {});
   const messages: { event: string; [key: string]: unknown }[] = [];
   // The agent's audio plays from its arrival, one chunk after the other: playheadEnd is when the
   // audio received so far will have played (Date.now() time).
