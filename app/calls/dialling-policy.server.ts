@@ -6,7 +6,7 @@ import { hitRateLimit } from "#models/rate-limits";
 import type { TFunction } from "i18next";
 import { normalizePhone } from "~/platform/phone.server";
 import type { AppServices } from "~/platform/services.server";
-import { rateLimitKey } from "~/platform/security/rate-limit.server";
+import { phoneLimitSubject, rateLimitKey } from "~/platform/security/rate-limit.server";
 
 /** Why the policy refused a number; each has its own message and is recorded for the admin. */
 export type RefusalReason = "invalid" | "country" | "premium" | "unroutable" | "number_cap" | "ip_cap" | "opted_out";
@@ -79,7 +79,8 @@ export async function checkDialling(services: AppServices, request: DialRequest)
   const e164 = classified.ok ? classified.e164 : request.number;
   if (!reason && request.business && (await isOptedOut(services.db, request.business.id, e164))) reason = "opted_out";
   if (!reason && request.count) {
-    const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, { name: "dial:number", subject: e164 }), {
+    const rule = { name: "dial:number", subject: phoneLimitSubject(e164) };
+    const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, rule), {
       limit: services.env.CALLS_PER_NUMBER_PER_DAY,
       windowSeconds: 86_400,
     });

@@ -5,7 +5,7 @@ import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
 import { placeCallJob, requestCall } from "~/calls/engine.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/security/capability.server";
 import { servicesContext } from "~/platform/context";
-import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { callMeFailure, callMeNumber } from "./phone-rules";
 import { recentAnswers } from "~/lib/sharing/per-key";
@@ -33,7 +33,7 @@ export async function placeCallMe(context: Readonly<RouterContextProvider>, t: T
   }
   const exceeded = await firstExceededRule(context, [
     { name: "call-me:ip", subject: ip, limit: 3, windowSeconds: 3600 },
-    { name: "call-me:number", subject: phone.e164, limit: 3, windowSeconds: 86_400 },
+    { name: "call-me:number", subject: phoneLimitSubject(phone.e164), limit: 3, windowSeconds: 86_400 },
   ]);
   if (exceeded) return { ok: false, status: 429, message: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) };
   const call = await requestCall(services, {
