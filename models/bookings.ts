@@ -52,6 +52,8 @@ export interface NewBooking {
   notes: string | null;
   language: string;
   idempotencyKey: string | null;
+  /** Hash of the request that carried the key: only the same request replays its booking (see replayOf). */
+  idempotencyRequestHash?: string | null;
   /** Seals the manage link's secret for the reminder e-mail (kept with the booking; see manageTokenSealed). */
   sealManageToken?: (token: string) => string;
   /** Draws a reference (newBookingReference); another drawer lets a test force clashes. */
@@ -61,11 +63,16 @@ export interface NewBooking {
 }
 
 export type CreateBookingResult =
-  { kind: "created"; booking: Booking; manageToken: string } | { kind: "duplicate"; booking: Booking } | { kind: "taken" };
+  | { kind: "created"; booking: Booking; manageToken: string }
+  | { kind: "duplicate"; booking: Booking }
+  /** The key made a booking for another request: nothing of that booking is told. */
+  | { kind: "key_reused" }
+  | { kind: "taken" };
 
 /**
  * Inserts the booking. The exclusion constraint, not a prior check, decides who gets a contested
- * time: the loser gets `taken`. A repeated idempotency key returns the booking it already made.
+ * time: the loser gets `taken`. A repeated idempotency key returns the booking it already made,
+ * for the same request only (replayOf).
  */
 export async function createBooking(db: Db, input: NewBooking): Promise<CreateBookingResult> {
   // Once a time is booked, the many who lost the race hear "taken" at once instead of queuing
@@ -85,7 +92,7 @@ export async function createBooking(db: Db, input: NewBooking): Promise<CreateBo
       const code = pgErrorCode(error);
       if (code === UNIQUE_VIOLATION && input.idempotencyKey) {
         const existing = await findByIdempotencyKey(db, input.businessId, input.idempotencyKey);
-        if (existing) return { kind: "duplicate", booking: existing };
+        if (existing) return replayOf(existing, input.idempotencyRequestHash);
       }
       const transient = code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE;
       if (!transient || attempt >= BOOKING_ATTEMPTS) throw error;
@@ -100,19 +107,29 @@ const BOOKING_LOCK_SPACE = 1_001;
 const BOOKING_ATTEMPTS = 5;
 
 /**
+ * What a request carrying the idempotency key that made `existing` gets: that booking when it is
+ * the same request (the same hash), else `key_reused` and nothing of it: a key alone (guessed,
+ * leaked, or a row stored before requests were hashed) never hands out someone's booking.
+ */
+export function replayOf(existing: Booking, requestHash: string | null | undefined): Exclude<CreateBookingResult, { kind: "created" }> {
+  const same = existing.idempotencyRequestHash !== null && existing.idempotencyRequestHash === requestHash;
+  return same ? { kind: "duplicate", booking: existing } : { kind: "key_reused" };
+}
+
+/**
  * The answer the calendar already gives, from one or two reads and no lock: the booking this
- * idempotency key made, or the time is taken (`taken`: by a booking it overlaps, or only by one
+ * idempotency key made (replayOf), or the time is taken (`taken`: by a booking it overlaps, or only by one
  * that starts at the same moment). Null when the time looks free (only the transaction's check
  * under the lock decides).
  */
 export async function settledAnswer(
   db: Db,
-  input: Pick<NewBooking, "businessId" | "idempotencyKey" | "startsAt" | "endsAt">,
+  input: Pick<NewBooking, "businessId" | "idempotencyKey" | "idempotencyRequestHash" | "startsAt" | "endsAt">,
   taken: "overlapping" | "same start" = "overlapping",
 ): Promise<Exclude<CreateBookingResult, { kind: "created" }> | null> {
   if (input.idempotencyKey) {
     const existing = await findByIdempotencyKey(db, input.businessId, input.idempotencyKey);
-    if (existing) return { kind: "duplicate", booking: existing };
+    if (existing) return replayOf(existing, input.idempotencyRequestHash);
   }
   const [overlap] = await db
     .select({ id: bookings.id })

@@ -391,8 +391,16 @@ export const bookings = pgTable(
     /** The language the customer booked in; the confirmation call and e-mails use it. */
     language: text("language").notNull().default("en"),
     status: bookingStatus("status").notNull().default("pending"),
-    /** Sent with the confirm form; a resubmission finds the booking it already made (per business). */
+    /**
+     * The retry key of the request that made the booking, keyed to its client (see placeBooking):
+     * a resubmission finds the booking it already made (per business).
+     */
     idempotencyKey: text("idempotency_key"),
+    /**
+     * Hash of the request that carried the key (service, time, customer's details, language): a
+     * resubmission gets the booking only with the same request; a row without one replays to nobody.
+     */
+    idempotencyRequestHash: text("idempotency_request_hash"),
     /** Hash of the secret in the customer's manage link. */
     manageTokenHash: text("manage_token_hash").notNull().unique(),
     /**

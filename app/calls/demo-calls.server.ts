@@ -3,7 +3,7 @@ import type { RouterContextProvider } from "react-router";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
 import { queueCall, visitorOrigin } from "~/calls/gate.server";
 import { servicesContext } from "~/platform/context";
-import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 
 export type DemoCallResult = { ok: true; callId: number } | { ok: false; status: number; message: string };
 
@@ -34,7 +34,7 @@ export async function placeDemoCall(
   }
   const exceeded = await firstExceededRule(context, [
     { name: "demo:ip", subject: clientIp(context), limit: 3, windowSeconds: 3600 },
-    { name: "demo:number", subject: phone.e164, limit: 2, windowSeconds: 86_400 },
+    { name: "demo:number", subject: phoneLimitSubject(phone.e164), limit: 2, windowSeconds: 86_400 },
     { name: "demo:day", subject: "all", limit: services.env.DEMO_CALLS_PER_DAY, windowSeconds: 86_400 },
   ]);
   if (exceeded) {

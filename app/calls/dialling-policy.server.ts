@@ -8,7 +8,7 @@ import type { CallOrigin } from "#models/schema";
 import type { TFunction } from "i18next";
 import { normalizePhone } from "~/platform/phone.server";
 import type { AppServices } from "~/platform/services.server";
-import { rateLimitKey } from "~/platform/security/rate-limit.server";
+import { phoneLimitSubject, rateLimitKey } from "~/platform/security/rate-limit.server";
 
 /** Why the policy refused a number; each has its own message and is recorded for the admin. */
 export type RefusalReason = "invalid" | "country" | "premium" | "unroutable" | "number_cap" | "ip_cap" | "opted_out";
@@ -84,7 +84,8 @@ export async function checkDialling(services: AppServices, request: DialRequest,
   const e164 = classified.ok ? classified.e164 : request.number;
   if (!reason && request.business && (await isOptedOut(db, request.business.id, e164))) reason = "opted_out";
   if (!reason && request.count) {
-    const hit = await hitRateLimit(db, rateLimitKey(services.signingSecret, { name: "dial:number", subject: e164 }), {
+    const rule = { name: "dial:number", subject: phoneLimitSubject(e164) };
+    const hit = await hitRateLimit(db, rateLimitKey(services.signingSecret, rule), {
       limit: services.env.CALLS_PER_NUMBER_PER_DAY,
       windowSeconds: 86_400,
     });

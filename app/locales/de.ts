@@ -675,6 +675,8 @@ const de = {
     unavailable: "(vergeben)",
     timeUnavailable: "Diese Uhrzeit ist nicht verfügbar. Bitte wählen Sie eine andere.",
     justTaken: "Diese Uhrzeit wurde gerade vergeben. Hier sind die noch freien Zeiten.",
+    requestKeyReused:
+      "Diese Buchungsanfrage wurde schon mit anderen Angaben gesendet, daher wurde nichts gebucht. Gehen Sie zurück zur Buchungsseite, um neu zu buchen.",
     otherDate: "Anderes Datum wählen",
     next: "Weiter",
     zoneNote: "Die Zeiten gelten für diese Zeitzone: {{zone}}.",

@@ -662,6 +662,8 @@ const en = {
     unavailable: "(taken)",
     timeUnavailable: "That time is not available. Choose another time.",
     justTaken: "That time was just taken. Here are the times still free.",
+    requestKeyReused:
+      "This booking request was already sent with other details, so nothing was booked. Go back to the booking page to make a new booking.",
     otherDate: "Choose a different date",
     next: "Next",
     zoneNote: "Times are shown in {{zone}}.",

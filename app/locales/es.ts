@@ -670,6 +670,8 @@ const es = {
     unavailable: "(ocupada)",
     timeUnavailable: "Esa hora no está disponible. Elige otra hora.",
     justTaken: "Esa hora se acaba de reservar. Estas son las horas que siguen libres.",
+    requestKeyReused:
+      "Esta solicitud de reserva ya se envió con otros datos, así que no se reservó nada. Vuelve a la página de reservas para hacer una reserva nueva.",
     otherDate: "Elegir otra fecha",
     next: "Siguiente",
     zoneNote: "Las horas se muestran en esta zona horaria: {{zone}}.",

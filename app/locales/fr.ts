@@ -675,6 +675,8 @@ const fr = {
     unavailable: "(réservé)",
     timeUnavailable: "Ce créneau n’est pas disponible. Choisissez-en un autre.",
     justTaken: "Ce créneau vient d’être réservé. Voici les créneaux encore libres.",
+    requestKeyReused:
+      "Cette demande de réservation a déjà été envoyée avec d’autres informations : rien n’a été réservé. Revenez à la page de réservation pour faire une nouvelle réservation.",
     otherDate: "Choisir une autre date",
     next: "Suivant",
     zoneNote: "Les horaires sont indiqués dans ce fuseau horaire : {{zone}}.",

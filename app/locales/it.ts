@@ -671,6 +671,8 @@ const it = {
     unavailable: "(occupato)",
     timeUnavailable: "Quell’orario non è disponibile. Scegline un altro.",
     justTaken: "Quell’orario è appena stato prenotato. Ecco gli orari ancora liberi.",
+    requestKeyReused:
+      "Questa richiesta di prenotazione è già stata inviata con altri dati, quindi non è stato prenotato nulla. Torna alla pagina di prenotazione per fare una nuova prenotazione.",
     otherDate: "Scegli un’altra data",
     next: "Avanti",
     zoneNote: "Gli orari sono indicati in questo fuso orario: {{zone}}.",

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bookings, businesses } from "#models/schema";
+import { REFERENCE_ALPHABET } from "#models/booking-reference";
+import { bookings, businesses, webCalls } from "#models/schema";
 import type { FakeRealtime } from "../fakes/openai-realtime";
 import type { FakeTwilio } from "../fakes/twilio";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
@@ -188,6 +189,75 @@ describe("the text chat's booking tools", () => {
     expect(outputs[1]!.content).toMatch(/^Not booked: that time was just taken by someone else/);
     const huda = await app.services.db.select().from(bookings).where(eq(bookings.customerPhone, "+12125550149"));
     expect(huda).toHaveLength(0);
+    expect(realtime.restProblems).toEqual([]);
+  });
+});
+
+describe("the agent's retry key and look-up limits", () => {
+  it("keys a conversation's booking with a key no one outside it can write: two conversations' differ and carry no id", async () => {
+    const conversations = [
+      { name: "Reem", phone: "+12125550181" },
+      { name: "Dana", phone: "+12125550182" },
+    ];
+    const made = [];
+    for (const { name, phone } of conversations) {
+      const { serviceId, date, time } = await freeHaircut();
+      const created = await client().postJson("/api/calls", { customerName: name, phoneNumber: phone });
+      const { token } = (await created.json()) as { token: string };
+      realtime.scriptChat([
+        { tool: "book_appointment", arguments: { business: "demo-salon", service_id: serviceId, date, time, customer_name: name } },
+        { say: "تم الحجز." },
+      ]);
+      expect((await client().postJson("/api/conversation/process", { message: "احجز لي", token })).status).toBe(200);
+      expect(toolOutputs().at(-1)!.content).toMatch(/^Booked:/);
+      const [booking] = await app.services.db.select().from(bookings).where(eq(bookings.customerPhone, phone));
+      const [call] = await app.services.db.select().from(webCalls).where(eq(webCalls.phone, phone));
+      made.push({ booking: booking!, callId: call!.id, serviceId });
+    }
+    const keys = made.map(({ booking }) => booking.idempotencyKey!);
+    expect(keys[0]).not.toBe(keys[1]);
+    for (const key of keys) {
+      // A keyed hash: nothing of the conversation's id, the service or the time shows in it.
+      expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(key).not.toMatch(/web-call|agent|:/);
+    }
+    // The key a conversation's booking had before (its sequential id, service and time), sent to the
+    // booking API with a stranger's details, finds nothing of the booking.
+    for (const { booking, callId, serviceId } of made) {
+      const response = await httpClient(app.url, { forwardedFor: "203.0.113.78" }).postJson("/api/booking/create", {
+        businessLink: "demo-salon",
+        serviceId,
+        appointmentDate: booking.startsAt.toISOString(),
+        customerInfo: { name: "Guesser", phone: "+12125550189" },
+        idempotencyKey: `agent:web-call-${callId}:${serviceId}:${booking.startsAt.getTime()}`,
+      });
+      const text = await response.text();
+      expect(response.status).toBe(409);
+      expect(text).not.toContain(booking.customerPhone);
+      expect(text).not.toContain(booking.reference.slice(0, 3));
+    }
+  });
+
+  it("counts look-ups without a conversation per address: one address using its all up leaves another's", async () => {
+    const lookup = async (address: string, n: number) => {
+      realtime.scriptChat([
+        {
+          tool: "lookup_booking",
+          arguments: { reference: `Q${REFERENCE_ALPHABET[n]}M-${REFERENCE_ALPHABET[n]}4P`, phone: `+1212555${7100 + n}` },
+        },
+        { say: "ما لقيت الحجز." },
+      ]);
+      const reply = await httpClient(app.url, { forwardedFor: address }).postJson("/api/conversation/process", {
+        message: "وين حجزي؟",
+        dialect: "saudi",
+      });
+      expect(reply.status).toBe(200);
+      return toolOutputs().at(-1)!.content;
+    };
+    for (let n = 0; n < 10; n++) expect(await lookup("203.0.113.90", n)).toMatch(/^No booking matches/);
+    expect(await lookup("203.0.113.90", 10)).toMatch(/^Too many booking look-ups just now/);
+    // Another visitor, with no conversation either, still looks up.
+    expect(await lookup("198.51.100.90", 11)).toMatch(/^No booking matches/);
     expect(realtime.restProblems).toEqual([]);
   });
 });

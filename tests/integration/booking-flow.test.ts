@@ -137,6 +137,56 @@ describe("times in the visitor's time zone", () => {
   });
 });
 
+describe("the confirm form's retry key", () => {
+  type Client = ReturnType<typeof freshVisitor>;
+  /** A visitor's details through the contact form, to the confirm step: its address and the key it carries. */
+  async function toConfirm(client: Client, date: string, time: string, name: string, phone: string) {
+    const details = { service: String(haircut), date, time };
+    const contactPath = `/book/demo-salon?lng=en&service=${haircut}&date=${date}&time=${time}`;
+    const contact = await client.postForm(contactPath, { ...details, intent: "contact", name, phone }, { tokenFrom: contactPath });
+    expect(contact.status).toBe(302);
+    const confirmPath = contact.headers.get("Location")!;
+    const html = await (await client.get(confirmPath)).text();
+    return { details, confirmPath, key: /name="idempotencyKey" value="([^"]+)"/.exec(html)![1]! };
+  }
+  const confirm = (client: Client, step: Awaited<ReturnType<typeof toConfirm>>, idempotencyKey: string) =>
+    client.postForm(step.confirmPath, { ...step.details, intent: "confirm", idempotencyKey }, { tokenFrom: step.confirmPath });
+  const referenceIn = (html: string) => /data-booking-reference="true">([A-Z2-9]{3}-[A-Z2-9]{3})</.exec(html)?.[1];
+
+  it("books once for a press sent twice, and answers the key with another visitor's details 409, showing nothing of the booking", async () => {
+    const date = await dayWithTen(3, { alsoFree: ["11:00"] });
+    const owner = freshVisitor();
+    const mine = await toConfirm(owner, date, "10:00", "Form Owner", "(212) 555-0177");
+    // A double press: both requests carry the details and the key, and both answers name one booking.
+    const presses = await Promise.all([confirm(owner, mine, mine.key), confirm(owner, mine, mine.key)]);
+    const shown = await Promise.all(
+      presses.map(async (press) => {
+        expect(press.status).toBe(302);
+        const cookie = press.headers.getSetCookie()[0]!.split(";")[0]!;
+        const page = await fetch(`${server.url}${press.headers.get("Location")!}`, { headers: { Cookie: cookie } });
+        return referenceIn(await page.text());
+      }),
+    );
+    const reference = shown[0];
+    expect(reference).toBeDefined();
+    expect(shown[1]).toBe(reference);
+
+    // Another visitor who got hold of the key sends it with their own details.
+    const stranger = freshVisitor();
+    const theirs = await toConfirm(stranger, date, "11:00", "Someone Else", "(212) 555-0178");
+    const replay = await confirm(stranger, theirs, mine.key);
+    expect(replay.status).toBe(409);
+    const page = await replay.text();
+    expect(text(page)).toContain("This booking request was already sent with other details, so nothing was booked.");
+    const done = await (await stranger.get("/book/demo-salon?lng=en&step=done")).text();
+    for (const html of [page, done]) {
+      expect(html).not.toContain(reference!);
+      expect(text(html)).not.toMatch(/Form Owner|555-0177/);
+    }
+    expect(referenceIn(done)).toBeUndefined();
+  });
+});
+
 describe("the customer's manage page", () => {
   async function booked(n: number) {
     // A weekday: the picker below is read at 09:00, and Saturdays open at 10:00.

@@ -338,6 +338,21 @@ describe("the agents' look-up by reference and phone number", () => {
     expect(await lookup(guesser, { reference: "ZZZ-ZZZ", phone: "+12125558999" })).toMatch(/^Too many booking look-ups just now/);
   });
 
+  it("counts one number as one, however it is written: ten look-ups in three forms, and the eleventh is refused", async () => {
+    const booking = await aBooking(demo, haircutId, 5, "+12125550165");
+    const forms = ["+1 212 555 0165", "(212) 555-0165", "001 212 555 0165"];
+    for (let guess = 0; guess < 10; guess++) {
+      const reference = `W${REFERENCE_ALPHABET[guess]}K-${REFERENCE_ALPHABET[guess + 1]}7P`;
+      expect(await lookup(session(), { reference, phone: forms[guess % 3] })).toBe(NO_MATCHING_BOOKING);
+    }
+    for (const phone of forms) {
+      const refused = await lookup(session(), { reference: formatBookingReference(booking.reference), phone });
+      expect(refused).toMatch(/^Too many booking look-ups just now/);
+    }
+    // Another number is its own counter.
+    expect(await lookup(session(), { reference: "WWK-W7P", phone: "(212) 555-0166" })).toBe(NO_MATCHING_BOOKING);
+  });
+
   it("reads what callers type: Arabic digits, dashes and spaces, any case", () => {
     expect(parseBookingReference("k7m-q4p")).toBe("K7MQ4P");
     expect(parseBookingReference(" K7M Q4P ")).toBe("K7MQ4P");

@@ -142,16 +142,78 @@ describe("no double booking", () => {
     expect([first.status, second.status].sort()).toEqual([200, 201]);
   });
 
+  it("answers a key sent again with another request 409, with nothing of the booking it made", async () => {
+    const haircut = serviceNamed("Haircut");
+    const slots = await freeSlots(haircut.id);
+    const [slot, other] = slots.slice(-4, -2);
+    const owner = freshVisitor();
+    const request = {
+      businessLink: "demo-salon",
+      serviceId: haircut.id,
+      appointmentDate: `${slot!.date}T${slot!.time}`,
+      customerInfo: { name: "Key Owner", phone: owner.phone, email: "key.owner@example.com", notes: "Window seat" },
+      requestCall: true,
+      idempotencyKey: "replayed-key-1",
+    };
+    const first = await owner.client.postJson("/api/booking/create", request);
+    expect(first.status).toBe(201);
+    const made = (await first.json()).booking;
+
+    // A stranger with the key, their own details or another time: never the owner's booking.
+    const stranger = freshVisitor();
+    const customer = request.customerInfo;
+    const replays = [
+      { ...request, customerInfo: { ...customer, phone: stranger.phone } },
+      { ...request, customerInfo: { name: "Someone Else", phone: stranger.phone } },
+      { ...request, customerInfo: { ...customer, name: "Key Owner Jr", email: "other@example.com" } },
+      { ...request, appointmentDate: `${other!.date}T${other!.time}` },
+    ];
+    for (const replay of replays) {
+      const response = await stranger.client.postJson("/api/booking/create", replay);
+      const text = await response.text();
+      expect(response.status).toBe(409);
+      const body = JSON.parse(text);
+      expect(body).toMatchObject({ code: "idempotency_key_reused", error: expect.stringMatching(/already sent with other details/) });
+      expect(body.booking).toBeUndefined();
+      for (const secret of [made.reference, made.reference.replace("-", ""), owner.phone, String(made.id)])
+        expect(text).not.toContain(secret);
+    }
+    // The header is the same key as the body's.
+    const byHeader = await fetch(`${server.url}/api/booking/create`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Idempotency-Key": "replayed-key-1", "X-Forwarded-For": "198.51.100.251, 10.0.9.1" },
+      body: JSON.stringify({ ...replays[1], idempotencyKey: undefined }),
+    });
+    expect(byHeader.status).toBe(409);
+
+    // The owner's own retry, with the same request written with other spacing and case, still gets it.
+    const retry = await owner.client.postJson("/api/booking/create", {
+      ...request,
+      customerInfo: { ...customer, name: " Key  Owner ", email: "Key.Owner@Example.com" },
+    });
+    expect(retry.status).toBe(200);
+    expect((await retry.json()).booking).toMatchObject({ id: made.id, reference: made.reference });
+  });
+
   it("answers a retry of a booking's key with that booking amid a burst of others for its time, who hear it is taken", async () => {
     const haircut = serviceNamed("Haircut");
     const [slot] = (await freeSlots(haircut.id)).slice(-2);
     const at = `${slot!.date}T${slot!.time}`;
-    const first = await book(haircut.id, at, { idempotencyKey: "burst-retry-1" });
+    const retried = freshVisitor();
+    const request = {
+      businessLink: "demo-salon",
+      serviceId: haircut.id,
+      appointmentDate: at,
+      customerInfo: { name: "Race Tester", phone: retried.phone },
+      requestCall: true,
+      idempotencyKey: "burst-retry-1",
+    };
+    const first = await retried.client.postJson("/api/booking/create", request);
     expect(first.status).toBe(201);
     const { id } = (await first.json()).booking;
     const burst = await Promise.all([
       ...Array.from({ length: 10 }, (_, i) => book(haircut.id, at, { idempotencyKey: `burst-other-${i}` })),
-      book(haircut.id, at, { idempotencyKey: "burst-retry-1" }),
+      retried.client.postJson("/api/booking/create", request),
       ...Array.from({ length: 10 }, () => book(haircut.id, at)),
     ]);
     const retry = burst[10]!;

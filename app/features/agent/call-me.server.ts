@@ -6,7 +6,7 @@ import { placeCallJob } from "~/calls/engine.server";
 import { queueCall, visitorOrigin } from "~/calls/gate.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/security/capability.server";
 import { servicesContext } from "~/platform/context";
-import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import { callMeFailure, callMeNumber } from "./phone-rules";
 import { recentAnswers } from "~/lib/sharing/per-key";
@@ -35,7 +35,7 @@ export async function placeCallMe(context: Readonly<RouterContextProvider>, t: T
   }
   const exceeded = await firstExceededRule(context, [
     { name: "call-me:ip", subject: ip, limit: 3, windowSeconds: 3600 },
-    { name: "call-me:number", subject: phone.e164, limit: 3, windowSeconds: 86_400 },
+    { name: "call-me:number", subject: phoneLimitSubject(phone.e164), limit: 3, windowSeconds: 86_400 },
   ]);
   if (exceeded) return { ok: false, status: 429, message: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) };
   const queued = await queueCall(services, { purpose: "customer_service", to: phone.e164, language: "ar", voice: AGENT_VOICE, origin });

@@ -16,7 +16,8 @@ import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatMoney } from "~/lib/money";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { translatorFor } from "~/platform/i18n.server";
-import { rateLimitKey, type RateRule } from "~/platform/security/rate-limit.server";
+import { normalizePhone } from "~/platform/phone.server";
+import { phoneLimitSubject, rateLimitKey, type RateRule } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 import type { ChatTool } from "~/providers/ai.server";
 import { parseDbId } from "~/lib/ids";
@@ -65,13 +66,17 @@ export const NO_MATCHING_BOOKING =
 export const LOOKUP_LIMITED = (minutes: number) =>
   `Too many booking look-ups just now. Ask the caller to try again in ${minutes} minutes, or to use the 'Change or cancel' link in their booking e-mail.`;
 
+/** A conversation the look-up cannot tell from others (no number, address or conversation): it does not look up. */
+export const LOOKUP_UNAVAILABLE =
+  "Booking look-ups are not available in this conversation. Suggest the 'Change or cancel' link in the booking e-mail.";
+
 /**
  * The booking page's limits, shared with it (the same rows: rateLimitKey's for the number, and the
  * origin's keyed address under the same rule name), so the counts add up across every path.
  */
 const BOOKING_LIMITS = (services: AppServices, phone: string, origin: CallOrigin) => [
   ...(origin.address ? [{ key: `booking:ip:${origin.address}`, limit: 20, windowSeconds: 3600 }] : []),
-  { key: rateLimitKey(services.signingSecret, { name: "booking:phone", subject: phone }), limit: 5, windowSeconds: 3600 },
+  { key: rateLimitKey(services.signingSecret, { name: "booking:phone", subject: phoneLimitSubject(phone) }), limit: 5, windowSeconds: 3600 },
 ];
 
 /** Free times listed per day; the model offers a few, not dozens. */
@@ -126,34 +131,49 @@ const serviceLine = (service: BusinessService) =>
  * tells nothing about the booking): per caller (the number they are on, else their address or
  * conversation), per address, and per reference and per phone number asked about, so guessing a
  * reference for someone's number, or a number for someone's reference, stops after a few tries
- * however many callers try.
+ * however many callers try. Never one bucket for callers it cannot tell apart: a caller with no
+ * number, address or conversation cannot look up at all (null). The number asked about counts
+ * as the look-up reads it (lookupPhone), so each way of writing it is the same counter.
  */
-const LOOKUP_RULES = (session: AgentSession, reference: string, phone: string): RateRule[] => {
-  const caller = session.phone ?? session.ip ?? session.sessionKey ?? "unknown";
+const LOOKUP_RULES = (session: AgentSession, reference: string, phone: string): RateRule[] | null => {
+  const caller = session.phone ?? session.ip ?? session.sessionKey;
+  if (!caller) return null;
   return [
     { name: "booking-lookup:caller", subject: caller, limit: 10, windowSeconds: 3600 },
     ...(session.ip ? [{ name: "booking-lookup:ip", subject: session.ip, limit: 30, windowSeconds: 3600 }] : []),
     { name: "booking-lookup:reference", subject: reference, limit: 10, windowSeconds: 3600 },
-    ...(phone ? [{ name: "booking-lookup:phone", subject: phone.replace(/\D/g, ""), limit: 10, windowSeconds: 3600 }] : []),
+    ...(phone
+      ? [{ name: "booking-lookup:phone", subject: phoneLimitSubject(phone, lookupCountry(session)), limit: 10, windowSeconds: 3600 }]
+      : []),
   ];
 };
 
 /**
- * The caller's booking by what they said: its reference (the six characters, or the manage link
- * from the e-mail) and the phone number it was made with. Of one business when `businessId` is
- * given (the confirmation agent's), else of any; null for any mismatch, whichever part it was.
+ * The country a look-up reads a number said without its country code in: that of the number
+ * the caller is on, else the default of normalizePhone. One reading for the match and the limit
+ * alike, so no way of writing a number finds a booking without counting against that number.
  */
-async function bookingForCaller(services: AppServices, said: string, spokenPhone: string, businessId?: number) {
-  if (!spokenPhone) return null;
+const lookupCountry = (session: AgentSession) => {
+  const own = session.phone ? normalizePhone(session.phone) : null;
+  return own?.ok ? own.country : undefined;
+};
+
+/**
+ * The caller's booking by what they said: its reference (the six characters, or the manage link
+ * from the e-mail) and the phone number it was made with (E.164, as lookupCountry reads it). Of
+ * one business when `businessId` is given (the confirmation agent's), else of any; null for any
+ * mismatch, whichever part it was.
+ */
+async function bookingForCaller(services: AppServices, said: string, phone: string | null, businessId?: number) {
+  if (!phone) return null;
   const token = referenceToken(said);
   const byToken = token ? await findBookingByManageToken(services.db, token) : null;
   const candidates = byToken ? [byToken] : await findBookingsByReference(services.db, said, businessId);
   for (const booking of candidates) {
     if (businessId !== undefined && booking.businessId !== businessId) continue;
+    if (booking.customerPhone !== phone) continue;
     const business = await findBusinessById(services.db, booking.businessId);
-    if (!business) continue;
-    const phone = normalizeCustomerPhone(spokenPhone, business);
-    if (phone.ok && phone.e164 === booking.customerPhone) return { booking, business };
+    if (business) return { booking, business };
   }
   return null;
 }
@@ -186,11 +206,14 @@ export function lookupBookingTool(services: AppServices, session: AgentSession, 
       const said = str(args.reference, 400);
       const spoken = str(args.phone, 40) || session.phone || "";
       const reference = referenceToken(said) ?? parseBookingReference(said) ?? said.toUpperCase();
-      for (const rule of LOOKUP_RULES(session, reference, spoken)) {
+      const rules = LOOKUP_RULES(session, reference, spoken);
+      if (!rules) return LOOKUP_UNAVAILABLE;
+      for (const rule of rules) {
         const hit = await hitRateLimit(services.db, rateLimitKey(services.signingSecret, rule), rule);
         if (!hit.allowed) return LOOKUP_LIMITED(Math.ceil(hit.retryAfterSeconds / 60));
       }
-      const found = await bookingForCaller(services, said, spoken, scope.businessId);
+      const phone = normalizePhone(spoken, lookupCountry(session));
+      const found = await bookingForCaller(services, said, phone.ok ? phone.e164 : null, scope.businessId);
       if (!found) return NO_MATCHING_BOOKING;
       const { booking, business } = found;
       const service = await findService(services.db, business.id, booking.serviceId);
@@ -336,12 +359,16 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
         start,
         customer: { name: contact.data.name, phone: phone.e164, email: contact.data.email || null, notes: null },
         language: "ar",
-        idempotencyKey: session.sessionKey ? `agent:${session.sessionKey}:${service.id}:${start}`.slice(0, 100) : null,
+        // The conversation is the client: its key is stored keyed with the app's secret, so no one
+        // outside the conversation can write it (storedIdempotencyKey).
+        idempotency: session.sessionKey ? { client: `agent ${session.sessionKey}`, key: `${service.id}:${start}` } : null,
         origin: services.publicOrigin(),
         callOrigin: origin,
       });
       if (result.kind === "taken")
         return "Not booked: that time was just taken by someone else. Use available_times again and offer the times still free.";
+      if (result.kind === "key_reused")
+        return "Not booked: this conversation already asked for this service at this time with other details (another name or e-mail). Nothing new was booked; ask the caller whether the first details stand.";
       if (result.kind === "not_a_slot")
         return "Not booked: that is not a bookable time (outside opening hours, too soon, or outside the 30-day window). Use available_times and offer one of its times.";
       const { booking } = result;

@@ -9,9 +9,11 @@ import {
   markBookingNotCalled,
   setBookingCallState,
   setBookingStatus,
+  replayOf,
   settledAnswer,
   type Booking,
 } from "#models/bookings";
+import { bookingRequestHash, storedIdempotencyKey, type Idempotency } from "./idempotency.server";
 import { findBusinessWithService, findService, listServices, type BusinessService } from "#models/business-services";
 import { findBusinessByBookingLink, findBusinessById, type Business } from "#models/businesses";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
@@ -253,7 +255,8 @@ export interface BookingRequest {
   start: number;
   customer: { name: string; phone: string; email: string | null; notes: string | null };
   language: string;
-  idempotencyKey: string | null;
+  /** The request's retry key and who sent it: it replays only for that client and this same request. */
+  idempotency: Idempotency | null;
   origin: string;
   /**
    * Who books (a visitor at an address, the agent's conversation, a phone call): kept on the
@@ -264,7 +267,17 @@ export interface BookingRequest {
 
 export type PlaceBookingResult =
   /** `manageToken`: the secret of the customer's own page, known only when the booking was made now. */
-  { kind: "booked"; booking: Booking; duplicate: boolean; manageToken: string | null } | { kind: "taken" } | { kind: "not_a_slot" };
+  | { kind: "booked"; booking: Booking; duplicate: boolean; manageToken: string | null }
+  | { kind: "taken" }
+  | { kind: "not_a_slot" }
+  /** The key already made a booking for another request (other details, or another time): nothing of it is told. */
+  | { kind: "key_reused" };
+
+/** A request's key as stored, and the hash of what it asks, beside it; null without a key. */
+interface RequestKey {
+  key: string;
+  requestHash: string;
+}
 
 /**
  * What the request deciding a time settled, for the requests for the same time that came while it
@@ -283,7 +296,9 @@ const decisionsOn = perKey((_db: Db) => new Map<string, Promise<SlotDecision>>()
  * customers pressing "Book" at once) wait for that decision instead of each reading the calendar
  * and queueing for the lock: once it booked the time, or found it taken, they are answered
  * "taken" (or, retrying that request's idempotency key or an earlier one, with its booking)
- * without a query of their own. Only the database decides: the decision they share is one it
+ * without a query of their own. A retry key replays only for its client and the same request
+ * content (storedIdempotencyKey, bookingRequestHash, replayOf): any other request with it gets
+ * `key_reused`. Only the database decides: the decision they share is one it
  * committed, made after they arrived or a moment before, as a read of their own would have been.
  */
 export async function placeBooking(services: AppServices, request: BookingRequest): Promise<PlaceBookingResult> {
@@ -291,9 +306,10 @@ export async function placeBooking(services: AppServices, request: BookingReques
   const endsAt = new Date(request.start + request.service.durationMinutes * 60_000);
   const deciding = decisionsOn(services.db);
   const slot = `${request.business.id} ${startsAt.getTime()} ${endsAt.getTime()}`;
+  const key = requestKey(services, request);
   const earlier = deciding.get(slot);
   if (earlier) {
-    const answer = await answerFrom(services, request, await earlier);
+    const answer = await answerFrom(services, request, key, await earlier);
     if (answer) return answer;
   }
   let settle: (decision: SlotDecision) => void = () => {};
@@ -301,10 +317,10 @@ export async function placeBooking(services: AppServices, request: BookingReques
   const leads = !deciding.has(slot);
   if (leads) deciding.set(slot, decision);
   try {
-    const result = await decideBooking(services, request, startsAt, endsAt);
-    if (result.kind === "created") settle({ kind: "booked", booking: result.booking, idempotencyKey: request.idempotencyKey });
+    const result = await decideBooking(services, request, key, startsAt, endsAt);
+    if (result.kind === "created") settle({ kind: "booked", booking: result.booking, idempotencyKey: key?.key ?? null });
     if (result.kind === "taken") settle({ kind: "taken" });
-    if (result.kind === "taken" || result.kind === "not_a_slot") return { kind: result.kind };
+    if (result.kind === "taken" || result.kind === "not_a_slot" || result.kind === "key_reused") return { kind: result.kind };
     if (result.kind === "duplicate") return { kind: "booked", booking: result.booking, duplicate: true, manageToken: null };
     await announceBusinessChange(services.db, request.business.id);
     await announceBooking(services, request, result.booking, `${request.origin}/booking/${result.manageToken}`);
@@ -315,27 +331,59 @@ export async function placeBooking(services: AppServices, request: BookingReques
   }
 }
 
+/** The key a request's booking keeps, keyed to its client, with the hash of the request beside it. */
+function requestKey(services: AppServices, request: BookingRequest): RequestKey | null {
+  if (!request.idempotency) return null;
+  return {
+    key: storedIdempotencyKey(services.signingSecret, request.idempotency),
+    requestHash: bookingRequestHash({
+      businessId: request.business.id,
+      serviceId: request.service.id,
+      start: request.start,
+      phone: request.customer.phone,
+      name: request.customer.name,
+      email: request.customer.email,
+      notes: request.customer.notes,
+      language: request.language,
+    }),
+  };
+}
+
+/** What a retry gets from the booking its key made: that booking for the same request only (replayOf). */
+function replayAnswer(existing: Booking, key: RequestKey): PlaceBookingResult {
+  const replay = replayOf(existing, key.requestHash);
+  return replay.kind === "duplicate" ? { kind: "booked", booking: replay.booking, duplicate: true, manageToken: null } : replay;
+}
+
 /** A waiting request's answer from the decision it waited for; null when it must decide for itself. */
-async function answerFrom(services: AppServices, request: BookingRequest, decision: SlotDecision): Promise<PlaceBookingResult | null> {
+async function answerFrom(
+  services: AppServices,
+  request: BookingRequest,
+  key: RequestKey | null,
+  decision: SlotDecision,
+): Promise<PlaceBookingResult | null> {
   if (!decision) return null;
-  const key = request.idempotencyKey;
-  if (key !== null && decision.kind === "booked" && decision.idempotencyKey === key) {
-    return { kind: "booked", booking: decision.booking, duplicate: true, manageToken: null };
-  }
-  const existing = key === null ? null : await findByIdempotencyKey(services.db, request.business.id, key);
-  if (existing) return { kind: "booked", booking: existing, duplicate: true, manageToken: null };
-  return { kind: "taken" };
+  if (key === null) return { kind: "taken" };
+  if (decision.kind === "booked" && decision.idempotencyKey === key.key) return replayAnswer(decision.booking, key);
+  const existing = await findByIdempotencyKey(services.db, request.business.id, key.key);
+  return existing ? replayAnswer(existing, key) : { kind: "taken" };
 }
 
 /** The calendar's answer for one request: from one read when it is already settled, else from the slot grid and the transaction. */
-async function decideBooking(services: AppServices, request: BookingRequest, startsAt: Date, endsAt: Date) {
+async function decideBooking(services: AppServices, request: BookingRequest, key: RequestKey | null, startsAt: Date, endsAt: Date) {
   // A retry of a booking already made, or a time booked at this very start (most of a burst of
   // requests for one time), is answered from one read, before the slot grid's reads: the losers of
   // a race cost little, so the winner's answer is not queued behind theirs. A time that only
   // overlaps a booking goes by the grid first: one off the grid is "not a slot", not "taken".
   const settled = await settledAnswer(
     services.db,
-    { businessId: request.business.id, idempotencyKey: request.idempotencyKey, startsAt, endsAt },
+    {
+      businessId: request.business.id,
+      idempotencyKey: key?.key ?? null,
+      idempotencyRequestHash: key?.requestHash ?? null,
+      startsAt,
+      endsAt,
+    },
     "same start",
   );
   if (settled) return settled;
@@ -360,7 +408,8 @@ async function decideBooking(services: AppServices, request: BookingRequest, sta
     customerEmail: request.customer.email,
     notes: request.customer.notes,
     language: request.language,
-    idempotencyKey: request.idempotencyKey,
+    idempotencyKey: key?.key ?? null,
+    idempotencyRequestHash: key?.requestHash ?? null,
     origin: request.callOrigin,
   });
 }

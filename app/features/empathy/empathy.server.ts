@@ -28,7 +28,7 @@ import { helpCountryOf } from "~/voice/crisis.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
 import { empathyAgent } from "./agent.server";
-import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 import { requirePayments, type Payment } from "~/providers/payments.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/security/capability.server";
 import { parseDbId } from "~/lib/ids";
@@ -92,7 +92,7 @@ export async function checkEmpathyDetails(
 export function exceededPaymentLimit(context: Readonly<RouterContextProvider>, phone: string) {
   return firstExceededRule(context, [
     { name: "empathy-pay:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
-    { name: "empathy-pay:number", subject: phone, limit: 10, windowSeconds: 86_400 },
+    { name: "empathy-pay:number", subject: phoneLimitSubject(phone), limit: 10, windowSeconds: 86_400 },
   ]);
 }
 

@@ -1,10 +1,12 @@
 import { createHmac } from "node:crypto";
+import type { CountryCode } from "libphonenumber-js/max";
 import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
 import { clearRateLimit, hitBackoff, hitRateLimits, type BackoffRule, type RateLimitResult } from "#models/rate-limits";
 import type { Db } from "#models/db";
 import { batchedCalls } from "~/lib/sharing/coalesce";
 import { perKey } from "~/lib/sharing/per-key";
 import { addressGroup } from "~/platform/security/address-group.server";
+import { normalizePhone } from "~/platform/phone.server";
 import { clientIpContext, servicesContext } from "~/platform/context";
 
 export interface RateRule {
@@ -119,4 +121,15 @@ export function subjectKey(secret: string, subject: string) {
   return createHmac("sha256", secret)
     .update(`rate-limit:${addressGroup(subject).toLowerCase()}`)
     .digest("base64url");
+}
+
+/**
+ * The subject of every limit on a phone number: the number in E.164 however it was written
+ * ("+1 212…", "(212) …", "001 212…"), a number without its country code read as one of `country`.
+ * One that does not parse keys as its digits alone, an international 00 dropped, so spacing,
+ * punctuation and prefixes never spread one number over several counters.
+ */
+export function phoneLimitSubject(input: string, country?: CountryCode) {
+  const phone = normalizePhone(input, country);
+  return phone.ok ? phone.e164 : input.replace(/\D/g, "").replace(/^00/, "");
 }

@@ -21,7 +21,7 @@ import { confirmationPromise, describeConfirmationPromise } from "~/features/boo
 import { localeCookie } from "~/platform/http/cookies.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 import { draftCookie, placedBooking, placedCookie, readDraft, type BookingDraft } from "~/features/booking/booking-cookie.server";
 import { isolatedText } from "~/ui/bidi";
 import type { ShellHandle } from "~/ui/shell/shell";
@@ -258,21 +258,24 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (!draft) return redirect(stepUrl(link, { service: service.id, date, time, tz }));
   const exceeded = await firstExceededRule(context, [
     { name: "booking:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
-    { name: "booking:phone", subject: draft.phone, limit: 5, windowSeconds: 3600 },
+    { name: "booking:phone", subject: phoneLimitSubject(draft.phone), limit: 5, windowSeconds: 3600 },
   ]);
   if (exceeded) {
     return data({ formError: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }) }, { status: 429 });
   }
+  const confirmKey = String(form.get("idempotencyKey") ?? "").slice(0, 100);
   const result = await placeBooking(services, {
     business,
     service,
     start: zonedTimeToUtc(date, minute, business.timeZone),
     customer: { name: draft.name, phone: draft.phone, email: draft.email || null, notes: draft.notes || null },
     language: getLocale(context),
-    idempotencyKey: String(form.get("idempotencyKey") ?? "").slice(0, 100) || null,
+    idempotency: confirmKey ? { client: "form", key: confirmKey } : null,
     origin: services.publicOrigin(),
     callOrigin: visitorOrigin(services, clientIp(context)),
   });
+  // The form's key was sent before with other details: say so, and show nothing of that booking.
+  if (result.kind === "key_reused") return data({ formError: t("book.requestKeyReused") }, { status: 409 });
   if (result.kind !== "booked") {
     // Lost the race (or the time no longer exists): the time step again, with fresh slots.
     return redirect(stepUrl(link, { service: service.id, date, taken: "1", tz }));

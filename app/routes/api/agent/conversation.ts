@@ -35,7 +35,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     }
     const previous = typeof body.context === "string" ? body.context.slice(0, 2000) : "";
     const history = previous ? [{ role: "user" as const, text: previous, at: new Date().toISOString() }] : [];
-    const reply = await agentReply(services, { message, history, phone: null });
+    // No conversation: the visitor's address is who the look-ups count for, never one bucket for all.
+    const reply = await agentReply(services, { message, history, phone: null, ip: clientIp(context) });
     return Response.json({ message: reply.text });
   } catch (error) {
     if (error instanceof AiNotConfiguredError) return apiError(503, t("agent.aiNotConfigured"));

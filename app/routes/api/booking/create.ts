@@ -5,15 +5,16 @@ import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platfor
 import { bookableBusinessWithService, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 import { parseDbId } from "~/lib/ids";
 import { formatBookingReference } from "#models/booking-reference";
 import { visitorOrigin } from "~/calls/gate.server";
 
 /**
  * POST /api/booking/create { businessLink, serviceId, appointmentDate, customerInfo, requestCall }.
- * 201 with the booking; 409 "just taken" when another booking got the time first; a repeated
- * Idempotency-Key (header or body) returns the booking it made.
+ * 201 with the booking; 409 "just taken" when another booking got the time first. A repeated
+ * Idempotency-Key (header or body) with the same request returns the booking it made (200); the
+ * key with any other request is 409 `idempotency_key_reused`, with nothing of that booking.
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
@@ -43,7 +44,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   const exceeded = await firstExceededRule(context, [
     { name: "booking:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
-    { name: "booking:phone", subject: phone.e164, limit: 5, windowSeconds: 3600 },
+    { name: "booking:phone", subject: phoneLimitSubject(phone.e164), limit: 5, windowSeconds: 3600 },
   ]);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
 
@@ -53,11 +54,12 @@ export async function action({ request, context }: Route.ActionArgs) {
     start,
     customer: { name: customer.data.name, phone: phone.e164, email: customer.data.email || null, notes: customer.data.notes || null },
     language: getLocale(context),
-    idempotencyKey: key.success ? key.data : null,
+    idempotency: key.success ? { client: "api", key: key.data } : null,
     origin: services.publicOrigin(),
     callOrigin: visitorOrigin(services, clientIp(context)),
   });
   if (result.kind === "taken") return apiError(409, t("book.justTaken"), { code: "slot_taken" });
+  if (result.kind === "key_reused") return apiError(409, t("book.requestKeyReused"), { code: "idempotency_key_reused" });
   if (result.kind === "not_a_slot") return apiError(400, t("book.timeUnavailable"), { code: "not_a_slot" });
   const { booking } = result;
   return Response.json(

@@ -5,7 +5,7 @@ import { beginSignup, startTrialInPage } from "~/features/subscriptions/signup.s
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
-import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
+import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 import { PaymentsError } from "~/providers/payments.server";
 
 /**
@@ -28,7 +28,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!services.payments) return apiError(503, t("payment.notConfigured"));
   const exceeded = await firstExceededRule(context, [
     { name: "subscribe:ip", subject: ip ?? "unknown", limit: 20, windowSeconds: 3600 },
-    { name: "subscribe:phone", subject: checked.value.phone, limit: 10, windowSeconds: 86_400 },
+    { name: "subscribe:phone", subject: phoneLimitSubject(checked.value.phone), limit: 10, windowSeconds: 86_400 },
   ]);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
   const begun = await beginSignup(services, checked.value, await getSubscriberId(services, request));

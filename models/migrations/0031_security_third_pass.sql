@@ -1,2 +1,3 @@
+ALTER TABLE "bookings" ADD COLUMN "idempotency_request_hash" text;--> statement-breakpoint
 ALTER TABLE "bookings" ADD COLUMN "origin" jsonb;--> statement-breakpoint
 ALTER TABLE "calls" ADD COLUMN "origin" jsonb;
