@@ -352,6 +352,53 @@ export function probe(random: Random, target: Target, role: Role): Probe {
   };
 }
 
+/** What POST /api/booking/create takes, as a replay probe changes it. */
+export interface BookingBody {
+  businessLink: string;
+  serviceId: number;
+  appointmentDate: string;
+  customerInfo: { name: string; phone: string; email?: string; notes?: string };
+  idempotencyKey?: string;
+}
+
+/**
+ * Another request with a booking's retry key: the body the key was first sent with, one to three
+ * of its parts changed (another person's name, phone or e-mail, other notes, another time or
+ * service, a hostile value now and then), the key in the body or the Idempotency-Key header. Such
+ * a request must never answer 2xx, nor carry anything of the booking the key made.
+ */
+export function replayedBooking(
+  random: Random,
+  first: BookingBody & { idempotencyKey: string },
+  choices: { times: string[]; serviceIds: number[] },
+): { body: BookingBody; headers: Record<string, string>; what: string } {
+  const body: BookingBody = { ...first, customerInfo: { ...first.customerInfo } };
+  const odd = () => random.pick(hostileValues);
+  const changes: Record<string, () => void> = {
+    name: () =>
+      (body.customerInfo.name = random.chance(0.2)
+        ? odd()
+        : `${random.pick(["Mallory", "Eve", "Trudy"])} ${Math.floor(random.next() * 1000)}`),
+    phone: () =>
+      (body.customerInfo.phone = random.chance(0.2) ? odd() : `+1212555${String(Math.floor(random.next() * 10_000)).padStart(4, "0")}`),
+    email: () => (body.customerInfo.email = random.chance(0.2) ? odd() : `guess${Math.floor(random.next() * 1000)}@example.com`),
+    notes: () => (body.customerInfo.notes = random.chance(0.2) ? odd() : random.pick(["", "Any chair", "Call me first"])),
+    time: () => (body.appointmentDate = random.pick(choices.times.filter((time) => time !== first.appointmentDate))),
+    service: () => (body.serviceId = random.pick(choices.serviceIds.filter((id) => id !== first.serviceId))),
+  };
+  const changed = new Set<string>();
+  const count = 1 + Math.floor(random.next() * 3);
+  while (changed.size < count) changed.add(random.pick(Object.keys(changes)));
+  for (const part of changed) changes[part]!();
+  const inHeader = random.chance(0.3);
+  if (inHeader) delete body.idempotencyKey;
+  return {
+    body,
+    headers: { "Content-Type": "application/json", ...(inHeader ? { "Idempotency-Key": first.idempotencyKey } : {}) },
+    what: `key ${first.idempotencyKey}${inHeader ? " (header)" : ""} with another ${[...changed].join(", ")}`,
+  };
+}
+
 export interface Outcome {
   status: number;
   retryAfter?: string;
