@@ -22,6 +22,31 @@ export function verificationEmail(
   };
 }
 
+/**
+ * Someone registered again with the address of a business that is verified but not yet paid: the
+ * owner, and only the owner, gets the way back to the payment step (the link gives the browser
+ * that opens it the registration).
+ */
+export function continueRegistrationEmail(
+  t: TFunction,
+  lang: string,
+  input: { to: string; ownerName: string; businessName: string; link: string },
+): EmailMessage {
+  const subject = t("email.continueSubject", { business: input.businessName });
+  const intro = t("email.continueBody", { name: input.ownerName, business: input.businessName });
+  const expiry = t("email.continueExpiry");
+  return {
+    to: input.to,
+    subject,
+    text: `${intro}\n\n${input.link}\n\n${expiry}\n\n${t("email.signature")}\n`,
+    html: emailLayout({
+      lang,
+      title: subject,
+      bodyHtml: `${paragraphs(intro)}${button(input.link, t("email.continueButton"))}<p style="font-size:14px;color:#475569;word-break:break-all">${escapeHtml(input.link)}</p>${paragraphs(expiry)}${paragraphs(t("email.signature"))}`,
+    }),
+  };
+}
+
 export function credentialsEmail(
   t: TFunction,
   lang: string,

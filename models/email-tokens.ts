@@ -25,12 +25,16 @@ export async function createEmailToken(
   return token;
 }
 
-/** Ends every unused token of this purpose for this account (a newer link replaces them). */
-export async function revokeEmailTokens(db: Db, purpose: Purpose, accountId: number) {
+/**
+ * Ends every unused token of this purpose for this account or subscriber: a newer link replaces
+ * them, and a password once set or a sign-in once made leaves no older link working.
+ */
+export async function revokeEmailTokens(db: Db, purpose: Purpose, owner: { accountId: number } | { subscriberId: number }) {
+  const ownedBy = "accountId" in owner ? eq(emailTokens.accountId, owner.accountId) : eq(emailTokens.subscriberId, owner.subscriberId);
   await db
     .update(emailTokens)
     .set({ usedAt: new Date() })
-    .where(and(eq(emailTokens.purpose, purpose), eq(emailTokens.accountId, accountId), isNull(emailTokens.usedAt)));
+    .where(and(eq(emailTokens.purpose, purpose), ownedBy, isNull(emailTokens.usedAt)));
 }
 
 /**

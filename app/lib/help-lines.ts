@@ -387,9 +387,10 @@ export function helpFor(country: HelpCountry): CountryHelp {
  */
 const LANGUAGE_COUNTRY: Record<string, HelpCountry> = { ar: "SA", de: "DE", en: "US", es: "ES", fr: "FR", it: "IT" };
 
-/** Language tags of an Accept-Language header, most preferred first. */
+/** Language tags of an Accept-Language header, most preferred first (from its first 256 characters: browsers send far fewer). */
 function acceptedTags(header: string) {
   return header
+    .slice(0, 256)
     .split(",")
     .map((part, index) => {
       const [tag = "", ...params] = part.trim().split(";");

@@ -373,8 +373,6 @@ const de = {
     failedBody: "Bitte korrigieren Sie die markierten Felder.",
     existsTitle: "Konto existiert bereits",
     existsBody: "Diese E-Mail-Adresse ist bereits registriert. Bitte melden Sie sich stattdessen an.",
-    continueTitle: "Registrierung fortsetzen",
-    continueBody: "Ihr Unternehmen ist registriert. Bitte schließen Sie unten die Zahlung ab, um Ihr Konto zu aktivieren.",
     resentTitle: "Bestätigungs-E-Mail gesendet",
     resentBody: "Wir haben einen neuen Bestätigungslink an {{email}} gesendet. Öffnen Sie ihn, um mit der Zahlung fortzufahren.",
     checkInboxTitle: "Bitte prüfen Sie Ihre E-Mails",
@@ -827,6 +825,12 @@ const de = {
     verifyButton: "Meine E-Mail-Adresse bestätigen",
     verifyExpiry:
       "Dieser Link funktioniert nur einmal und läuft in 24 Stunden ab. Falls Sie sich nicht registriert haben, ignorieren Sie diese E-Mail.",
+    continueSubject: "Registrierung von {{business}} fortsetzen",
+    continueBody:
+      "Hallo {{name}}, jemand (vielleicht Sie) hat erneut versucht, {{business}} mit dieser E-Mail-Adresse bei Sakina zu registrieren. Ihre E-Mail-Adresse ist bereits bestätigt: Öffnen Sie diesen Link, um mit der Zahlung für das Startangebot für $1 fortzufahren.",
+    continueButton: "Meine Registrierung fortsetzen",
+    continueExpiry:
+      "Dieser Link funktioniert nur einmal und läuft in einer Stunde ab. Falls Sie das nicht waren, ignorieren Sie diese E-Mail: Ohne ihn kann niemand Ihre Registrierung fortsetzen.",
     credentialsSubject: "Ihre Sakina-Anmeldedaten für {{business}}",
     credentialsBody: "Hallo {{name}}, {{business}} ist aktiv. Hier sind Ihre Anmeldedaten und Ihr Buchungslink.",
     credentialsLogin: "Anmelde-E-Mail",
@@ -853,6 +857,7 @@ const de = {
     formsOnly: "Diese Seite nimmt nur Formulare an (application/x-www-form-urlencoded oder multipart/form-data), nicht {{type}}.",
     tooManyFields: "Dieses Formular hat zu viele Felder. Erlaubt sind {{fields}} Felder und {{repeats}} Werte pro Feldname.",
     malformedForm: "Dieses Formular konnte nicht gelesen werden. Bitte laden Sie die Seite neu und versuchen Sie es erneut.",
+    jsonTooComplex: "Dieses JSON ist zu tief verschachtelt oder zu lang. Die Grenze liegt bei {{depth}} Ebenen und {{values}} Werten.",
     nul: "Die Anfrage enthält ein NUL-Zeichen, das keine Adresse und kein Feld annimmt.",
     invalidId: "Diese Kennung ist ungültig.",
     invalidDate: "Dieses Datum gibt es nicht.",

@@ -371,8 +371,6 @@ const fr = {
     failedBody: "Veuillez corriger les champs signalés.",
     existsTitle: "Ce compte existe déjà",
     existsBody: "Cette adresse e-mail est déjà enregistrée. Veuillez plutôt vous connecter.",
-    continueTitle: "Poursuivez votre inscription",
-    continueBody: "Votre entreprise est enregistrée ; veuillez effectuer le paiement ci-dessous pour activer votre compte.",
     resentTitle: "E-mail de vérification envoyé",
     resentBody: "Nous avons envoyé un nouveau lien de vérification à {{email}}. Ouvrez-le pour passer au paiement.",
     checkInboxTitle: "Consultez vos e-mails",
@@ -826,6 +824,12 @@ const fr = {
     verifyButton: "Confirmer mon e-mail",
     verifyExpiry:
       "Ce lien ne fonctionne qu’une seule fois et expire dans 24 heures. Si vous n’êtes pas à l’origine de cette inscription, ignorez cet e-mail.",
+    continueSubject: "Poursuivez l’inscription de {{business}}",
+    continueBody:
+      "Bonjour {{name}}, quelqu’un (peut-être vous) a de nouveau essayé d’inscrire {{business}} sur Sakina avec cette adresse e-mail. Votre e-mail est déjà confirmé : ouvrez ce lien pour passer au paiement de l’offre de démarrage à $1.",
+    continueButton: "Poursuivre mon inscription",
+    continueExpiry:
+      "Ce lien ne fonctionne qu’une fois et expire dans une heure. Si ce n’était pas vous, ignorez cet e-mail : personne ne peut poursuivre votre inscription sans lui.",
     credentialsSubject: "Vos identifiants Sakina pour {{business}}",
     credentialsBody:
       "Bonjour {{name}}, {{business}} est désormais active. Voici vos identifiants de connexion et votre lien de réservation.",
@@ -854,6 +858,7 @@ const fr = {
     tooManyFields:
       "Ce formulaire contient trop de champs. La limite est de {{fields}} champs, et de {{repeats}} valeurs pour un même nom de champ.",
     malformedForm: "Ce formulaire n'a pas pu être lu. Rechargez la page et réessayez.",
+    jsonTooComplex: "Ce JSON est trop imbriqué ou trop long. La limite est de {{depth}} niveaux et {{values}} valeurs.",
     nul: "La requête contient un caractère NUL, qu'aucune adresse ni aucun champ n'accepte.",
     invalidId: "Cet identifiant n'est pas valide.",
     invalidDate: "Cette date n'existe pas.",

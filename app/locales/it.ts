@@ -370,8 +370,6 @@ const it = {
     failedBody: "Correggi i campi evidenziati.",
     existsTitle: "Account già esistente",
     existsBody: "Questa e-mail è già registrata. Accedi invece di registrarti.",
-    continueTitle: "Continua la registrazione",
-    continueBody: "La tua attività è registrata; completa il pagamento qui sotto per attivare il tuo account.",
     resentTitle: "E-mail di verifica inviata",
     resentBody: "Abbiamo inviato un nuovo link di verifica a {{email}}. Aprilo per procedere al pagamento.",
     checkInboxTitle: "Controlla la tua e-mail",
@@ -822,6 +820,12 @@ const it = {
     verifyButton: "Conferma la mia e-mail",
     verifyExpiry:
       "Questo link funziona una sola volta e scade tra 24 ore. Se non hai effettuato tu la registrazione, ignora questa e-mail.",
+    continueSubject: "Continua la registrazione di {{business}}",
+    continueBody:
+      "Ciao {{name}}, qualcuno (forse tu) ha provato di nuovo a registrare {{business}} su Sakina con questo indirizzo e-mail. La tua e-mail è già confermata: apri questo link per continuare al pagamento del piano iniziale da $1.",
+    continueButton: "Continua la mia registrazione",
+    continueExpiry:
+      "Questo link funziona una sola volta e scade tra un’ora. Se non sei stato tu, ignora questa e-mail: nessuno può continuare la tua registrazione senza di esso.",
     credentialsSubject: "Il tuo accesso a Sakina per {{business}}",
     credentialsBody: "Ciao {{name}}, {{business}} è attiva. Ecco i tuoi dati di accesso e il tuo link di prenotazione.",
     credentialsLogin: "E-mail di accesso",
@@ -848,6 +852,7 @@ const it = {
     formsOnly: "Questa pagina accetta solo moduli (application/x-www-form-urlencoded o multipart/form-data), non {{type}}.",
     tooManyFields: "Questo modulo ha troppi campi. Il limite è di {{fields}} campi e {{repeats}} valori per nome di campo.",
     malformedForm: "Non è stato possibile leggere questo modulo. Ricarica la pagina e riprova.",
+    jsonTooComplex: "Questo JSON è troppo annidato o troppo lungo. Il limite è di {{depth}} livelli e {{values}} valori.",
     nul: "La richiesta contiene un carattere NUL, che nessun indirizzo o campo accetta.",
     invalidId: "Questo identificativo non è valido.",
     invalidDate: "Questa data non esiste.",

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Route } from "./+types/calendar.feed";
 import { calendarFeedBody } from "~/features/business/calendar-feed.server";
 import { servicesContext } from "~/platform/context";
+import { ifNoneMatchIncludes } from "~/platform/http/conditional.server";
 
 /**
  * The owner's calendar subscription (/calendar/<token>.ics), fetched by Google Calendar, Apple
@@ -20,12 +21,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     });
   }
   const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
-  if (
-    request.headers
-      .get("If-None-Match")
-      ?.split(/\s*,\s*/)
-      .includes(etag)
-  ) {
+  if (ifNoneMatchIncludes(request.headers.get("If-None-Match"), etag)) {
     return new Response(null, { status: 304, headers: { ...common, ETag: etag } });
   }
   return new Response(body, {

@@ -1,4 +1,5 @@
 import type WebSocket from "ws";
+import { parseBoundedJson } from "~/platform/http/bounded-json.server";
 
 // The bridge's two wire protocols, read and written: Twilio's media-stream messages (which a
 // browser's stream speaks too) and the OpenAI Realtime API's events. Pure functions, no I/O.
@@ -77,11 +78,9 @@ export function readCallerAudio(data: WebSocket.RawData, hear: (payload: string)
 
 /** A message of the caller's stream, parsed (the path of everything but the fast one); undefined if it is not JSON. */
 export function parseTwilioMessage(data: WebSocket.RawData): TwilioMessage | undefined {
-  try {
-    return JSON.parse(String(data)) as TwilioMessage;
-  } catch {
-    return undefined;
-  }
+  // A browser's web call speaks this stream too: its messages get the requests' bounded parse.
+  const parsed = parseBoundedJson(String(data));
+  return parsed.ok ? (parsed.value as TwilioMessage) : undefined;
 }
 
 /** The caller's audio in a parsed "media" message: its payload, unless absent or Twilio's copy of ours ("outbound"). */

@@ -48,7 +48,6 @@ async function verifiedBusiness() {
     phone: "+44 20 7946 0958",
   });
   expect(registered.status).toBe(201);
-  const { business } = await registered.json();
   const mail = await waitForMail(server.dataDir, email, /Confirm your e-mail/);
   const link = new URL(linkIn(mail, "/verify-email"));
   const verified = await client.postJson("/api/verify-email-and-setup", {
@@ -56,7 +55,8 @@ async function verifiedBusiness() {
     email: link.searchParams.get("email"),
   });
   expect(verified.status).toBe(200);
-  return { client, email, businessId: business.id as number };
+  const { businessId } = await verified.json();
+  return { client, email, businessId: businessId as number, name: `Test Studio ${counter}` };
 }
 
 async function paidIntent(client: ReturnType<typeof httpClient>, businessId: number) {
@@ -335,6 +335,78 @@ describe("registration input", () => {
     });
     expect(response.status).toBe(409);
     expect(await response.json()).toMatchObject({ action: "login", error: "This email is already registered. Please login instead." });
+  });
+});
+
+describe("registering with an address already registered", () => {
+  const details = (email: string) => ({ name: "Someone Else's Studio", ownerName: "Stranger", email, phone: "+44 20 7946 0999" });
+
+  it("answers a stranger as for a new address, hands them nothing of the verified, unpaid business, and e-mails its owner the way on", async () => {
+    const { client: starter, email, businessId, name } = await verifiedBusiness();
+    counter += 1;
+    const stranger = httpClient(server.url, { forwardedFor: `203.0.113.${counter}` });
+    const fresh = await stranger.postJson("/api/business/register", details(`fresh${counter}@example.com`));
+    const again = await stranger.postJson("/api/business/register", details(email));
+
+    // The same status and the same body, but for the address: nothing tells the two apart.
+    expect(again.status).toBe(fresh.status);
+    expect(again.status).toBe(201);
+    const freshBody = await fresh.json();
+    const againBody = await again.json();
+    expect(JSON.stringify(againBody).replaceAll(email, "ADDRESS")).toBe(
+      JSON.stringify(freshBody).replaceAll(`fresh${counter}@example.com`, "ADDRESS"),
+    );
+    expect(JSON.stringify(againBody)).not.toContain(name);
+    expect(JSON.stringify(againBody)).not.toContain(String(businessId));
+
+    // The stranger's browser holds no registration: no payment, no activation, no business page.
+    expect((await stranger.postJson("/api/create-subscription", { businessId })).status).toBe(403);
+    expect((await stranger.postJson("/api/activate-business", { businessId, paymentIntentId: "pi_123" })).status).toBe(403);
+    const page = await (await stranger.get("/get-started")).text();
+    expect(page).toContain("Check your e-mail");
+    expect(page).not.toContain(name);
+
+    // The owner's inbox gets a link to continue; whichever browser opens it may pay.
+    const mail = await waitForMail(server.dataDir, email, /Continue the registration of/);
+    expect(mail.text).toContain(name);
+    const link = new URL(linkIn(mail, "/verify-email"));
+    const ownersPhone = httpClient(server.url);
+    const opened = await ownersPhone.postJson("/api/verify-email-and-setup", {
+      token: link.searchParams.get("token"),
+      email: link.searchParams.get("email"),
+    });
+    expect(opened.status).toBe(200);
+    expect((await ownersPhone.postJson("/api/create-subscription", { businessId })).status).toBe(200);
+    // The browser that started the signup keeps its place, as before.
+    expect((await starter.postJson("/api/create-subscription", { businessId })).status).toBe(200);
+  });
+
+  it("leads the registration form to the same page as a new address, and re-sends an unverified owner's verification link", async () => {
+    counter += 1;
+    const email = `unverified${counter}@example.com`;
+    const starter = httpClient(server.url, { forwardedFor: `203.0.113.${counter}` });
+    expect((await starter.postJson("/api/business/register", { ...details(email), name: "Unverified Studio" })).status).toBe(201);
+    await waitForMail(server.dataDir, email, /Confirm your e-mail/);
+
+    counter += 1;
+    const stranger = httpClient(server.url, { forwardedFor: `203.0.113.${counter}` });
+    const fields = { intent: "register", ...details(email), industry: "service" };
+    const posted = await stranger.postForm("/get-started", fields);
+    const fresh = await httpClient(server.url, { forwardedFor: `203.0.113.${counter}` }).postForm("/get-started", {
+      ...fields,
+      email: `fresh${counter}@example.com`,
+    });
+    expect(posted.status).toBe(fresh.status);
+    expect(posted.headers.get("location")).toBe(fresh.headers.get("location"));
+    const page = await (await stranger.get("/get-started")).text();
+    expect(page).toContain("Check your e-mail");
+    expect(page).not.toContain("Unverified Studio");
+
+    // The owner gets a second verification link; the stranger's resend is answered as the owner's would be.
+    await waitForMail(server.dataDir, email, /Confirm your e-mail/, { after: 1 });
+    const resent = await stranger.postForm("/get-started", { intent: "resend" });
+    expect(resent.status).toBe(302);
+    await waitForMail(server.dataDir, email, /Confirm your e-mail/, { after: 2 });
   });
 });
 

@@ -315,6 +315,120 @@ describe("the subscriber's delete_summary", () => {
   });
 });
 
+describe("JSON nested or repeated without end", () => {
+  const MB = 1024 * 1024;
+  /** Under the 1 MB limit: nested arrays, nested objects, and empty objects one after another. */
+  const bombs = {
+    "nested arrays": "[".repeat(MB / 2 - 8) + "]".repeat(MB / 2 - 8),
+    "nested objects": '{"a":'.repeat(MB / 6 - 8) + "1" + "}".repeat(MB / 6 - 8),
+    "a million empty objects": `[${"{},".repeat(MB / 3 - 8)}{}]`,
+  };
+
+  /** Posts `body` as JSON with node:http; the status, the JSON answer and the CPU time this process (the app's) spent. */
+  async function postJson(path: string, body: string) {
+    const before = process.cpuUsage();
+    const target = new URL(app.url);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(
+        { host: target.hostname, port: target.port, method: "POST", path, headers: { "Content-Type": "application/json" } },
+        (response) => {
+          let text = "";
+          response.setEncoding("utf8");
+          response.on("data", (chunk: string) => (text += chunk));
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+        },
+      );
+      request.on("error", reject);
+      request.end(body);
+    });
+    const used = process.cpuUsage(before);
+    return { ...answer, cpuMs: (used.user + used.system) / 1000 };
+  }
+
+  it("refuses each shape with 413 and a JSON error, on the APIs and the Stripe webhook, for a few milliseconds of work", async () => {
+    for (const path of ["/api/auth/login", "/api/booking/create", "/api/business/register", "/webhooks/stripe"]) {
+      for (const [what, body] of Object.entries(bombs)) {
+        // The least of three: a busy machine lends the process no extra CPU time, but a collection may land in one.
+        const answers = [await postJson(path, body), await postJson(path, body), await postJson(path, body)];
+        const cheapest = Math.min(...answers.map((a) => a.cpuMs));
+        console.log(`${what} to ${path}: ${answers[0]!.status}, ${cheapest.toFixed(1)} ms of CPU`);
+        expect(answers[0]!.status, `${what} to ${path}`).toBe(413);
+        expect(JSON.parse(answers[0]!.body)).toEqual({ error: expect.stringContaining("32 levels and 10000 values") });
+        expect(cheapest, `${what} to ${path}`).toBeLessThan(50);
+      }
+    }
+    // A body of the usual shape is read as ever.
+    const login = await postJson("/api/auth/login", JSON.stringify({ email: "nobody@example.com", password: "not the password" }));
+    expect(login.status).toBe(401);
+  });
+
+  it("keeps /healthz answering while ten such bodies arrive at once", async () => {
+    let slowest = 0;
+    let checks = 0;
+    let posting = true;
+    const monitor = (async () => {
+      while (posting || checks === 0) {
+        const started = performance.now();
+        await (await fetch(`${app.url}/healthz`)).arrayBuffer();
+        slowest = Math.max(slowest, performance.now() - started);
+        checks += 1;
+      }
+    })();
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => postJson("/api/auth/login", Object.values(bombs)[i % 3]!)));
+    posting = false;
+    await monitor;
+    console.log(`/healthz while ten bombs arrived: ${checks} checks, the slowest ${Math.round(slowest)} ms`);
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(413));
+    expect(slowest).toBeLessThan(1000);
+  });
+});
+
+describe("headers an attacker fills with 15 KB", () => {
+  /** The least CPU time (of two) this process, the app's, spent answering `path` with these headers. */
+  async function cpuOf(path: string, headers: Record<string, string>) {
+    let least = Infinity;
+    let status = 0;
+    for (let i = 0; i < 2; i += 1) {
+      const before = process.cpuUsage();
+      status = (await send({ path, headers })).status;
+      const used = process.cpuUsage(before);
+      least = Math.min(least, (used.user + used.system) / 1000);
+    }
+    return { status, least };
+  }
+
+  it("cost about what short ones cost, on a page and on an API", async () => {
+    const shapes = [
+      `a${" ".repeat(15_000)}b`,
+      "a-".repeat(7500),
+      ";q=0".repeat(3750),
+      `a${" , ".repeat(5000)}b`,
+      `en-US,${"a,".repeat(7400)}`,
+      "=".repeat(15_000),
+    ];
+    const names = [
+      "Accept-Language",
+      "Cookie",
+      "X-Forwarded-For",
+      "Authorization",
+      "Range",
+      "Accept-Encoding",
+      "If-Modified-Since",
+      "Accept",
+    ];
+    for (const path of ["/api/booking/services/demo-salon", "/login"]) {
+      const usual = await cpuOf(path, {});
+      for (const name of names) {
+        for (const shape of shapes) {
+          const answer = await cpuOf(path, { [name]: shape });
+          expect(answer.status, `${name} ${shape.slice(0, 8)} on ${path}`).toBeLessThan(500);
+          expect(answer.least - usual.least, `${name}: ${JSON.stringify(shape.slice(0, 8))}… on ${path}`).toBeLessThan(50);
+        }
+      }
+    }
+  });
+});
+
 describe("back from Stripe Checkout while Stripe does not answer", () => {
   it("shows that the payment is safe and a link that asks again, which then places the call", async () => {
     const browser = client();

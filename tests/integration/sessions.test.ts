@@ -195,6 +195,53 @@ describe("server-side sessions", () => {
   });
 });
 
+describe("password-reset links", () => {
+  /** Asks for a reset link for `email` and returns it (the `after`-th such mail), as the owner's inbox shows it. */
+  async function resetLink(email: string, after: number) {
+    expect((await httpClient(app.url).postJson("/api/auth/forgot-password", { email })).status).toBe(200);
+    const link = new URL(linkIn(await waitForMail(app.dataDir, email, /Reset your Sakina password/, { after }), "/reset-password"));
+    return { target: `${link.pathname}${link.search}`, token: link.searchParams.get("token")! };
+  }
+  /** Sets the password with a link, from a browser of its own: the status the page answers. */
+  async function useLink(email: string, link: { target: string; token: string }, password: string) {
+    const browser = httpClient(app.url);
+    const response = await browser.postForm(
+      link.target,
+      { token: link.token, email, password, confirm: password },
+      { tokenFrom: link.target },
+    );
+    return response.status;
+  }
+
+  it("works only while it is the newest, and never after the password was reset or changed", async () => {
+    const email = await owner("original owner password");
+    const older = await resetLink(email, 0);
+    const newer = await resetLink(email, 1);
+    // A newer request ends the older link: its page says so, and posting it changes nothing.
+    expect(await (await httpClient(app.url).get(older.target)).text()).toContain("This link is invalid, expired, or already used.");
+    expect(await useLink(email, older, "password from the old link")).toBe(400);
+
+    expect(await useLink(email, newer, "password the owner chose")).toBe(302);
+    // The attack of issue 44: a link from before the reset sets the password again. Refused.
+    expect(await useLink(email, older, "password from the old link")).toBe(400);
+    expect(await useLink(email, newer, "password from the old link")).toBe(400);
+    const signedInAfterReset = await signIn(email, "password the owner chose");
+
+    // A link asked for, then a password change from the signed-in browser: the link is dead.
+    const beforeChange = await resetLink(email, 2);
+    const changed = await signedInAfterReset.postForm("/change-password", {
+      current: "password the owner chose",
+      password: "password after the change",
+      confirm: "password after the change",
+    });
+    expect(changed.status).toBe(302);
+    expect(await useLink(email, beforeChange, "password from the old link")).toBe(400);
+    await signIn(email, "password after the change");
+    const old = await httpClient(app.url).postJson("/api/auth/login", { email, password: "password from the old link" });
+    expect(old.status).toBe(401);
+  });
+});
+
 describe("password guessing", () => {
   it("makes the guessing address wait, while the owner still signs in from another address", async () => {
     const email = await owner("the real owner password");

@@ -399,6 +399,42 @@ export function replayedBooking(
   };
 }
 
+/** What a deep-JSON probe's `what` begins with: the route fuzz wants each refused with 413, at once. */
+export const DEEP_JSON = "deep JSON";
+
+/**
+ * Bodies under the 1 MB limit whose parse alone would cost the server a third of a second each
+ * (issue 44): arrays in arrays, objects in objects, and a third of a million empty objects.
+ */
+const deepJsonBodies: Record<string, () => string> = {
+  "nested arrays": () => "[".repeat(500_000) + "]".repeat(500_000),
+  "nested objects": () => '{"a":'.repeat(170_000) + "1" + "}".repeat(170_000),
+  "many values": () => `[${"{},".repeat(330_000)}{}]`,
+};
+
+/**
+ * One probe of each deep-JSON shape for a route that reads JSON, each from another role, in
+ * addition to the seeded ones (so they leave the seeded sequence as it was).
+ */
+export function deepJsonProbes(target: Target, roles: Role[], first: number): Probe[] {
+  const path = target.pattern
+    .split("/")
+    .map((segment) => (segment.startsWith(":") ? (target.goodParams[segment.slice(1)] ?? "1") : segment))
+    .join("/");
+  return Object.entries(deepJsonBodies).map(([shape, body], i) => {
+    const role = roles[(first + i) % roles.length]!;
+    return {
+      role: role.name,
+      pattern: target.pattern,
+      method: "POST",
+      path,
+      headers: { Cookie: role.cookie, "Content-Type": "application/json" },
+      body: Buffer.from(body()),
+      what: `${DEEP_JSON}: ${shape}`,
+    };
+  });
+}
+
 export interface Outcome {
   status: number;
   retryAfter?: string;

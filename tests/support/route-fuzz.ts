@@ -2,7 +2,16 @@ import http from "node:http";
 import { expect } from "vitest";
 import { JSON_API_ROUTES } from "~/platform/http/csrf.server";
 import type { AppWithFakesOptions, InProcessApp } from "./app-with-fakes";
-import { describeProbe, probe as fuzzProbe, seededRandom, send as sendProbe, STACK, type Probe as FuzzProbe } from "./fuzz-probes";
+import {
+  DEEP_JSON,
+  deepJsonProbes,
+  describeProbe,
+  probe as fuzzProbe,
+  seededRandom,
+  send as sendProbe,
+  STACK,
+  type Probe as FuzzProbe,
+} from "./fuzz-probes";
 import { fuzzRoles } from "./fuzz-roles";
 
 /**
@@ -214,6 +223,10 @@ export async function routeFuzzShare(app: InProcessApp, stripeUrl: string, paths
       for (let i = 0; i < PROBES_PER_ROUTE_AND_ROLE; i += 1) probes.push(fuzzProbe(random, target, role));
     }
   }
+  // Every route that reads JSON (the Stripe webhook too) gets each shape of JSON whose parse stalls a server.
+  for (const [i, pattern] of [...JSON_API_ROUTES, "/webhooks/stripe"].entries()) {
+    if (paths.includes(pattern)) probes.push(...deepJsonProbes({ pattern, intents: [], goodParams, jsonApi: true }, roles, i));
+  }
   // Dealt like cards: each share gets every role and route in the same proportions.
   const deck = ROUTE_FUZZ_SHARES.flatMap((size, owner) => Array<number>(size).fill(owner));
   const mine = probes.filter((_, i) => deck[i % deck.length] === share);
@@ -257,7 +270,9 @@ export async function routeFuzzShare(app: InProcessApp, stripeUrl: string, paths
               ? `stack trace (${outcome.status})`
               : outcome.status === 429 && !outcome.retryAfter
                 ? "429 without Retry-After"
-                : null;
+                : one.what.startsWith(DEEP_JSON) && (outcome.status !== 413 || outcome.ms > 1000)
+                  ? `deep JSON answered ${outcome.status} in ${Math.round(outcome.ms)} ms, not 413 at once`
+                  : null;
       if (outcome.status >= 500) fiveHundreds.push(describeProbe(one));
       if (!problem) continue;
       // One example of each kind of failure (the answer, its error, and the Host if one was sent), with a count.

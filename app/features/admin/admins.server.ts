@@ -29,7 +29,7 @@ export async function createAdminWithLink(services: AppServices, rawEmail: strin
   // A new link is the only one that works: any earlier one (a lost e-mail, a link sent to the
   // wrong inbox) stops working at the same moment.
   const token = await services.db.transaction(async (tx) => {
-    await revokeEmailTokens(tx, "reset_password", result.account.id);
+    await revokeEmailTokens(tx, "reset_password", { accountId: result.account.id });
     return createEmailToken(tx, { purpose: "reset_password", email, accountId: result.account.id, ttlMinutes: ADMIN_LINK_HOURS * 60 });
   });
   const link = `${services.publicOrigin()}/reset-password?token=${encodeURIComponent(token)}&email=${encodeURIComponent(email)}`;

@@ -13,6 +13,7 @@ import {
   touchSession,
 } from "#models/sessions";
 import { markSecondFactor } from "#models/admin";
+import { revokeEmailTokens } from "#models/email-tokens";
 import { safeRedirect } from "~/lib/safe-redirect";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
@@ -164,13 +165,16 @@ export async function commitLogout(services: AppServices, request: Request) {
 }
 
 /**
- * Sets a new password and ends every session of the account (a copied cookie stops working),
- * then signs this browser in again with a fresh session; returns its Set-Cookie.
+ * Sets a new password, ends every session of the account (a copied cookie stops working) and
+ * every reset link still unused (an older mail cannot set the password again), then signs this
+ * browser in again with a fresh session; returns its Set-Cookie. The reset page and the
+ * change-password page both come here.
  */
 export async function setPasswordAndSignIn(services: AppServices, accountId: number, passwordHash: string) {
   const account = await services.db.transaction(async (tx) => {
     const updated = await setAccountPassword(tx, accountId, passwordHash, { temporary: false });
     await deleteAccountSessions(tx, accountId);
+    await revokeEmailTokens(tx, "reset_password", { accountId });
     return updated;
   });
   if (!account) throw new Error(`account ${accountId} vanished while its password was changed`);

@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import { findAccountByEmail } from "#models/accounts";
-import { createEmailToken } from "#models/email-tokens";
+import { createEmailToken, revokeEmailTokens } from "#models/email-tokens";
 import { passwordResetEmail } from "#emails/business";
 import { servicesContext } from "~/platform/context";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
@@ -29,11 +29,10 @@ export async function requestPasswordReset(
   if (exceeded) return;
   const account = await findAccountByEmail(services.db, normalized);
   if (!account) return;
-  const token = await createEmailToken(services.db, {
-    purpose: "reset_password",
-    email: account.email,
-    accountId: account.id,
-    ttlMinutes: RESET_TTL_MINUTES,
+  // Only the newest link works: an older one (in a forwarded or stolen mail) stops at this moment.
+  const token = await services.db.transaction(async (tx) => {
+    await revokeEmailTokens(tx, "reset_password", { accountId: account.id });
+    return createEmailToken(tx, { purpose: "reset_password", email: account.email, accountId: account.id, ttlMinutes: RESET_TTL_MINUTES });
   });
   const link = `${origin}/reset-password?token=${encodeURIComponent(token)}&email=${encodeURIComponent(account.email)}`;
   await services.jobs.enqueue(sendEmailJob, passwordResetEmail(t, lang, { to: account.email, link }));

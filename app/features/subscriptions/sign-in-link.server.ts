@@ -1,5 +1,5 @@
 import type { TFunction } from "i18next";
-import { createEmailToken } from "#models/email-tokens";
+import { createEmailToken, revokeEmailTokens } from "#models/email-tokens";
 import { findSubscriberByEmail } from "#models/subscribers";
 import { signInEmail } from "#emails/subscription";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
@@ -16,11 +16,10 @@ export const SIGN_IN_MINUTES = 15;
 export async function sendSignInLink(services: AppServices, email: string, t: TFunction, language: string) {
   const subscriber = await findSubscriberByEmail(services.db, email);
   if (!subscriber) return;
-  const token = await createEmailToken(services.db, {
-    purpose: "sign_in",
-    email: subscriber.email,
-    subscriberId: subscriber.id,
-    ttlMinutes: SIGN_IN_MINUTES,
+  // As with reset links, only the newest sign-in link works.
+  const token = await services.db.transaction(async (tx) => {
+    await revokeEmailTokens(tx, "sign_in", { subscriberId: subscriber.id });
+    return createEmailToken(tx, { purpose: "sign_in", email: subscriber.email, subscriberId: subscriber.id, ttlMinutes: SIGN_IN_MINUTES });
   });
   const url = `${services.publicOrigin()}/sign-in/confirm?token=${encodeURIComponent(token)}&email=${encodeURIComponent(subscriber.email)}`;
   await services.jobs.enqueue(sendEmailJob, signInEmail(t, language, { to: subscriber.email, name: subscriber.fullName, url }));

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type express from "express";
 import { fallbackLanguage, isLanguage, supportedLanguages } from "~/i18n";
 import { localeCookie } from "~/platform/http/cookies.server";
+import { JSON_LIMITS, jsonShapeProblem } from "~/platform/http/bounded-json.server";
 import { translatorFor } from "~/platform/i18n.server";
 
 /**
@@ -103,6 +104,10 @@ export function boundedBodies(limits: RequestLimits = defaultRequestLimits): exp
           void refuse(req, res, 413, json, (t) => t("limits.tooManyFields", { fields: limits.maxFields, repeats: limits.maxRepeats }));
         } else if (problem === "malformed") {
           void refuse(req, res, 400, json, (t) => t("limits.malformedForm"));
+        } else if (problem === "json-shape") {
+          void refuse(req, res, 413, json, (t) =>
+            t("limits.jsonTooComplex", { depth: JSON_LIMITS.maxDepth, values: JSON_LIMITS.maxValues }),
+          );
         } else {
           buffered.set(req, body);
           next();
@@ -124,7 +129,7 @@ export function boundedBodies(limits: RequestLimits = defaultRequestLimits): exp
   };
 }
 
-type Problem = "too-many" | "malformed" | "nul" | null;
+type Problem = "too-many" | "malformed" | "nul" | "json-shape" | null;
 
 async function checkForm(body: Buffer, mediaType: string, contentType: string, limits: RequestLimits): Promise<Problem> {
   if (mediaType === "application/x-www-form-urlencoded") {
@@ -137,8 +142,10 @@ async function checkForm(body: Buffer, mediaType: string, contentType: string, l
       return "malformed";
     }
   }
-  // Any other body (JSON for the APIs): a NUL written raw or as a JSON escape.
-  return body.includes(0) || /\\u0000/i.test(body.toString("utf8")) ? "nul" : null;
+  // Any other body (JSON for the APIs): a NUL written raw or as a JSON escape, or a shape whose
+  // parse alone would stall the server (the Stripe webhook's parse included).
+  if (body.includes(0) || /\\u0000/i.test(body.toString("utf8"))) return "nul";
+  return jsonShapeProblem(body) ? "json-shape" : null;
 }
 
 function checkFields(fields: Iterable<[string, FormDataEntryValue]>, limits: RequestLimits): Problem {

@@ -41,10 +41,10 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data(
       { ok: "already" as const, paymentDue },
       // Holding the e-mailed link proves the address as it did the first time: the unfinished signup resumes.
-      paymentDue ? { headers: { "Set-Cookie": await rememberRegistration(services, verified.id) } } : undefined,
+      paymentDue ? { headers: { "Set-Cookie": await rememberRegistration(services, verified) } } : undefined,
     );
   }
-  const headers = new Headers({ "Set-Cookie": await rememberRegistration(services, business.id) });
+  const headers = new Headers({ "Set-Cookie": await rememberRegistration(services, business) });
   headers.append(
     "Set-Cookie",
     await toastHeader(services, { type: "success", title: t("verify.successToast"), description: t("verify.successToastBody") }),

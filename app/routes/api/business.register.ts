@@ -5,9 +5,14 @@ import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platfor
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
-import { rememberRegistration } from "~/features/business/signup/registration-cookie.server";
+import { rememberAddressOnly, rememberRegistration } from "~/features/business/signup/registration-cookie.server";
 
-/** POST /api/business/register: the spec's registration API, with its 409 cases. */
+/**
+ * POST /api/business/register: the spec's registration API. 201 "check your inbox" for a new
+ * address and for one whose signup is unfinished alike (its owner is e-mailed the way on); 409
+ * `login` for an active business. The spec's 409 `continue_payment` is not built: it handed
+ * whoever typed an address that business's registration.
+ */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
@@ -18,22 +23,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   const exceeded = await firstExceededRule(context, [{ name: "register:ip", subject: clientIp(context), limit: 10, windowSeconds: 3600 }]);
   if (exceeded) return apiError(429, t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
 
-  const result = await registerWithVerification(services, t, getLocale(context), parsed.data, services.publicOrigin());
-  const headers = { "Set-Cookie": await rememberRegistration(services, result.business.id) };
-  const business = { id: result.business.id, name: result.business.name, status: result.business.status };
-  switch (result.kind) {
-    case "login":
-      return Response.json({ error: t("register.existsBody"), action: "login" }, { status: 409 });
-    case "continue_payment":
-      return Response.json({ error: t("register.continueBody"), action: "continue_payment", business }, { status: 409, headers });
-    case "verification_resent":
-      return Response.json(
-        { error: t("register.resentBody", { email: result.business.email }), action: "continue_payment", business },
-        { status: 409, headers },
-      );
-    case "registered":
-      return Response.json({ business, message: t("register.checkInboxBody", { email: result.business.email }) }, { status: 201, headers });
-  }
+  const result = await registerWithVerification(context, t, getLocale(context), parsed.data, services.publicOrigin());
+  if (result.kind === "login") return Response.json({ error: t("register.existsBody"), action: "login" }, { status: 409 });
+  // A new address and one of an unfinished signup get the same answer: only the cookie differs
+  // inside its seal (this browser's business, or only the address it typed).
+  const email = result.kind === "registered" ? result.business.email : result.email;
+  const cookie =
+    result.kind === "registered" ? await rememberRegistration(services, result.business) : await rememberAddressOnly(services, email);
+  return Response.json(
+    { business: { name: parsed.data.name, status: "pending_verification" }, message: t("register.checkInboxBody", { email }) },
+    { status: 201, headers: { "Set-Cookie": cookie } },
+  );
 }
 
 /** Only POST is accepted. */

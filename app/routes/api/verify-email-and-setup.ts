@@ -20,7 +20,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       bookingLink: result.bookingLink,
       status: result.status,
     },
-    { headers: { "Set-Cookie": await rememberRegistration(services, result.id) } },
+    { headers: { "Set-Cookie": await rememberRegistration(services, result) } },
   );
 }
 

@@ -1,14 +1,20 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import type { Route } from "./+types/get-started";
-import { sendVerificationEmail, starterCheckoutUrl } from "~/features/business/signup/onboarding.server";
+import { starterCheckoutUrl } from "~/features/business/signup/onboarding.server";
 import { serverRegistrationSchema } from "~/features/business/schemas.server";
-import { registerWithVerification } from "~/features/business/signup/registration.server";
+import { emailRegistrationLink, registerWithVerification, resendRegistrationLink } from "~/features/business/signup/registration.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
-import { forgetRegistration, registrationBusiness, rememberRegistration } from "~/features/business/signup/registration-cookie.server";
-import { redirectWithToast, toastHeader } from "~/platform/http/toast.server";
+import {
+  forgetRegistration,
+  registrationAddress,
+  registrationBusiness,
+  rememberAddressOnly,
+  rememberRegistration,
+} from "~/features/business/signup/registration-cookie.server";
+import { redirectWithToast } from "~/platform/http/toast.server";
 import { GetStartedPage } from "~/features/business/signup/get-started-page";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -16,15 +22,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   const business = await registrationBusiness(services, request);
   const base = { title: `${t("register.title")} · Sakina`, paymentsConfigured: Boolean(services.payments) };
-  if (!business) return { ...base, step: "register" as const, business: null };
-  if (business.status === "active") {
-    return { ...base, step: "active" as const, business: { id: business.id, name: business.name, email: business.email } };
+  if (!business) {
+    // An address already registered: the same "check your inbox" a new registration sees.
+    const email = await registrationAddress(services, request);
+    return email ? { ...base, step: "verify" as const, email, business: null } : { ...base, step: "register" as const, business: null };
   }
-  return {
-    ...base,
-    step: business.status === "pending_verification" ? ("verify" as const) : ("payment" as const),
-    business: { id: business.id, name: business.name, email: business.email },
-  };
+  const shown = { id: business.id, name: business.name, email: business.email };
+  if (business.status === "active") return { ...base, step: "active" as const, business: shown };
+  if (business.status === "pending_verification") return { ...base, step: "verify" as const, email: business.email, business: null };
+  return { ...base, step: "payment" as const, business: shown };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -40,14 +46,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   if (intent === "resend" || intent === "checkout") {
     const business = await registrationBusiness(services, request);
-    if (!business) return redirect("/get-started");
+    const address = business ? null : await registrationAddress(services, request);
     if (intent === "resend") {
-      const exceeded = await firstExceededRule(context, [
-        { name: "verify-resend:business", subject: String(business.id), limit: 3, windowSeconds: 3600 },
-      ]);
-      if (!exceeded && business.status === "pending_verification") {
-        await sendVerificationEmail(services, t, getLocale(context), business, origin);
-      }
+      const email = business?.status === "pending_verification" ? business.email : address;
+      if (!email) return redirect("/get-started");
+      const exceeded = business
+        ? await emailRegistrationLink(context, t, getLocale(context), business, origin)
+        : await resendRegistrationLink(context, t, getLocale(context), email, origin);
       return redirectWithToast(
         services,
         "/get-started",
@@ -57,9 +62,10 @@ export async function action({ request, context }: Route.ActionArgs) {
               title: t("common.errorTitle"),
               description: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
             }
-          : { type: "success", title: t("register.resentTitle"), description: t("register.resentBody", { email: business.email }) },
+          : { type: "success", title: t("register.resentTitle"), description: t("register.resentBody", { email }) },
       );
     }
+    if (!business) return redirect("/get-started");
     if (business.status !== "payment_required") return redirect("/get-started");
     if (!services.payments) {
       return redirectWithToast(services, "/get-started", {
@@ -83,30 +89,17 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: 429 },
     );
   }
-  const result = await registerWithVerification(services, t, getLocale(context), submission.value, origin);
+  const result = await registerWithVerification(context, t, getLocale(context), submission.value, origin);
   if (result.kind === "login") {
     // The owner of an active business logs in (or resets the password); what was typed stays in the form.
     return data({ reply: submission.reply({ fieldErrors: { email: [t("flows.emailExists")] } }), emailExists: true }, { status: 409 });
   }
-  const remember = await rememberRegistration(services, result.business.id);
-  switch (result.kind) {
-    case "continue_payment":
-    case "verification_resent": {
-      const headers = new Headers({ "Set-Cookie": remember });
-      headers.append(
-        "Set-Cookie",
-        await toastHeader(services, {
-          type: "info",
-          title: t("register.continueTitle"),
-          description:
-            result.kind === "continue_payment" ? t("register.continueBody") : t("register.resentBody", { email: result.business.email }),
-        }),
-      );
-      return redirect("/get-started", { headers });
-    }
-    case "registered":
-      return redirect("/get-started", { headers: { "Set-Cookie": remember } });
-  }
+  // A new address and one of an unfinished signup lead to the same "check your inbox" page.
+  const remember =
+    result.kind === "registered"
+      ? await rememberRegistration(services, result.business)
+      : await rememberAddressOnly(services, result.email);
+  return redirect("/get-started", { headers: { "Set-Cookie": remember } });
 }
 
 export default function GetStarted({ loaderData, actionData }: Route.ComponentProps) {

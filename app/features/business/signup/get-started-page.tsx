@@ -32,7 +32,7 @@ export function GetStartedPage({ loaderData, actionData }: Pick<Route.ComponentP
       </div>
       <div className="mt-8 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-8">
         {loaderData.step === "register" ? <RegisterForm title={loaderData.title} actionData={actionData} /> : null}
-        {loaderData.step === "verify" && loaderData.business ? <CheckInbox email={loaderData.business.email} /> : null}
+        {loaderData.step === "verify" ? <CheckInbox email={loaderData.email} /> : null}
         {loaderData.step === "payment" && loaderData.business ? (
           <Payment business={loaderData.business} configured={loaderData.paymentsConfigured} />
         ) : null}

@@ -10,7 +10,7 @@ import {
   type Business,
 } from "#models/businesses";
 import { createEmailToken } from "#models/email-tokens";
-import { credentialsEmail, verificationEmail } from "#emails/business";
+import { continueRegistrationEmail, credentialsEmail, verificationEmail } from "#emails/business";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppJob } from "~/platform/services.server";
@@ -24,20 +24,41 @@ export const STARTER_CURRENCY = "usd";
 export const MONTHLY_PRICE_CENTS = 9900;
 export const OVERAGE_PRICE_CENTS = 100;
 const VERIFY_TTL_MINUTES = 24 * 60;
+const CONTINUE_TTL_MINUTES = 60;
 
 /** The public origin for links in e-mails: APP_URL when set, else the address the server listens on. */
 export async function sendVerificationEmail(services: AppServices, t: TFunction, lang: string, business: Business, origin: string) {
+  await sendRegistrationLink(services, t, lang, business, origin, { ttlMinutes: VERIFY_TTL_MINUTES, email: verificationEmail });
+}
+
+/**
+ * To the owner of a verified, unpaid business that someone registered again: a single-use link
+ * (the verification link, which gives the browser that opens it the registration) back to the
+ * payment step. Only the inbox's owner can use it.
+ */
+export async function sendContinueRegistrationEmail(services: AppServices, t: TFunction, lang: string, business: Business, origin: string) {
+  await sendRegistrationLink(services, t, lang, business, origin, { ttlMinutes: CONTINUE_TTL_MINUTES, email: continueRegistrationEmail });
+}
+
+async function sendRegistrationLink(
+  services: AppServices,
+  t: TFunction,
+  lang: string,
+  business: Business,
+  origin: string,
+  kind: { ttlMinutes: number; email: typeof verificationEmail },
+) {
   const token = await createEmailToken(services.db, {
     purpose: "verify_email",
     email: business.email,
     businessId: business.id,
-    ttlMinutes: VERIFY_TTL_MINUTES,
+    ttlMinutes: kind.ttlMinutes,
   });
   // The owner's language travels with the link: the page opens in it, whatever the browser says.
   const link = `${origin}/verify-email?token=${encodeURIComponent(token)}&email=${encodeURIComponent(business.email)}&lng=${encodeURIComponent(lang)}`;
   await services.jobs.enqueue(
     sendEmailJob,
-    verificationEmail(t, lang, { to: business.email, ownerName: business.ownerName, businessName: business.name, link }),
+    kind.email(t, lang, { to: business.email, ownerName: business.ownerName, businessName: business.name, link }),
   );
 }
 
