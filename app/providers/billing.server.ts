@@ -154,9 +154,8 @@ class StripeBilling implements Billing {
       monthlyId = price.id;
     }
     if (!usageId) {
-      const meters = await this.stripe.billing.meters.list();
       const meter =
-        meters.data.find((m) => m.event_name === usage.meterEventName) ??
+        (await this.findMeter(usage.meterEventName)) ??
         (await this.stripe.billing.meters.create(
           { display_name: usage.meterName, event_name: usage.meterEventName, default_aggregation: { formula: "sum" } },
           { idempotencyKey: `${usage.meterEventName}-meter-v${version}` },
@@ -180,6 +179,17 @@ class StripeBilling implements Billing {
       usageId = price.id;
     }
     return [monthlyId, usageId];
+  }
+
+  /**
+   * The active meter for an event name, on whichever page of the account's meters it is: Stripe
+   * lists them newest first, a page at a time, and refuses a second active meter for the name.
+   */
+  private async findMeter(eventName: string) {
+    for await (const meter of this.stripe.billing.meters.list({ status: "active", limit: 100 })) {
+      if (meter.event_name === eventName) return meter;
+    }
+    return null;
   }
 
   async subscribe(

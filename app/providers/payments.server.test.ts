@@ -106,4 +106,41 @@ describe("payments interface over the fake Stripe server", () => {
     await billing.reportUsage({ meterEventName: "interface_calls", customerId, identifier: "call-1", value: 1 });
     expect([...fake.meterEvents.values()].filter((e) => e.event_name === "interface_calls")).toHaveLength(1);
   });
+
+  it("finds the plan's meter past the first page of meters instead of asking Stripe for a second one", async () => {
+    // The meter was made before (an earlier version of the plan); more than a page of newer meters
+    // came after it, and Stripe lists meters newest first.
+    const meter = await stripe.billing.meters.create({
+      display_name: "Paged calls",
+      event_name: "paged_calls",
+      default_aggregation: { formula: "sum" },
+    });
+    for (let batch = 0; batch < 6; batch++) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, n) =>
+          stripe.billing.meters.create({
+            display_name: `Other ${batch * 20 + n}`,
+            event_name: `other_${batch * 20 + n}`,
+            default_aggregation: { formula: "sum" },
+          }),
+        ),
+      );
+    }
+    const [, usagePrice] = await billing.ensureMeteredPlan({
+      productName: "Paged plan",
+      currency: "usd",
+      monthly: { lookupKey: "paged_monthly", amountCents: 9900, nickname: "monthly" },
+      usage: {
+        lookupKey: "paged_usage",
+        meterEventName: "paged_calls",
+        meterName: "Paged calls",
+        includedUnits: 100,
+        unitAmountCents: 100,
+        nickname: "usage",
+      },
+      version: 1,
+    });
+    expect(fake.prices.get(usagePrice!)?.recurring?.meter).toBe(meter.id);
+    expect([...fake.meters.values()].filter((m) => m.event_name === "paged_calls")).toHaveLength(1);
+  });
 });

@@ -260,14 +260,42 @@ function toCheckout(session: Stripe.Checkout.Session): Checkout {
   };
 }
 
+/**
+ * An invoice as a webhook carries it: in the webhook endpoint's API version, which may be older
+ * than the SDK's. Since 2025-03-31 (basil) the subscription is under `parent`; before, it was the
+ * invoice's own `subscription` (and each subscription line's). Every shape gives the same facts.
+ */
 function toInvoiceFacts(invoice: Stripe.Invoice): InvoiceFacts {
   return {
     id: invoice.id ?? "",
-    subscriptionId: idOf(invoice.parent?.subscription_details?.subscription),
+    subscriptionId: subscriptionOfInvoice(invoice),
     customerId: idOf(invoice.customer),
     amountCents: invoice.amount_paid || invoice.amount_due,
     currency: invoice.currency,
     url: invoice.hosted_invoice_url ?? null,
     billingReason: invoice.billing_reason ?? null,
   };
+}
+
+/** What an invoice of an API version before basil (2025-03-31) had, and basil's lines. */
+type AnyVersionInvoice = Stripe.Invoice & {
+  subscription?: string | { id: string } | null;
+  lines?: {
+    data?: {
+      subscription?: string | { id: string } | null;
+      parent?: { subscription_item_details?: { subscription?: string | null } | null } | null;
+    }[];
+  };
+};
+
+function subscriptionOfInvoice(invoice: AnyVersionInvoice): string | null {
+  const current = idOf(invoice.parent?.subscription_details?.subscription);
+  if (current) return current;
+  const older = idOf(invoice.subscription);
+  if (older) return older;
+  for (const line of invoice.lines?.data ?? []) {
+    const id = idOf(line.parent?.subscription_item_details?.subscription) ?? idOf(line.subscription);
+    if (id) return id;
+  }
+  return null;
 }

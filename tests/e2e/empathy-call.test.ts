@@ -1,4 +1,5 @@
 import type { Browser, Page } from "playwright-core";
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
@@ -176,6 +177,66 @@ describe("the $5 empathy call, end to end", () => {
       await context.close();
     },
   );
+
+  // A redirect-based method (a bank's page) sends the customer to the confirmation's return_url
+  // with the PaymentIntent's client secret; the fake Stripe.js pays cards in the page, so the test
+  // plays the bank: it settles the intent and opens the return address as Stripe would.
+  it.each([
+    { outcome: "paid", phone: "+12125550174" },
+    { outcome: "refused", phone: "+12125550175" },
+  ])("back from a payment method's redirect ($outcome), the payment step shows how it ended", async ({ outcome, phone }) => {
+    const context = await newVisitor(browser, { javaScript: true });
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByLabel(/^Phone number/).fill(phone);
+    await page.getByLabel("Call language").selectOption("english");
+    await page.getByLabel("I confirm that I am 18 or older.").check();
+    await page.getByLabel("I have read the transcript notice and agree to it.").check();
+    await page.getByRole("button", { name: "Continue to payment $5" }).click();
+    await page.getByRole("button", { name: "Pay $5.00" }).and(page.locator(":enabled")).waitFor();
+    const returnTo = page.url();
+    expect(new URL(returnTo).search).toBe("?step=payment");
+    const created = await page.evaluate(
+      async (body) => {
+        const response = await fetch("/api/create-payment-intent", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        return (await response.json()) as { clientSecret: string; paymentIntentId: string };
+      },
+      { amount: 5, phone, language: "english", voice: "female", email: "", adult: true, recordingAccepted: true },
+    );
+    const api = new Stripe(stripe.secretKey, { host: "127.0.0.1", port: Number(new URL(stripe.url).port), protocol: "http" });
+    const paymentMethod = outcome === "paid" ? "pm_card_visa" : "pm_card_chargeDeclined";
+    await api.paymentIntents
+      .confirm(created.paymentIntentId, { payment_method: paymentMethod, return_url: returnTo })
+      .catch(() => undefined);
+    const back = new URL(returnTo);
+    back.searchParams.set("payment_intent", created.paymentIntentId);
+    back.searchParams.set("payment_intent_client_secret", created.clientSecret);
+    back.searchParams.set("redirect_status", outcome === "paid" ? "succeeded" : "failed");
+    await page.goto(back.toString());
+    if (outcome === "paid") {
+      await page.waitForURL(/\/empathy\/\d+\./, { timeout: 20_000 });
+      await page.getByRole("heading", { name: "Call initiated!" }).waitFor();
+    } else {
+      await page.getByText(/Payment failed: .*declined/).waitFor();
+      // The client secret is gone from the address; the form pays again.
+      expect(new URL(page.url()).search).toBe("?step=payment");
+      await page.getByRole("button", { name: "Pay $5.00" }).and(page.locator(":enabled")).waitFor();
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await page.getByRole("button", { name: "Pay $5.00" }).click();
+      await page.waitForURL(/\/empathy\/\d+\./, { timeout: 20_000 });
+    }
+    // The paid call rings; nobody is there to talk, so it is hung up.
+    const call = await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === phone), {
+      what: `a call to ${phone}`,
+      timeoutMs: 20_000,
+    });
+    twilio.hangup(call.sid);
+    await context.close();
+  });
 
   it("asks for the phone number when it is left empty", async () => {
     const context = await newVisitor(browser, { javaScript: true });

@@ -1,5 +1,6 @@
 import en from "~/locales/en";
 import type { Browser, Page } from "playwright-core";
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
@@ -186,5 +187,47 @@ it("reads right to left in Arabic, numbers and prices isolated, through signup, 
   await expectAccessible(page, false);
   await page.goto(`${server.url}/sign-in`);
   await expectAccessible(page, false);
+  await context.close();
+});
+
+// A redirect-based way of saving the card (a bank's page) sends the browser to the confirmation's
+// return_url with the SetupIntent's client secret; the test plays the bank, which refuses the card,
+// and opens the return address as Stripe would.
+it("back from a redirect that refused the card, the card step says so and saves another card", async () => {
+  const context = await newVisitor(browser, { javaScript: true });
+  const page = await context.newPage();
+  await page.goto(`${server.url.replace("127.0.0.1", "localhost")}/subscribe`);
+  await page.getByLabel("Full name").fill("Rami Aziz");
+  const email = `rami${seq}@example.com`;
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Phone number").fill(`+1212555${String(seq++).padStart(4, "0")}`);
+  await page.getByLabel("Twice a week").check();
+  await page.getByRole("button", { name: "Continue to card" }).click();
+  const save = page.getByRole("button", { name: "Start my free trial" });
+  await expect.poll(() => save.isEnabled(), { timeout: 15_000 }).toBe(true);
+  const returnTo = page.url();
+  const customer = [...stripe.customers.values()].find((c) => c.email === email)!;
+  const setupIntent = [...stripe.setupIntents.values()].filter((si) => si.customer === customer.id).at(-1)!;
+  const api = new Stripe(stripe.secretKey, { host: "127.0.0.1", port: Number(new URL(stripe.url).port), protocol: "http" });
+  await expect(
+    api.setupIntents.confirm(setupIntent.id, { payment_method: "pm_card_chargeDeclined", return_url: returnTo }),
+  ).rejects.toThrow(/declined/);
+  const back = new URL(returnTo);
+  back.searchParams.set("setup_intent", setupIntent.id);
+  back.searchParams.set("setup_intent_client_secret", setupIntent.client_secret);
+  back.searchParams.set("redirect_status", "failed");
+  await page.goto(back.toString());
+  await page.getByText(/Payment failed: .*declined/).waitFor();
+  // The client secret is gone from the address; the form saves another card.
+  expect(new URL(page.url()).search).toBe("?step=payment");
+  await expect.poll(() => save.isEnabled(), { timeout: 15_000 }).toBe(true);
+  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+  await save.click();
+  await page.getByRole("heading", { name: "Subscription activated!" }).waitFor({ timeout: 30_000 });
+  // The form asked for a new trial subscription (as a reload does); it has the card.
+  expect([...stripe.subscriptions.values()].filter((sub) => sub.customer === customer.id).at(-1)).toMatchObject({
+    status: "trialing",
+    default_payment_method: expect.stringMatching(/^pm_/),
+  });
   await context.close();
 });

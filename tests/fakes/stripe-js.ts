@@ -29,7 +29,11 @@
  *     POSTs /v1/payment_intents/:id/confirm with `client_secret` and `payment_method_data[card][number]`.
  *     Like Stripe.js it throws (rejects with an IntegrationError) without `return_url` unless
  *     `redirect: "if_required"`, and in the deferred-intent flow (elements without clientSecret)
- *     when `elements.submit()` was not called first. A success with `redirect: "always"` (the
+ *     when `elements.submit()` was not called first. Even with "if_required" the API refuses the
+ *     confirmation without `return_url` when the intent's automatic payment methods allow
+ *     redirects (the default since 2023-08-16): it resolves `{ error: { type:
+ *     "invalid_request_error", param: "return_url", message: "… you must provide a `return_url` …" } }`.
+ *     A relative `return_url` is sent resolved against the page's address. A success with `redirect: "always"` (the
  *     default) navigates to `return_url?payment_intent=…&payment_intent_client_secret=…&redirect_status=succeeded`
  *     and never resolves; with "if_required" it resolves `{ paymentIntent }`. A decline resolves
  *     `{ error: { type: "card_error", code, decline_code, message, payment_intent } }` and does not navigate.
@@ -401,6 +405,7 @@ const SOURCE = String.raw`/* Fake Stripe.js for tests: not the real thing. */
     options = options || {};
     var group = options.elements || null;
     var confirmParams = assign({}, options.confirmParams);
+    if (confirmParams.return_url) confirmParams.return_url = new URL(confirmParams.return_url, window.location.href).toString();
     var redirect = options.redirect || "always";
     if (!group && !options.clientSecret) {
       return Promise.reject(IntegrationError(name + ": expected either elements or clientSecret, but got neither."));

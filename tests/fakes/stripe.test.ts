@@ -220,6 +220,35 @@ describe("payment intents", () => {
     expect(seen.metadata).toBeUndefined();
     const withoutSecret = await failure(() => browserLike.paymentIntents.retrieve(intent.id));
     expect(withoutSecret.statusCode).toBe(400);
+    // Stripe.js's confirmation (publishable key, client secret) needs a return_url as the server's does.
+    const clientSecret = intent.client_secret!;
+    const noReturn = await failure(() =>
+      browserLike.paymentIntents.confirm(intent.id, {
+        client_secret: clientSecret,
+        payment_method: "pm_card_visa",
+      } as Stripe.PaymentIntentConfirmParams),
+    );
+    expect(noReturn).toMatchObject({ statusCode: 400, type: "StripeInvalidRequestError", param: "return_url" });
+    expect(noReturn.message).toMatch(/you must provide a `return_url`/);
+    const relative = await failure(() =>
+      browserLike.paymentIntents.confirm(intent.id, {
+        client_secret: clientSecret,
+        payment_method: "pm_card_visa",
+        return_url: "/back",
+      } as Stripe.PaymentIntentConfirmParams),
+    );
+    expect(relative).toMatchObject({ statusCode: 400, param: "return_url", message: "Not a valid URL" });
+    expect((await stripe.paymentIntents.retrieve(intent.id)).status).toBe("requires_payment_method");
+    const never = await stripe.paymentIntents.create({
+      amount: 1200,
+      currency: "usd",
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+    });
+    const paid = await browserLike.paymentIntents.confirm(never.id, {
+      client_secret: never.client_secret!,
+      payment_method: "pm_card_visa",
+    } as Stripe.PaymentIntentConfirmParams);
+    expect(paid.status).toBe("succeeded");
     const rawCard = await failure(() =>
       stripe.paymentIntents.confirm(intent.id, {
         payment_method_data: { type: "card", card: { number: "4242424242424242" } },
@@ -382,6 +411,45 @@ describe("billing", () => {
     expect(duplicate.message).toBe("An event already exists with identifier call-1.");
     expect(fake.meterEvents.size).toBe(1);
     expect(fake.meterEventErrors).toEqual([]);
+  });
+
+  it("pages meters as Stripe pages lists: newest first, limit 10 by default, has_more and starting_after", async () => {
+    const own = await startFakeStripe();
+    try {
+      const api = new Stripe(own.secretKey, {
+        host: "127.0.0.1",
+        port: Number(new URL(own.url).port),
+        protocol: "http",
+        maxNetworkRetries: 0,
+      });
+      const made: string[] = [];
+      for (let n = 0; n < 23; n++) {
+        made.push(
+          (await api.billing.meters.create({ display_name: `M${n}`, event_name: `m_${n}`, default_aggregation: { formula: "sum" } })).id,
+        );
+      }
+      const newest = [...made].reverse();
+      const first = await api.billing.meters.list();
+      expect(first.data.map((m) => m.id)).toEqual(newest.slice(0, 10));
+      expect(first.has_more).toBe(true);
+      const second = await api.billing.meters.list({ starting_after: first.data.at(-1)!.id });
+      expect(second.data.map((m) => m.id)).toEqual(newest.slice(10, 20));
+      const last = await api.billing.meters.list({ starting_after: second.data.at(-1)!.id });
+      expect([last.data.map((m) => m.id), last.has_more]).toEqual([newest.slice(20), false]);
+      const before = await api.billing.meters.list({ ending_before: last.data[0]!.id, limit: 3 });
+      expect(before.data.map((m) => m.id)).toEqual(newest.slice(17, 20));
+      // The SDK's auto-pagination walks every page once.
+      const all: string[] = [];
+      for await (const meter of api.billing.meters.list({ limit: 4 })) all.push(meter.id);
+      expect(all).toEqual(newest);
+      expect(await failure(() => api.billing.meters.list({ limit: 101 }))).toMatchObject({ statusCode: 400, param: "limit" });
+      expect(await failure(() => api.billing.meters.list({ starting_after: "mtr_unknown" }))).toMatchObject({
+        statusCode: 400,
+        param: "starting_after",
+      });
+    } finally {
+      await own.close();
+    }
   });
 
   it("starts a subscription in trial, refuses the removed expansion, and cancels it", async () => {
@@ -1034,17 +1102,36 @@ describe.skipIf(!chromiumPath())("in a browser", () => {
       const empty = await page.evaluate(() => (window as unknown as Record<string, any>).elements.submit());
       expect(empty.error).toMatchObject({ type: "validation_error", message: "Your card number is incomplete." });
 
+      // The intent allows redirect-based methods (the default): Stripe refuses it without a return_url,
+      // "if_required" or not, and nothing is charged.
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      const noReturn = await page.evaluate(() => {
+        const w = window as unknown as Record<string, any>;
+        return w.stripe.confirmPayment({ elements: w.elements, redirect: "if_required" });
+      });
+      expect(noReturn.error).toMatchObject({ type: "invalid_request_error", param: "return_url" });
+      expect(noReturn.error.message).toMatch(/you must provide a `return_url`/);
+      expect(fake.paymentIntents.get(declined.id)?.status).toBe("requires_payment_method");
+
       await page.getByLabel("Card number").fill("4000 0000 0000 0002");
       const decline = await page.evaluate(() => {
         const w = window as unknown as Record<string, any>;
-        return w.stripe.confirmPayment({ elements: w.elements, redirect: "if_required" });
+        return w.stripe.confirmPayment({
+          elements: w.elements,
+          redirect: "if_required",
+          confirmParams: { return_url: `${location.origin}/done` },
+        });
       });
       expect(decline.error).toMatchObject({ type: "card_error", code: "card_declined", message: "Your card was declined." });
 
       await page.getByLabel("Card number").fill("4242 4242 4242 4242");
       const paid = await page.evaluate(() => {
         const w = window as unknown as Record<string, any>;
-        return w.stripe.confirmPayment({ elements: w.elements, redirect: "if_required" });
+        return w.stripe.confirmPayment({
+          elements: w.elements,
+          redirect: "if_required",
+          confirmParams: { return_url: `${location.origin}/done` },
+        });
       });
       expect(paid.paymentIntent).toMatchObject({ id: declined.id, status: "succeeded" });
       const retrieved = await page.evaluate(
@@ -1054,6 +1141,7 @@ describe.skipIf(!chromiumPath())("in a browser", () => {
       expect(retrieved.paymentIntent).toMatchObject({ id: declined.id, status: "succeeded" });
       expect(retrieved.paymentIntent.metadata).toBeUndefined();
       expect(fake.requests.filter((r) => r.path === `/v1/payment_intents/${declined.id}/confirm`).map((r) => r.auth)).toEqual([
+        "publishable",
         "publishable",
         "publishable",
       ]);

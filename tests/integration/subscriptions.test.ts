@@ -5,6 +5,7 @@ import { calls as callsTable, subscribers, supportCalls } from "#models/schema";
 import { findSubscriber } from "#models/subscribers";
 import { scheduledCallsJob } from "~/features/subscriptions/index.server";
 import type { FakeStripe } from "../fakes/stripe";
+import { inVersion } from "../fakes/stripe/events";
 import type { FakeTwilio } from "../fakes/twilio";
 import type { FakeRealtime } from "../fakes/openai-realtime";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
@@ -456,6 +457,41 @@ describe("the billing life cycle", () => {
     expect(after.status).toBe("active");
     expect(after.periodStart).toEqual(before.periodStart);
     expect((await dashboardOf(browser, id)).body.callsRemaining).toBe(30);
+  });
+
+  it("reads a paid invoice from a webhook endpoint on an API version before basil: the plan is synced and a receipt sent", async () => {
+    const { browser, id, email } = await subscribe();
+    const subId = (await findSubscriber(app.services.db, id))!.stripeSubscriptionId!;
+    // The endpoint was made before 2025-03-31: its invoices name the subscription at their top level.
+    stripe.setWebhook(`${app.url}/webhooks/stripe`, WEBHOOK_SECRET, { apiVersion: "2025-02-24.acacia" });
+    try {
+      expect((await browser.postJson("/api/subscription/upgrade", { userId: id })).status).toBe(200);
+      await stripe.flush();
+      const paid = [...stripe.events]
+        .reverse()
+        .find((e) => e.type === "invoice.paid" && e.data.object.customer === stripe.subscriptions.get(subId)!.customer)!;
+      expect(paid.data.object.amount_paid).toBeGreaterThan(0);
+      await waitFor(async () => (await readOutbox(app.dataDir)).find((m) => m.to === email && m.subject === "Your Sakina receipt"), {
+        what: "the receipt for the first month",
+      });
+      // The app's copy went stale (an event lost); an old-shape invoice.paid alone puts it right.
+      await app.services.db.update(subscribers).set({ status: "past_due" }).where(eq(subscribers.id, id));
+      const payload = JSON.stringify(inVersion({ ...paid, id: `${paid.id}_again` }, "2025-02-24.acacia"));
+      const old = JSON.parse(payload).data.object;
+      expect([old.subscription, "parent" in old]).toEqual([subId, false]);
+      const response = await fetch(`${app.url}/webhooks/stripe`, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          "Stripe-Signature": stripeApi.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
+        },
+        body: payload,
+      });
+      expect(response.status).toBe(200);
+      expect((await findSubscriber(app.services.db, id))!.status).toBe("active");
+    } finally {
+      stripe.setWebhook(`${app.url}/webhooks/stripe`, WEBHOOK_SECRET);
+    }
   });
 
   it("places a due scheduled call once, and moves the schedule on", async () => {

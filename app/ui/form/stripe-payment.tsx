@@ -3,7 +3,15 @@ import { useEffect, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "~/ui/translation";
 import { useRootData } from "~/ui/shell/root-data";
 import { useHydrated } from "~/ui/use-hydrated";
-import { loadStripe, type StripeElements, type StripeJs } from "~/lib/stripe-js";
+import {
+  forgetReturn,
+  loadStripe,
+  returnUrl,
+  returnedIntent,
+  type StripeElements,
+  type StripeIntent,
+  type StripeJs,
+} from "~/lib/stripe-js";
 import { Button } from "~/ui/form/button";
 
 type Status = "loading" | "ready" | "paying" | "failed" | "unavailable";
@@ -11,6 +19,12 @@ type Status = "loading" | "ready" | "paying" | "failed" | "unavailable";
 /**
  * Stripe's Payment Element, for browsers with JavaScript. Until it is ready (or when Stripe.js
  * cannot load) the server-rendered fallback, a Stripe Checkout form, stays on the page.
+ *
+ * Every confirmation names this page as `return_url`: Stripe refuses to confirm without one
+ * (the intents allow redirect-based methods), and a method that takes the customer to their
+ * bank's page sends them back here with the intent's client secret. The component then reads
+ * that intent from Stripe and ends as an in-page confirmation would (`settle`): paid, still
+ * processing, or failed with the form to try again.
  */
 export function StripePayment({
   createIntent,
@@ -47,6 +61,8 @@ export function StripePayment({
   const hydrated = useHydrated();
   const [reported, setStatus] = useState<Status | null>(null);
   const status: Status = reported ?? (hydrated && env?.STRIPE_PUBLISHABLE_KEY ? "loading" : "unavailable");
+  // Read once per mount (the address is cleaned right after), before the effect runs.
+  const [returned] = useState(() => (typeof window === "undefined" ? null : returnedIntent(setup ? "setup" : "payment")));
   const [error, setErrorState] = useState<{ title: string; message: string } | null>(null);
   const setError = (message: string | null, title = t("payment.failedTitle")) =>
     setErrorState(message === null ? null : { title, message });
@@ -54,9 +70,14 @@ export function StripePayment({
   useEffect(() => {
     if (!env?.STRIPE_PUBLISHABLE_KEY) return;
     let cancelled = false;
+    forgetReturn();
     (async () => {
       try {
         const stripePromise = loadStripe(env.STRIPE_JS_URL, env.STRIPE_PUBLISHABLE_KEY!);
+        if (returned) {
+          const stripe = await stripePromise;
+          if (cancelled || (await resume(stripe, returned.clientSecret))) return;
+        }
         const [stripe, intent] = await Promise.all([stripePromise, deferred ? null : createIntent()]);
         if (cancelled || !mountRef.current) return;
         const elements = intent
@@ -103,24 +124,54 @@ export function StripePayment({
         return;
       }
     }
-    const confirm = { elements: current.elements, ...(clientSecret ? { clientSecret } : {}), redirect: "if_required" as const };
+    const confirm = {
+      elements: current.elements,
+      ...(clientSecret ? { clientSecret } : {}),
+      redirect: "if_required" as const,
+      confirmParams: { return_url: returnUrl() },
+    };
     const result = setup ? await current.stripe.confirmSetup(confirm) : await current.stripe.confirmPayment(confirm);
     if (result.error) {
       setError(result.error.message ?? t("payment.failedBody"));
       setStatus("ready");
       return;
     }
+    await settle("setupIntent" in result ? result.setupIntent : "paymentIntent" in result ? result.paymentIntent : undefined);
+  }
+
+  /**
+   * Back from a redirect: the intent as Stripe knows it now. True when it was paid and handed on
+   * (the form is not needed); otherwise the form is set up again, with what went wrong above it.
+   */
+  async function resume(stripe: StripeJs, clientSecret: string) {
+    setStatus("paying");
+    const result = setup ? await stripe.retrieveSetupIntent(clientSecret) : await stripe.retrievePaymentIntent(clientSecret);
     const intent = "setupIntent" in result ? result.setupIntent : "paymentIntent" in result ? result.paymentIntent : undefined;
+    if (result.error || !intent) {
+      setError(result.error?.message ?? t("payment.failedBody"));
+      return false;
+    }
+    if (intent.status === "requires_payment_method" || intent.status === "canceled") {
+      setError(intent.last_payment_error?.message ?? intent.last_setup_error?.message ?? t("payment.failedBody"));
+      return false;
+    }
+    return settle(intent);
+  }
+
+  /** A confirmed intent, in the page or back from a redirect: paid (handed on), or still processing. */
+  async function settle(intent: StripeIntent | undefined) {
     if (intent?.status !== "succeeded") {
       setError(t("payment.processing", { status: intent?.status ?? "unknown" }), t("payment.processingTitle"));
       setStatus("ready");
-      return;
+      return false;
     }
     try {
       await onPaid(intent.id);
+      return true;
     } catch (cause) {
       setError((cause as Error).message);
       setStatus("ready");
+      return false;
     }
   }
 

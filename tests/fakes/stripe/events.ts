@@ -23,8 +23,42 @@ export function emit(state: FakeStripeState, ctx: Ctx | null, type: string, obje
   return event;
 }
 
-export async function deliver(state: FakeStripeState, event: Obj, target: { url: string; secret: string }): Promise<number> {
-  const payload = JSON.stringify(event, null, 2);
+/** Basil (2025-03-31) moved an invoice's subscription under `parent`. */
+const BASIL = "2025-03-31";
+
+/**
+ * The event as an endpoint of `apiVersion` receives it. Stripe renders each event in the
+ * endpoint's version; of the changes since, the fake renders the one the app reads: before basil,
+ * an invoice named its subscription itself (`subscription`, `subscription_details.metadata`) and
+ * so did each subscription line (`subscription`, `subscription_item`, `type`), without `parent`.
+ */
+export function inVersion(event: Obj, apiVersion: string | undefined): Obj {
+  if (!apiVersion || apiVersion === event.api_version) return event;
+  const out = clone(event);
+  out.api_version = apiVersion;
+  const object = out.data?.object;
+  if (apiVersion < BASIL && object?.object === "invoice") {
+    const details = object.parent?.subscription_details;
+    object.subscription = details?.subscription ?? null;
+    object.subscription_details = details ? { metadata: details.metadata ?? {} } : null;
+    delete object.parent;
+    for (const line of object.lines?.data ?? []) {
+      const item = line.parent?.subscription_item_details;
+      line.subscription = item?.subscription ?? line.parent?.invoice_item_details?.subscription ?? null;
+      line.subscription_item = item?.subscription_item ?? null;
+      line.type = item ? "subscription" : "invoiceitem";
+      delete line.parent;
+    }
+  }
+  return out;
+}
+
+export async function deliver(
+  state: FakeStripeState,
+  event: Obj,
+  target: { url: string; secret: string; apiVersion?: string },
+): Promise<number> {
+  const payload = JSON.stringify(inVersion(event, target.apiVersion), null, 2);
   const header = state.signer.webhooks.generateTestHeaderString({ payload, secret: target.secret });
   const controller = new AbortController();
   state.inflight.add(controller);

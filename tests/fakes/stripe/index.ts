@@ -11,7 +11,12 @@
  *   fake.paymentIntents, customers, checkoutSessions, subscriptions, refunds, prices, products,
  *        meters, meterEvents (by identifier), charges, invoices, paymentMethods, setupIntents: Map<id, object>
  *   fake.events     every event created, oldest first; fake.lastEvent(type) the newest of a type
- *   fake.setWebhook(url, secret)   add a webhook endpoint (same url again replaces its secret)
+ *   fake.setWebhook(url, secret, { apiVersion }?)   add a webhook endpoint (same url again replaces
+ *                                  its secret and version). Like Stripe, an endpoint gets its events in
+ *                                  its own API version (the fake's by default); for a version before
+ *                                  2025-03-31 (basil) an invoice carries its subscription as
+ *                                  `invoice.subscription`, `subscription_details` and each line's
+ *                                  `subscription`, not under `parent` (the rest of the object as today)
  *   fake.deliveries { eventId, type, url, status } per delivery attempt (status 0: no HTTP answer)
  *   fake.resend(eventId)           deliver an event again (a replay), newly signed; the first endpoint's status
  *   fake.flush()                   wait until every queued webhook delivery has been attempted
@@ -36,8 +41,10 @@
  * expansions (`latest_invoice.payment_intent` is refused, `latest_invoice.confirmation_secret`
  * works), state transitions, Idempotency-Key replay (same key and parameters: the first response
  * again, with `Idempotent-Replayed: true`; other parameters: 400 idempotency_error), raw card
- * numbers sent with a secret key, a `return_url` on server-side confirmation of a PaymentIntent with
- * automatic payment methods that allow redirects, reuse of an unattached PaymentMethod, duplicate
+ * numbers sent with a secret key, a `return_url` (an absolute http(s) URL) on every confirmation of
+ * a PaymentIntent or SetupIntent whose automatic payment methods allow redirects, from the server
+ * (secret key) or from Stripe.js (publishable key: the Payment Element's `confirmParams.return_url`,
+ * required even with `redirect: "if_required"`), reuse of an unattached PaymentMethod, duplicate
  * meter event identifiers. Responses carry Request-Id and Stripe-Version.
  *
  * Payments: card numbers 4242424242424242 (and other Stripe test cards such as 5555555555554444)
@@ -95,7 +102,7 @@
  * of fake.advanceSubscription and fake.trialWillEnd have `request.id` null, as Stripe's own billing's do.
  *
  * Not modelled: 3-D Secure, disputes, payouts, Connect, taxes, coupons, prorations (accepted, ignored),
- * list pagination beyond `limit`, the real 24 h expiry of idempotency keys, Smart Retries (a
+ * the real 24 h expiry of idempotency keys, Smart Retries (a
  * past_due invoice is only charged again by invoices.pay), invoice.created/finalized,
  * payment_method.attached and *.created events, SetupIntent create/update/cancel endpoints.
  */
@@ -390,10 +397,10 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       for (let i = state.events.length - 1; i >= 0; i--) if (state.events[i]!.type === type) return state.events[i];
       return undefined;
     },
-    setWebhook(url, secret) {
+    setWebhook(url, secret, options = {}) {
       const existing = state.webhooks.find((w) => w.url === url);
-      if (existing) existing.secret = secret;
-      else state.webhooks.push({ url, secret });
+      if (existing) Object.assign(existing, { secret, apiVersion: options.apiVersion });
+      else state.webhooks.push({ url, secret, apiVersion: options.apiVersion });
     },
     async resend(eventId) {
       const event = state.events.find((e) => e.id === eventId);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type http from "node:http";
 import qs from "qs";
 import type { Obj } from "./types";
-import { describe, bad } from "./validation";
+import { describe, bad, invalid } from "./validation";
 
 // Small helpers
 
@@ -115,8 +115,26 @@ export function diff(before: Obj, after: Obj): Obj {
   }
   return out;
 }
-export function list(items: Obj[], url: string, limit = 10) {
-  return { object: "list", data: items.slice(0, limit), has_more: items.length > limit, url };
+/**
+ * One page of a list, as Stripe pages it: `limit` (1 to 100, default 10) objects, `has_more` when
+ * more follow; `starting_after` (an object id) gives the page after that object, `ending_before`
+ * the page before it. A cursor that names no object of the list is refused, as Stripe does.
+ */
+export function list(items: Obj[], url: string, page: number | { limit?: number; starting_after?: string; ending_before?: string } = {}) {
+  const { limit = 10, starting_after: after, ending_before: before } = typeof page === "number" ? { limit: page } : page;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid("Invalid limit: must be between 1 and 100", { param: "limit" });
+  if (after !== undefined && before !== undefined)
+    throw invalid("You may only specify one of these parameters: ending_before, starting_after.", { param: "starting_after" });
+  const cursor = after ?? before;
+  if (cursor === undefined) return { object: "list", data: items.slice(0, limit), has_more: items.length > limit, url };
+  const at = items.findIndex((item) => item.id === cursor);
+  if (at < 0) throw invalid(`No such object: '${cursor}'`, { param: after !== undefined ? "starting_after" : "ending_before" });
+  if (after !== undefined) {
+    const rest = items.slice(at + 1);
+    return { object: "list", data: rest.slice(0, limit), has_more: rest.length > limit, url };
+  }
+  const earlier = items.slice(0, at);
+  return { object: "list", data: earlier.slice(-limit), has_more: earlier.length > limit, url };
 }
 export function newestFirst(a: Obj, b: Obj) {
   return b.created - a.created || b._seq - a._seq;

@@ -275,16 +275,37 @@ export function confirmIntent(state: FakeStripeState, ctx: Ctx, pi: Obj, p: Obj)
       { code: "payment_intent_unexpected_state" },
     );
   }
-  const apm = pi.automatic_payment_methods as Obj | null;
   const cardOnly = Array.isArray(pi.allowed_payment_method_types) && pi.allowed_payment_method_types.every((t: string) => t === "card");
-  if (ctx.auth === "secret" && apm?.enabled && apm.allow_redirects !== "never" && !offSession && !p.return_url && !cardOnly) {
-    throw invalid(
-      "This PaymentIntent is configured to accept payment methods enabled in your Dashboard. Because some of these payment methods might redirect your customer off of your page, you must provide a `return_url`. If you don't want to accept redirect-based payment methods, set `automatic_payment_methods[enabled]` to `true` and `automatic_payment_methods[allow_redirects]` to `never` when creating Setup Intents and Payment Intents.",
-    );
-  }
+  requireReturnUrl(pi, p, offSession || cardOnly);
   const result = chargeIntent(state, ctx, pi, pm);
   if (!result.ok) throw new ApiError(402, result.error);
   return pi;
+}
+
+/**
+ * Stripe's rule since API version 2023-08-16 (automatic payment methods on by default): an intent
+ * whose automatic payment methods allow redirects is confirmed only with a `return_url`, whoever
+ * confirms it: the server with the secret key, or Stripe.js with the publishable key and the
+ * client secret (the Payment Element's `confirmParams.return_url`). `allow_redirects=never`
+ * lifts it, as do `off_session` and card-only intents (`exempt`); a given `return_url` must be an
+ * absolute http(s) URL.
+ */
+export function requireReturnUrl(intent: Obj, p: Obj, exempt = false) {
+  if (p.return_url !== undefined && p.return_url !== null && p.return_url !== "") {
+    try {
+      if (!/^https?:$/.test(new URL(String(p.return_url)).protocol)) throw new Error("scheme");
+    } catch {
+      throw invalid("Not a valid URL", { param: "return_url", code: "url_invalid" });
+    }
+    return;
+  }
+  const apm = intent.automatic_payment_methods as Obj | null;
+  if (exempt || !apm?.enabled || apm.allow_redirects === "never") return;
+  const kind = intent.object === "setup_intent" ? "Setup Intent" : "PaymentIntent";
+  throw invalid(
+    `This ${kind} is configured to accept payment methods enabled in your Dashboard. Because some of these payment methods might redirect your customer off of your page, you must provide a \`return_url\`. If you don't want to accept redirect-based payment methods, set \`automatic_payment_methods[enabled]\` to \`true\` and \`automatic_payment_methods[allow_redirects]\` to \`never\` when creating Setup Intents and Payment Intents.`,
+    { param: "return_url" },
+  );
 }
 
 export function intentForKey(state: FakeStripeState, ctx: Ctx, id: string, p: Obj): Obj {

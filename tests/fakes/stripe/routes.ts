@@ -385,11 +385,7 @@ export function createRoutes(state: FakeStripeState): Route[] {
       handler: (_ctx, raw, [, id]) => {
         const p = params(raw, LIST);
         getOr404(state.checkoutSessions, "checkout.session", id!);
-        return expand(
-          state,
-          list(clone(state.lineItemsOf.get(id!) ?? []), `/v1/checkout/sessions/${id}/line_items`, p.limit ?? 10),
-          p.expand,
-        );
+        return expand(state, list(clone(state.lineItemsOf.get(id!) ?? []), `/v1/checkout/sessions/${id}/line_items`, p), p.expand);
       },
     },
     {
@@ -452,9 +448,7 @@ export function createRoutes(state: FakeStripeState): Route[] {
         if (p.recurring?.interval) found = found.filter((price) => price.recurring?.interval === p.recurring.interval);
         if (p.recurring?.usage_type) found = found.filter((price) => price.recurring?.usage_type === p.recurring.usage_type);
         if (p.recurring?.meter) found = found.filter((price) => price.recurring?.meter === p.recurring.meter);
-        const limit = p.limit ?? 10;
-        if (limit < 1 || limit > 100) throw invalid("Invalid limit: must be between 1 and 100", { param: "limit" });
-        return expand(state, list(clone(found.sort(newestFirst)), "/v1/prices", limit), p.expand);
+        return expand(state, list(clone(found.sort(newestFirst)), "/v1/prices", p), p.expand);
       },
     },
     {
@@ -499,7 +493,7 @@ export function createRoutes(state: FakeStripeState): Route[] {
       handler: (_ctx, raw) => {
         const p = params(raw, METER_LIST);
         const found = [...state.meters.values()].filter((m) => !p.status || m.status === p.status).sort(newestFirst);
-        return expand(state, list(clone(found), "/v1/billing/meters", p.limit ?? 10), p.expand);
+        return expand(state, list(clone(found), "/v1/billing/meters", p), p.expand);
       },
     },
     {

@@ -5,7 +5,7 @@ import { newId, random, now, mergeMetadata, PUBLIC_SI_FIELDS, clone, type Ctx, d
 import type { Obj } from "./types";
 import { store, type FakeStripeState } from "./state";
 import { emit } from "./events";
-import { CONFIRMABLE, paymentSource } from "./payment-intents";
+import { CONFIRMABLE, paymentSource, requireReturnUrl } from "./payment-intents";
 
 export function newSetupIntent(
   state: FakeStripeState,
@@ -124,6 +124,7 @@ export function confirmSetupIntent(state: FakeStripeState, ctx: Ctx, si: Obj, p:
       { code: "setup_intent_unexpected_state" },
     );
   }
+  requireReturnUrl(si, p);
   const source = paymentSource(state, ctx, p);
   const pm = source.pm ?? (si.payment_method ? state.paymentMethods.get(si.payment_method) : undefined);
   if (!pm) {

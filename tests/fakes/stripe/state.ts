@@ -29,7 +29,8 @@ export interface FakeStripeState {
   events: Obj[];
   requests: FakeStripeRequest[];
   deliveries: FakeStripeDelivery[];
-  webhooks: { url: string; secret: string }[];
+  /** `apiVersion`: the endpoint's API version, in which its events are rendered (the account's, by default). */
+  webhooks: { url: string; secret: string; apiVersion?: string }[];
   failures: { method: string; pathPrefix: string; status: number; error: FakeStripeErrorBody; remaining: number }[];
   idempotent: Map<string, { fingerprint: string; status: number; body: string; requestId: string }>;
 

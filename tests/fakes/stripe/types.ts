@@ -47,7 +47,7 @@ export interface FakeStripe {
   invoices: Map<string, Obj>;
   events: Obj[];
   lastEvent(type: string): Obj | undefined;
-  setWebhook(url: string, secret: string): void;
+  setWebhook(url: string, secret: string, options?: { apiVersion?: string }): void;
   deliveries: FakeStripeDelivery[];
   resend(eventId: string): Promise<number>;
   flush(): Promise<void>;
