@@ -1,0 +1,1 @@
+ALTER TABLE "call_quality" ADD COLUMN "tool_refusals" jsonb DEFAULT '[]'::jsonb NOT NULL;
