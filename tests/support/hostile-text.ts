@@ -1,5 +1,6 @@
 // Text a visitor or an owner could type to take over an agent (issue 44): shared by the unit test
 // of the data section and the tests of what the realtime model receives.
+import { DATA_CLOSE, DATA_OPEN } from "~/voice/data-section";
 
 /**
  * A customer name (at most 120 characters, line breaks allowed, as the booking form takes it) per
@@ -17,3 +18,16 @@ export const HOSTILE_NAMES: Record<string, string> = {
 
 /** The lines of a hostile name after the first: what must never reach a model outside the data section. */
 export const hostileLines = (name: string) => name.split(/[\r\n\u2028\u2029\u0085]+/).slice(1);
+
+/** The data sections of a model's instructions (their JSON, parsed) and the text outside them. */
+export function splitDataSections(text: string) {
+  const sections: Record<string, unknown>[] = [];
+  const outside = text.replace(new RegExp(`${DATA_OPEN}\\n([\\s\\S]*?)\\n${DATA_CLOSE}`, "g"), (_, body: string) => {
+    sections.push(JSON.parse(body) as Record<string, unknown>);
+    return "";
+  });
+  return { sections, outside };
+}
+
+/** Control characters but the line feed, line and paragraph separators, bidi, zero-width and other invisible format characters. */
+export const INVISIBLE_OR_CONTROL = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u2028\u2029\p{Cf}]/u;
