@@ -79,9 +79,7 @@ export const TOOL_REFUSED = {
     `Refused: ${name} acts only on the booking this call is about, and takes no other booking, reference or phone number. Nothing was changed. If the customer meant another booking, tell them to use the link in that booking's e-mail; use ${name} without those arguments only for this call's booking, if that is what they asked.`,
 };
 
-export type ToolAdmission =
-  | { tool: AgentTool; refused?: undefined }
-  | { refused: ToolRefusal["reason"]; output: string; tool?: undefined };
+export type ToolAdmission = { tool: AgentTool; refused?: undefined } | { refused: ToolRefusal["reason"]; output: string; tool?: undefined };
 
 /**
  * Whether the bridge may run the model's call of tool `name` with `args`: it must be one of the
