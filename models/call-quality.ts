@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "./db";
-import { callQuality, type CallEnding, type QualityTurn } from "./schema";
+import { callQuality, type CallEnding, type QualityTurn, type ToolRefusal } from "./schema";
 
 export type CallQualityRow = typeof callQuality.$inferSelect;
 
@@ -13,6 +13,7 @@ export interface QualityReport {
   interruptions: number[];
   endedAt: Date;
   endedBy: CallEnding;
+  toolRefusals: ToolRefusal[];
 }
 
 /** First words: from the answer, or from the stream's start when no answer was seen (never below 0). */
@@ -36,7 +37,7 @@ export async function recordFirstWords(db: Db, callId: number, streamStartedAt: 
 
 /** The call's audio ended: everything the bridge measured, in one write. */
 export async function recordCallEnd(db: Db, callId: number, report: QualityReport) {
-  const { streamStartedAt, firstAudioAt, turns, interruptions, endedAt, endedBy } = report;
+  const { streamStartedAt, firstAudioAt, turns, interruptions, endedAt, endedBy, toolRefusals } = report;
   await db
     .insert(callQuality)
     .values({
@@ -48,6 +49,7 @@ export async function recordCallEnd(db: Db, callId: number, report: QualityRepor
       interruptions,
       endedAt,
       endedBy,
+      toolRefusals,
     })
     .onConflictDoUpdate({
       target: callQuality.callId,
@@ -59,6 +61,7 @@ export async function recordCallEnd(db: Db, callId: number, report: QualityRepor
         interruptions,
         endedAt,
         endedBy,
+        toolRefusals,
         updatedAt: sql`now()`,
       },
     });

@@ -708,6 +708,17 @@ export interface QualityTurn {
 }
 
 /**
+ * A tool call the bridge refused (at: ms after the stream's start): `not_offered`, a tool the
+ * call's purpose does not have; `other_target`, a tool that acts on the call's own booking asked
+ * about another one (a booking, reference or number passed by the model).
+ */
+export interface ToolRefusal {
+  at: number;
+  tool: string;
+  reason: "not_offered" | "other_target";
+}
+
+/**
  * A call's quality as the caller lived it (ADR 0033): one row per answered call. The answer is
  * written when Twilio asks for the answered call's instructions, the first words as soon as the
  * agent's first audio goes out, and the rest (turns, interruptions, the end) once, when the call's
@@ -733,6 +744,8 @@ export const callQuality = pgTable(
     interruptions: jsonb("interruptions").$type<number[]>().notNull().default([]),
     endedAt: timestamp("ended_at", { withTimezone: true }),
     endedBy: text("ended_by").$type<CallEnding>(),
+    /** Tool calls refused on this call: the model asked for something its call may not do. */
+    toolRefusals: jsonb("tool_refusals").$type<ToolRefusal[]>().notNull().default([]),
     updatedAt: timestamp("updated_at", { withTimezone: true })
       .notNull()
       .default(sql`now()`),

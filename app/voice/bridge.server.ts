@@ -2,7 +2,7 @@ import WebSocket from "ws";
 import { recordCallEnd, recordFirstWords, type QualityReport } from "#models/call-quality";
 import { appendTranscript, consumeStreamToken, findCall, flagCall, markCallMoment, type Call, type CallMoment } from "#models/calls";
 import type { AppServices } from "~/platform/services.server";
-import { END_CALL, type Agent } from "~/voice/agents.server";
+import { admitToolCall, END_CALL, withPurposeTools, type Agent } from "~/voice/agents.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
 import { callTexts } from "~/voice/call-texts.server";
 import { CallQuality } from "~/voice/call-quality";
@@ -80,7 +80,8 @@ export function mediaStreamUrl(services: Pick<AppServices, "env" | "publicOrigin
  * The call's agent, from its purpose as registered at start-up. The agents and their tools read
  * the settings and the database and queue jobs, which the bridge process has.
  */
-const agentForCall = (services: BridgeServices, call: Call) => services.callPurposes[call.purpose].agent(services as AppServices, call);
+const agentForCall = async (services: BridgeServices, call: Call) =>
+  withPurposeTools(call.purpose, await services.callPurposes[call.purpose].agent(services as AppServices, call));
 
 /**
  * The longest a caller waits for the agent's voice: from the stream's start to the first words,
@@ -648,16 +649,16 @@ export function bridgeCall(
   }
 
   async function runTool(callIdOfTool: string, name: string, rawArguments: string) {
-    const tool = agent?.tools.find((t) => t.name === name);
     let output: string;
     let toolTimer: NodeJS.Timeout | undefined;
     // The tool has its own time limit; the wait for the agent's voice starts again once it answered.
     agentOwesNothing();
     try {
-      if (!tool) throw new Error(`unknown tool ${name}`);
       const args = rawArguments ? (JSON.parse(rawArguments) as Record<string, unknown>) : {};
+      const admitted = admitToolCall(agent!, name, args);
+      if (admitted.refused) quality.toolRefused(name, admitted.refused);
       output = await Promise.race([
-        tool.run(args),
+        admitted.refused ? admitted.output : admitted.tool.run(args),
         new Promise<string>((_, reject) => {
           toolTimer = setTimeout(() => reject(new Error("timed out")), TOOL_TIMEOUT_MS);
         }),

@@ -48,6 +48,7 @@ describe("CallQuality", () => {
       interruptions: [1000],
       endedAt: new Date(1_005_200),
       endedBy: "caller_hung_up",
+      toolRefusals: [],
     });
   });
 

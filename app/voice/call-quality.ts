@@ -1,5 +1,5 @@
 import type { QualityReport } from "#models/call-quality";
-import type { CallEnding, QualityTurn } from "#models/schema";
+import type { CallEnding, QualityTurn, ToolRefusal } from "#models/schema";
 
 /** Endings on the agent's side: a turn still waiting for its answer then was never answered. */
 const AGENT_SIDE_ENDINGS = new Set<CallEnding>(["dead_air", "model_failed", "model_idle", "error"]);
@@ -16,6 +16,7 @@ export class CallQuality {
   private owedSince: number | null = null;
   private readonly turns: QualityTurn[] = [];
   private readonly interruptions: number[] = [];
+  private readonly toolRefusals: ToolRefusal[] = [];
   private ending: CallEnding | null = null;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -60,6 +61,11 @@ export class CallQuality {
     this.owedSince = this.now();
   }
 
+  /** The bridge refused a tool call of the model (agents.server.ts admitToolCall): the owner sees the call tried something it may not do. */
+  toolRefused(tool: string, reason: ToolRefusal["reason"]) {
+    this.toolRefusals.push({ at: this.startedAt === null ? 0 : this.now() - this.startedAt, tool, reason });
+  }
+
   /** How the call ended: the first reason given stands (the causes that follow are its echoes). */
   ended(how: CallEnding) {
     this.ending ??= how;
@@ -82,6 +88,7 @@ export class CallQuality {
       interruptions: [...this.interruptions],
       endedAt: new Date(now),
       endedBy: this.ending ?? "stream_lost",
+      toolRefusals: [...this.toolRefusals],
     };
   }
 }

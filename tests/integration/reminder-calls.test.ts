@@ -150,7 +150,8 @@ describe("the AI reminder call", () => {
     const stream = await twilio.stream(call.providerCallId!);
     const session = await realtime.waitForSession(0, 10_000);
     await realtime.waitForServerEvent(0, "session.updated");
-    expect(String(session.session.instructions)).toContain("remind them of their appointment: Corte de pelo");
+    expect(String(session.session.instructions)).toContain("to remind them of their appointment");
+    expect(String(session.session.instructions)).toContain('"service": "Corte de pelo"');
     expect(String(session.session.instructions)).toContain("in Spanish");
     await realtime.waitForServerEvent(0, "response.done");
     await waitFor(() => stream.pendingPlaybackMs() === 0, { what: "the greeting to finish playing" });

@@ -22,6 +22,7 @@ import type { AppServices } from "~/platform/services.server";
 import type { ChatTool } from "~/providers/ai.server";
 import { parseDbId } from "~/lib/ids";
 import { visitorOrigin, type CallOrigin } from "~/calls/gate.server";
+import { AVAILABLE_TIMES, BOOK_APPOINTMENT, FIND_BUSINESS, LOOKUP_BOOKING } from "~/voice/agents.server";
 
 /**
  * The Saudi customer-service agent's tools, the same in the browser's text chat (Chat Completions
@@ -53,10 +54,7 @@ export interface AgentSession {
   channel: "text" | "voice";
 }
 
-export const LOOKUP_BOOKING = "lookup_booking";
-export const FIND_BUSINESS = "find_business";
-export const AVAILABLE_TIMES = "available_times";
-export const BOOK_APPOINTMENT = "book_appointment";
+export { AVAILABLE_TIMES, BOOK_APPOINTMENT, FIND_BUSINESS, LOOKUP_BOOKING } from "~/voice/agents.server";
 
 /** The one answer for a wrong reference and a wrong phone number alike: it tells nothing about which was wrong. */
 export const NO_MATCHING_BOOKING =

@@ -1,7 +1,8 @@
 import type WebSocket from "ws";
 import { appendWebCallMessages, findWebCall, type WebCall } from "#models/web-calls";
 import { BROWSER_AUDIO, bridgeCall, streamLimits, type BridgeServices, type CallerLeg } from "~/voice/bridge.server";
-import type { Agent } from "~/voice/agents.server";
+import { withPurposeTools, type Agent } from "~/voice/agents.server";
+import { dataSection } from "~/voice/data-section";
 import { customerServiceAgent } from "./customer-service-agent.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
 import { parseCapabilityToken } from "~/platform/security/capability.server";
@@ -40,13 +41,15 @@ export function webVoiceAgent(services: AppServices, call: WebCall, ip: string |
     origin: visitorOrigin(services, ip, sessionKey),
   });
   const history = call.messages.slice(-HISTORY);
-  if (history.length === 0) return agent;
-  const lines = history.map((m) => `${m.role === "agent" ? "أنت" : "المتصل"}: ${m.text}`).join("\n");
-  return {
+  if (history.length === 0) return withPurposeTools("customer_service", agent);
+  // What was typed is the caller's: it reaches the model as data, never as part of its instructions.
+  const lines = history.map((m) => `${m.role === "agent" ? "أنت" : "المتصل"}: ${m.text}`);
+  const data = dataSection("ar", { conversation: lines });
+  return withPurposeTools("customer_service", {
     ...agent,
-    instructions: `${agent.instructions}\nهذه المحادثة بدأت كتابةً، وهذا ما قيل حتى الآن:\n${lines}`,
-    greeting: "قل للمتصل باختصار إنك تسمعه الآن بالصوت، وكمّل معه من حيث توقفتم.",
-  };
+    instructions: `${agent.instructions}\nهذه المحادثة بدأت كتابةً، وما قيل حتى الآن في قسم البيانات أدناه (conversation).\n${data}`,
+    greeting: `قل للمتصل باختصار إنك تسمعه الآن بالصوت، وكمّل معه من حيث توقفتم في المحادثة المكتوبة في قسم البيانات أدناه.\n${data}`,
+  });
 }
 
 /**

@@ -5,9 +5,20 @@ import { findService } from "#models/business-services";
 import { findBusinessById, type Business } from "#models/businesses";
 import { optOut, setCallOutcome, setCallSummary, type Call } from "#models/calls";
 import type { AppServices } from "~/platform/services.server";
-import { endCallTool, LANGUAGE_NAMES, type Agent, type AgentTool } from "~/voice/agents.server";
+import {
+  CANCEL_BOOKING,
+  CONFIRM_BOOKING,
+  DO_NOT_CALL,
+  endCallTool,
+  LANGUAGE_NAMES,
+  REQUEST_RESCHEDULE,
+  SAVE_SUMMARY,
+  type Agent,
+  type AgentTool,
+} from "~/voice/agents.server";
 import { callTexts } from "~/voice/call-texts.server";
 import { redact } from "~/voice/crisis.server";
+import { dataSection } from "~/voice/data-section";
 
 /** Confirms a booking on the business's behalf; also the free demo of the same agent. */
 export async function bookingAgent(services: AppServices, call: Call): Promise<Agent> {
@@ -24,16 +35,23 @@ export async function bookingAgent(services: AppServices, call: Call): Promise<A
     };
   }
   const when = booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" });
+  const data = dataSection(call.language, {
+    customer_name: booking.customerName,
+    business_name: business.name,
+    service: service.name,
+    appointment: when,
+  });
   return {
     voice: call.voice,
     speed: business.voiceSpeed,
     instructions: [
-      `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} about their booking: ${service.name} on ${when}.`,
+      `You are the AI assistant of the business named in the data section below (business_name), calling the customer named there (customer_name) in ${language} about their booking: the service and appointment given there.`,
       "Say you are an AI assistant. Ask them to confirm, cancel, or ask for another time, and record their answer with the matching tool before saying goodbye.",
       "If they ask not to be called again, use do_not_call. Before your goodbye, use save_summary once. Be brief and polite; then use end_call.",
       `If they ask for this booking's reference, it is ${formatBookingReference(booking.reference)}; say it character by character, in two groups of three.`,
+      data,
     ].join("\n"),
-    greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} calling to confirm ${service.name} on ${when}, and ask if that still works.`,
+    greeting: `In ${language}: greet the customer by the name in the data section below (customer_name), say you are the AI assistant of the business named there (business_name) calling to confirm the service there on its appointment, and ask if that still works.\n${data}`,
     tools: bookingTools(services, call, { booking, business }, { recordOnBooking: true }),
   };
 }
@@ -59,21 +77,28 @@ export async function reminderAgent(services: AppServices, call: Call): Promise<
     };
   }
   const when = booking.startsAt.toLocaleString(call.language, { timeZone: business.timeZone, dateStyle: "full", timeStyle: "short" });
-  const what = service ? `${service.name} on ${when}` : `an appointment on ${when}`;
+  const data = dataSection(call.language, {
+    customer_name: booking.customerName,
+    business_name: business.name,
+    service: service?.name,
+    appointment: when,
+    business_address: business.address,
+  });
   return {
     voice: call.voice,
     speed: business.voiceSpeed,
     instructions: [
-      `You are the AI assistant of ${business.name}, calling ${booking.customerName} in ${language} to remind them of their appointment: ${what}.`,
-      business.address ? `The address is: ${business.address}.` : "",
+      `You are the AI assistant of the business named in the data section below (business_name), calling the customer named there (customer_name) in ${language} to remind them of their appointment: the service (if given) and appointment given there.`,
+      business.address ? "If they ask where it is, the address is business_address in the data section." : "",
       "Say you are an AI assistant. Remind them of the appointment and ask whether they will come.",
       "If they say they will come, use confirm_booking. If they cannot come, offer to cancel (cancel_booking) or to ask for another time (request_reschedule), as they prefer.",
       "If they ask not to be called again, use do_not_call. Before your goodbye, use save_summary once. Be brief and polite; then use end_call.",
       `If they ask for this booking's reference, it is ${formatBookingReference(booking.reference)}; say it character by character, in two groups of three.`,
+      data,
     ]
       .filter(Boolean)
       .join("\n"),
-    greeting: `In ${language}: greet ${booking.customerName}, say you are the AI assistant of ${business.name} with a reminder of ${what}, and ask whether they will come.`,
+    greeting: `In ${language}: greet the customer by the name in the data section below (customer_name), say you are the AI assistant of the business named there (business_name) with a reminder of the appointment there, and ask whether they will come.\n${data}`,
     tools: bookingTools(services, call, { booking, business }, { recordOnBooking: false }),
   };
 }
@@ -97,7 +122,7 @@ function bookingTools(
   // The owner reads the summary in the business's own language, whatever the customer spoke.
   const ownerLanguage = LANGUAGE_NAMES[business.defaultLanguage] ?? "English";
   const saveSummary: AgentTool = {
-    name: "save_summary",
+    name: SAVE_SUMMARY,
     description: `Save, once, before your goodbye, a summary of this call for the business owner: one or two short sentences in ${ownerLanguage}, about what the customer decided and anything they asked for. No phone numbers or e-mails.`,
     parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
     run: async (args) => {
@@ -109,19 +134,19 @@ function bookingTools(
   };
   return [
     {
-      name: "confirm_booking",
+      name: CONFIRM_BOOKING,
       description: "The customer confirms the appointment (they will come).",
       parameters: { type: "object", properties: {}, required: [] },
       run: async () => (await record("confirmed", "confirmed"), "Booking confirmed."),
     },
     {
-      name: "cancel_booking",
+      name: CANCEL_BOOKING,
       description: "The customer cancels the appointment.",
       parameters: { type: "object", properties: { reason: { type: "string" } }, required: [] },
       run: async () => (await record("cancelled", "cancelled"), "Booking cancelled; the time is free again."),
     },
     {
-      name: "request_reschedule",
+      name: REQUEST_RESCHEDULE,
       description: "The customer wants another time; note what they prefer.",
       parameters: { type: "object", properties: { preferred: { type: "string" } }, required: [] },
       run: async (args) => {
@@ -132,7 +157,7 @@ function bookingTools(
       },
     },
     {
-      name: "do_not_call",
+      name: DO_NOT_CALL,
       description: "The customer asks not to be called again by this business.",
       parameters: { type: "object", properties: {}, required: [] },
       run: async () => {

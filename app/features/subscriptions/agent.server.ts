@@ -2,7 +2,7 @@ import type { Call } from "#models/calls";
 import { findSupportCall, setSupportCallSummary } from "#models/subscribers";
 import { empathyAgent } from "~/features/empathy/index.server";
 import type { AppServices } from "~/platform/services.server";
-import { endCallTool, type Agent, type AgentTool } from "~/voice/agents.server";
+import { endCallTool, SAVE_SUMMARY, type Agent, type AgentTool } from "~/voice/agents.server";
 import { redact } from "~/voice/crisis.server";
 
 /**
@@ -12,7 +12,7 @@ import { redact } from "~/voice/crisis.server";
 export function subscriberAgent(services: AppServices, call: Call): Agent {
   const base = empathyAgent(call, services.env.RECORD_CALLS);
   const saveSummary: AgentTool = {
-    name: "save_summary",
+    name: SAVE_SUMMARY,
     description:
       "Save, once, before your goodbye, a summary of this call for the caller to read later: two or three short sentences in the caller's language, in the second person, about what they talked about and anything they wanted to remember. No names, phone numbers, addresses or e-mails.",
     parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
