@@ -74,7 +74,11 @@ export const LOOKUP_UNAVAILABLE =
  */
 const BOOKING_LIMITS = (services: AppServices, phone: string, origin: CallOrigin) => [
   ...(origin.address ? [{ key: `booking:ip:${origin.address}`, limit: 20, windowSeconds: 3600 }] : []),
-  { key: rateLimitKey(services.signingSecret, { name: "booking:phone", subject: phoneLimitSubject(phone) }), limit: 5, windowSeconds: 3600 },
+  {
+    key: rateLimitKey(services.signingSecret, { name: "booking:phone", subject: phoneLimitSubject(phone) }),
+    limit: 5,
+    windowSeconds: 3600,
+  },
 ];
 
 /** Free times listed per day; the model offers a few, not dozens. */
