@@ -316,7 +316,9 @@ describe("the agents' look-up by reference and phone number", () => {
     const agent = await app.services.callPurposes[call.purpose].agent(app.services, call);
     const tool = agent.tools.find((t) => t.name === LOOKUP_BOOKING)!;
     expect(agent.instructions).toContain(formatBookingReference(mine.reference));
-    expect(await tool.run({ reference: formatBookingReference(mine.reference) })).toMatch(/^Booking found at "Reference Studio": "Massage"/);
+    expect(await tool.run({ reference: formatBookingReference(mine.reference) })).toMatch(
+      /^Booking found at "Reference Studio": "Massage"/,
+    );
     expect(await tool.run({ reference: formatBookingReference(theirs.reference) })).toBe(NO_MATCHING_BOOKING);
     expect(await tool.run({ reference: formatBookingReference(mine.reference), phone: "+12125550199" })).toBe(NO_MATCHING_BOOKING);
   });
