@@ -157,7 +157,7 @@ describe("the text chat's booking tools", () => {
     const lookup = await browser.postJson("/api/conversation/process", { message: `وش حالة حجزي؟ ${link}`, token });
     expect(lookup.status).toBe(200);
     expect(toolOutputs().at(-1)!.content).toMatch(
-      /^Booking found at Sakina Demo Salon: Haircut on .*, for Fahad\. Status: booked, waiting/,
+      /^Booking found at "Sakina Demo Salon": "Haircut" on .*, for "Fahad"\. Status: booked, waiting/,
     );
     // Or with the six-character reference the booking gave, as a caller would type it.
     const reference = /Booking reference: ([A-Z2-9]{3}-[A-Z2-9]{3})/.exec(outputs[1]!.content)![1]!;
@@ -168,7 +168,7 @@ describe("the text chat's booking tools", () => {
     const byReference = await browser.postJson("/api/conversation/process", { message: `رقم حجزي ${reference}`, token });
     expect(byReference.status).toBe(200);
     expect(toolOutputs().at(-1)!.content).toMatch(
-      new RegExp(`^Booking found at Sakina Demo Salon: Haircut .*Booking reference: ${reference}\\.$`),
+      new RegExp(`^Booking found at "Sakina Demo Salon": "Haircut" .*Booking reference: ${reference}\\.$`),
     );
     expect(realtime.restProblems).toEqual([]);
   });

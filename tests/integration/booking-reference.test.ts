@@ -283,7 +283,7 @@ describe("the agents' look-up by reference and phone number", () => {
     const reference = formatBookingReference(booking.reference);
     const spoken = `${reference.slice(0, 3).toLowerCase()} ${reference.slice(4)}`;
     const found = await lookup(session(), { reference: spoken, phone: "(212) 555-0161" });
-    expect(found).toMatch(/^Booking found at Sakina Demo Salon: Haircut on .*, for Caller 1\./);
+    expect(found).toMatch(/^Booking found at "Sakina Demo Salon": "Haircut" on .*, for "Caller 1"\./);
     expect(found).toContain(`Booking reference: ${reference}.`);
     // The number the caller is on is the default.
     expect(await lookup(session({ phone: "+12125550161" }), { reference: booking.reference })).toMatch(/^Booking found/);
@@ -316,7 +316,9 @@ describe("the agents' look-up by reference and phone number", () => {
     const agent = await app.services.callPurposes[call.purpose].agent(app.services, call);
     const tool = agent.tools.find((t) => t.name === LOOKUP_BOOKING)!;
     expect(agent.instructions).toContain(formatBookingReference(mine.reference));
-    expect(await tool.run({ reference: formatBookingReference(mine.reference) })).toMatch(/^Booking found at Reference Studio: Massage/);
+    expect(await tool.run({ reference: formatBookingReference(mine.reference) })).toMatch(
+      /^Booking found at "Reference Studio": "Massage"/,
+    );
     expect(await tool.run({ reference: formatBookingReference(theirs.reference) })).toBe(NO_MATCHING_BOOKING);
     expect(await tool.run({ reference: formatBookingReference(mine.reference), phone: "+12125550199" })).toBe(NO_MATCHING_BOOKING);
   });

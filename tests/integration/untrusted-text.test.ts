@@ -116,6 +116,12 @@ async function connected(booking: Booking, purpose: Call["purpose"]) {
   return { call, stream };
 }
 
+/** The customers hang up: the calls end before the bridge's idle limit would end them. */
+async function hangUp(calls: Call[]) {
+  for (const call of calls) twilio.hangup(call.providerCallId!);
+  await Promise.all(calls.map((call) => twilio.waitForStatus(call.providerCallId!, "completed", 20_000)));
+}
+
 /** The realtime session of the booking's call (its instructions give the booking's reference), once the greeting was asked for. */
 function sessionOf(booking: Booking) {
   const reference = formatBookingReference(booking.reference);
@@ -155,7 +161,7 @@ describe("a hostile customer name", () => {
     // One after another: each takes the first free time left.
     const bookings: Booking[] = [];
     for (const language of languages) bookings.push(await bookThroughApi(nameFor(language), language));
-    await Promise.all(bookings.map((booking) => connected(booking, "booking_confirmation")));
+    const calls = await Promise.all(bookings.map((booking) => connected(booking, "booking_confirmation")));
     for (const booking of bookings) {
       const session = await sessionOf(booking);
       const texts = instructionsSent(session);
@@ -170,6 +176,7 @@ describe("a hostile customer name", () => {
         });
       }
     }
+    await hangUp(calls.map(({ call }) => call));
   });
 
   it("reaches the reminder call's model, with the business's address, only inside the data section (ar and en)", async () => {
@@ -192,8 +199,9 @@ describe("a hostile customer name", () => {
       // Three hours before: inside its four-hour reminder window.
       expect(await queueDueCallReminders(app.services, new Date(booking.startsAt.getTime() - 3 * 3_600_000))).toBe(1);
     }
+    const reminders: Call[] = [];
     for (const booking of made) {
-      await connected(booking, "booking_reminder");
+      reminders.push((await connected(booking, "booking_reminder")).call);
       const session = await sessionOf(booking);
       const texts = instructionsSent(session);
       expect(texts.length).toBeGreaterThanOrEqual(2);
@@ -205,6 +213,7 @@ describe("a hostile customer name", () => {
         });
       }
     }
+    await hangUp(reminders);
   });
 
   it("reaches no agent of any call purpose, nor the browser's voice, outside the data section", async () => {
@@ -227,6 +236,21 @@ describe("a hostile customer name", () => {
       const agent = await app.services.callPurposes[purpose].agent(app.services, call);
       for (const text of [agent.instructions, agent.greeting]) expectOnlyAsData(text, [...hostileLines(name), ...OWNER_LINES, "knab"]);
     }
+    // A booking looked up during a call: its customer's name comes back quoted, on one line.
+    const confirmation = await app.services.callPurposes.booking_confirmation.agent(app.services, {
+      id: 990_050,
+      purpose: "booking_confirmation",
+      businessId: demoId,
+      bookingId: booking.id,
+      language: "fr",
+      voice: "alloy",
+      toNumber: booking.customerPhone,
+    } as unknown as Call);
+    const lookup = confirmation.tools.find((tool) => tool.name === "lookup_booking")!;
+    const answer = await lookup.run({ reference: formatBookingReference(booking.reference) });
+    expect(answer).toContain(`for ${JSON.stringify(plainText(name, 120))}.`);
+    for (const char of answer) expect(char).not.toMatch(INVISIBLE_OR_CONTROL);
+
     // The browser's voice carries on a typed conversation: what the visitor typed is data too.
     const typed = `${HOSTILE_NAMES.ar}\n${HOSTILE_NAMES.en}`;
     const web = webVoiceAgent(

@@ -204,7 +204,7 @@ describe("lookup_booking", () => {
     const local = s.phone!.replace("+1", "").replace(/^(\d{3})(\d{3})(\d{4})$/, "($1) $2-$3");
     const out = await tool(session({ phone: null }), LOOKUP_BOOKING).run({ reference: link, phone: local });
     expect(out).toMatch(
-      /^Booking found at Sakina Demo Salon: Haircut on .* \(America\/New_York time\), for Noura\. Status: booked, waiting/,
+      /^Booking found at "Sakina Demo Salon": "Haircut" on .* \(America\/New_York time\), for "Noura"\. Status: booked, waiting/,
     );
     expect(out).toContain(time);
     // The number the caller is on is the default.

@@ -23,6 +23,7 @@ import type { ChatTool } from "~/providers/ai.server";
 import { parseDbId } from "~/lib/ids";
 import { visitorOrigin, type CallOrigin } from "~/calls/gate.server";
 import { AVAILABLE_TIMES, BOOK_APPOINTMENT, FIND_BUSINESS, LOOKUP_BOOKING } from "~/voice/agents.server";
+import { quoted } from "~/voice/data-section";
 
 /**
  * The Saudi customer-service agent's tools, the same in the browser's text chat (Chat Completions
@@ -220,7 +221,9 @@ export function lookupBookingTool(services: AppServices, session: AgentSession, 
       const { booking, business } = found;
       const service = await findService(services.db, business.id, booking.serviceId);
       const past = booking.endsAt.getTime() <= Date.now() ? " This appointment is in the past." : "";
-      return `Booking found at ${business.name}: ${service?.name ?? "a service"} on ${localWhen(booking.startsAt, business.timeZone)}, for ${booking.customerName}. Status: ${STATUS_WORDS[booking.status]}.${past} Booking reference: ${formatBookingReference(booking.reference)}.`;
+      // Names someone else typed (the booking's customer, the owner) reach the model quoted, as plain one-line text.
+      const what = service ? quoted(service.name) : "a service";
+      return `Booking found at ${quoted(business.name)}: ${what} on ${localWhen(booking.startsAt, business.timeZone)}, for ${quoted(booking.customerName, 120)}. Status: ${STATUS_WORDS[booking.status]}.${past} Booking reference: ${formatBookingReference(booking.reference)}.`;
     },
   });
 }
