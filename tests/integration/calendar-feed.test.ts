@@ -279,47 +279,43 @@ describe("the owner's calendar feed", () => {
 });
 
 describe("a hostile If-None-Match", () => {
-  /**
-   * The feed asked for with this If-None-Match, five times: the status and the least CPU time one
-   * answer took. The app runs in this process, so its CPU time is the server's work, which the
-   * other programs on a busy machine do not inflate as they do the time on the clock.
-   */
-  async function cheapest(path: string, ifNoneMatch: string) {
-    let best = { status: 0, cpuMs: Infinity };
-    for (let i = 0; i < 5; i += 1) {
-      const before = process.cpuUsage();
-      // node:http, not fetch: fetch's own header checks would be counted too.
-      const status = await new Promise<number>((resolve, reject) => {
-        const request = http.get(`${app.url}${path}`, { headers: { "If-None-Match": ifNoneMatch } }, (response) => {
-          response.resume();
-          response.on("end", () => resolve(response.statusCode ?? 0));
-        });
-        request.on("error", reject);
+  /** The feed asked for with this If-None-Match: the status, and the CPU time this process (the app's) spent. */
+  async function ask(path: string, ifNoneMatch: string) {
+    const before = process.cpuUsage();
+    // node:http, not fetch: fetch's own header checks would be counted too.
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.get(`${app.url}${path}`, { headers: { "If-None-Match": ifNoneMatch } }, (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
       });
-      const used = process.cpuUsage(before);
-      best = { status, cpuMs: Math.min(best.cpuMs, (used.user + used.system) / 1000) };
-    }
-    return best;
+      request.on("error", reject);
+    });
+    const used = process.cpuUsage(before);
+    return { status, cpuMs: (used.user + used.system) / 1000 };
   }
 
   it("is read in linear time: 15 KB of spaces costs within 50 ms of a short header, and a list naming the tag still gives 304", async () => {
     const path = pathOf((await feedLinks(owner)).https);
     const etag = (await fetch(`${app.url}${path}`)).headers.get("etag")!;
-    // What the feed costs anyway (the database, the calendar text).
-    const usual = await cheapest(path, `"other"`);
-    expect(usual.status).toBe(200);
     for (const [what, header, status] of [
       ["15 KB of spaces", `a${" ".repeat(15_000)}b`, 200],
       ["15 KB of spaced commas", `a${" , ".repeat(5000)}b`, 200],
       ["the tag among others", `"other", W/${etag} , "more"`, 304],
       ["*", "*", 304],
     ] as const) {
-      const answer = await cheapest(path, header);
-      console.log(
-        `If-None-Match ${what}: ${answer.status}, ${answer.cpuMs.toFixed(1)} ms of CPU (a short one: ${usual.cpuMs.toFixed(1)} ms)`,
-      );
-      expect(answer.status, what).toBe(status);
-      expect(answer.cpuMs - usual.cpuMs, what).toBeLessThan(50);
+      // The least CPU time of up to eight tries, against what the feed costs anyway (the database,
+      // the calendar text) with a short header: the app's other work lands in some tries, but a
+      // header that costs more than 50 ms costs it every time.
+      let usual = Infinity;
+      let hostile = Infinity;
+      for (let tries = 0; tries === 0 || (tries < 8 && hostile - usual >= 50); tries += 1) {
+        usual = Math.min(usual, (await ask(path, `"other"`)).cpuMs);
+        const answer = await ask(path, header);
+        expect(answer.status, what).toBe(status);
+        hostile = Math.min(hostile, answer.cpuMs);
+      }
+      console.log(`If-None-Match ${what}: ${hostile.toFixed(1)} ms of CPU (a short one: ${usual.toFixed(1)} ms)`);
+      expect(hostile - usual, what).toBeLessThan(50);
     }
   });
 });

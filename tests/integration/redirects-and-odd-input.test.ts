@@ -348,17 +348,19 @@ describe("JSON nested or repeated without end", () => {
   it("refuses each shape with 413 and a JSON error, on the APIs and the Stripe webhook, for a few milliseconds of work", async () => {
     for (const path of ["/api/auth/login", "/api/booking/create", "/api/business/register", "/webhooks/stripe"]) {
       for (const [what, body] of Object.entries(bombs)) {
-        // The least of three: a busy machine lends the process no extra CPU time, but a collection may land in one.
-        const answers = [await postJson(path, body), await postJson(path, body), await postJson(path, body)];
-        const cheapest = Math.min(...answers.map((a) => a.cpuMs));
-        console.log(`${what} to ${path}: ${answers[0]!.status}, ${cheapest.toFixed(1)} ms of CPU`);
-        expect(answers[0]!.status, `${what} to ${path}`).toBe(413);
-        expect(JSON.parse(answers[0]!.body)).toEqual({ error: expect.stringContaining("32 levels and 10000 values") });
+        // The app's work is the least CPU time of up to eight tries: the app's other work (jobs, a
+        // collection) lands in some, but a body that costs more than 50 ms costs it every time.
+        const first = await postJson(path, body);
+        expect(first.status, `${what} to ${path}`).toBe(413);
+        expect(JSON.parse(first.body)).toEqual({ error: expect.stringContaining("32 levels and 10000 values") });
+        let cheapest = first.cpuMs;
+        for (let tries = 1; tries < 8 && cheapest >= 50; tries += 1) cheapest = Math.min(cheapest, (await postJson(path, body)).cpuMs);
+        console.log(`${what} to ${path}: ${first.status}, ${cheapest.toFixed(1)} ms of CPU`);
         expect(cheapest, `${what} to ${path}`).toBeLessThan(50);
       }
     }
     // A body of the usual shape is read as ever.
-    const login = await postJson("/api/auth/login", JSON.stringify({ email: "nobody@example.com", password: "not the password" }));
+    const login = await client().postJson("/api/auth/login", { email: "nobody@example.com", password: "not the password" });
     expect(login.status).toBe(401);
   });
 
@@ -384,17 +386,29 @@ describe("JSON nested or repeated without end", () => {
 });
 
 describe("headers an attacker fills with 15 KB", () => {
-  /** The least CPU time (of two) this process, the app's, spent answering `path` with these headers. */
+  /** The CPU time this process, the app's, spent answering `path` with these headers, and the status. */
   async function cpuOf(path: string, headers: Record<string, string>) {
-    let least = Infinity;
-    let status = 0;
-    for (let i = 0; i < 2; i += 1) {
-      const before = process.cpuUsage();
-      status = (await send({ path, headers })).status;
-      const used = process.cpuUsage(before);
-      least = Math.min(least, (used.user + used.system) / 1000);
+    const before = process.cpuUsage();
+    const { status } = await send({ path, headers });
+    const used = process.cpuUsage(before);
+    return { status, ms: (used.user + used.system) / 1000 };
+  }
+
+  /**
+   * Whether these headers cost the app under 50 ms more than none, in the least of up to eight
+   * tries each: the app's other work (jobs, a collection) lands in some tries, but a header that
+   * costs more costs it every time.
+   */
+  async function costsLittle(path: string, headers: Record<string, string>) {
+    let usual = Infinity;
+    let hostile = Infinity;
+    for (let tries = 0; tries === 0 || (tries < 8 && hostile - usual >= 50); tries += 1) {
+      usual = Math.min(usual, (await cpuOf(path, {})).ms);
+      const answer = await cpuOf(path, headers);
+      expect(answer.status).toBeLessThan(500);
+      hostile = Math.min(hostile, answer.ms);
     }
-    return { status, least };
+    return hostile - usual;
   }
 
   it("cost about what short ones cost, on a page and on an API", async () => {
@@ -417,12 +431,9 @@ describe("headers an attacker fills with 15 KB", () => {
       "Accept",
     ];
     for (const path of ["/api/booking/services/demo-salon", "/login"]) {
-      const usual = await cpuOf(path, {});
       for (const name of names) {
         for (const shape of shapes) {
-          const answer = await cpuOf(path, { [name]: shape });
-          expect(answer.status, `${name} ${shape.slice(0, 8)} on ${path}`).toBeLessThan(500);
-          expect(answer.least - usual.least, `${name}: ${JSON.stringify(shape.slice(0, 8))}… on ${path}`).toBeLessThan(50);
+          expect(await costsLittle(path, { [name]: shape }), `${name}: ${JSON.stringify(shape.slice(0, 8))}… on ${path}`).toBeLessThan(50);
         }
       }
     }
