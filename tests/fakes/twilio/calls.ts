@@ -78,7 +78,8 @@ export function callResource(state: FakeTwilioState, call: FakeCall) {
     queue_time: "0",
     sid: call.sid,
     start_time: call.startedAt ? rfc2822(call.startedAt) : null,
-    status: call.status,
+    // The resource knows no "initiated" (only callbacks do): a call not yet ringing is "queued".
+    status: call.status === "initiated" ? "queued" : call.status,
     subresource_uris: {
       notifications: `${base}/Notifications.json`,
       recordings: `${base}/Recordings.json`,

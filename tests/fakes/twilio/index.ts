@@ -28,6 +28,9 @@
  *                       "no-answer" | "failed" | "machine"
  *   fake.setOutcome(number, outcome)   outcome for every call to that number (nextOutcome wins)
  *   fake.blockedPrefixes   To prefixes refused with 21215 (geo permissions), e.g. ["+966"]; mutable
+ *   fake.loseStatusCallback(to, status = "completed")   the next status callback with that CallStatus of a call
+ *                       to that number is lost on the way (recorded in callbackDeliveries with status 0 and an
+ *                       error, not sent, never retried), as a network blip or an app restart loses one
  *   fake.unreachableStreams   To numbers whose media stream cannot reach the app (a network failure between
  *                       Twilio and the app): the <Stream> fails with 31920 and the TwiML goes on; mutable Set
  *   fake.failNext(status, { code, message }, times = 1)   the next N call creations answer that error
@@ -56,7 +59,10 @@
  *        value (X)"); Timeout a positive integer (21208); a To matching blockedPrefixes 21215. 201 with the
  *        Call (status "queued", direction "outbound-api", snake_case, RFC 2822 dates).
  *   GET  /2010-04-01/Accounts/{Sid}/Calls.json               list (To, From, Status filters; PageSize)
- *   GET  /2010-04-01/Accounts/{Sid}/Calls/{CallSid}.json     fetch; unknown sid 404 code 20404
+ *   GET  /2010-04-01/Accounts/{Sid}/Calls/{CallSid}.json     fetch; unknown sid 404 code 20404. The Call's status is
+ *        queued|ringing|in-progress|completed|busy|no-answer|failed|canceled (no "initiated": that is a callback
+ *        event), duration a string of seconds once it ended (null before), answered_by, start_time/end_time
+ *        (RFC 2822, null until answered / ended), whether or not its status callbacks reached the app.
  *   POST /2010-04-01/Accounts/{Sid}/Calls/{CallSid}.json     Status=completed hangs up (a call not yet answered
  *        ends "canceled"); Status=canceled only ends a queued/ringing call; other values 400 (21200).
  *   DELETE the same: 204.       Unknown paths 404 20404; other methods 405 20004.
@@ -274,6 +280,12 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     nextOutcome: undefined as CallOutcome | undefined,
     unreachableStreams: state.unreachableStreams,
     recordings: state.recordings,
+    /** The next `status` callback of a call to `to` is lost on the way and, as Twilio does, not retried. */
+    loseStatusCallback(to: string, status: CallStatus = "completed") {
+      const lost = state.lostCallbacks.get(to) ?? new Set<string>();
+      lost.add(status);
+      state.lostCallbacks.set(to, lost);
+    },
     setOutcome(number: string, outcome: CallOutcome | null) {
       if (outcome === null) state.numberOutcomes.delete(number);
       else state.numberOutcomes.set(number, outcome);

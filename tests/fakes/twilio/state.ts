@@ -24,6 +24,8 @@ export interface FakeTwilioState {
   ownedNumbers: string[];
   blockedPrefixes: string[];
   unreachableStreams: Set<string>;
+  /** To number → the statuses whose next status callback is lost on the way (loseStatusCallback). */
+  lostCallbacks: Map<string, Set<string>>;
   recordings: Map<string, { sid: string; callSid: string; duration: number; channels: number; deleted: boolean }>;
   autoDial: boolean;
   realtimeAudio: boolean;
@@ -63,6 +65,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
   const ownedNumbers = [...(options.ownedNumbers ?? ["+15005550006"])];
   const blockedPrefixes = [...(options.blockedPrefixes ?? [])];
   const unreachableStreams = new Set<string>();
+  const lostCallbacks = new Map<string, Set<string>>();
   const recordings = new Map<string, { sid: string; callSid: string; duration: number; channels: number; deleted: boolean }>();
   const autoDial = options.autoDial ?? true;
   const realtimeAudio = options.realtimeAudio ?? true;
@@ -105,6 +108,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     ownedNumbers,
     blockedPrefixes,
     unreachableStreams,
+    lostCallbacks,
     recordings,
     autoDial,
     realtimeAudio,
