@@ -136,6 +136,46 @@ describe("a call whose end the app missed", () => {
     expect((await findEmpathyRequest(app.services.db, paid.requestId))!.status).toBe("completed");
   });
 
+  it("waits while Twilio cannot be asked, without a guess, and ends from its record once it can", async () => {
+    const phone = nextNumber();
+    twilio.loseStatusCallback(phone, "completed");
+    const paid = await paidCall(phone);
+    const { call, stream } = await conversation(phone, paid.requestId);
+    await waitFor(() => (call.startedAt && Date.now() - call.startedAt.getTime() > 3200 ? true : null), { what: "three seconds" });
+    await stream.hangup();
+    await twilio.waitForStatus(call.sid, "completed");
+    await twilio.flush();
+    // Twilio's API is in trouble: the sweeps that ask it get 503s and leave the call as it is.
+    twilio.failNextFetch(503, { code: 20503, message: "Service Unavailable" }, 1000);
+    const asked = fetchesOf(call.sid).length;
+    await waitFor(
+      async () => {
+        await callSweeperJob.handle({}, app.services);
+        return fetchesOf(call.sid).length >= asked + 2;
+      },
+      { what: "two sweeps asking Twilio", timeoutMs: 20_000, intervalMs: 100 },
+    );
+    const waiting = (await attemptsOf(paid.requestId))[0]!;
+    expect({ status: waiting.status, delivered: waiting.delivered }).toEqual({ status: "in-progress", delivered: null });
+    expect(callsTo(phone)).toHaveLength(1);
+
+    twilio.clearFailures();
+    const [ended] = await waitFor(
+      async () => {
+        await callSweeperJob.handle({}, app.services);
+        const attempts = await attemptsOf(paid.requestId);
+        return attempts[0]?.status === "completed" ? attempts : null;
+      },
+      { what: "the call ended from Twilio's record", timeoutMs: 20_000, intervalMs: 100 },
+    );
+    expect(ended!.durationSeconds).toBe(call.duration);
+    expect(ended!.delivered).toBe(true);
+    await callSweeperJob.handle({}, app.services);
+    expect(await attemptsOf(paid.requestId)).toHaveLength(1);
+    expect(callsTo(phone)).toHaveLength(1);
+    expect(refundsOf(paid.paymentIntentId)).toHaveLength(0);
+  });
+
   it("is left alone while Twilio has it in progress, and ends as its callback says", async () => {
     const phone = nextNumber();
     const paid = await paidCall(phone);

@@ -267,7 +267,14 @@ export function callEndpoint(
 ) {
   const call = state.calls.get(callSid);
   if (!call) return notFound();
-  if (method === "GET") return send(res, 200, callResource(state, call));
+  if (method === "GET") {
+    const failure = state.fetchFailures[0];
+    if (failure) {
+      if (--failure.times <= 0) state.fetchFailures.shift();
+      return sendError(res, failure);
+    }
+    return send(res, 200, callResource(state, call));
+  }
   if (method === "DELETE") {
     state.calls.delete(callSid);
     return send(res, 204, null);

@@ -34,7 +34,8 @@
  *   fake.unreachableStreams   To numbers whose media stream cannot reach the app (a network failure between
  *                       Twilio and the app): the <Stream> fails with 31920 and the TwiML goes on; mutable Set
  *   fake.failNext(status, { code, message }, times = 1)   the next N call creations answer that error
- *   fake.clearFailures()   drops the failures failNext queued and not yet answered (the outage is over)
+ *   fake.failNextFetch(status, { code, message }, times = 1)   the next N call fetches (GET Calls/{sid}) answer that error
+ *   fake.clearFailures()   drops the failures failNext and failNextFetch queued and not yet answered (the outage is over)
  *   fake.hangNext({ to?, ms? })   the next call creation (to that number, if given) is held without an answer,
  *                       as an overloaded API does, until `release()` or `ms` (default 60 s) pass or the fake closes;
  *                       then it is answered as usual. Returns { arrived: Promise<{ remotePort }> (the request came,
@@ -293,8 +294,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     failNext(status: number, error: { code: number; message: string }, times = 1) {
       state.failures.push({ status, code: error.code, message: error.message, times });
     },
+    /** The next `times` fetches of a call (GET Calls/{sid}) answer this error, as an API in trouble does. */
+    failNextFetch(status: number, error: { code: number; message: string }, times = 1) {
+      state.fetchFailures.push({ status, code: error.code, message: error.message, times });
+    },
     clearFailures() {
       state.failures.length = 0;
+      state.fetchFailures.length = 0;
     },
     hangNext(options: { to?: string; ms?: number } = {}) {
       let arrived!: (from: { remotePort: number }) => void;

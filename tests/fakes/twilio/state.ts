@@ -50,6 +50,8 @@ export interface FakeTwilioState {
   warnings: string[];
   numberOutcomes: Map<string, CallOutcome>;
   failures: { status: number; code: number; message: string; times: number }[];
+  /** Answers for the next call fetches (GET Calls/{sid}), as failNextFetch queued them. */
+  fetchFailures: { status: number; code: number; message: string; times: number }[];
   hangs: { to?: string; ms: number; arrived: (from: { remotePort: number }) => void; released: Promise<void> }[];
   closed: AbortController;
   changes: EventEmitter;
@@ -96,6 +98,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
   const warnings: string[] = [];
   const numberOutcomes = new Map<string, CallOutcome>();
   const failures: { status: number; code: number; message: string; times: number }[] = [];
+  const fetchFailures: { status: number; code: number; message: string; times: number }[] = [];
   const hangs: { to?: string; ms: number; arrived: (from: { remotePort: number }) => void; released: Promise<void> }[] = [];
   const closed = new AbortController();
   const changes = new EventEmitter();
@@ -122,6 +125,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     warnings,
     numberOutcomes,
     failures,
+    fetchFailures,
     hangs,
     closed,
     changes,
