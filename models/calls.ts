@@ -175,15 +175,27 @@ export async function queuePosition(db: Db, call: Pick<Call, "id" | "status" | "
   return Number(row?.ahead ?? 0) + 1;
 }
 
-/** Calls still marked live past their time limit plus `graceSeconds`: their end was never reported. */
-export async function overdueLiveCalls(db: Db, graceSeconds: number) {
+/**
+ * Live calls whose end may have been missed, for the sweeper to check with the provider: those
+ * the app has heard nothing about (no status, transcript or other write) for `quietSeconds`, and
+ * those past their time limit plus `graceSeconds` (`overdue`); `abandoned` when past it by
+ * `abandonSeconds` too, when the provider's silence no longer stops the call from being ended.
+ */
+export async function callsToReconcile(db: Db, limits: { quietSeconds: number; graceSeconds: number; abandonSeconds: number }) {
+  const deadline = sql`coalesce(${calls.answeredAt}, ${calls.startedAt}, ${calls.createdAt}) + make_interval(secs => ${calls.timeLimitSeconds})`;
+  const overdue = sql<boolean>`${deadline} + make_interval(secs => ${limits.graceSeconds}) < now()`;
   return db
-    .select()
+    .select({
+      call: calls,
+      overdue,
+      abandoned: sql<boolean>`${deadline} + make_interval(secs => ${limits.abandonSeconds}) < now()`,
+    })
     .from(calls)
     .where(
       and(
         inArray(calls.status, LIVE_STATUSES),
-        sql`coalesce(${calls.answeredAt}, ${calls.startedAt}, ${calls.createdAt}) + make_interval(secs => ${calls.timeLimitSeconds} + ${graceSeconds}) < now()`,
+        sql`(${overdue} or (${calls.providerCallId} is not null
+              and ${calls.updatedAt} < now() - make_interval(secs => ${limits.quietSeconds})))`,
       ),
     );
 }

@@ -4,7 +4,7 @@ import {
   callsToWake,
   claimNumberCount,
   DIAL_LEASE_SECONDS,
-  overdueLiveCalls,
+  callsToReconcile,
   takeLine,
   failCall,
   findCall,
@@ -28,7 +28,7 @@ import type { AppJob } from "~/platform/services.server";
 import { deliveryOf } from "~/calls/delivery";
 import { callTexts } from "~/voice/call-texts.server";
 import { mediaStreamUrl, prepareVoiceSession, streamLimits } from "~/voice/bridge.server";
-import { TelephonyError } from "~/providers/telephony.server";
+import { TelephonyError, type ProviderCallRecord } from "~/providers/telephony.server";
 import type { AppServices } from "~/platform/services.server";
 
 export const TIME_LIMITS: Record<Call["purpose"], number> = {
@@ -204,14 +204,24 @@ const TWILIO_STATUSES: Record<string, CallStatus> = {
   canceled: "canceled",
 };
 
-/** A signed status callback: moves the call forward (never back) and reports the end. */
-export async function applyStatusCallback(services: AppServices, callId: number, params: Record<string, string>, origin: string) {
+/**
+ * A signed status callback (or the provider's record standing in for one, `note` saying so):
+ * moves the call forward (never back) and reports the end.
+ */
+export async function applyStatusCallback(
+  services: AppServices,
+  callId: number,
+  params: Record<string, string>,
+  origin: string,
+  note?: string,
+) {
   const status = TWILIO_STATUSES[params.CallStatus ?? ""];
   if (!status) return null;
   const duration = Number(params.CallDuration ?? params.Duration);
   const updated = await advanceCallStatus(services.db, callId, status, {
     ...(Number.isFinite(duration) && duration >= 0 ? { durationSeconds: duration } : {}),
     ...(params.AnsweredBy ? { answeredBy: params.AnsweredBy } : {}),
+    ...(note ? { lastError: note } : {}),
   });
   if (updated && ["completed", "busy", "no-answer", "failed", "canceled"].includes(updated.status)) {
     await onCallFinished(services, updated, origin);
@@ -254,6 +264,61 @@ export async function resumePausedCalls(services: AppServices, businessId?: numb
 export const SWEEP_GRACE_SECONDS = 120;
 
 /**
+ * Past its time limit by this much, a call the provider cannot be asked about is ended without its
+ * word: a guess, but its line is needed and the provider ended it long ago (it enforces the limit).
+ */
+export const PROVIDER_SILENT_SECONDS = 15 * 60;
+
+/** The provider's statuses of a call that is not over yet. */
+const PROVIDER_LIVE = new Set(["queued", "initiated", "ringing", "in-progress"]);
+
+/**
+ * The provider's word decides how a call ends whose last event the app missed (a lost status
+ * callback, a process that died): its record (GET Calls/{sid}) is applied as its final status
+ * callback would have been, so the call is judged on its real duration and whoever asked for it
+ * hears the true end (a delivered paid call is neither dialled again nor refunded). A call the
+ * provider has as still up is left alone; past its time limit plus the grace it is hung up there,
+ * and the next look ends it. When the provider cannot be asked, the call waits for the next sweep,
+ * unless it is PROVIDER_SILENT_SECONDS past its limit (or was never placed there): then it ends as
+ * the sweeper guesses, completed if it was answered, failed otherwise.
+ */
+export async function reconcileCall(services: AppServices, call: Call, due: { overdue: boolean; abandoned: boolean }, origin: string) {
+  let record: ProviderCallRecord | null = null;
+  let unknownThere = !call.providerCallId;
+  if (call.providerCallId) {
+    try {
+      record = await services.telephony.fetchCall(call.providerCallId);
+    } catch (error) {
+      // Twilio answering "no such call" is an answer: nothing there will ever end it.
+      unknownThere = error instanceof TelephonyError && error.status === 404;
+      if (!unknownThere && !due.abandoned) return null;
+    }
+  }
+  if (record && !PROVIDER_LIVE.has(record.status)) {
+    return applyStatusCallback(
+      services,
+      call.id,
+      {
+        CallStatus: record.status,
+        ...(record.durationSeconds !== null ? { CallDuration: String(record.durationSeconds) } : {}),
+        ...(record.answeredBy ? { AnsweredBy: record.answeredBy } : {}),
+      },
+      origin,
+      "Ended from Twilio's record: its final status callback never reached the app.",
+    );
+  }
+  if (!due.overdue) return null;
+  if (call.providerCallId) await services.telephony.hangUp(call.providerCallId).catch(() => undefined);
+  if (record && !due.abandoned) return null;
+  if (!unknownThere) console.warn(`call ${call.id}: ended without Twilio's record, which could not be fetched, long past its time limit`);
+  const ended = await advanceCallStatus(services.db, call.id, call.status === "in-progress" ? "completed" : "failed", {
+    lastError: "Ended by the sweeper: no end was reported within the time limit.",
+  });
+  if (ended) await onCallFinished(services, ended, origin);
+  return ended;
+}
+
+/**
  * Queued calls whose dialling job ran out of retries (hours of a fault outside the provider's own
  * answers, which the job retries itself: a database error, a worker killed at every try): nothing
  * would dial them any more. Each ends as failed through the usual end-of-call path, so whoever
@@ -277,24 +342,23 @@ async function endGivenUpDials(services: AppServices) {
 }
 
 /**
- * Every minute: calls past their time limit plus the grace are hung up at the provider (an
- * "already ended" error is fine) and ended here, through the same end-of-call path as a status
- * callback (a paid one is retried or refunded), as are queued calls whose dialling job gave up;
- * then waiting calls get the free lines.
+ * Every minute: live calls the app heard nothing about for CALL_QUIET_CHECK_SECONDS, and those past
+ * their time limit plus the grace, are reconciled with the provider's record (reconcileCall), through
+ * the same end-of-call path as a status callback (a paid one is retried or refunded only when it was
+ * not delivered); queued calls whose dialling job gave up are ended; then waiting calls get the free
+ * lines. A lost end is found within CALL_QUIET_CHECK_SECONDS plus a minute.
  */
 export const callSweeperJob: AppJob<Record<string, never>> = {
   name: "call-sweeper",
   retryLimit: 2,
   retryDelaySeconds: 30,
   async handle(_data, services) {
-    for (const call of await overdueLiveCalls(services.db, SWEEP_GRACE_SECONDS)) {
-      if (call.providerCallId) await services.telephony.hangUp(call.providerCallId).catch(() => undefined);
-      const answered = call.status === "in-progress";
-      const ended = await advanceCallStatus(services.db, call.id, answered ? "completed" : "failed", {
-        lastError: "Ended by the sweeper: no end was reported within the time limit.",
-      });
-      if (ended) await onCallFinished(services, ended, publicOrigin(services));
-    }
+    const due = await callsToReconcile(services.db, {
+      quietSeconds: services.env.CALL_QUIET_CHECK_SECONDS,
+      graceSeconds: SWEEP_GRACE_SECONDS,
+      abandonSeconds: PROVIDER_SILENT_SECONDS,
+    });
+    for (const { call, overdue, abandoned } of due) await reconcileCall(services, call, { overdue, abandoned }, publicOrigin(services));
     await endGivenUpDials(services);
     await wakeWaitingCalls(services);
     await resumePausedCalls(services);

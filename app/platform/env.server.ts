@@ -112,6 +112,11 @@ export const envSchema = z.object({
   AGENT_SILENCE_SECONDS: z.coerce.number().min(0.1).max(60).optional(),
   /** A call counts as delivered once the caller was heard and it lasted this long (twice this if the caller only listened). */
   CALL_DELIVERED_MIN_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  /**
+   * A live call the app has heard nothing about for this long is checked with Twilio at the next
+   * minute's sweep (its end may have been lost): a lost end is found within two minutes.
+   */
+  CALL_QUIET_CHECK_SECONDS: z.coerce.number().int().min(1).max(600).default(45),
   /** While the telephony API keeps failing, a call's dial is retried for this long, then the attempt fails (a paid call is refunded). */
   DIAL_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   /** The pause between two dial attempts while the telephony API fails. */

@@ -37,6 +37,17 @@ export interface PlaceCallOptions {
   recordingStatusCallbackUrl?: string;
 }
 
+/** A call as the provider has it: what happened, whatever callbacks reached us. */
+export interface ProviderCallRecord {
+  /** The provider's own status: queued, ringing, in-progress, completed, busy, no-answer, failed, canceled. */
+  status: string;
+  /** Seconds from the answer to the end; null while the call is up. */
+  durationSeconds: number | null;
+  answeredBy: string | null;
+  startedAt: Date | null;
+  endedAt: Date | null;
+}
+
 export interface Telephony {
   name: "twilio";
   configured: boolean;
@@ -47,6 +58,8 @@ export interface Telephony {
    * dial whose answer was lost (the process died while the provider created the call) is found.
    */
   recentCallsTo(to: string, since: Date): Promise<{ providerCallId: string; from: string; status: string; createdAt: Date }[]>;
+  /** The provider's record of one call (GET Calls/{sid}): how the engine learns an end whose callback never came. */
+  fetchCall(providerCallId: string): Promise<ProviderCallRecord>;
   /** Deletes a recording at the provider; one already gone counts as deleted. */
   deleteRecording(recordingSid: string): Promise<void>;
   /** A real request with the credentials; `trial` when the account may only call verified numbers. */
@@ -125,6 +138,22 @@ export function createTelephony(env: Env): Telephony {
         return found
           .filter((call) => call.dateCreated && call.dateCreated.getTime() >= since.getTime())
           .map((call) => ({ providerCallId: call.sid, from: call.from, status: call.status, createdAt: call.dateCreated }));
+      } catch (error) {
+        throw toTelephonyError(error);
+      }
+    },
+    async fetchCall(providerCallId) {
+      try {
+        const call = await requireClient().calls(providerCallId).fetch();
+        // Seconds as a string once the call is over (the SDK's types say string; it is null while up).
+        const duration = call.duration ? Number(call.duration) : NaN;
+        return {
+          status: call.status,
+          durationSeconds: Number.isFinite(duration) ? duration : null,
+          answeredBy: call.answeredBy ?? null,
+          startedAt: (call.startTime as Date | undefined) ?? null,
+          endedAt: (call.endTime as Date | undefined) ?? null,
+        };
       } catch (error) {
         throw toTelephonyError(error);
       }

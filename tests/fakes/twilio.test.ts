@@ -429,6 +429,38 @@ describe("a call with a bidirectional media stream", () => {
     });
     expect(fake.callbackDeliveries.at(-1)).toMatchObject({ replayOf: index, status: 204 });
   });
+
+  it("loses one status callback on demand, never resends it, and still reports the call's end when fetched", async () => {
+    fake.loseStatusCallback("+966501234567", "completed");
+    const created = await placeCall();
+    const handle = await fake.stream(created.sid);
+    await handle.hangup();
+    const call = await fake.waitForStatus(created.sid, "completed");
+    await fake.flush();
+    expect(app.statusRequests(created.sid).map((r) => r.params.CallStatus)).toEqual(["initiated", "ringing", "in-progress"]);
+    expect(fake.statusCallbacks(created.sid).at(-1)).toMatchObject({ status: 0, params: { CallStatus: "completed" } });
+    const fetched = await client.calls(created.sid).fetch();
+    expect(fetched).toMatchObject({ status: "completed", duration: String(call.duration) });
+    expect(fetched.endTime).toBeInstanceOf(Date);
+    // Only the next one is lost: the number's next call reports its end.
+    const next = await placeCall();
+    await (await fake.stream(next.sid)).hangup();
+    await fake.waitForStatus(next.sid, "completed");
+    await fake.flush();
+    expect(app.statusRequests(next.sid).at(-1)!.params.CallStatus).toBe("completed");
+  });
+
+  it("answers call fetches with an error on demand, and as before once cleared", async () => {
+    const created = await placeCall();
+    fake.failNextFetch(503, { code: 20503, message: "Service Unavailable" }, 2);
+    for (let i = 0; i < 2; i++) expect((await failure(() => client.calls(created.sid).fetch())).status).toBe(503);
+    expect((await client.calls(created.sid).fetch()).sid).toBe(created.sid);
+    fake.failNextFetch(503, { code: 20503, message: "Service Unavailable" }, 5);
+    fake.clearFailures();
+    expect((await client.calls(created.sid).fetch()).sid).toBe(created.sid);
+    await client.calls(created.sid).update({ status: "completed" });
+    await fake.flush();
+  });
 });
 
 describe("call outcomes and TwiML", () => {

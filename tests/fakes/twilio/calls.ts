@@ -78,7 +78,8 @@ export function callResource(state: FakeTwilioState, call: FakeCall) {
     queue_time: "0",
     sid: call.sid,
     start_time: call.startedAt ? rfc2822(call.startedAt) : null,
-    status: call.status,
+    // The resource knows no "initiated" (only callbacks do): a call not yet ringing is "queued".
+    status: call.status === "initiated" ? "queued" : call.status,
     subresource_uris: {
       notifications: `${base}/Notifications.json`,
       recordings: `${base}/Recordings.json`,
@@ -266,7 +267,14 @@ export function callEndpoint(
 ) {
   const call = state.calls.get(callSid);
   if (!call) return notFound();
-  if (method === "GET") return send(res, 200, callResource(state, call));
+  if (method === "GET") {
+    const failure = state.fetchFailures[0];
+    if (failure) {
+      if (--failure.times <= 0) state.fetchFailures.shift();
+      return sendError(res, failure);
+    }
+    return send(res, 200, callResource(state, call));
+  }
   if (method === "DELETE") {
     state.calls.delete(callSid);
     return send(res, 204, null);

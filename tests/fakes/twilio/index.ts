@@ -28,10 +28,14 @@
  *                       "no-answer" | "failed" | "machine"
  *   fake.setOutcome(number, outcome)   outcome for every call to that number (nextOutcome wins)
  *   fake.blockedPrefixes   To prefixes refused with 21215 (geo permissions), e.g. ["+966"]; mutable
+ *   fake.loseStatusCallback(to, status = "completed")   the next status callback with that CallStatus of a call
+ *                       to that number is lost on the way (recorded in callbackDeliveries with status 0 and an
+ *                       error, not sent, never retried), as a network blip or an app restart loses one
  *   fake.unreachableStreams   To numbers whose media stream cannot reach the app (a network failure between
  *                       Twilio and the app): the <Stream> fails with 31920 and the TwiML goes on; mutable Set
  *   fake.failNext(status, { code, message }, times = 1)   the next N call creations answer that error
- *   fake.clearFailures()   drops the failures failNext queued and not yet answered (the outage is over)
+ *   fake.failNextFetch(status, { code, message }, times = 1)   the next N call fetches (GET Calls/{sid}) answer that error
+ *   fake.clearFailures()   drops the failures failNext and failNextFetch queued and not yet answered (the outage is over)
  *   fake.hangNext({ to?, ms? })   the next call creation (to that number, if given) is held without an answer,
  *                       as an overloaded API does, until `release()` or `ms` (default 60 s) pass or the fake closes;
  *                       then it is answered as usual. Returns { arrived: Promise<{ remotePort }> (the request came,
@@ -56,7 +60,10 @@
  *        value (X)"); Timeout a positive integer (21208); a To matching blockedPrefixes 21215. 201 with the
  *        Call (status "queued", direction "outbound-api", snake_case, RFC 2822 dates).
  *   GET  /2010-04-01/Accounts/{Sid}/Calls.json               list (To, From, Status filters; PageSize)
- *   GET  /2010-04-01/Accounts/{Sid}/Calls/{CallSid}.json     fetch; unknown sid 404 code 20404
+ *   GET  /2010-04-01/Accounts/{Sid}/Calls/{CallSid}.json     fetch; unknown sid 404 code 20404. The Call's status is
+ *        queued|ringing|in-progress|completed|busy|no-answer|failed|canceled (no "initiated": that is a callback
+ *        event), duration a string of seconds once it ended (null before), answered_by, start_time/end_time
+ *        (RFC 2822, null until answered / ended), whether or not its status callbacks reached the app.
  *   POST /2010-04-01/Accounts/{Sid}/Calls/{CallSid}.json     Status=completed hangs up (a call not yet answered
  *        ends "canceled"); Status=canceled only ends a queued/ringing call; other values 400 (21200).
  *   DELETE the same: 204.       Unknown paths 404 20404; other methods 405 20004.
@@ -274,6 +281,12 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     nextOutcome: undefined as CallOutcome | undefined,
     unreachableStreams: state.unreachableStreams,
     recordings: state.recordings,
+    /** The next `status` callback of a call to `to` is lost on the way and, as Twilio does, not retried. */
+    loseStatusCallback(to: string, status: CallStatus = "completed") {
+      const lost = state.lostCallbacks.get(to) ?? new Set<string>();
+      lost.add(status);
+      state.lostCallbacks.set(to, lost);
+    },
     setOutcome(number: string, outcome: CallOutcome | null) {
       if (outcome === null) state.numberOutcomes.delete(number);
       else state.numberOutcomes.set(number, outcome);
@@ -281,8 +294,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     failNext(status: number, error: { code: number; message: string }, times = 1) {
       state.failures.push({ status, code: error.code, message: error.message, times });
     },
+    /** The next `times` fetches of a call (GET Calls/{sid}) answer this error, as an API in trouble does. */
+    failNextFetch(status: number, error: { code: number; message: string }, times = 1) {
+      state.fetchFailures.push({ status, code: error.code, message: error.message, times });
+    },
     clearFailures() {
       state.failures.length = 0;
+      state.fetchFailures.length = 0;
     },
     hangNext(options: { to?: string; ms?: number } = {}) {
       let arrived!: (from: { remotePort: number }) => void;

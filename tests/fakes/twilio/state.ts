@@ -24,6 +24,8 @@ export interface FakeTwilioState {
   ownedNumbers: string[];
   blockedPrefixes: string[];
   unreachableStreams: Set<string>;
+  /** To number → the statuses whose next status callback is lost on the way (loseStatusCallback). */
+  lostCallbacks: Map<string, Set<string>>;
   recordings: Map<string, { sid: string; callSid: string; duration: number; channels: number; deleted: boolean }>;
   autoDial: boolean;
   realtimeAudio: boolean;
@@ -48,6 +50,8 @@ export interface FakeTwilioState {
   warnings: string[];
   numberOutcomes: Map<string, CallOutcome>;
   failures: { status: number; code: number; message: string; times: number }[];
+  /** Answers for the next call fetches (GET Calls/{sid}), as failNextFetch queued them. */
+  fetchFailures: { status: number; code: number; message: string; times: number }[];
   hangs: { to?: string; ms: number; arrived: (from: { remotePort: number }) => void; released: Promise<void> }[];
   closed: AbortController;
   changes: EventEmitter;
@@ -63,6 +67,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
   const ownedNumbers = [...(options.ownedNumbers ?? ["+15005550006"])];
   const blockedPrefixes = [...(options.blockedPrefixes ?? [])];
   const unreachableStreams = new Set<string>();
+  const lostCallbacks = new Map<string, Set<string>>();
   const recordings = new Map<string, { sid: string; callSid: string; duration: number; channels: number; deleted: boolean }>();
   const autoDial = options.autoDial ?? true;
   const realtimeAudio = options.realtimeAudio ?? true;
@@ -93,6 +98,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
   const warnings: string[] = [];
   const numberOutcomes = new Map<string, CallOutcome>();
   const failures: { status: number; code: number; message: string; times: number }[] = [];
+  const fetchFailures: { status: number; code: number; message: string; times: number }[] = [];
   const hangs: { to?: string; ms: number; arrived: (from: { remotePort: number }) => void; released: Promise<void> }[] = [];
   const closed = new AbortController();
   const changes = new EventEmitter();
@@ -105,6 +111,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     ownedNumbers,
     blockedPrefixes,
     unreachableStreams,
+    lostCallbacks,
     recordings,
     autoDial,
     realtimeAudio,
@@ -118,6 +125,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     warnings,
     numberOutcomes,
     failures,
+    fetchFailures,
     hangs,
     closed,
     changes,

@@ -126,6 +126,23 @@ export function statusCallback(state: FakeTwilioState, call: FakeCall, status: C
     params.SipResponseCode = SIP_CODES[status] ?? "200";
   }
   const method = first(call.params, "StatusCallbackMethod");
+  const lost = state.lostCallbacks.get(first(call.params, "To")!);
+  if (lost?.delete(status)) {
+    // Lost on the way (a network blip, the app restarting): recorded as a delivery nothing
+    // answered, and, as Twilio does, never sent again.
+    state.callbackDeliveries.push({
+      kind: "status",
+      callSid: call.sid,
+      url,
+      method: method === "GET" ? "GET" : "POST",
+      params,
+      headers: {},
+      body: "",
+      status: 0,
+      error: "lost (loseStatusCallback)",
+    });
+    return;
+  }
   runtime.callbackChain = track(
     state,
     runtime.callbackChain.then(() => deliver(state, "status", call.sid, url, method, params)).then(() => undefined),
