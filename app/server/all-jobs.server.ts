@@ -4,7 +4,7 @@ import { bookingConfirmationCallJob } from "~/features/booking/booking.server";
 import { bookingRemindersJob } from "~/features/booking/reminders.server";
 import { callSweeperJob, placeCallJob } from "~/calls/engine.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
-import { empathyErasureJob, empathyRefundJob } from "~/features/empathy/empathy.server";
+import { empathyErasureJob, empathyRefundJob, empathyRefundSweepJob } from "~/features/empathy/empathy.server";
 import { retentionJob } from "~/features/retention/retention.server";
 import { scheduledCallsJob } from "~/features/subscriptions/index.server";
 
@@ -18,6 +18,7 @@ export const allJobs: AppJob<object>[] = [
   callSweeperJob,
   reportCallUsageJob,
   empathyRefundJob,
+  empathyRefundSweepJob,
   // No longer scheduled (the retention job does its work); kept so a job already queued still runs.
   empathyErasureJob,
   retentionJob,
