@@ -153,9 +153,7 @@ export async function listPaymentsForAdmin(db: Db, page: Page) {
 
 /** Paid calls whose refund job gave up: money no job will move, for an admin to refund by hand. */
 export async function listFailedRefundsForAdmin(db: Db) {
-  return paymentRows(db)
-    .where(eq(empathyRequests.status, "refund_failed"))
-    .orderBy(asc(empathyRequests.updatedAt), asc(payments.id));
+  return paymentRows(db).where(eq(empathyRequests.status, "refund_failed")).orderBy(asc(empathyRequests.updatedAt), asc(payments.id));
 }
 
 function paymentRows(db: Db) {

@@ -44,10 +44,11 @@ export async function exhaustRetries(
       `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND data->>$2 = $3 AND state = 'retry' AND start_after > now()`,
       [queue, match.field, match.key],
     );
-    const { rows: states } = await services.database.executeSql(
-      `SELECT state FROM pgboss.job WHERE name = $1 AND data->>$2 = $3`,
-      [queue, match.field, match.key],
-    );
+    const { rows: states } = await services.database.executeSql(`SELECT state FROM pgboss.job WHERE name = $1 AND data->>$2 = $3`, [
+      queue,
+      match.field,
+      match.key,
+    ]);
     const all = (states as { state: string }[]).map((row) => row.state);
     if (all.length > 0 && all.every((state) => state === "failed")) return;
     if (Date.now() > deadline) throw new Error(`The ${queue} job for ${match.key} did not run out of retries: ${JSON.stringify(all)}`);
