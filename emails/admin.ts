@@ -34,3 +34,24 @@ export function supportTicketEmail(
     html: emailLayout({ lang, title: subject, bodyHtml: `${paragraphs(intro)}${button(input.link, t("admin.email.ticketButton"))}` }),
   };
 }
+
+/** Tells the admins that a paid call's refund job gave up: the money waits for one of them in /admin/payments. */
+export function refundFailedEmail(
+  t: TFunction,
+  lang: string,
+  input: { to: string; requestId: number; paymentIntentId: string; amount: string; error: string; link: string },
+): EmailMessage {
+  const subject = t("admin.email.refundFailedSubject", { amount: input.amount });
+  const intro = t("admin.email.refundFailedBody", { amount: input.amount, id: input.requestId, payment: input.paymentIntentId });
+  const reason = t("admin.email.refundFailedReason", { error: input.error });
+  return {
+    to: input.to,
+    subject,
+    text: `${intro}\n\n${reason}\n\n${input.link}\n`,
+    html: emailLayout({
+      lang,
+      title: subject,
+      bodyHtml: `${paragraphs(intro)}${paragraphs(reason)}${button(input.link, t("admin.email.refundFailedButton"))}`,
+    }),
+  };
+}

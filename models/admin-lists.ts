@@ -142,18 +142,27 @@ export async function markCallReviewed(db: Db, id: number, now = new Date()) {
   return row ?? null;
 }
 
+/** Each payment with its business and, for a paid call, its request's state (a refund that failed shows as such). */
 export async function listPaymentsForAdmin(db: Db, page: Page) {
   const [rows, all] = await Promise.all([
-    db
-      .select({ payment: payments, businessName: businesses.name })
-      .from(payments)
-      .leftJoin(businesses, eq(businesses.id, payments.businessId))
-      .orderBy(desc(payments.createdAt), desc(payments.id))
-      .limit(page.limit)
-      .offset(page.offset),
+    paymentRows(db).orderBy(desc(payments.createdAt), desc(payments.id)).limit(page.limit).offset(page.offset),
     db.select({ n: count() }).from(payments),
   ]);
   return { rows, total: total(all) };
+}
+
+/** Paid calls whose refund job gave up: money no job will move, for an admin to refund by hand. */
+export async function listFailedRefundsForAdmin(db: Db) {
+  return paymentRows(db).where(eq(empathyRequests.status, "refund_failed")).orderBy(asc(empathyRequests.updatedAt), asc(payments.id));
+}
+
+function paymentRows(db: Db) {
+  return db
+    .select({ payment: payments, businessName: businesses.name, empathyStatus: empathyRequests.status })
+    .from(payments)
+    .leftJoin(businesses, eq(businesses.id, payments.businessId))
+    .leftJoin(empathyRequests, eq(empathyRequests.paymentIntentId, payments.providerPaymentId))
+    .$dynamic();
 }
 
 /** The payment, its row locked until the caller's transaction ends (one refund decision at a time). */

@@ -563,3 +563,24 @@ export async function claimCallReminder(db: Db, bookingId: number, now: Date) {
     .returning();
   return row ?? null;
 }
+
+/**
+ * Pending bookings still waiting for their confirmation call that have none for their current
+ * round, made at least `olderThanSeconds` ago: the job that should have asked for it never ran (a
+ * crash between the booking's commit and its job). Only bookings still ahead.
+ */
+export async function bookingsMissingConfirmationCall(db: Db, olderThanSeconds: number, now = new Date()) {
+  return db
+    .select({ id: bookings.id })
+    .from(bookings)
+    .where(
+      and(
+        eq(bookings.status, "pending"),
+        eq(bookings.callState, "queued"),
+        gt(bookings.startsAt, now),
+        lt(bookings.createdAt, new Date(now.getTime() - olderThanSeconds * 1000)),
+        sql`not exists (select 1 from ${calls} where ${calls.bookingId} = ${bookings.id} and ${calls.confirmationRound} = ${bookings.confirmationRound})`,
+      ),
+    )
+    .limit(500);
+}

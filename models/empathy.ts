@@ -69,6 +69,12 @@ export async function markPaymentRefunded(db: Db, paymentIntentId: string, at: D
   await db.update(payments).set({ status: "refunded", refundedAt: at }).where(eq(payments.providerPaymentId, paymentIntentId));
 }
 
+/** Requests waiting for their refund (the job's to send; the refund sweep looks for jobs that gave up). */
+export async function refundingEmpathyRequestIds(db: Db) {
+  const rows = await db.select({ id: empathyRequests.id }).from(empathyRequests).where(eq(empathyRequests.status, "refunding"));
+  return rows.map((row) => row.id);
+}
+
 export async function setEmpathyStatus(
   db: Db,
   id: number,

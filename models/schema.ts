@@ -476,7 +476,16 @@ export const calendarFeeds = pgTable("calendar_feeds", {
     .default(sql`now()`),
 });
 
-export const empathyStatus = pgEnum("empathy_status", ["awaiting_payment", "calling", "retrying", "completed", "refunding", "refunded"]);
+export const empathyStatus = pgEnum("empathy_status", [
+  "awaiting_payment",
+  "calling",
+  "retrying",
+  "completed",
+  "refunding",
+  "refunded",
+  /** The refund job used its last retry: an admin refunds by hand (the same Stripe idempotency key). */
+  "refund_failed",
+]);
 
 /**
  * A $5 anonymous empathy call from its request to its end. The phone number and e-mail are

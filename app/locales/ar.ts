@@ -210,6 +210,9 @@ const ar = {
     retryNotNeededTitle: "لا حاجة لإعادة المحاولة",
     retryNotNeededBody: "مكالمتك في طريقها إليك أو انتهت بالفعل.",
     refundedTitle: "تم ردّ مبلغ $5 إليك",
+    refundingTitle: "المبلغ في طريقه إليك",
+    refundFailedTitle: "تعذّر علينا ردّ المبلغ تلقائيًا",
+    refundFailedBody: "تعذّر علينا ردّ مبلغ $5 إليك تلقائيًا. لقد أُبلغنا بذلك وسنردّه إليك؛ لا حاجة إلى أن تفعل شيئًا.",
     refundedBody: "تعذّر علينا الوصول إليك بعد {{attempts}} محاولات، لذا رددنا إليك المبلغ المدفوع. قد يستغرق ظهوره في كشف حسابك 5–10 أيام.",
     refundingBody: "تعذّر علينا الوصول إليك بعد {{attempts}} محاولات، لذا نعمل الآن على ردّ المبلغ المدفوع إليك.",
     phoneErased: "محذوف",
@@ -1581,6 +1584,11 @@ const ar = {
       ticketSubject: "طلب دعم من {{business}}",
       ticketBody: "طلب {{business}} المساعدة: «{{subject}}». اقرأه وأجب عنه في منطقة الإدارة.",
       ticketButton: "افتح التذكرة",
+      refundFailedSubject: "فشل ردّ مبلغ: {{amount}} مستحقة لمتصل",
+      refundFailedBody:
+        "فشل ردّ مبلغ المكالمة المدفوعة {{id}} (الدفعة {{payment}}، {{amount}}) في كل المحاولات. المبلغ مستحق للمتصل: أعد المحاولة في منطقة الإدارة.",
+      refundFailedReason: "آخر ردّ من Stripe: {{error}}",
+      refundFailedButton: "افتح المدفوعات",
     },
     businesses: {
       title: "الأنشطة التجارية",
@@ -1684,6 +1692,12 @@ const ar = {
       refundFailed: "رفض Stripe الاسترداد: {{message}}",
       notConfigured: "المدفوعات غير مُعدّة (STRIPE_SECRET_KEY غير مضبوط).",
       alreadyRefunded: "استُردّت هذه الدفعة من قبل.",
+      refundFailedState: "فشل الاسترداد",
+      retryRefund: "أعد محاولة الاسترداد",
+      retryRefundLabel: "أعد محاولة استرداد الدفعة {{id}}",
+      failedRefundsTitle: "عمليات استرداد فشلت",
+      failedRefundsIntro:
+        "توقفت مهمة الاسترداد عن المحاولة. إعادة المحاولة ترسل إلى Stripe طلب المهمة نفسه بمفتاح عدم التكرار نفسه، فيُردّ المبلغ إلى المتصل مرة واحدة.",
     },
     paymentPurpose: {
       business_starter: "الباقة التجريبية للنشاط",

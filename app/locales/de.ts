@@ -226,6 +226,10 @@ const de = {
     retryNotNeededTitle: "Kein neuer Versuch nötig",
     retryNotNeededBody: "Ihr Anruf ist bereits unterwegs oder schon beendet.",
     refundedTitle: "Ihre $5 wurden erstattet",
+    refundingTitle: "Ihre Erstattung ist unterwegs",
+    refundFailedTitle: "Wir konnten nicht automatisch erstatten",
+    refundFailedBody:
+      "Wir konnten Ihre $5 nicht automatisch erstatten. Wir wurden informiert und erstatten Ihnen den Betrag; Sie müssen nichts tun.",
     refundedBody:
       "Wir konnten Sie nach {{attempts}} Versuchen nicht erreichen und haben Ihnen Ihre Zahlung deshalb erstattet. Es kann 5–10 Tage dauern, bis sie auf Ihrem Kontoauszug erscheint.",
     refundingBody: "Wir konnten Sie nach {{attempts}} Versuchen nicht erreichen und erstatten Ihnen Ihre Zahlung deshalb jetzt.",
@@ -1646,6 +1650,11 @@ const de = {
       ticketSubject: "Support-Anfrage von {{business}}",
       ticketBody: "{{business}} bittet um Hilfe: „{{subject}}“. Lesen und beantworten Sie sie in der Verwaltung.",
       ticketButton: "Ticket öffnen",
+      refundFailedSubject: "Eine Erstattung ist fehlgeschlagen: {{amount}} stehen einem Anrufer zu",
+      refundFailedBody:
+        "Die Erstattung des bezahlten Anrufs {{id}} (Zahlung {{payment}}, {{amount}}) ist bei jedem Versuch fehlgeschlagen. Das Geld steht dem Anrufer zu: Wiederholen Sie sie im Admin-Bereich.",
+      refundFailedReason: "Letzte Antwort von Stripe: {{error}}",
+      refundFailedButton: "Zahlungen öffnen",
     },
     businesses: {
       title: "Unternehmen",
@@ -1750,6 +1759,12 @@ const de = {
       refundFailed: "Stripe hat die Erstattung abgelehnt: {{message}}",
       notConfigured: "Zahlungen sind nicht eingerichtet (STRIPE_SECRET_KEY ist nicht gesetzt).",
       alreadyRefunded: "Diese Zahlung wurde bereits erstattet.",
+      refundFailedState: "Erstattung fehlgeschlagen",
+      retryRefund: "Erstattung wiederholen",
+      retryRefundLabel: "Erstattung der Zahlung {{id}} wiederholen",
+      failedRefundsTitle: "Fehlgeschlagene Erstattungen",
+      failedRefundsIntro:
+        "Ihr Erstattungsauftrag hat aufgegeben. Eine Wiederholung sendet Stripe die Anfrage des Auftrags mit demselben Idempotenzschlüssel, also wird nur einmal erstattet.",
     },
     paymentPurpose: {
       business_starter: "Starter für Unternehmen",

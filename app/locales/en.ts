@@ -219,6 +219,9 @@ const en = {
     retryNotNeededTitle: "Nothing to retry",
     retryNotNeededBody: "Your call is already on its way or has ended.",
     refundedTitle: "Your $5 has been refunded",
+    refundingTitle: "Your refund is on its way",
+    refundFailedTitle: "We could not refund you automatically",
+    refundFailedBody: "We could not refund your $5 automatically. We have been told and will refund you; you don't need to do anything.",
     refundedBody:
       "We couldn't reach you after {{attempts}} attempts, so we refunded your payment. It can take 5-10 days to appear on your statement.",
     refundingBody: "We couldn't reach you after {{attempts}} attempts, so we are refunding your payment now.",
@@ -1603,6 +1606,11 @@ const en = {
       ticketSubject: "Support request from {{business}}",
       ticketBody: "{{business}} asked for help: “{{subject}}”. Read and answer it in the admin area.",
       ticketButton: "Open the ticket",
+      refundFailedSubject: "A refund failed: {{amount}} owed to a caller",
+      refundFailedBody:
+        "The refund of paid call {{id}} (payment {{payment}}, {{amount}}) failed on every try. The money is owed to the caller: retry it in the admin area.",
+      refundFailedReason: "Stripe's last answer: {{error}}",
+      refundFailedButton: "Open payments",
     },
     businesses: {
       title: "Businesses",
@@ -1706,6 +1714,12 @@ const en = {
       refundFailed: "Stripe refused the refund: {{message}}",
       notConfigured: "Payments are not configured (STRIPE_SECRET_KEY is not set).",
       alreadyRefunded: "This payment was already refunded.",
+      refundFailedState: "Refund failed",
+      retryRefund: "Retry refund",
+      retryRefundLabel: "Retry the refund of payment {{id}}",
+      failedRefundsTitle: "Refunds that failed",
+      failedRefundsIntro:
+        "Their refund job gave up. A retry sends Stripe the job's own request, with the same idempotency key, so the caller is refunded once.",
     },
     paymentPurpose: {
       business_starter: "Business starter",

@@ -222,6 +222,10 @@ const es = {
     retryNotNeededTitle: "No hay nada que reintentar",
     retryNotNeededBody: "Tu llamada ya está en camino o ha terminado.",
     refundedTitle: "Te hemos devuelto los $5",
+    refundingTitle: "Tu reembolso está en camino",
+    refundFailedTitle: "No pudimos reembolsarte automáticamente",
+    refundFailedBody:
+      "No pudimos devolverte los $5 automáticamente. Ya nos han avisado y te haremos el reembolso; no tienes que hacer nada.",
     refundedBody:
       "No pudimos contactarte después de {{attempts}} intentos, así que te hemos devuelto el pago. Puede tardar 5–10 días en aparecer en tu extracto.",
     refundingBody: "No pudimos contactarte después de {{attempts}} intentos, así que estamos devolviéndote el pago ahora.",
@@ -1627,6 +1631,11 @@ const es = {
       ticketSubject: "Solicitud de soporte de {{business}}",
       ticketBody: "{{business}} ha pedido ayuda: «{{subject}}». Léela y respóndela en la administración.",
       ticketButton: "Abrir el ticket",
+      refundFailedSubject: "Un reembolso falló: se deben {{amount}} a una persona",
+      refundFailedBody:
+        "El reembolso de la llamada pagada {{id}} (pago {{payment}}, {{amount}}) falló en todos los intentos. El dinero se le debe a la persona: reinténtalo en el área de administración.",
+      refundFailedReason: "Última respuesta de Stripe: {{error}}",
+      refundFailedButton: "Abrir pagos",
     },
     businesses: {
       title: "Negocios",
@@ -1731,6 +1740,12 @@ const es = {
       refundFailed: "Stripe rechazó el reembolso: {{message}}",
       notConfigured: "Los pagos no están configurados (STRIPE_SECRET_KEY no está definida).",
       alreadyRefunded: "Este pago ya se reembolsó.",
+      refundFailedState: "Reembolso fallido",
+      retryRefund: "Reintentar reembolso",
+      retryRefundLabel: "Reintentar el reembolso del pago {{id}}",
+      failedRefundsTitle: "Reembolsos fallidos",
+      failedRefundsIntro:
+        "Su tarea de reembolso se rindió. Un reintento envía a Stripe la misma solicitud de la tarea, con la misma clave de idempotencia, así que se reembolsa una sola vez.",
     },
     paymentPurpose: {
       business_starter: "Plan inicial de negocio",

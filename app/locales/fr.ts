@@ -225,6 +225,10 @@ const fr = {
     retryNotNeededTitle: "Rien à relancer",
     retryNotNeededBody: "Votre appel est déjà en route ou il est terminé.",
     refundedTitle: "Vos $5 ont été remboursés",
+    refundingTitle: "Votre remboursement est en cours",
+    refundFailedTitle: "Nous n’avons pas pu vous rembourser automatiquement",
+    refundFailedBody:
+      "Nous n’avons pas pu vous rembourser vos $5 automatiquement. Nous avons été prévenus et allons vous rembourser ; vous n’avez rien à faire.",
     refundedBody:
       "Nous n’avons pas pu vous joindre après {{attempts}} tentatives, nous avons donc remboursé votre paiement. Il peut s’écouler 5 à 10 jours avant qu’il n’apparaisse sur votre relevé.",
     refundingBody: "Nous n’avons pas pu vous joindre après {{attempts}} tentatives, nous remboursons donc votre paiement dès maintenant.",
@@ -1645,6 +1649,11 @@ const fr = {
       ticketSubject: "Demande d’assistance de {{business}}",
       ticketBody: "{{business}} demande de l’aide : « {{subject}} ». Lisez-la et répondez depuis l’administration.",
       ticketButton: "Ouvrir le ticket",
+      refundFailedSubject: "Un remboursement a échoué : {{amount}} dus à un appelant",
+      refundFailedBody:
+        "Le remboursement de l’appel payé {{id}} (paiement {{payment}}, {{amount}}) a échoué à chaque essai. L’argent est dû à l’appelant : relancez-le dans l’espace d’administration.",
+      refundFailedReason: "Dernière réponse de Stripe : {{error}}",
+      refundFailedButton: "Ouvrir les paiements",
     },
     businesses: {
       title: "Entreprises",
@@ -1748,6 +1757,12 @@ const fr = {
       refundFailed: "Stripe a refusé le remboursement : {{message}}",
       notConfigured: "Les paiements ne sont pas configurés (STRIPE_SECRET_KEY n’est pas définie).",
       alreadyRefunded: "Ce paiement a déjà été remboursé.",
+      refundFailedState: "Remboursement échoué",
+      retryRefund: "Relancer le remboursement",
+      retryRefundLabel: "Relancer le remboursement du paiement {{id}}",
+      failedRefundsTitle: "Remboursements échoués",
+      failedRefundsIntro:
+        "Leur tâche de remboursement a abandonné. Une relance envoie à Stripe la requête de la tâche, avec la même clé d’idempotence : l’appelant est remboursé une seule fois.",
     },
     paymentPurpose: {
       business_starter: "Offre découverte entreprise",

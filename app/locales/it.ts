@@ -222,6 +222,9 @@ const it = {
     retryNotNeededTitle: "Nessun nuovo tentativo necessario",
     retryNotNeededBody: "La tua chiamata è già in arrivo oppure è terminata.",
     refundedTitle: "I tuoi $5 sono stati rimborsati",
+    refundingTitle: "Il tuo rimborso è in arrivo",
+    refundFailedTitle: "Non siamo riusciti a rimborsarti automaticamente",
+    refundFailedBody: "Non siamo riusciti a rimborsarti automaticamente i $5. Siamo stati avvisati e ti rimborseremo; non devi fare nulla.",
     refundedBody:
       "Non siamo riusciti a raggiungerti dopo {{attempts}} tentativi, quindi ti abbiamo rimborsato il pagamento. Possono servire 5–10 giorni prima che compaia sul tuo estratto conto.",
     refundingBody: "Non siamo riusciti a raggiungerti dopo {{attempts}} tentativi, quindi stiamo rimborsando il tuo pagamento.",
@@ -1634,6 +1637,11 @@ const it = {
       ticketSubject: "Richiesta di assistenza da {{business}}",
       ticketBody: "{{business}} ha chiesto aiuto: «{{subject}}». Leggila e rispondi nell’amministrazione.",
       ticketButton: "Apri il ticket",
+      refundFailedSubject: "Un rimborso non è riuscito: {{amount}} dovuti a una persona",
+      refundFailedBody:
+        "Il rimborso della chiamata pagata {{id}} (pagamento {{payment}}, {{amount}}) non è riuscito a ogni tentativo. Il denaro è dovuto alla persona: riprova nell'area di amministrazione.",
+      refundFailedReason: "Ultima risposta di Stripe: {{error}}",
+      refundFailedButton: "Apri i pagamenti",
     },
     businesses: {
       title: "Attività",
@@ -1738,6 +1746,12 @@ const it = {
       refundFailed: "Stripe ha rifiutato il rimborso: {{message}}",
       notConfigured: "I pagamenti non sono configurati (STRIPE_SECRET_KEY non è impostata).",
       alreadyRefunded: "Questo pagamento è già stato rimborsato.",
+      refundFailedState: "Rimborso non riuscito",
+      retryRefund: "Riprova il rimborso",
+      retryRefundLabel: "Riprova il rimborso del pagamento {{id}}",
+      failedRefundsTitle: "Rimborsi non riusciti",
+      failedRefundsIntro:
+        "Il loro job di rimborso si è arreso. Un nuovo tentativo invia a Stripe la stessa richiesta del job, con la stessa chiave di idempotenza, così il rimborso avviene una sola volta.",
     },
     paymentPurpose: {
       business_starter: "Piano iniziale attività",

@@ -2,9 +2,10 @@ import type { AppJob } from "~/platform/services.server";
 import { businessSubscriptionJob, ownerCredentialsJob, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
 import { bookingConfirmationCallJob } from "~/features/booking/booking.server";
 import { bookingRemindersJob } from "~/features/booking/reminders.server";
+import { bookingConfirmationSweepJob } from "~/features/booking/confirmation-sweep.server";
 import { callSweeperJob, placeCallJob } from "~/calls/engine.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
-import { empathyErasureJob, empathyRefundJob } from "~/features/empathy/empathy.server";
+import { empathyErasureJob, empathyRefundJob, empathyRefundSweepJob } from "~/features/empathy/empathy.server";
 import { retentionJob } from "~/features/retention/retention.server";
 import { scheduledCallsJob } from "~/features/subscriptions/index.server";
 
@@ -14,10 +15,12 @@ export const allJobs: AppJob<object>[] = [
   ownerCredentialsJob,
   businessSubscriptionJob,
   bookingConfirmationCallJob,
+  bookingConfirmationSweepJob,
   placeCallJob,
   callSweeperJob,
   reportCallUsageJob,
   empathyRefundJob,
+  empathyRefundSweepJob,
   // No longer scheduled (the retention job does its work); kept so a job already queued still runs.
   empathyErasureJob,
   retentionJob,

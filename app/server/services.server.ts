@@ -7,12 +7,13 @@ import { createAppCookies } from "~/platform/http/cookies.server";
 import { loadSessionSecret } from "~/platform/security/secret.server";
 import { createReadCache } from "~/platform/data/read-cache.server";
 import { allJobs } from "./all-jobs.server";
-import { empathyErasureJob } from "~/features/empathy/empathy.server";
+import { EMPATHY_REFUND_SWEEP_CRON, empathyErasureJob, empathyRefundSweepJob } from "~/features/empathy/empathy.server";
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
 import { CALL_SWEEPER_CRON, callSweeperJob } from "~/calls/engine.server";
 import { SCHEDULED_CALLS_CRON, scheduledCallsJob } from "~/features/subscriptions/index.server";
 import { callPurposes } from "./call-purposes.server";
 import { REMINDERS_CRON, bookingRemindersJob } from "~/features/booking/reminders.server";
+import { BOOKING_CONFIRMATION_SWEEP_CRON, bookingConfirmationSweepJob } from "~/features/booking/confirmation-sweep.server";
 import { seedDemoData } from "~/features/business/demo-seed.server";
 import { createBilling } from "~/providers/billing.server";
 import { createPayments } from "~/providers/payments.server";
@@ -80,6 +81,10 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     // across processes); the retention job replaces the older erasure-only schedule.
     await jobs.boss.unschedule(empathyErasureJob.name).catch(() => {});
     await jobs.schedule(retentionJob, RETENTION_CRON);
+    // Bookings whose confirmation-call job was lost (a crash after their commit) get one.
+    await jobs.schedule(bookingConfirmationSweepJob, BOOKING_CONFIRMATION_SWEEP_CRON);
+    // Refunds whose job gave up are surfaced to the caller and the admins.
+    await jobs.schedule(empathyRefundSweepJob, EMPATHY_REFUND_SWEEP_CRON);
     // Calls whose end was never reported are ended, and waiting calls get the lines they free.
     await jobs.schedule(callSweeperJob, CALL_SWEEPER_CRON);
     // Subscribers' scheduled calls, their reminders and the trial-ending e-mails.

@@ -26,3 +26,32 @@ export async function jobsIdle(services: Pick<AppServices, "database">, options:
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * Drives a job through all its retries now: pg-boss waits its retry delay (with backoff: hours
+ * for ten retries) before each, so each retry the job is waiting for is made due at once. Resolves
+ * once the queue gave up on the job of `queue` whose data has `field` = `key` (its last try failed).
+ */
+export async function exhaustRetries(
+  services: Pick<AppServices, "database">,
+  queue: string,
+  match: { field: string; key: string },
+  options: { timeoutMs?: number } = {},
+) {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    await services.database.executeSql(
+      `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND data->>$2 = $3 AND state = 'retry' AND start_after > now()`,
+      [queue, match.field, match.key],
+    );
+    const { rows: states } = await services.database.executeSql(`SELECT state FROM pgboss.job WHERE name = $1 AND data->>$2 = $3`, [
+      queue,
+      match.field,
+      match.key,
+    ]);
+    const all = (states as { state: string }[]).map((row) => row.state);
+    if (all.length > 0 && all.every((state) => state === "failed")) return;
+    if (Date.now() > deadline) throw new Error(`The ${queue} job for ${match.key} did not run out of retries: ${JSON.stringify(all)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,5 +1,7 @@
 import type { Account } from "#models/accounts";
 import { closeSupportTicket, lockPayment, markCallReviewed, markPaymentRefunded, setBusinessStatus } from "#models/admin-lists";
+import { findEmpathyRequestByPaymentIntent } from "#models/empathy";
+import { refundEmpathyRequest } from "~/features/empathy/index.server";
 import { PaymentsError } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 import { audit } from "./access.server";
@@ -61,13 +63,19 @@ export async function refundPayment(services: AppServices, admin: Account, payme
     const payment = await lockPayment(tx, paymentId);
     if (!payment) return { ok: false, reason: "not_found" };
     if (payment.refundedAt) return { ok: false, reason: "already_refunded" };
+    // A paid call whose $5 is owed back (its refund job is trying, or gave up) is refunded with
+    // the job's own request and key: Stripe refunds once, and the request becomes refunded.
+    const owed = await findEmpathyRequestByPaymentIntent(tx, payment.providerPaymentId);
     let refundId: string;
     try {
-      ({ refundId } = await payments.refund(
-        payment.providerPaymentId,
-        { reason: "admin", paymentId: String(payment.id), admin: admin.email },
-        `admin-refund-${payment.providerPaymentId}`,
-      ));
+      const asJob = owed ? await refundEmpathyRequest(services, tx, owed) : null;
+      ({ refundId } =
+        asJob ??
+        (await payments.refund(
+          payment.providerPaymentId,
+          { reason: "admin", paymentId: String(payment.id), admin: admin.email },
+          `admin-refund-${payment.providerPaymentId}`,
+        )));
     } catch (error) {
       if (error instanceof PaymentsError) return { ok: false, reason: "provider", message: error.message };
       throw error;

@@ -12,11 +12,15 @@ import {
   markPaymentRefunded,
   recordEmpathyPayment,
   recordFunnelEvent,
+  refundingEmpathyRequestIds,
   setEmpathyCheckoutSession,
   setEmpathyPaymentIntent,
   setEmpathyStatus,
   type EmpathyRequest,
 } from "#models/empathy";
+import { listAdminEmails } from "#models/admin";
+import type { Db } from "#models/db";
+import { refundFailedEmail } from "#emails/admin";
 import { empathyFailedEmail, empathyRefundedEmail } from "#emails/empathy";
 import type { EmpathyDetailsInput } from "~/features/empathy/schemas";
 import { callLanguages } from "~/lib/languages";
@@ -32,6 +36,7 @@ import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/secur
 import { requirePayments, type Payment } from "~/providers/payments.server";
 import { capabilityToken, parseCapabilityToken } from "~/platform/security/capability.server";
 import { parseDbId } from "~/lib/ids";
+import { formatMoney } from "~/lib/money";
 
 export const EMPATHY_AMOUNT_CENTS = 500;
 export const EMPATHY_CURRENCY = "usd";
@@ -312,43 +317,102 @@ export async function retryEmpathyCallNow(services: AppServices, request: Empath
   return true;
 }
 
+/** The Stripe idempotency key of a paid call's refund: every try of the job and an admin's retry share it, so Stripe refunds once. */
+const refundKey = (requestId: number) => `empathy-refund-${requestId}`;
+
+/** A request whose $5 is owed back: its refund is on its way, or its job gave up and an admin sends it. */
+const OWED: EmpathyRequest["status"][] = ["refunding", "refund_failed"];
+
 /**
- * Gives the $5 back once every attempt failed. The idempotency key makes a retried job (or a
- * second worker) refund once; a payment already refunded by hand counts as refunded.
+ * The one way a paid call's $5 goes back: the same Stripe request under the same key (a retried
+ * job, a second worker or an admin's retry after the job gave up refunds once; a payment already
+ * refunded by hand counts as refunded), then, in `tx`, the payment and the request become
+ * refunded and the caller is told by e-mail. Null when nothing is owed (already refunded, not paid).
  */
+export async function refundEmpathyRequest(services: AppServices, tx: Db, request: EmpathyRequest) {
+  const paymentIntentId = request.paymentIntentId;
+  if (!paymentIntentId || !OWED.includes(request.status)) return null;
+  const { refundId } = await requirePayments(services.payments).refund(
+    paymentIntentId,
+    { purpose: PURPOSE, empathyRequestId: String(request.id), reason: "call_not_reached" },
+    refundKey(request.id),
+  );
+  const now = new Date();
+  // The payment's row first, as an admin's refund locks it: one order of locks, no deadlock.
+  await markPaymentRefunded(tx, paymentIntentId, now);
+  const refunded = await setEmpathyStatus(tx, request.id, "refunded", OWED, { refundId, finishedAt: now });
+  if (refunded?.email) {
+    const t = await translatorFor(refunded.language);
+    await services.jobs.enqueue(
+      sendEmailJob,
+      empathyRefundedEmail(t, refunded.language, {
+        to: refunded.email,
+        statusUrl: `${publicOrigin(services)}${empathyStatusPath(services, refunded.id)}`,
+        networkDown: refunded.refundReason === "telephony_unavailable",
+        country: helpCountryOf(refunded.phone),
+      }),
+      { tx },
+    );
+  }
+  return { refundId };
+}
+
+/** Gives the $5 back once every attempt failed; after its last retry, the refund sweep surfaces it. */
 export const empathyRefundJob: AppJob<{ requestId: number; origin: string }> = {
   name: "empathy-refund",
   retryLimit: 10,
   retryDelaySeconds: 60,
   async handle({ requestId }, services) {
     const request = await findEmpathyRequest(services.db, requestId);
-    if (!request || request.status !== "refunding" || !request.paymentIntentId) return;
-    const { refundId } = await requirePayments(services.payments).refund(
-      request.paymentIntentId,
-      { purpose: PURPOSE, empathyRequestId: String(request.id), reason: "call_not_reached" },
-      `empathy-refund-${request.id}`,
-    );
-    const now = new Date();
+    if (!request || request.status !== "refunding") return;
+    await services.db.transaction((tx) => refundEmpathyRequest(services, tx, request));
+  },
+};
+
+/**
+ * Refunds whose job used its last retry (Stripe refusing for hours, a worker killed at every try):
+ * no job will move that money any more. Each request becomes refund_failed, which its page tells
+ * the caller honestly and /admin/payments lists with a retry; every admin is e-mailed, in the same
+ * transaction.
+ */
+export async function surfaceGivenUpRefunds(services: AppServices) {
+  const refunding = await refundingEmpathyRequestIds(services.db);
+  const givenUp = await services.jobs.givenUp(empathyRefundJob, "requestId", refunding.map(String));
+  if (givenUp.length === 0) return;
+  const admins = await listAdminEmails(services.db);
+  const t = await translatorFor("en");
+  for (const { key, error } of givenUp) {
     await services.db.transaction(async (tx) => {
-      const refunded = await setEmpathyStatus(tx, request.id, "refunded", ["refunding"], { refundId, finishedAt: now });
-      if (!refunded) return;
-      await markPaymentRefunded(tx, request.paymentIntentId!, now);
-      if (refunded.email) {
-        const t = await translatorFor(refunded.language);
+      const failed = await setEmpathyStatus(tx, Number(key), "refund_failed", ["refunding"]);
+      if (!failed) return;
+      for (const to of admins) {
         await services.jobs.enqueue(
           sendEmailJob,
-          empathyRefundedEmail(t, refunded.language, {
-            to: refunded.email,
-            statusUrl: `${publicOrigin(services)}${empathyStatusPath(services, refunded.id)}`,
-            networkDown: refunded.refundReason === "telephony_unavailable",
-            country: helpCountryOf(refunded.phone),
+          refundFailedEmail(t, "en", {
+            to,
+            requestId: failed.id,
+            paymentIntentId: failed.paymentIntentId ?? "",
+            amount: formatMoney(failed.amountCents, failed.currency.toUpperCase()),
+            error,
+            link: `${publicOrigin(services)}/admin/payments`,
           }),
           { tx },
         );
       }
     });
+  }
+}
+
+/** Every five minutes: refunds whose job gave up become refund_failed, and the admins hear of them. */
+export const empathyRefundSweepJob: AppJob<Record<string, never>> = {
+  name: "empathy-refund-sweep",
+  retryLimit: 2,
+  retryDelaySeconds: 30,
+  async handle(_data, services) {
+    await surfaceGivenUpRefunds(services);
   },
 };
+export const EMPATHY_REFUND_SWEEP_CRON = "*/5 * * * *";
 
 /** Every ten minutes: the 24-hour erasure of phone numbers the privacy page promises. */
 export const empathyErasureJob: AppJob<Record<string, never>> = {

@@ -10,7 +10,7 @@ import { FocusHeading } from "~/ui/form/focus";
 import { isolateNumbers, tIsolated } from "~/ui/bidi";
 import type { Route } from "../../routes/+types/empathy";
 
-const FINAL = new Set(["completed", "refunded"]);
+const FINAL = new Set(["completed", "refunded", "refund_failed"]);
 
 export function EmpathyStatusPage({ loaderData }: Pick<Route.ComponentProps, "loaderData">) {
   const { t, i18n } = useTranslation();
@@ -123,9 +123,17 @@ export function EmpathyStatusPage({ loaderData }: Pick<Route.ComponentProps, "lo
               </Form>
             ) : null}
           </div>
+        ) : loaderData.status === "refund_failed" ? (
+          <div className="rounded-2xl border border-amber-200 bg-amber-50 p-5 text-amber-950">
+            <h2 className="text-xl font-semibold">{t("empathy.refundFailedTitle")}</h2>
+            <p className="mt-2">{isolateNumbers(t("empathy.refundFailedBody"))}</p>
+          </div>
         ) : (
+          // "Refunded" only once Stripe said so; until then the refund is on its way.
           <div className="rounded-2xl border border-slate-200 bg-slate-50 p-5 text-slate-900">
-            <h2 className="text-xl font-semibold">{isolateNumbers(t("empathy.refundedTitle"))}</h2>
+            <h2 className="text-xl font-semibold">
+              {isolateNumbers(t(loaderData.status === "refunded" ? "empathy.refundedTitle" : "empathy.refundingTitle"))}
+            </h2>
             <p className="mt-2">
               {loaderData.status === "refunded"
                 ? tIsolated(t, networkDown ? "empathy.refundedNetworkBody" : "empathy.refundedBody", { attempts: loaderData.attempts })

@@ -1,7 +1,7 @@
 import { data } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/payments";
-import { listPaymentsForAdmin } from "#models/admin-lists";
+import { listFailedRefundsForAdmin, listPaymentsForAdmin } from "#models/admin-lists";
 import { PAGE_SIZE, requireAdmin } from "~/features/admin/access.server";
 import { pageOf, pagedTitle } from "~/ui/pager";
 import { refundPayment } from "~/features/admin/actions.server";
@@ -16,20 +16,26 @@ import { ResponsiveTable } from "~/ui/responsive-table";
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { services, t, locale } = await requireAdmin(context, request);
   const page = pageOf(request);
-  const { rows, total } = await listPaymentsForAdmin(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
+  const [{ rows, total }, failed] = await Promise.all([
+    listPaymentsForAdmin(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+    listFailedRefundsForAdmin(services.db),
+  ]);
+  const row = ({ payment, businessName, empathyStatus }: (typeof rows)[number]) => ({
+    id: payment.id,
+    when: formatWhen(payment.createdAt, "UTC", locale),
+    purpose: t(`admin.paymentPurpose.${payment.purpose}`),
+    business: businessName ?? "",
+    amount: formatMoney(payment.amountCents, payment.currency.toUpperCase(), locale),
+    status: payment.status,
+    refunded: payment.refundedAt !== null,
+    refundFailed: payment.refundedAt === null && empathyStatus === "refund_failed",
+  });
   return {
     title: `${pagedTitle(t, t("admin.payments.title"), page)} · Sakina`,
     page,
     total,
-    rows: rows.map(({ payment, businessName }) => ({
-      id: payment.id,
-      when: formatWhen(payment.createdAt, "UTC", locale),
-      purpose: t(`admin.paymentPurpose.${payment.purpose}`),
-      business: businessName ?? "",
-      amount: formatMoney(payment.amountCents, payment.currency.toUpperCase(), locale),
-      status: payment.status,
-      refunded: payment.refundedAt !== null,
-    })),
+    rows: rows.map(row),
+    failedRefunds: failed.map(row),
   };
 }
 
@@ -54,52 +60,81 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirectWithToast(services, backTo(request), { type: "error", title });
 }
 
+type PaymentRow = Route.ComponentProps["loaderData"]["rows"][number];
+
 export default function Payments({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   return (
     <>
       <AdminHeading intro={t("admin.payments.intro")}>{t("admin.payments.title")}</AdminHeading>
+      {loaderData.failedRefunds.length > 0 ? (
+        <section aria-labelledby="failed-refunds" className="mb-8 rounded-2xl border border-red-200 bg-red-50 p-4">
+          <h2 id="failed-refunds" className="text-lg font-semibold text-red-900">
+            {t("admin.payments.failedRefundsTitle")}
+          </h2>
+          <p className="mt-1 mb-3 text-red-900">{t("admin.payments.failedRefundsIntro")}</p>
+          <PaymentsTable caption={t("admin.payments.failedRefundsTitle")} rows={loaderData.failedRefunds} />
+        </section>
+      ) : null}
       {loaderData.rows.length === 0 ? (
         <Empty>{t("admin.payments.empty")}</Empty>
       ) : (
-        <ResponsiveTable
-          caption={t("admin.payments.title")}
-          rows={loaderData.rows}
-          rowKey={(row) => row.id}
-          columns={[
-            { header: t("admin.payments.when"), cell: (row) => row.when, primary: true },
-            {
-              header: t("admin.payments.purpose"),
-              cell: (row) => (
-                <>
-                  {row.purpose}
-                  {row.business ? (
-                    <span className="block text-slate-600">
-                      <bdi>{row.business}</bdi>
-                    </span>
-                  ) : null}
-                </>
-              ),
-            },
-            { header: t("admin.payments.amount"), cell: (row) => <bdi>{row.amount}</bdi> },
-            {
-              header: t("admin.payments.status"),
-              cell: (row) =>
-                row.refunded ? <Badge tone="neutral">{t("admin.payments.refunded")}</Badge> : <span dir="ltr">{row.status}</span>,
-            },
-            {
-              header: t("admin.payments.refund"),
-              cell: (row) =>
-                row.refunded ? null : (
-                  <RowAction intent="refund" id={row.id} tone="danger" label={t("admin.payments.refundLabel", { id: row.id })}>
-                    {t("admin.payments.refund")}
-                  </RowAction>
-                ),
-            },
-          ]}
-        />
+        <PaymentsTable caption={t("admin.payments.title")} rows={loaderData.rows} />
       )}
       <Pager page={loaderData.page} total={loaderData.total} />
     </>
+  );
+}
+
+function PaymentsTable({ caption, rows }: { caption: string; rows: PaymentRow[] }) {
+  const { t } = useTranslation();
+  return (
+    <ResponsiveTable
+      caption={caption}
+      rows={rows}
+      rowKey={(row) => row.id}
+      columns={[
+        { header: t("admin.payments.when"), cell: (row) => row.when, primary: true },
+        {
+          header: t("admin.payments.purpose"),
+          cell: (row) => (
+            <>
+              {row.purpose}
+              {row.business ? (
+                <span className="block text-slate-600">
+                  <bdi>{row.business}</bdi>
+                </span>
+              ) : null}
+            </>
+          ),
+        },
+        { header: t("admin.payments.amount"), cell: (row) => <bdi>{row.amount}</bdi> },
+        {
+          header: t("admin.payments.status"),
+          cell: (row) =>
+            row.refunded ? (
+              <Badge tone="neutral">{t("admin.payments.refunded")}</Badge>
+            ) : row.refundFailed ? (
+              <Badge tone="danger">{t("admin.payments.refundFailedState")}</Badge>
+            ) : (
+              <span dir="ltr">{row.status}</span>
+            ),
+        },
+        {
+          header: t("admin.payments.refund"),
+          cell: (row) =>
+            row.refunded ? null : (
+              <RowAction
+                intent="refund"
+                id={row.id}
+                tone="danger"
+                label={t(row.refundFailed ? "admin.payments.retryRefundLabel" : "admin.payments.refundLabel", { id: row.id })}
+              >
+                {t(row.refundFailed ? "admin.payments.retryRefund" : "admin.payments.refund")}
+              </RowAction>
+            ),
+        },
+      ]}
+    />
   );
 }

@@ -23,7 +23,8 @@
  *   fake.failNext({ method, pathPrefix }, status, { type, message, code? }, times = 1)
  *                                  the next N matching requests get that Stripe error (500 api_error,
  *                                  429 rate_limit_error…); like Stripe, such a failure is not kept for
- *                                  idempotent replay, so a retry with the same key runs for real
+ *                                  idempotent replay, so a retry with the same key runs for real;
+ *                                  returns { stop() }, which ends the outage (times = Infinity: until then)
  *   fake.seedPaymentIntent({ amount, currency, status, metadata, customer })   a PaymentIntent in any state
  *   fake.meterEventErrors          problems Stripe reports asynchronously about meter events
  *                                  (no meter for event_name, unknown customer, bad value)
@@ -422,7 +423,13 @@ export async function startFakeStripe(options: { secretKey?: string; publishable
       } while (chain !== state.deliveryChain);
     },
     failNext(match, status, error, times = 1) {
-      state.failures.push({ method: match.method.toUpperCase(), pathPrefix: match.pathPrefix, status, error, remaining: times });
+      const failure = { method: match.method.toUpperCase(), pathPrefix: match.pathPrefix, status, error, remaining: times };
+      state.failures.push(failure);
+      return {
+        stop() {
+          failure.remaining = 0;
+        },
+      };
     },
     seedPaymentIntent(fields) {
       const pi = newPaymentIntent(state, {

@@ -51,7 +51,7 @@ export interface FakeStripe {
   deliveries: FakeStripeDelivery[];
   resend(eventId: string): Promise<number>;
   flush(): Promise<void>;
-  failNext(match: { method: string; pathPrefix: string }, status: number, error: FakeStripeErrorBody, times?: number): void;
+  failNext(match: { method: string; pathPrefix: string }, status: number, error: FakeStripeErrorBody, times?: number): { stop(): void };
   seedPaymentIntent(
     fields: Partial<{ amount: number; currency: string; status: string; metadata: Record<string, string>; customer: string }>,
   ): Obj;

@@ -1,0 +1,1 @@
+ALTER TYPE "public"."empathy_status" ADD VALUE 'refund_failed';
