@@ -224,13 +224,21 @@ export async function routeFuzzShare(app: InProcessApp, stripeUrl: string, paths
     }
   }
   // Every route that reads JSON (the Stripe webhook too) gets each shape of JSON whose parse stalls a server.
-  for (const [i, pattern] of [...JSON_API_ROUTES, "/webhooks/stripe"].entries()) {
-    if (paths.includes(pattern)) probes.push(...deepJsonProbes({ pattern, intents: [], goodParams, jsonApi: true }, roles, i));
-  }
+  const deep = [...JSON_API_ROUTES, "/webhooks/stripe"]
+    .filter((pattern) => paths.includes(pattern))
+    .flatMap((pattern, i) => deepJsonProbes({ pattern, intents: [], goodParams, jsonApi: true }, roles, i));
   // Dealt like cards: each share gets every role and route in the same proportions.
   const deck = ROUTE_FUZZ_SHARES.flatMap((size, owner) => Array<number>(size).fill(owner));
-  const mine = probes.filter((_, i) => deck[i % deck.length] === share);
-  const queue = [...mine.filter((p) => !endsSession(p)), ...mine.filter(endsSession)];
+  const deal = (all: FuzzProbe[]) => all.filter((_, i) => deck[i % deck.length] === share);
+  const mine = deal(probes);
+  const myDeep = deal(deep);
+  // The deep bodies arrive spread among the other requests, as an attacker's would, not as one burst at the end.
+  const every = Math.max(1, Math.floor(mine.length / (myDeep.length + 1)));
+  const ordinary = mine
+    .filter((p) => !endsSession(p))
+    .flatMap((p, i) => ((i + 1) % every === 0 && myDeep[(i + 1) / every - 1] ? [p, myDeep[(i + 1) / every - 1]!] : [p]));
+  const sent = new Set(ordinary);
+  const queue = [...ordinary, ...myDeep.filter((p) => !sent.has(p)), ...mine.filter(endsSession)];
   const agents = new Map(
     roles.map((role) => [role.name, new http.Agent({ keepAlive: true, maxSockets: 2, localAddress: role.localAddress })]),
   );
@@ -289,7 +297,7 @@ export async function routeFuzzShare(app: InProcessApp, stripeUrl: string, paths
   for (const agent of agents.values()) agent.destroy();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
-    `fuzz summary: seed ${SEED}; share ${share + 1} of ${ROUTE_FUZZ_SHARES.length}: ${queue.length} of ${probes.length} requests; ${paths.length} routes; ${roles.length} roles ` +
+    `fuzz summary: seed ${SEED}; share ${share + 1} of ${ROUTE_FUZZ_SHARES.length}: ${queue.length} of ${probes.length + deep.length} requests (${myDeep.length} of deep JSON); ${paths.length} routes; ${roles.length} roles ` +
       `(${[...perRole].map(([role, n]) => `${role} ${n}`).join(", ")}); ${fiveHundreds.length} x 5xx; ` +
       `${failures.size} failure kinds; ${seconds} s; slowest of ${healthChecks} health checks ${Math.round(slowestHealth)} ms`,
   );
