@@ -247,11 +247,16 @@ export async function qualityWritesSettled() {
  * end it: a server that shuts down ends every one that is left, so no call of a stopped app keeps
  * its timers or writes (two apps in one process, in the tests, each end only their own).
  */
-const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => new Set<() => void>());
+const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => ({ ends: new Set<() => void>(), shutDown: false }));
 
-/** Ends every call the app still bridges, as the server shuts down: their sockets close, their quality is written. */
+/**
+ * Ends every call the app still bridges, as the server shuts down: their sockets close, their
+ * quality is written. A stream bridged after this (one whose handshake was in flight) ends at once.
+ */
 export function endBridgedCalls(services: Pick<BridgeServices, "voiceModel">) {
-  for (const end of [...bridgedCalls(services.voiceModel)]) end();
+  const calls = bridgedCalls(services.voiceModel);
+  calls.shutDown = true;
+  for (const end of [...calls.ends]) end();
 }
 
 /** Within this of its time limit, a call Twilio ends was ended by the limit (Twilio's clock starts at the answer, a little before the stream). */
@@ -354,7 +359,7 @@ export function bridgeCall(
   const calls = bridgedCalls(services.voiceModel);
   // As when its stream is cut at shutdown: the quality says the stream was lost.
   const endForShutdown = () => close("server shutting down", 1001);
-  calls.add(endForShutdown);
+  calls.ends.add(endForShutdown);
   const startTimer = setTimeout(() => {
     if (!state.hasStarted) {
       log(`media stream for ${label} closed: no "start" within ${limits.startTimeoutMs / 1000} s`);
@@ -408,7 +413,7 @@ export function bridgeCall(
 
   function close(reason: string, code = 1000) {
     if (!state.endCall()) return;
-    calls.delete(endForShutdown);
+    calls.ends.delete(endForShutdown);
     clearTimeout(startTimer);
     clearTimeout(idleTimer);
     agentOwesNothing();
@@ -724,4 +729,6 @@ export function bridgeCall(
   }
   twilio.on("close", () => close("twilio closed"));
   twilio.on("error", () => close("twilio error"));
+  // Its app is shutting down: no call outlives it, nor its timers.
+  if (calls.shutDown) endForShutdown();
 }

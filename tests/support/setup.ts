@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { afterAll, afterEach, vi } from "vitest";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, expect, vi } from "vitest";
 import { endExpectations, isExpected, noteUnexpected, takeUnexpected, type LogLevel } from "./console";
 import { runningApps } from "./running-apps";
 
@@ -38,12 +39,24 @@ for (const level of ["warn", "error"] as const satisfies LogLevel[]) {
   );
 }
 
+// The files this worker ran, in order: a line logged by work an earlier file left behind (a call
+// its app still bridged) names the files that could have left it.
+const FILES_RUN = Symbol.for("sakina.files-run");
+const filesRun: string[] = ((globalThis as { [FILES_RUN]?: string[] })[FILES_RUN] ??= []);
+beforeAll(() => {
+  filesRun.push(path.relative(process.cwd(), expect.getState().testPath ?? "?"));
+});
+
 afterEach(() => {
   const seen = takeUnexpected();
   const missed = endExpectations();
   vi.restoreAllMocks();
   if (seen.length > 0) {
-    throw new Error(`Unexpected log lines during the test:\n${seen.join("\n")}`);
+    const earlier = filesRun.slice(0, -1);
+    throw new Error(
+      `Unexpected log lines during the test:\n${seen.join("\n")}` +
+        (earlier.length > 0 ? `\n(files this worker ran before this one, latest last: ${earlier.slice(-8).join(", ")})` : ""),
+    );
   }
   if (missed.length > 0) {
     throw new Error(`Expected log lines that never came:\n${missed.map((e) => `console.${e.level}: ${e.pattern}`).join("\n")}`);
