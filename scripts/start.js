@@ -1,6 +1,7 @@
 // `npm start`: build when the sources are newer than the last build, then serve. The server
 // migrates the database and seeds the demo data itself. The build's own output (and the
 // deprecation notices of the tools under it) is shown only when it fails, or with --verbose.
+import "./node-version.js";
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";

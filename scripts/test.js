@@ -7,6 +7,7 @@
 // tree (the commit plus any uncommitted change, untracked files included), a second run on the same
 // tree (CI's run on PostgreSQL after the one on PGlite) skips them and says so. SAKINA_RECHECK=1
 // runs them anyway.
+import "./node-version.js";
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
