@@ -161,9 +161,16 @@ function checkFields(fields: Iterable<[string, FormDataEntryValue]>, limits: Req
   return null;
 }
 
+/** What a refused client may still send, read and dropped, before it is answered and cut off. */
+const DRAIN_BYTES = 4 * 1024 * 1024;
+const DRAIN_MS = 5000;
+
 /**
- * Answers at once and closes the connection: whatever else the client sends is never read.
- * JSON `{ error }` where clients speak JSON, a line of text elsewhere, in the visitor's language.
+ * Answers and closes the connection. The rest of the body is read and dropped first, up to
+ * DRAIN_BYTES within DRAIN_MS and never kept: a client that writes its whole body before it reads
+ * the answer (Node 24's fetch, many scripts) gets the refusal instead of a broken pipe, since the
+ * server closes the socket as the answer ends. A body declared larger than that is not waited
+ * for. JSON `{ error }` where clients speak JSON, a line of text elsewhere, in the visitor's language.
  */
 async function refuse(
   req: IncomingMessage,
@@ -172,8 +179,7 @@ async function refuse(
   json: boolean,
   message: (t: Awaited<ReturnType<typeof translatorFor>>) => string,
 ) {
-  req.pause();
-  const text = message(await translatorFor(await languageOf(req)));
+  const [text] = await Promise.all([languageOf(req).then(translatorFor).then(message), dropRestOfBody(req)]);
   if (res.headersSent) return;
   res.statusCode = status;
   res.setHeader("Connection", "close");
@@ -181,7 +187,31 @@ async function refuse(
   res.end(json ? JSON.stringify({ error: text }) : `${text}\n`, () => {
     req.socket.end();
     // A client that keeps sending into a half-closed socket is cut off.
-    req.socket.setTimeout(5000, () => req.socket.destroy());
+    req.socket.setTimeout(DRAIN_MS, () => req.socket.destroy());
+  });
+}
+
+/** Reads what is left of a refused request's body and drops it: resolves at its end, or past the drain's limits. */
+function dropRestOfBody(req: IncomingMessage) {
+  if (req.complete || Number(req.headers["content-length"] ?? 0) > DRAIN_BYTES) {
+    req.pause();
+    return Promise.resolve();
+  }
+  return new Promise<void>((resolve) => {
+    let dropped = 0;
+    const onData = (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > DRAIN_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_MS);
+    function done() {
+      clearTimeout(timer);
+      req.off("data", onData).off("end", done).off("error", done).off("close", done);
+      req.pause();
+      resolve();
+    }
+    req.on("data", onData).once("end", done).once("error", done).once("close", done);
+    req.resume();
   });
 }
 
