@@ -6,8 +6,8 @@ import { useTranslation } from "~/ui/translation";
 import { z } from "zod";
 import type { Route } from "./+types/change-password";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
-import { Button } from "~/ui/form/button";
 import { Field } from "~/ui/form/field";
+import { NewPasswordFields } from "~/features/auth/new-password-fields";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
 import { FocusHeading } from "~/ui/form/focus";
 import { safeRedirect } from "~/lib/safe-redirect";
@@ -112,28 +112,7 @@ export default function ChangePassword({ loaderData, actionData }: Route.Compone
               errors={fields.current.errors}
             />
           )}
-          <Field
-            label={t("password.new")}
-            id={fields.password.id}
-            name={fields.password.name}
-            type="password"
-            autoComplete="new-password"
-            required
-            errors={fields.password.errors}
-            hint={t("password.rule", { min: MIN_PASSWORD })}
-          />
-          <Field
-            label={t("password.confirm")}
-            id={fields.confirm.id}
-            name={fields.confirm.name}
-            type="password"
-            autoComplete="new-password"
-            required
-            errors={fields.confirm.errors}
-          />
-          <Button type="submit" className="w-full">
-            {t("password.save")}
-          </Button>
+          <NewPasswordFields password={fields.password} confirm={fields.confirm} />
         </Form>
       </div>
     </SignedInFrame>

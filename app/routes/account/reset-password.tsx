@@ -6,14 +6,14 @@ import type { Route } from "./+types/reset-password";
 import { findAccountById } from "#models/accounts";
 import { consumeEmailToken, peekEmailToken } from "#models/email-tokens";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
-import { Button, buttonClass } from "~/ui/form/button";
-import { Field } from "~/ui/form/field";
+import { buttonClass } from "~/ui/form/button";
+import { NewPasswordFields } from "~/features/auth/new-password-fields";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
 import { FocusHeading } from "~/ui/form/focus";
 import { secondFactorPath, setPasswordAndSignIn } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
-import { MIN_PASSWORD, newPasswordSchema } from "~/features/auth/password-schema";
+import { newPasswordSchema } from "~/features/auth/password-schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { toastHeader } from "~/platform/http/toast.server";
 
@@ -96,28 +96,7 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
         <input type="hidden" name="token" value={loaderData.token} />
         <input type="hidden" name="email" value={loaderData.email} />
         <ErrorSummary problems={problems} formErrors={form.errors ?? []} />
-        <Field
-          label={t("password.new")}
-          id={fields.password.id}
-          name={fields.password.name}
-          type="password"
-          autoComplete="new-password"
-          required
-          errors={fields.password.errors}
-          hint={t("password.rule", { min: MIN_PASSWORD })}
-        />
-        <Field
-          label={t("password.confirm")}
-          id={fields.confirm.id}
-          name={fields.confirm.name}
-          type="password"
-          autoComplete="new-password"
-          required
-          errors={fields.confirm.errors}
-        />
-        <Button type="submit" className="w-full">
-          {t("password.save")}
-        </Button>
+        <NewPasswordFields password={fields.password} confirm={fields.confirm} />
       </Form>
     </div>
   );
