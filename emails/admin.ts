@@ -1,22 +1,17 @@
 import type { TFunction } from "i18next";
 import type { EmailMessage } from "~/providers/email.server";
-import { button, emailLayout, escapeHtml, paragraphs } from "./layout";
+import { button, emailLayout, linkEmail, paragraphs } from "./layout";
 
 /** The single-use link a new admin sets their password with. */
 export function adminInviteEmail(t: TFunction, lang: string, input: { to: string; link: string; hours: number }): EmailMessage {
-  const subject = t("admin.email.inviteSubject");
-  const intro = t("admin.email.inviteBody", { hours: input.hours });
-  const next = t("admin.email.inviteNext");
-  return {
+  return linkEmail(t, lang, {
     to: input.to,
-    subject,
-    text: `${intro}\n\n${input.link}\n\n${next}\n\n${t("email.signature")}\n`,
-    html: emailLayout({
-      lang,
-      title: subject,
-      bodyHtml: `${paragraphs(intro)}${button(input.link, t("admin.email.inviteButton"))}<p style="font-size:14px;color:#475569;word-break:break-all">${escapeHtml(input.link)}</p>${paragraphs(next)}${paragraphs(t("email.signature"))}`,
-    }),
-  };
+    subject: t("admin.email.inviteSubject"),
+    intro: t("admin.email.inviteBody", { hours: input.hours }),
+    link: input.link,
+    buttonLabel: t("admin.email.inviteButton"),
+    after: t("admin.email.inviteNext"),
+  });
 }
 
 /** Tells the admins that an owner asked for help; the ticket itself is read in /admin. */

@@ -1,25 +1,20 @@
 import type { TFunction } from "i18next";
 import type { EmailMessage } from "~/providers/email.server";
-import { button, emailLayout, escapeHtml, paragraphs } from "./layout";
+import { button, emailLayout, escapeHtml, linkEmail, paragraphs } from "./layout";
 
 export function verificationEmail(
   t: TFunction,
   lang: string,
   input: { to: string; ownerName: string; businessName: string; link: string },
 ): EmailMessage {
-  const subject = t("email.verifySubject", { business: input.businessName });
-  const intro = t("email.verifyBody", { name: input.ownerName, business: input.businessName });
-  const expiry = t("email.verifyExpiry");
-  return {
+  return linkEmail(t, lang, {
     to: input.to,
-    subject,
-    text: `${intro}\n\n${input.link}\n\n${expiry}\n\n${t("email.signature")}\n`,
-    html: emailLayout({
-      lang,
-      title: subject,
-      bodyHtml: `${paragraphs(intro)}${button(input.link, t("email.verifyButton"))}<p style="font-size:14px;color:#475569;word-break:break-all">${escapeHtml(input.link)}</p>${paragraphs(expiry)}${paragraphs(t("email.signature"))}`,
-    }),
-  };
+    subject: t("email.verifySubject", { business: input.businessName }),
+    intro: t("email.verifyBody", { name: input.ownerName, business: input.businessName }),
+    link: input.link,
+    buttonLabel: t("email.verifyButton"),
+    after: t("email.verifyExpiry"),
+  });
 }
 
 /**
@@ -32,19 +27,14 @@ export function continueRegistrationEmail(
   lang: string,
   input: { to: string; ownerName: string; businessName: string; link: string },
 ): EmailMessage {
-  const subject = t("email.continueSubject", { business: input.businessName });
-  const intro = t("email.continueBody", { name: input.ownerName, business: input.businessName });
-  const expiry = t("email.continueExpiry");
-  return {
+  return linkEmail(t, lang, {
     to: input.to,
-    subject,
-    text: `${intro}\n\n${input.link}\n\n${expiry}\n\n${t("email.signature")}\n`,
-    html: emailLayout({
-      lang,
-      title: subject,
-      bodyHtml: `${paragraphs(intro)}${button(input.link, t("email.continueButton"))}<p style="font-size:14px;color:#475569;word-break:break-all">${escapeHtml(input.link)}</p>${paragraphs(expiry)}${paragraphs(t("email.signature"))}`,
-    }),
-  };
+    subject: t("email.continueSubject", { business: input.businessName }),
+    intro: t("email.continueBody", { name: input.ownerName, business: input.businessName }),
+    link: input.link,
+    buttonLabel: t("email.continueButton"),
+    after: t("email.continueExpiry"),
+  });
 }
 
 export function credentialsEmail(
@@ -78,17 +68,12 @@ export function credentialsEmail(
 }
 
 export function passwordResetEmail(t: TFunction, lang: string, input: { to: string; link: string }): EmailMessage {
-  const subject = t("email.resetSubject");
-  const intro = t("email.resetBody");
-  const ignore = t("email.resetIgnore");
-  return {
+  return linkEmail(t, lang, {
     to: input.to,
-    subject,
-    text: `${intro}\n\n${input.link}\n\n${ignore}\n\n${t("email.signature")}\n`,
-    html: emailLayout({
-      lang,
-      title: subject,
-      bodyHtml: `${paragraphs(intro)}${button(input.link, t("email.resetButton"))}<p style="font-size:14px;color:#475569;word-break:break-all">${escapeHtml(input.link)}</p>${paragraphs(ignore)}${paragraphs(t("email.signature"))}`,
-    }),
-  };
+    subject: t("email.resetSubject"),
+    intro: t("email.resetBody"),
+    link: input.link,
+    buttonLabel: t("email.resetButton"),
+    after: t("email.resetIgnore"),
+  });
 }

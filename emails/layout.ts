@@ -1,3 +1,6 @@
+import type { TFunction } from "i18next";
+import type { EmailMessage } from "~/providers/email.server";
+
 /** Escapes text for HTML e-mail bodies; every interpolated value goes through it. */
 export function escapeHtml(value: string) {
   return value.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
@@ -29,4 +32,25 @@ export function emailLayout(options: { lang: string; title: string; bodyHtml: st
 /** A call-to-action link styled as a button (inline styles: e-mail clients ignore stylesheets). */
 export function button(href: string, label: string) {
   return `<p style="margin:24px 0"><a href="${escapeHtml(href)}" style="display:inline-block;background:#0f766e;color:#ffffff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(label)}</a></p>`;
+}
+
+/**
+ * An e-mail whose point is one link: a paragraph, the link as a button and written out (for a
+ * client that shows no buttons), a paragraph after it, the signature; the same in its text part.
+ */
+export function linkEmail(
+  t: TFunction,
+  lang: string,
+  input: { to: string; subject: string; intro: string; link: string; buttonLabel: string; after: string },
+): EmailMessage {
+  return {
+    to: input.to,
+    subject: input.subject,
+    text: `${input.intro}\n\n${input.link}\n\n${input.after}\n\n${t("email.signature")}\n`,
+    html: emailLayout({
+      lang,
+      title: input.subject,
+      bodyHtml: `${paragraphs(input.intro)}${button(input.link, input.buttonLabel)}<p style="font-size:14px;color:#475569;word-break:break-all">${escapeHtml(input.link)}</p>${paragraphs(input.after)}${paragraphs(t("email.signature"))}`,
+    }),
+  };
 }
