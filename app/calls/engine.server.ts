@@ -354,7 +354,8 @@ async function hangUpUnbridged(services: AppServices, call: Call, record: Provid
  */
 export async function reconcileUnbridgedCalls(services: AppServices) {
   const lapsed = await callsToReconcile(services.db, { ...reconcileLimits(services), unbridgedOnly: true });
-  for (const { call, overdue, abandoned } of lapsed) await reconcileCall(services, call, { overdue, abandoned, unbridged: true }, publicOrigin(services));
+  for (const { call, overdue, abandoned } of lapsed)
+    await reconcileCall(services, call, { overdue, abandoned, unbridged: true }, publicOrigin(services));
   if (lapsed.length > 0) await wakeWaitingCalls(services);
 }
 
