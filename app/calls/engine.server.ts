@@ -348,11 +348,11 @@ async function hangUpUnbridged(services: AppServices, call: Call, record: Provid
 }
 
 /**
- * Live calls whose bridge lease lapsed, reconciled with the provider: run by the minute sweep, and
- * every LEASE_WATCH_MS by each process with job workers (startLeaseWatch), so a process that died
- * frees its calls' lines within a minute of its death, not after their time limit.
+ * Live calls whose bridge lease lapsed, reconciled with the provider, every LEASE_WATCH_MS by each
+ * process with job workers (startLeaseWatch; the minute sweep finds them too), so a process that
+ * died frees its calls' lines within a minute of its death, not after their time limit.
  */
-export async function reconcileUnbridgedCalls(services: AppServices) {
+async function reconcileUnbridgedCalls(services: AppServices) {
   const lapsed = await callsToReconcile(services.db, { ...reconcileLimits(services), unbridgedOnly: true });
   for (const { call, overdue, abandoned } of lapsed)
     await reconcileCall(services, call, { overdue, abandoned, unbridged: true }, publicOrigin(services));
@@ -360,7 +360,7 @@ export async function reconcileUnbridgedCalls(services: AppServices) {
 }
 
 /** How often each process with job workers looks for calls whose bridge died (one query when there are none). */
-export const LEASE_WATCH_MS = 10_000;
+const LEASE_WATCH_MS = 10_000;
 
 /** Starts the frequent look for lapsed bridge leases; returns its stop. A failed look is said and tried again. */
 export function startLeaseWatch(services: AppServices) {
@@ -408,10 +408,11 @@ async function endGivenUpDials(services: AppServices) {
 
 /**
  * Every minute: live calls the app heard nothing about for CALL_QUIET_CHECK_SECONDS, those whose
- * bridge lease lapsed, and those past their time limit plus the grace, are reconciled with the provider's record (reconcileCall), through
- * the same end-of-call path as a status callback (a paid one is retried or refunded only when it was
- * not delivered); queued calls whose dialling job gave up are ended; then waiting calls get the free
- * lines. A lost end is found within CALL_QUIET_CHECK_SECONDS plus a minute.
+ * bridge lease lapsed, and those past their time limit plus the grace, are reconciled with the
+ * provider's record (reconcileCall), through the same end-of-call path as a status callback (a paid
+ * one is retried or refunded only when it was not delivered); queued calls whose dialling job gave
+ * up are ended; then waiting calls get the free lines. A lost end is found within
+ * CALL_QUIET_CHECK_SECONDS plus a minute.
  */
 export const callSweeperJob: AppJob<Record<string, never>> = {
   name: "call-sweeper",
