@@ -146,6 +146,17 @@ export async function takeLine(db: Db, id: number, lines: number): Promise<LineR
   });
 }
 
+/**
+ * Puts a queued call in the line queue without taking a line (no bridge is up to carry its audio):
+ * it keeps its place, and is woken with the waiting calls.
+ */
+export async function keepWaiting(db: Db, id: number) {
+  await db
+    .update(calls)
+    .set({ waitingSince: sql`coalesce(${calls.waitingSince}, now())` })
+    .where(and(eq(calls.id, id), eq(calls.status, "queued")));
+}
+
 /** The waiting calls that may take the lines free now, oldest first. */
 export async function callsToWake(db: Db, lines: number) {
   const [usage] = await db
@@ -175,29 +186,47 @@ export async function queuePosition(db: Db, call: Pick<Call, "id" | "status" | "
   return Number(row?.ahead ?? 0) + 1;
 }
 
+/** A live call whose bridge lease ran out: the process that carried its audio stopped renewing it (it died). */
+const leaseLapsed = sql<boolean>`coalesce(${calls.bridgeLeaseUntil} < now(), false)`;
+
 /**
  * Live calls whose end may have been missed, for the sweeper to check with the provider: those
- * the app has heard nothing about (no status, transcript or other write) for `quietSeconds`, and
- * those past their time limit plus `graceSeconds` (`overdue`); `abandoned` when past it by
- * `abandonSeconds` too, when the provider's silence no longer stops the call from being ended.
+ * the app has heard nothing about (no status, transcript or other write) for `quietSeconds`, those
+ * whose bridge lease lapsed (`unbridged`), and those past their time limit plus `graceSeconds`
+ * (`overdue`); `abandoned` when past it by `abandonSeconds` too, when the provider's silence no
+ * longer stops the call from being ended. `unbridgedOnly`: the lapsed leases alone (the frequent look).
  */
-export async function callsToReconcile(db: Db, limits: { quietSeconds: number; graceSeconds: number; abandonSeconds: number }) {
+export async function callsToReconcile(
+  db: Db,
+  limits: { quietSeconds: number; graceSeconds: number; abandonSeconds: number; unbridgedOnly?: boolean },
+) {
   const deadline = sql`coalesce(${calls.answeredAt}, ${calls.startedAt}, ${calls.createdAt}) + make_interval(secs => ${calls.timeLimitSeconds})`;
   const overdue = sql<boolean>`${deadline} + make_interval(secs => ${limits.graceSeconds}) < now()`;
+  const due = limits.unbridgedOnly
+    ? leaseLapsed
+    : sql`(${overdue} or ${leaseLapsed} or (${calls.providerCallId} is not null
+              and ${calls.updatedAt} < now() - make_interval(secs => ${limits.quietSeconds})))`;
   return db
     .select({
       call: calls,
       overdue,
       abandoned: sql<boolean>`${deadline} + make_interval(secs => ${limits.abandonSeconds}) < now()`,
+      unbridged: leaseLapsed,
     })
     .from(calls)
-    .where(
-      and(
-        inArray(calls.status, LIVE_STATUSES),
-        sql`(${overdue} or (${calls.providerCallId} is not null
-              and ${calls.updatedAt} < now() - make_interval(secs => ${limits.quietSeconds})))`,
-      ),
-    );
+    .where(and(inArray(calls.status, LIVE_STATUSES), due));
+}
+
+/**
+ * Keeps the bridge leases of the calls a process carries for another `ttlSeconds`, in one
+ * statement (a call that ended meanwhile keeps what it had: nothing looks at an ended call's lease).
+ */
+export async function renewBridgeLeases(db: Db, ids: number[], ttlSeconds: number) {
+  if (ids.length === 0) return;
+  await db
+    .update(calls)
+    .set({ bridgeLeaseUntil: sql`now() + make_interval(secs => ${ttlSeconds})` })
+    .where(and(inArray(calls.id, ids), inArray(calls.status, LIVE_STATUSES)));
 }
 
 /** drizzle's execute answers `{ rows }` on node-postgres and PGlite alike. */

@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, gt, lt, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { liveLeases } from "./schema";
 
@@ -25,12 +25,24 @@ export async function acquireLease(db: Db, lease: { kind: string; holder: string
   });
 }
 
-/** Keeps a lease for another `ttlSeconds` (a lease that already ran out and was dropped stays gone). */
+/** Keeps a lease for another `ttlSeconds`; false when it already ran out and was dropped (it stays gone). */
 export async function renewLease(db: Db, id: number, ttlSeconds: number) {
-  await db
+  const renewed = await db
     .update(liveLeases)
     .set({ expiresAt: sql`now() + make_interval(secs => ${ttlSeconds})` })
-    .where(eq(liveLeases.id, id));
+    .where(eq(liveLeases.id, id))
+    .returning({ id: liveLeases.id });
+  return renewed.length > 0;
+}
+
+/** Whether anyone holds a lease of `kind` that has not expired (a heartbeat that is fresh). */
+export async function anyLiveLease(db: Db, kind: string) {
+  const [row] = await db
+    .select({ id: liveLeases.id })
+    .from(liveLeases)
+    .where(and(eq(liveLeases.kind, kind), gt(liveLeases.expiresAt, sql`now()`)))
+    .limit(1);
+  return Boolean(row);
 }
 
 export async function releaseLease(db: Db, id: number) {

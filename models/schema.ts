@@ -676,6 +676,12 @@ export const calls = pgTable(
     dialFailingSince: timestamp("dial_failing_since", { withTimezone: true }),
     /** Set while the call waits for a free line (all MAX_CONCURRENT_CALLS in use); its place is its id. */
     waitingSince: timestamp("waiting_since", { withTimezone: true }),
+    /**
+     * The lease of the process bridging the call's audio, renewed every few seconds while its
+     * media stream is open (app/voice/bridge-leases.server.ts). Past it, nobody bridges the call
+     * (its process died): the engine asks the provider and ends it, or hangs it up there.
+     */
+    bridgeLeaseUntil: timestamp("bridge_lease_until", { withTimezone: true }),
     /** The provider's recording (RECORD_CALLS=true only, dual channel); deleted there and here after 12 months. */
     recordingSid: text("recording_sid"),
     recordingDurationSeconds: integer("recording_duration_seconds"),

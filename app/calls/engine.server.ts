@@ -9,6 +9,7 @@ import {
   failCall,
   findCall,
   heldProviderCallIds,
+  keepWaiting,
   markCallPlaced,
   releaseDialClaim,
   setCallOutcome,
@@ -28,6 +29,7 @@ import type { AppJob } from "~/platform/services.server";
 import { deliveryOf } from "~/calls/delivery";
 import { callTexts } from "~/voice/call-texts.server";
 import { mediaStreamUrl, prepareVoiceSession, streamLimits } from "~/voice/bridge.server";
+import { bridgeReachable } from "~/voice/bridge-leases.server";
 import { TelephonyError, type ProviderCallRecord } from "~/providers/telephony.server";
 import type { AppServices } from "~/platform/services.server";
 
@@ -80,6 +82,13 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
       await services.jobs.enqueue(placeCallJob, { callId, origin }, { startAfter: until });
     };
     if (purpose.admit && !(await purpose.admit(services, call, defer))) return;
+    // No bridge is up to carry the call's audio (it is restarting, or down): the person would
+    // answer into silence. The call keeps its place and is woken with the waiting calls (every
+    // minute, and when a bridge starts); its page says what it waits for.
+    if (!(await bridgeReachable(services.db))) {
+      await keepWaiting(services.db, call.id);
+      return;
+    }
     // A line first: over the limit the call waits, keeping its place, and is woken when one frees.
     const line = await takeLine(services.db, call.id, services.env.MAX_CONCURRENT_CALLS);
     if (!line?.ok) return;
@@ -277,17 +286,25 @@ const PROVIDER_LIVE = new Set(["queued", "initiated", "ringing", "in-progress"])
  * callback, a process that died): its record (GET Calls/{sid}) is applied as its final status
  * callback would have been, so the call is judged on its real duration and whoever asked for it
  * hears the true end (a delivered paid call is neither dialled again nor refunded). A call the
- * provider has as still up is left alone; past its time limit plus the grace it is hung up there,
- * and the next look ends it. When the provider cannot be asked, the call waits for the next sweep,
- * unless it is PROVIDER_SILENT_SECONDS past its limit (or was never placed there): then it ends as
- * the sweeper guesses, completed if it was answered, failed otherwise.
+ * provider has as still up is left alone while a bridge carries it; one whose bridge lease lapsed
+ * (`unbridged`: its process died) is hung up there, since nobody can speak on it, and ended from
+ * the record the hang-up leaves, freeing its line at once. Past its time limit plus the grace a
+ * call is hung up there too, and the next look ends it. When the provider cannot be asked, the call
+ * waits for the next sweep, unless it is PROVIDER_SILENT_SECONDS past its limit (or was never
+ * placed there): then it ends as the sweeper guesses, completed if it was answered, failed otherwise.
  */
-export async function reconcileCall(services: AppServices, call: Call, due: { overdue: boolean; abandoned: boolean }, origin: string) {
+export async function reconcileCall(
+  services: AppServices,
+  call: Call,
+  due: { overdue: boolean; abandoned: boolean; unbridged?: boolean },
+  origin: string,
+) {
   let record: ProviderCallRecord | null = null;
   let unknownThere = !call.providerCallId;
   if (call.providerCallId) {
     try {
       record = await services.telephony.fetchCall(call.providerCallId);
+      if (due.unbridged && PROVIDER_LIVE.has(record.status)) record = await hangUpUnbridged(services, call, record);
     } catch (error) {
       // Twilio answering "no such call" is an answer: nothing there will ever end it.
       unknownThere = error instanceof TelephonyError && error.status === 404;
@@ -304,7 +321,9 @@ export async function reconcileCall(services: AppServices, call: Call, due: { ov
         ...(record.answeredBy ? { AnsweredBy: record.answeredBy } : {}),
       },
       origin,
-      "Ended from Twilio's record: its final status callback never reached the app.",
+      due.unbridged
+        ? "Its bridge stopped (its process died): ended from Twilio's record, hung up there if it was still up."
+        : "Ended from Twilio's record: its final status callback never reached the app.",
     );
   }
   if (!due.overdue) return null;
@@ -317,6 +336,52 @@ export async function reconcileCall(services: AppServices, call: Call, due: { ov
   if (ended) await onCallFinished(services, ended, origin);
   return ended;
 }
+
+/**
+ * A call up at the provider that no bridge carries any more: nobody hears the caller, nobody
+ * speaks. It is hung up there, and the provider's record after the hang-up is its end.
+ */
+async function hangUpUnbridged(services: AppServices, call: Call, record: ProviderCallRecord) {
+  console.warn(`call ${call.id}: no bridge renewed its lease (its process died); hung up at Twilio, which had it ${record.status}`);
+  await services.telephony.hangUp(call.providerCallId!);
+  return services.telephony.fetchCall(call.providerCallId!);
+}
+
+/**
+ * Live calls whose bridge lease lapsed, reconciled with the provider, every LEASE_WATCH_MS by each
+ * process with job workers (startLeaseWatch; the minute sweep finds them too), so a process that
+ * died frees its calls' lines within a minute of its death, not after their time limit.
+ */
+async function reconcileUnbridgedCalls(services: AppServices) {
+  const lapsed = await callsToReconcile(services.db, { ...reconcileLimits(services), unbridgedOnly: true });
+  for (const { call, overdue, abandoned } of lapsed)
+    await reconcileCall(services, call, { overdue, abandoned, unbridged: true }, publicOrigin(services));
+  if (lapsed.length > 0) await wakeWaitingCalls(services);
+}
+
+/** How often each process with job workers looks for calls whose bridge died (one query when there are none). */
+const LEASE_WATCH_MS = 10_000;
+
+/** Starts the frequent look for lapsed bridge leases; returns its stop. A failed look is said and tried again. */
+export function startLeaseWatch(services: AppServices) {
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running
+      .then(() => reconcileUnbridgedCalls(services))
+      .catch((error: Error) => console.warn(`The look for calls whose bridge died failed: ${error.message.split("\n")[0]}`));
+  }, LEASE_WATCH_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
+
+const reconcileLimits = (services: AppServices) => ({
+  quietSeconds: services.env.CALL_QUIET_CHECK_SECONDS,
+  graceSeconds: SWEEP_GRACE_SECONDS,
+  abandonSeconds: PROVIDER_SILENT_SECONDS,
+});
 
 /**
  * Queued calls whose dialling job ran out of retries (hours of a fault outside the provider's own
@@ -342,23 +407,22 @@ async function endGivenUpDials(services: AppServices) {
 }
 
 /**
- * Every minute: live calls the app heard nothing about for CALL_QUIET_CHECK_SECONDS, and those past
- * their time limit plus the grace, are reconciled with the provider's record (reconcileCall), through
- * the same end-of-call path as a status callback (a paid one is retried or refunded only when it was
- * not delivered); queued calls whose dialling job gave up are ended; then waiting calls get the free
- * lines. A lost end is found within CALL_QUIET_CHECK_SECONDS plus a minute.
+ * Every minute: live calls the app heard nothing about for CALL_QUIET_CHECK_SECONDS, those whose
+ * bridge lease lapsed, and those past their time limit plus the grace, are reconciled with the
+ * provider's record (reconcileCall), through the same end-of-call path as a status callback (a paid
+ * one is retried or refunded only when it was not delivered); queued calls whose dialling job gave
+ * up are ended; then waiting calls get the free lines. A lost end is found within
+ * CALL_QUIET_CHECK_SECONDS plus a minute.
  */
 export const callSweeperJob: AppJob<Record<string, never>> = {
   name: "call-sweeper",
   retryLimit: 2,
   retryDelaySeconds: 30,
   async handle(_data, services) {
-    const due = await callsToReconcile(services.db, {
-      quietSeconds: services.env.CALL_QUIET_CHECK_SECONDS,
-      graceSeconds: SWEEP_GRACE_SECONDS,
-      abandonSeconds: PROVIDER_SILENT_SECONDS,
-    });
-    for (const { call, overdue, abandoned } of due) await reconcileCall(services, call, { overdue, abandoned }, publicOrigin(services));
+    const due = await callsToReconcile(services.db, reconcileLimits(services));
+    for (const { call, overdue, abandoned, unbridged } of due) {
+      await reconcileCall(services, call, { overdue, abandoned, unbridged }, publicOrigin(services));
+    }
     await endGivenUpDials(services);
     await wakeWaitingCalls(services);
     await resumePausedCalls(services);

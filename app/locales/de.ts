@@ -131,6 +131,8 @@ const de = {
       "Anrufe werden nicht aufgezeichnet. Sie können anonymisiert transkribiert werden, um die Qualität zu prüfen und unsere KI zu verbessern. Telefonnummern, E-Mail-Adressen und Namen werden aus den Transkripten entfernt. Nichts wird weitergegeben oder für Werbung genutzt.",
     transcriptAccept: "Ich habe den Hinweis zur Transkription gelesen und bin damit einverstanden.",
     transcriptRequired: "Bitte bestätigen Sie, dass Sie den Hinweis zur Transkription gelesen haben.",
+    waitingForBridge:
+      "Unser Anrufdienst startet gerade neu. Ihr Anruf behält seinen Platz in der Warteschlange und wird getätigt, sobald der Dienst wieder da ist; Sie müssen nichts tun.",
     linesBusy:
       "Alle unsere Leitungen sind belegt. Sie sind Nummer {{position}} in der Warteschlange; wir rufen Sie an, sobald eine Leitung frei ist.",
     networkDownTitle: "Das Telefonnetz antwortet nicht",

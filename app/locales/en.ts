@@ -129,6 +129,8 @@ const en = {
       "Calls are not recorded. They may be transcribed, anonymised, to check quality and improve our AI. Phone numbers, e-mail addresses and names are removed from transcripts. Nothing is shared or used for marketing.",
     transcriptAccept: "I have read the transcript notice and agree to it.",
     transcriptRequired: "Please confirm that you have read the transcript notice.",
+    waitingForBridge:
+      "Our calling service is restarting. Your call keeps its place in the queue and is placed as soon as the service is back; you don't need to do anything.",
     linesBusy: "All our lines are busy. You are number {{position}} in the queue; we will call you as soon as a line is free.",
     networkDownTitle: "The phone network is not answering",
     networkDownBody:

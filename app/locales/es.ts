@@ -129,6 +129,8 @@ const es = {
       "Las llamadas no se graban. Pueden transcribirse, de forma anónima, para comprobar la calidad y mejorar nuestra IA. Los números de teléfono, los correos y los nombres se eliminan de las transcripciones. Nada se comparte ni se usa para marketing.",
     transcriptAccept: "He leído el aviso sobre la transcripción y lo acepto.",
     transcriptRequired: "Confirma que has leído el aviso sobre la transcripción.",
+    waitingForBridge:
+      "Nuestro servicio de llamadas se está reiniciando. Su llamada conserva su lugar en la cola y se realizará en cuanto el servicio vuelva; no tiene que hacer nada.",
     linesBusy: "Todas nuestras líneas están ocupadas. Es el número {{position}} en la cola; le llamaremos en cuanto quede una línea libre.",
     networkDownTitle: "La red telefónica no responde",
     networkDownBody:

@@ -130,6 +130,8 @@ const fr = {
       "Les appels ne sont pas enregistrés. Ils peuvent être transcrits, de façon anonyme, pour vérifier la qualité et améliorer notre IA. Les numéros de téléphone, adresses e-mail et noms sont retirés des transcriptions. Rien n'est partagé ni utilisé à des fins marketing.",
     transcriptAccept: "J'ai lu l'avis sur la transcription et je l'accepte.",
     transcriptRequired: "Veuillez confirmer que vous avez lu l'avis sur la transcription.",
+    waitingForBridge:
+      "Notre service d'appels redémarre. Votre appel garde sa place dans la file et sera passé dès que le service sera de retour ; vous n'avez rien à faire.",
     linesBusy:
       "Toutes nos lignes sont occupées. Vous êtes numéro {{position}} dans la file ; nous vous appelons dès qu'une ligne se libère.",
     networkDownTitle: "Le réseau téléphonique ne répond pas",

@@ -129,6 +129,8 @@ const it = {
       "Le chiamate non vengono registrate. Possono essere trascritte, in forma anonima, per controllare la qualità e migliorare la nostra IA. Numeri di telefono, indirizzi e-mail e nomi vengono rimossi dalle trascrizioni. Nulla viene condiviso o usato per il marketing.",
     transcriptAccept: "Ho letto l’informativa sulla trascrizione e la accetto.",
     transcriptRequired: "Conferma di aver letto l’informativa sulla trascrizione.",
+    waitingForBridge:
+      "Il nostro servizio di chiamata si sta riavviando. La sua chiamata mantiene il suo posto in coda e verrà effettuata appena il servizio torna disponibile; non deve fare nulla.",
     linesBusy: "Tutte le nostre linee sono occupate. È il numero {{position}} in coda; la chiameremo appena si libera una linea.",
     networkDownTitle: "La rete telefonica non risponde",
     networkDownBody:

@@ -17,6 +17,7 @@ import {
 } from "~/features/empathy/empathy.server";
 import { getI18n } from "~/platform/i18n.server";
 import { dialDeadline } from "~/calls/engine.server";
+import { bridgeReachable } from "~/voice/bridge-leases.server";
 import { PaymentsError, requirePayments } from "~/providers/payments.server";
 import type { AppServices } from "~/platform/services.server";
 import { firstExceededRule } from "~/platform/security/rate-limit.server";
@@ -128,6 +129,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       refundReason: empathy.refundReason,
       // Waiting for a free line: its place in the queue.
       queuePosition: latest ? await queuePosition(services.db, latest) : null,
+      // Held back because no bridge is up to carry the call's audio (a restart): it waits, and says so.
+      bridgeDown: latest?.status === "queued" ? !(await bridgeReachable(services.db)) : false,
       // The called number's country (the number is erased after a day: then the browser's guess).
       helpCountry: helpCountryOf(empathy.phone),
     },

@@ -4,6 +4,7 @@ import { mediaStreamUrl, type BridgeServices } from "~/voice/bridge.server";
 import { openDatabase } from "~/platform/db.server";
 import { startJobQueue } from "~/platform/data/jobs.server";
 import { allJobs } from "./all-jobs.server";
+import { callSweeperJob } from "~/calls/engine.server";
 import { healthCheck } from "~/platform/http/health.server";
 import { EnvError, parseEnv } from "~/platform/env.server";
 import { createTelephony } from "~/providers/telephony.server";
@@ -49,7 +50,10 @@ export async function startBridgeServer() {
     publicOrigin: () => configuredOrigin ?? origin,
     callPurposes,
   };
-  const mediaStreams = mediaStreamEndpoint(services);
+  const mediaStreams = mediaStreamEndpoint(services, { heartbeat: true });
+  await mediaStreams.started;
+  // Calls held back while no bridge was up are dialled now, not at the next minute's sweep.
+  await jobs.enqueue(callSweeperJob, {});
 
   const answerHealth = healthCheck({ db: database.db, database });
   const server = http.createServer((request, response) => {

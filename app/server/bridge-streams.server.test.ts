@@ -35,7 +35,7 @@ beforeAll(async () => {
     },
     { runWorkers: false },
   );
-  endpoint = mediaStreamEndpoint(services);
+  endpoint = mediaStreamEndpoint(services, { heartbeat: true });
   server = http.createServer();
   server.on("upgrade", endpoint.upgrade);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -5,15 +5,22 @@ import { parseDbId } from "~/lib/ids";
 import { bridgeWebCallVoice, CLOSE_TOO_MANY_VOICES, VOICE_SESSIONS_PER_ADDRESS, WEB_VOICE_PATH } from "~/features/agent/web-voice.server";
 import { bridgeMediaStream, endBridgedCalls, mediaStreamUrl, qualityWritesSettled, type BridgeServices } from "~/voice/bridge.server";
 import { holdLiveSlot } from "~/platform/data/live-limit.server";
+import { bridgeLeases } from "~/voice/bridge-leases.server";
 import type { AppServices } from "~/platform/services.server";
 
 /**
  * The call audio's WebSocket endpoint, `/media-stream/{callId}`: Twilio's signed handshake, then
- * the bridge. The web server serves it, and so does the bridge process (bridge-server.ts).
+ * the bridge. The web server serves it, and so does the bridge process (bridge-server.ts). Each
+ * open stream keeps its call's bridge lease; `heartbeat` when the calls' streams come to this
+ * process (the bridge process, or a web server without MEDIA_STREAM_ORIGIN): it says so in the
+ * database while it runs, and calls are dialled only while some bridge does.
  */
-export function mediaStreamEndpoint(services: BridgeServices) {
+export function mediaStreamEndpoint(services: BridgeServices, options: { heartbeat: boolean }) {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const leases = bridgeLeases(services.db, options);
   return {
+    /** Resolves once this process's heartbeat is in the database. */
+    started: leases.started,
     /** Any other path is refused, as is a handshake Twilio did not sign. */
     upgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
       const url = new URL(request.url ?? "/", "http://localhost");
@@ -28,7 +35,11 @@ export function mediaStreamEndpoint(services: BridgeServices) {
         socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
         return;
       }
-      sockets.handleUpgrade(request, socket, head, (ws) => bridgeMediaStream(services, ws, callId));
+      sockets.handleUpgrade(request, socket, head, (ws) => {
+        leases.hold(callId);
+        ws.once("close", () => leases.drop(callId));
+        bridgeMediaStream(services, ws, callId);
+      });
     },
     /**
      * Ends the calls' streams, then waits for them to close and their quality to be written: a
@@ -36,6 +47,7 @@ export function mediaStreamEndpoint(services: BridgeServices) {
      * ends (and writes) after the database is closed.
      */
     async close() {
+      await leases.stop();
       await closeClients(sockets);
       // A call whose socket this endpoint no longer held (a browser's, one admitted as the server
       // stopped) ends too: none of this app's calls outlives it, timers included.

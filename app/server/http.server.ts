@@ -169,7 +169,9 @@ export async function createAppServer(options: {
     }
   });
 
-  const mediaStreams = mediaStreamEndpoint(services);
+  // Calls' streams come here unless a bridge process of its own serves them (MEDIA_STREAM_ORIGIN).
+  const mediaStreams = mediaStreamEndpoint(services, { heartbeat: !services.env.MEDIA_STREAM_ORIGIN });
+  await mediaStreams.started;
   // An upgrade bypasses Express, so its visitor's address is read with the same trusted-proxy rule.
   const trustProxy = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
   const webCallStreams = webCallStreamEndpoint(services, (request) => upgradeClientIp(request, trustProxy));

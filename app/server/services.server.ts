@@ -9,7 +9,7 @@ import { createReadCache } from "~/platform/data/read-cache.server";
 import { allJobs } from "./all-jobs.server";
 import { EMPATHY_REFUND_SWEEP_CRON, empathyErasureJob, empathyRefundSweepJob } from "~/features/empathy/empathy.server";
 import { RETENTION_CRON, retentionJob } from "~/features/retention/retention.server";
-import { CALL_SWEEPER_CRON, callSweeperJob } from "~/calls/engine.server";
+import { CALL_SWEEPER_CRON, callSweeperJob, startLeaseWatch } from "~/calls/engine.server";
 import { SCHEDULED_CALLS_CRON, scheduledCallsJob } from "~/features/subscriptions/index.server";
 import { callPurposes } from "./call-purposes.server";
 import { REMINDERS_CRON, bookingRemindersJob } from "~/features/booking/reminders.server";
@@ -75,6 +75,7 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
         : `Demo owner login: ${demo.email} (password set earlier; use "Forgot password?" to reset it)`,
     );
   }
+  let stopLeaseWatch = async () => {};
   if (options.runWorkers ?? env.JOB_WORKERS) {
     await jobs.startWorkers(allJobs, services);
     // The privacy page's promises, kept on a schedule (stored by pg-boss, so one run per slot
@@ -87,6 +88,8 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     await jobs.schedule(empathyRefundSweepJob, EMPATHY_REFUND_SWEEP_CRON);
     // Calls whose end was never reported are ended, and waiting calls get the lines they free.
     await jobs.schedule(callSweeperJob, CALL_SWEEPER_CRON);
+    // Calls whose bridge died are looked for more often than that: their lines are needed.
+    stopLeaseWatch = startLeaseWatch(services);
     // Subscribers' scheduled calls, their reminders and the trial-ending e-mails.
     await jobs.schedule(scheduledCallsJob, SCHEDULED_CALLS_CRON);
     // Customers' appointment reminders.
@@ -95,6 +98,7 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
   return {
     ...services,
     async close() {
+      await stopLeaseWatch();
       await jobs.stop();
       mailer.close();
       await database.close();

@@ -38,6 +38,8 @@ let stripeApi: Stripe;
 let nginx: ChildProcess | undefined;
 let nginxUrl = "";
 const procs: Proc[] = [];
+let clusterEnv: Record<string, string> = {};
+let bridgePort = 0;
 
 function start(name: string, script: string, port: number, env: Record<string, string>): Proc {
   const child = spawn(process.execPath, [script], {
@@ -164,7 +166,8 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
     [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
     const stripeUrl = new URL(stripe.url);
     stripeApi = new Stripe(stripe.secretKey, { host: stripeUrl.hostname, port: Number(stripeUrl.port), protocol: "http" });
-    const [nginxPort, web1, web2, bridgePort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [nginxPort, web1, web2, bridge] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    bridgePort = bridge;
     const origin = `http://127.0.0.1:${nginxPort}`;
     const env = {
       ...database.env,
@@ -187,6 +190,7 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
       // Two lines for the whole cluster, so the cap can be seen holding across both web processes.
       MAX_CONCURRENT_CALLS: "2",
     };
+    clusterEnv = env;
     // All three at the same moment, on a database nothing has migrated yet.
     const started = [
       start("web-1", "server.js", web1, env),
@@ -450,6 +454,61 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
     );
     expect(Date.now() - killedAt).toBeLessThan(60_000);
     expect([...twilio.calls.values()].filter((c) => String(c.params.To) === phone)).toHaveLength(1);
+    await hangUpAll();
+  }, 150_000);
+
+  it("hangs up a live call whose bridge died, frees its line, and dials nobody until a bridge is back", async () => {
+    await hangUpAll();
+    const phone = "+12125569400";
+    // The bridge's host vanishes without a word: no close reaches Twilio, which keeps the call up.
+    twilio.silentStreamDrops.add(phone);
+    const asked = await httpClient(nginxUrl, { forwardedFor: visitorAddress() }).postJson("/api/calls/make-call", { to: phone });
+    expect(asked.status).toBe(202);
+    const live = await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === phone), {
+      what: "the call",
+      timeoutMs: 30_000,
+    });
+    const stream = await twilio.stream(live.sid, 20_000);
+    await waitFor(() => stream.marksEchoed.length > 0, { what: "the greeting heard", timeoutMs: 20_000 });
+    const bridge = procs.find((p) => p.name === "bridge")!;
+    const gone = new Promise((resolve) => bridge.child.once("exit", resolve));
+    bridge.child.kill("SIGKILL");
+    await gone;
+    const killedAt = Date.now();
+
+    // A web process finds the call nobody bridges, hangs it up at Twilio and ends it: its line is free.
+    await waitFor(() => live.status === "completed", { what: "the call hung up", timeoutMs: 60_000, intervalMs: 200 });
+    expect(live.hangupBy).toBe("app");
+    const [ended] = await query<{ status: string }>("select status from calls where provider_call_id = $1", [live.sid]);
+    expect(ended?.status).toBe("completed");
+    expect(Date.now() - killedAt).toBeLessThan(60_000);
+    const told = procs.filter((p) => p.name.startsWith("web") && /no bridge renewed its lease/.test(p.output.join("")));
+    expect(told.length).toBeGreaterThan(0);
+
+    // No bridge's heartbeat is fresh any more: a call asked now waits in the queue, undialled...
+    const next = "+12125569401";
+    await waitFor(
+      async () => (await query("select 1 from live_leases where kind = 'bridge:heartbeat' and expires_at > now()")).length === 0,
+      {
+        what: "the dead bridge's heartbeat to lapse",
+        timeoutMs: 30_000,
+      },
+    );
+    const queued = await httpClient(nginxUrl, { forwardedFor: visitorAddress() }).postJson("/api/calls/make-call", { to: next });
+    expect(queued.status).toBe(202);
+    await waitFor(
+      async () =>
+        (await query("select 1 from calls where to_number = $1 and status = 'queued' and waiting_since is not null", [next])).length === 1,
+      { what: "the call waiting for a bridge", timeoutMs: 30_000 },
+    );
+    expect([...twilio.calls.values()].filter((c) => c.params.To === next)).toEqual([]);
+    // ...and rings once the bridge is back.
+    const restarted = start("bridge", "bridge.js", bridgePort, clusterEnv);
+    await waitFor(() => healthy(restarted.url), { what: "the bridge back", timeoutMs: 60_000 });
+    await waitFor(() => [...twilio.calls.values()].find((c) => c.params.To === next), {
+      what: "the waiting call placed",
+      timeoutMs: 30_000,
+    });
     await hangUpAll();
   }, 150_000);
 });

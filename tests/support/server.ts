@@ -12,6 +12,10 @@ export interface RunningServer {
   /** The server process's id (a benchmark reads its CPU time from /proc). */
   pid: number | undefined;
   output: () => string;
+  /** Kills the server process at once (kill -9): no shutdown of its own, as a crash or an OOM kill. */
+  kill(): Promise<void>;
+  /** Starts the server again on its data folder, database and port (a supervisor's restart). */
+  restart(): Promise<void>;
   /** Stops the server; fails when it wrote to stderr anything the test did not allow. */
   stop(): Promise<void>;
 }
@@ -35,50 +39,68 @@ export async function startServer(
     asDeployed: options.asDeployed,
   });
   const nodeFlags = options.asDeployed ? [] : ["--liftoff-only"];
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, "server.js"], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      // `npm run test:at-date`: the server lives at the same shifted date as the test.
-      ...(process.env.FAKETIME
-        ? { LD_PRELOAD: process.env.LD_PRELOAD, FAKETIME: process.env.FAKETIME, FAKETIME_DONT_FAKE_MONOTONIC: "1" }
-        : {}),
-      NODE_ENV: "production",
-      PORT: "0",
-      DATA_DIR: dataDir,
-      ...database.env,
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
   let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = output.match(/Open: +(http:\/\/localhost:\d+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!.replace("localhost", "127.0.0.1"));
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
+  let output = "";
+  const launch = (port: string) => {
+    const child: ChildProcess = spawn(process.execPath, [...nodeFlags, "server.js"], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        // `npm run test:at-date`: the server lives at the same shifted date as the test.
+        ...(process.env.FAKETIME
+          ? { LD_PRELOAD: process.env.LD_PRELOAD, FAKETIME: process.env.FAKETIME, FAKETIME_DONT_FAKE_MONOTONIC: "1" }
+          : {}),
+        NODE_ENV: "production",
+        DATA_DIR: dataDir,
+        ...database.env,
+        ...env,
+        PORT: port,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     });
-  });
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // A restart's address is in what it prints, after what the earlier process printed.
+    const from = output.length;
+    const listening = new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = output.slice(from).match(/Open: +(http:\/\/localhost:\d+)/);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!.replace("localhost", "127.0.0.1"));
+        }
+      };
+      child.stdout!.on("data", onData);
+      child.stderr!.on("data", onData);
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited with ${code}:\n${output}`));
+      });
+    });
+    return { child, listening };
+  };
+  let { child, listening } = launch(env.PORT ?? "0");
+  const url = await listening;
   return {
     url,
     dataDir,
-    pid: child.pid,
+    get pid() {
+      return child.pid;
+    },
     output: () => output,
+    async kill() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+    },
+    async restart() {
+      ({ child, listening } = launch(new URL(url).port));
+      await listening;
+    },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
         child.kill("SIGTERM");
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);

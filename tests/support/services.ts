@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseEnv } from "~/platform/env.server";
 import { createServices } from "~/server/services.server";
+import { bridgeLeases } from "~/voice/bridge-leases.server";
 import { createIsolatedDatabase } from "./database";
 
 /** The app's real services on a database and data folder of their own. */
@@ -19,10 +20,15 @@ export async function createTestServices(env: Record<string, string> = {}, optio
     }),
     options,
   );
+  // The web server these services stand for serves the calls' media streams itself, and says so
+  // (its bridge heartbeat), unless MEDIA_STREAM_ORIGIN names a bridge process of its own.
+  const bridge = bridgeLeases(services.db, { heartbeat: !services.env.MEDIA_STREAM_ORIGIN });
+  await bridge.started;
   return {
     ...services,
     dataDir,
     async close() {
+      await bridge.stop();
       await services.close();
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });

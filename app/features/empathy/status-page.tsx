@@ -91,9 +91,11 @@ export function EmpathyStatusPage({ loaderData }: Pick<Route.ComponentProps, "lo
             </h2>
             {loaderData.status === "calling" ? (
               <p className="mt-2">
-                {loaderData.queuePosition
-                  ? tIsolated(t, "empathy.linesBusy", { position: loaderData.queuePosition })
-                  : isolateNumbers(t("empathy.expectation"))}
+                {loaderData.bridgeDown
+                  ? t("empathy.waitingForBridge")
+                  : loaderData.queuePosition
+                    ? tIsolated(t, "empathy.linesBusy", { position: loaderData.queuePosition })
+                    : isolateNumbers(t("empathy.expectation"))}
               </p>
             ) : null}
             {loaderData.callStatus && progress[loaderData.callStatus] ? (
@@ -113,6 +115,7 @@ export function EmpathyStatusPage({ loaderData }: Pick<Route.ComponentProps, "lo
                   })
                 : isolateNumbers(progress[loaderData.callStatus ?? ""] ?? t("empathy.progressQueued"))}
             </p>
+            {loaderData.bridgeDown ? <p className="mt-2">{t("empathy.waitingForBridge")}</p> : null}
             <p className="mt-1 text-sm">{isolateNumbers(t("empathy.paymentKept"))}</p>
             {loaderData.callStatus === "queued" && !loaderData.dialStalled ? (
               <Form method="post" noValidate className="mt-4">

@@ -33,6 +33,10 @@
  *                       error, not sent, never retried), as a network blip or an app restart loses one
  *   fake.unreachableStreams   To numbers whose media stream cannot reach the app (a network failure between
  *                       Twilio and the app): the <Stream> fails with 31920 and the TwiML goes on; mutable Set
+ *   fake.silentStreamDrops   To numbers whose media stream's far end can vanish unseen (the bridge's host lost
+ *                       power or its network, so no close reaches Twilio): when the app's side of the socket
+ *                       goes, the call stays in progress, its audio going nowhere, until it is hung up (REST,
+ *                       the caller, its time limit); mutable Set
  *   fake.failNext(status, { code, message }, times = 1)   the next N call creations answer that error
  *   fake.failNextFetch(status, { code, message }, times = 1)   the next N call fetches (GET Calls/{sid}) answer that error
  *   fake.clearFailures()   drops the failures failNext and failNextFetch queued and not yet answered (the outage is over)
@@ -280,6 +284,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     warnings: state.warnings,
     nextOutcome: undefined as CallOutcome | undefined,
     unreachableStreams: state.unreachableStreams,
+    silentStreamDrops: state.silentStreamDrops,
     recordings: state.recordings,
     /** The next `status` callback of a call to `to` is lost on the way and, as Twilio does, not retried. */
     loseStatusCallback(to: string, status: CallStatus = "completed") {

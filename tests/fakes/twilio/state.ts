@@ -24,6 +24,7 @@ export interface FakeTwilioState {
   ownedNumbers: string[];
   blockedPrefixes: string[];
   unreachableStreams: Set<string>;
+  silentStreamDrops: Set<string>;
   /** To number → the statuses whose next status callback is lost on the way (loseStatusCallback). */
   lostCallbacks: Map<string, Set<string>>;
   recordings: Map<string, { sid: string; callSid: string; duration: number; channels: number; deleted: boolean }>;
@@ -67,6 +68,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
   const ownedNumbers = [...(options.ownedNumbers ?? ["+15005550006"])];
   const blockedPrefixes = [...(options.blockedPrefixes ?? [])];
   const unreachableStreams = new Set<string>();
+  const silentStreamDrops = new Set<string>();
   const lostCallbacks = new Map<string, Set<string>>();
   const recordings = new Map<string, { sid: string; callSid: string; duration: number; channels: number; deleted: boolean }>();
   const autoDial = options.autoDial ?? true;
@@ -111,6 +113,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     ownedNumbers,
     blockedPrefixes,
     unreachableStreams,
+    silentStreamDrops,
     lostCallbacks,
     recordings,
     autoDial,

@@ -66,8 +66,19 @@ export async function runStream(state: FakeTwilioState, call: FakeCall, stream: 
   state.changes.emit("change", call.sid);
   if (state.realtimeAudio) handle.startRealtimeAudio({ speech: false });
   const closed = await handle.closed;
+  if (closed.initiator === "app" && state.silentStreamDrops.has(String(first(call.params, "To")))) {
+    // Twilio never saw the socket go: the call stays up, its audio going nowhere, until it is hung up.
+    await untilAborted(runtime.abort.signal, state.closed.signal);
+  }
   for (const error of handle.errors) call.errors.push({ code: error.code, message: error.message });
   streamStatus(handle, "stream-stopped");
   if (state.closing) return;
   if (!FINAL_STATUSES.includes(call.status) && closed.initiator === "twilio") finish(state, call, "completed", "caller");
+}
+
+function untilAborted(...signals: AbortSignal[]) {
+  return new Promise<void>((resolve) => {
+    if (signals.some((signal) => signal.aborted)) return resolve();
+    for (const signal of signals) signal.addEventListener("abort", () => resolve(), { once: true });
+  });
 }

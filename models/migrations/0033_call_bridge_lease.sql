@@ -1,0 +1,1 @@
+ALTER TABLE "calls" ADD COLUMN "bridge_lease_until" timestamp with time zone;
