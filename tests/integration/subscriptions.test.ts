@@ -409,7 +409,7 @@ describe("the allowance", () => {
     const fourth = await ask();
     expect(fourth.status).toBe(400);
     const html = await fourth.text();
-    expect(html).toMatch(new RegExp(`id="call-unavailable"[^>]*>${escapeRegExp(t("dialling.number_cap"))}`));
+    expect(html).toMatch(new RegExp(`id="call-unavailable"[^>]*>${escapeRegExp(t("subscribe.limit.number_cap"))}`));
     expect(html).toContain('aria-describedby="call-unavailable"');
     // Nothing was accepted: no fourth request in the list, no fourth call placed.
     expect(await requests()).toHaveLength(3);

@@ -75,7 +75,8 @@ export async function consumerDashboardAction(context: Readonly<RouterContextPro
           return data(
             {
               fields: {},
-              formError: refusalMessage(t, result.refusal),
+              // The number's cap in the words the dashboard uses for it before anyone asks.
+              formError: result.refusal === "number_cap" ? t("subscribe.limit.number_cap") : refusalMessage(t, result.refusal),
               values: { feeling: checked.value.feeling, urgency: checked.value.urgency },
             },
             { status: 400 },
