@@ -2,13 +2,15 @@
 // booking never called. The job is queued in the booking's own transaction (and a move's): a process
 // that dies right after the commit leaves the booking with its job, and a job that cannot be queued
 // rolls the booking (or the move) back. The sweep stays as the safety net: a pending booking with no
-// call for its round is given its job, once. Jobs are run by hand, with no worker of their own.
+// call for its round is given its job, once. A paid business's activation keeps its jobs the same
+// way. Jobs are run by hand, with no worker of their own.
 import { eq, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Account } from "#models/accounts";
 import { createBooking, findBooking } from "#models/bookings";
 import { addService } from "#models/business-services";
+import { findBusinessById } from "#models/businesses";
 import { bookings, businesses, calls as callsTable } from "#models/schema";
 import { replaceWeeklySchedule } from "#models/opening-hours";
 import { bookingConfirmationCallJob, placeBooking, slotsForDay, type BookingRequest } from "~/features/booking/booking.server";
@@ -18,9 +20,17 @@ import { visitorOrigin } from "~/calls/gate.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { OwnerShellData } from "~/ui/shell/owner-shell";
 import { bookingConfirmationSweepJob } from "~/features/booking/confirmation-sweep.server";
-import { BUSINESS_PLAN } from "~/features/business/signup/onboarding.server";
+import {
+  activateWithPayment,
+  BUSINESS_PLAN,
+  businessSubscriptionJob,
+  ownerCredentialsJob,
+  STARTER_AMOUNT_CENTS,
+  STARTER_CURRENCY,
+} from "~/features/business/signup/onboarding.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { dieAfterCommitOf, pendingJobs } from "../support/jobs";
 import { createTestServices } from "../support/services";
 
 let stripeFake: FakeStripe;
@@ -132,21 +142,6 @@ async function bookingRequest(): Promise<BookingRequest> {
   };
 }
 
-/**
- * The process dies right after the next transaction that commits `what` (a new booking, a move):
- * the code meant to run after that commit never does. The commit itself stands.
- */
-function dieAfterCommitOf(what: (result: unknown) => boolean) {
-  const db = services.db as { transaction: (...args: never[]) => Promise<unknown> };
-  const transaction = db.transaction.bind(db);
-  db.transaction = async (...args: never[]) => {
-    const result = await transaction(...args);
-    if (!what(result)) return result;
-    delete (db as Partial<typeof db>).transaction;
-    throw new Error("process killed after the commit");
-  };
-}
-
 /** The queue refuses confirmation-call jobs (its table locked, the database failing over) until restored. */
 function refuseConfirmationJobs() {
   const jobs = services.jobs;
@@ -185,13 +180,7 @@ const origin = () => services.publicOrigin();
 const confirm = (bookingId: number) => bookingConfirmationCallJob.handle({ bookingId, origin: origin(), ip: "203.0.113.7" }, services);
 const sweep = () => bookingConfirmationSweepJob.handle({}, services);
 /** The confirmation jobs waiting for the booking (what a worker would run). */
-async function confirmationJobs(bookingId: number) {
-  const { rows } = await services.database.executeSql(
-    `SELECT id FROM pgboss.job WHERE name = $1 AND data->>'bookingId' = $2 AND state IN ('created', 'retry', 'active')`,
-    [bookingConfirmationCallJob.name, String(bookingId)],
-  );
-  return rows;
-}
+const confirmationJobs = (bookingId: number) => pendingJobs(services, bookingConfirmationCallJob.name, "bookingId", String(bookingId));
 
 describe("a booking whose confirmation-call job was lost", () => {
   it("is given its job by the sweep, once, and gets exactly one call", async () => {
@@ -219,7 +208,7 @@ describe("a booking whose confirmation-call job was lost", () => {
 describe("a booking's confirmation-call job", () => {
   it("survives a crash right after the booking's commit, and the booking gets exactly one call", async () => {
     const request = await bookingRequest();
-    dieAfterCommitOf((result) => (result as { kind?: string } | undefined)?.kind === "created");
+    dieAfterCommitOf(services, (result) => (result as { kind?: string } | undefined)?.kind === "created");
     await expect(placeBooking(services, request)).rejects.toThrow("process killed after the commit");
     const [booking] = await bookingsOf(request.business.id);
     expect(booking).toBeDefined();
@@ -288,5 +277,34 @@ describe("a booking's confirmation-call job", () => {
     await confirm(booking.id);
     const forNewTime = (await callsFor(booking.id)).filter((call) => call.confirmationRound === moved.confirmationRound);
     expect(forNewTime).toHaveLength(1);
+  });
+});
+
+describe("a paid business's activation", () => {
+  it("keeps its credentials and subscription jobs through a crash right after its commit", async () => {
+    seq += 1;
+    const [business] = await services.db
+      .insert(businesses)
+      .values({
+        name: `Paid ${seq}`,
+        bookingLink: `paid-${seq}-${Date.now()}`,
+        ownerName: "Owner",
+        email: `paid-${seq}-${Date.now()}@example.com`,
+        phone: "+12125550100",
+        status: "payment_required",
+      })
+      .returning();
+    const intent = stripeFake.seedPaymentIntent({
+      amount: STARTER_AMOUNT_CENTS,
+      currency: STARTER_CURRENCY,
+      status: "succeeded",
+      metadata: { purpose: "business_starter", businessId: String(business!.id) },
+    });
+    dieAfterCommitOf(services, (result) => (result as { activatedNow?: boolean } | undefined)?.activatedNow === true);
+    await expect(activateWithPayment(services, business!.id, intent.id, origin())).rejects.toThrow("process killed after the commit");
+    expect((await findBusinessById(services.db, business!.id))?.status).toBe("active");
+    const key = String(business!.id);
+    expect(await pendingJobs(services, ownerCredentialsJob.name, "businessId", key)).toHaveLength(1);
+    expect(await pendingJobs(services, businessSubscriptionJob.name, "businessId", key)).toHaveLength(1);
   });
 });

@@ -3,7 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 // Work that must follow a commit (issue 45.4) is queued in the same transaction: a booking's
-// confirmation call (made or moved), a call's dialling job, a paid call's refund. A job sent after
+// confirmation call (made or moved), a call's dialling job, a paid call's refund, a paid business's
+// credentials and subscription. A job sent after
 // the commit is lost when the process dies in between, and the row waits for work nobody will do.
 // The sources are read here: every send of these kinds passes the caller's transaction (`tx`),
 // except the engine's re-queues of a call that already has its job (they run inside that job: a
@@ -14,7 +15,13 @@ const ENGINE = "app/calls/engine.server.ts";
 const BOOKING = "app/features/booking/booking.server.ts";
 
 /** The kinds whose job must commit with the row that needs it. */
-const FOLLOW_A_COMMIT = ["bookingConfirmationCallJob", "placeCallJob", "empathyRefundJob"];
+const FOLLOW_A_COMMIT = [
+  "bookingConfirmationCallJob",
+  "placeCallJob",
+  "empathyRefundJob",
+  "ownerCredentialsJob",
+  "businessSubscriptionJob",
+];
 
 function sources(dir: string): string[] {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
