@@ -60,6 +60,12 @@ export interface NewBooking {
   newReference?: () => string;
   /** Who made it (see CallOrigin): its confirmation calls and reminder count there. */
   origin?: CallOrigin | null;
+  /**
+   * The work that must follow the booking (its confirmation call's job, its e-mails), written in
+   * the booking's own transaction: it commits with the booking or not at all, so a crash right
+   * after the commit still leaves the booking its call. Throwing rolls the booking back.
+   */
+  followUp?: (tx: Db, booking: Booking, manageToken: string) => Promise<void>;
 }
 
 export type CreateBookingResult =
@@ -152,7 +158,7 @@ async function insertBooking(db: Db, input: NewBooking): Promise<CreateBookingRe
   // the exclusion constraint stays the guarantee.
   const settled = await settledAnswer(db, input);
   if (settled) return settled;
-  const { sealManageToken, newReference = newBookingReference, ...row } = input;
+  const { sealManageToken, newReference = newBookingReference, followUp, ...row } = input;
   const manageToken = randomBytes(24).toString("base64url");
   try {
     // A reference the business already has is drawn again, in this transaction: the clash does
@@ -170,7 +176,9 @@ async function insertBooking(db: Db, input: NewBooking): Promise<CreateBookingRe
         })
         .onConflictDoNothing({ target: [bookings.businessId, bookings.reference] })
         .returning();
-      if (booking) return { kind: "created", booking, manageToken };
+      if (!booking) continue;
+      await followUp?.(db, booking, manageToken);
+      return { kind: "created", booking, manageToken };
     }
     throw new Error(`No free booking reference for business ${input.businessId} after ${REFERENCE_DRAWS} draws`);
   } catch (error) {
@@ -246,24 +254,30 @@ export async function cancelBooking(db: Db, bookingId: number) {
   return row ?? null;
 }
 
-/** Moves a booking to another time under the same no-overlap guarantee. */
+/**
+ * Moves a booking to another time under the same no-overlap guarantee. The update has a
+ * transaction (a savepoint inside the caller's) of its own, so a clash leaves the caller's
+ * transaction usable.
+ */
 export async function rescheduleBooking(db: Db, bookingId: number, startsAt: Date, endsAt: Date) {
   try {
-    const [row] = await db
-      .update(bookings)
-      .set({
-        startsAt,
-        endsAt,
-        status: "pending",
-        callState: "queued",
-        callOutcome: null,
-        // A new time is a new confirmation, with calls of its own.
-        confirmationRound: sql`${bookings.confirmationRound} + 1`,
-        timeSetAt: new Date(),
-        updatedAt: new Date(),
-      })
-      .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
-      .returning();
+    const [row] = await db.transaction((tx) =>
+      tx
+        .update(bookings)
+        .set({
+          startsAt,
+          endsAt,
+          status: "pending",
+          callState: "queued",
+          callOutcome: null,
+          // A new time is a new confirmation, with calls of its own.
+          confirmationRound: sql`${bookings.confirmationRound} + 1`,
+          timeSetAt: new Date(),
+          updatedAt: new Date(),
+        })
+        .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
+        .returning(),
+    );
     return row ? ({ kind: "moved", booking: row } as const) : ({ kind: "gone" } as const);
   } catch (error) {
     if (pgErrorCode(error) === EXCLUSION_VIOLATION) return { kind: "taken" } as const;
@@ -339,32 +353,35 @@ export function markBusinessBookingNoShow(db: Db, businessId: number, bookingId:
 
 /**
  * Moved by the owner: the same booking at a new time, waiting for its confirmation again. The
- * exclusion constraint decides against a booking made meanwhile (`taken`).
+ * exclusion constraint decides against a booking made meanwhile (`taken`), in a savepoint of its
+ * own, so the caller's transaction stays usable.
  */
 export async function moveBusinessBooking(db: Db, businessId: number, bookingId: number, startsAt: Date, endsAt: Date, now = new Date()) {
   try {
-    const [row] = await db
-      .update(bookings)
-      .set({
-        startsAt,
-        endsAt,
-        status: "pending",
-        callState: "queued",
-        callOutcome: null,
-        notCalledReason: null,
-        confirmationRound: sql`${bookings.confirmationRound} + 1`,
-        timeSetAt: now,
-        updatedAt: now,
-      })
-      .where(
-        and(
-          eq(bookings.businessId, businessId),
-          eq(bookings.id, bookingId),
-          notInArray(bookings.status, ["cancelled", "no_show"]),
-          gt(bookings.endsAt, now),
-        ),
-      )
-      .returning();
+    const [row] = await db.transaction((tx) =>
+      tx
+        .update(bookings)
+        .set({
+          startsAt,
+          endsAt,
+          status: "pending",
+          callState: "queued",
+          callOutcome: null,
+          notCalledReason: null,
+          confirmationRound: sql`${bookings.confirmationRound} + 1`,
+          timeSetAt: now,
+          updatedAt: now,
+        })
+        .where(
+          and(
+            eq(bookings.businessId, businessId),
+            eq(bookings.id, bookingId),
+            notInArray(bookings.status, ["cancelled", "no_show"]),
+            gt(bookings.endsAt, now),
+          ),
+        )
+        .returning(),
+    );
     return row ? ({ kind: "moved", booking: row } as const) : ({ kind: "gone" } as const);
   } catch (error) {
     if (pgErrorCode(error) === EXCLUSION_VIOLATION) return { kind: "taken" } as const;
@@ -566,19 +583,19 @@ export async function claimCallReminder(db: Db, bookingId: number, now: Date) {
 
 /**
  * Pending bookings still waiting for their confirmation call that have none for their current
- * round, made at least `olderThanSeconds` ago: the job that should have asked for it never ran (a
- * crash between the booking's commit and its job). Only bookings still ahead.
+ * round, made or moved at least `olderThanSeconds` ago: the job that should have asked for it
+ * never did (it ran out of retries). Only bookings still ahead.
  */
 export async function bookingsMissingConfirmationCall(db: Db, olderThanSeconds: number, now = new Date()) {
   return db
-    .select({ id: bookings.id })
+    .select({ id: bookings.id, confirmationRound: bookings.confirmationRound })
     .from(bookings)
     .where(
       and(
         eq(bookings.status, "pending"),
         eq(bookings.callState, "queued"),
         gt(bookings.startsAt, now),
-        lt(bookings.createdAt, new Date(now.getTime() - olderThanSeconds * 1000)),
+        lt(bookings.timeSetAt, new Date(now.getTime() - olderThanSeconds * 1000)),
         sql`not exists (select 1 from ${calls} where ${calls.bookingId} = ${bookings.id} and ${calls.confirmationRound} = ${bookings.confirmationRound})`,
       ),
     )

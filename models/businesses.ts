@@ -96,7 +96,15 @@ export const MONTHLY_CALLS = 100;
  */
 export async function activateBusiness(
   db: Db,
-  input: { businessId: number; paymentIntentId: string; amountCents: number; currency: string; passwordHash: string },
+  input: {
+    businessId: number;
+    paymentIntentId: string;
+    amountCents: number;
+    currency: string;
+    passwordHash: string;
+    /** The work that must follow the activation (its jobs), written in its transaction: both commit or neither. */
+    followUp?: (tx: Db, business: typeof businesses.$inferSelect) => Promise<void>;
+  },
 ) {
   return db.transaction(async (tx) => {
     await tx
@@ -138,6 +146,7 @@ export async function activateBusiness(
       })
       .onConflictDoNothing()
       .returning();
+    await input.followUp?.(tx, business);
     return { activatedNow: true as const, business, account: account ?? null };
   });
 }

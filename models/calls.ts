@@ -74,6 +74,19 @@ export async function claimNumberCount(db: Db, id: number) {
   return Boolean(row);
 }
 
+/**
+ * First attempts to `toNumber` still waiting to be dialled, not yet counted against the number's
+ * daily cap (the engine counts a call when it dials it): with the cap's count, what the cap will
+ * stand at when they are dialled.
+ */
+export async function countUndialledFirstCalls(db: Db, toNumber: string) {
+  const [row] = await db
+    .select({ waiting: sql<number>`count(*)::int` })
+    .from(calls)
+    .where(and(eq(calls.toNumber, toNumber), eq(calls.status, "queued"), eq(calls.attempt, 1), isNull(calls.numberCountedAt)));
+  return Number(row?.waiting ?? 0);
+}
+
 export async function findCall(db: Db, id: number) {
   const [row] = await db.select().from(calls).where(eq(calls.id, id));
   return row ?? null;

@@ -74,6 +74,15 @@ export async function hitRateLimits(
   });
 }
 
+/** The hits `key` has in its window now, without counting one (0 once its window has ended). */
+export async function rateLimitHits(db: Db, key: string, windowSeconds: number, now: Date = new Date()) {
+  const windowStart = new Date(now.getTime() - windowSeconds * 1000).toISOString();
+  const result = (await db.execute(
+    sql`SELECT hits FROM rate_limits WHERE key = ${key} AND window_started_at > ${windowStart}::timestamptz`,
+  )) as unknown as { rows: { hits: number }[] };
+  return Number(result.rows[0]?.hits ?? 0);
+}
+
 /** Drops windows that ended long ago; run by a scheduled job. */
 export async function purgeExpiredRateLimits(db: Db, olderThan: Date) {
   await db.execute(sql`DELETE FROM rate_limits WHERE window_started_at < ${olderThan.toISOString()}::timestamptz`);

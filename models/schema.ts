@@ -700,6 +700,11 @@ export const calls = pgTable(
       .where(sql`${table.confirmationRound} is not null`),
     // A business's calls placed in a window: the analytics and the plan's allowance.
     index("calls_business_started").on(table.businessId, table.startedAt),
+    // The first calls to a number still waiting to be dialled: the call gate reads them for every
+    // call it queues (the number's daily cap as it will stand); few rows, so the index stays small.
+    index("calls_undialled_first_by_number")
+      .on(table.toNumber)
+      .where(sql`${table.status} = 'queued' and ${table.attempt} = 1 and ${table.numberCountedAt} is null`),
   ],
 );
 

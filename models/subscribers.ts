@@ -159,6 +159,11 @@ export async function createSupportCall(
   return row ?? null;
 }
 
+/** Drops a support call that was refused as it was asked for: nothing of it was accepted. */
+export async function deleteSupportCall(tx: Db, id: number) {
+  await tx.delete(supportCalls).where(eq(supportCalls.id, id));
+}
+
 /** Calls of this period: delivered ones use the allowance, queued or ringing ones hold a place in it. */
 export async function periodUsage(db: Db, subscriberId: number, periodStart: Date, plan: "trial" | "monthly") {
   const [row] = await db

@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { recordCallRefusal } from "#models/call-refusals";
-import { isOptedOut } from "#models/calls";
+import { countUndialledFirstCalls, isOptedOut } from "#models/calls";
 import type { Db } from "#models/db";
-import { hitRateLimit } from "#models/rate-limits";
+import { hitRateLimit, rateLimitHits } from "#models/rate-limits";
 import type { CallOrigin } from "#models/schema";
 import type { TFunction } from "i18next";
 import { normalizePhone } from "~/platform/phone.server";
@@ -62,10 +62,33 @@ export interface DialRequest {
   origin?: CallOrigin | null;
   /** Counts one call against the per-number daily cap (only where the call is really dialled). */
   count?: boolean;
+  /**
+   * Refuses a new call the per-number cap would refuse when it is dialled: the number's dials
+   * today and the first calls to it still waiting to be dialled leave no room. Nothing is counted
+   * (the engine counts the dial), so the person asking hears "not today" at once, instead of a
+   * request accepted and then dropped at dial time.
+   */
+  foreseeNumberCap?: boolean;
   /** Counts one call against the origin's address (public forms: a visitor may not phone many people). */
   countIp?: boolean;
   /** Further ISO codes a path narrows the list to (the paid call's own markets). */
   countries?: string;
+}
+
+/** The per-number cap's window: CALLS_PER_NUMBER_PER_DAY dials in a day. */
+const NUMBER_CAP_WINDOW_SECONDS = 86_400;
+
+const numberCapKey = (services: AppServices, e164: string) =>
+  rateLimitKey(services.signingSecret, { name: "dial:number", subject: phoneLimitSubject(e164) });
+
+/**
+ * Whether one more call to `e164` today would be refused when dialled: its dials counted today and
+ * the first calls to it still waiting to be dialled reach CALLS_PER_NUMBER_PER_DAY. Counts nothing.
+ */
+export async function numberCapFull(services: AppServices, e164: string, db: Db = services.db) {
+  const dialled = await rateLimitHits(db, numberCapKey(services, e164), NUMBER_CAP_WINDOW_SECONDS);
+  const waiting = await countUndialledFirstCalls(db, e164);
+  return dialled + waiting >= services.env.CALLS_PER_NUMBER_PER_DAY;
 }
 
 export type DialDecision = { ok: true; e164: string } | { ok: false; reason: RefusalReason };
@@ -83,11 +106,11 @@ export async function checkDialling(services: AppServices, request: DialRequest,
   let reason: RefusalReason | null = classified.ok ? null : classified.reason;
   const e164 = classified.ok ? classified.e164 : request.number;
   if (!reason && request.business && (await isOptedOut(db, request.business.id, e164))) reason = "opted_out";
+  if (!reason && request.foreseeNumberCap && (await numberCapFull(services, e164, db))) reason = "number_cap";
   if (!reason && request.count) {
-    const rule = { name: "dial:number", subject: phoneLimitSubject(e164) };
-    const hit = await hitRateLimit(db, rateLimitKey(services.signingSecret, rule), {
+    const hit = await hitRateLimit(db, numberCapKey(services, e164), {
       limit: services.env.CALLS_PER_NUMBER_PER_DAY,
-      windowSeconds: 86_400,
+      windowSeconds: NUMBER_CAP_WINDOW_SECONDS,
     });
     if (!hit.allowed) reason = "number_cap";
   }

@@ -74,20 +74,24 @@ function pathCountries(services: AppServices, purpose: Call["purpose"]) {
 }
 
 /**
- * Records the call and queues its placement (the durable job does the dialling), optionally
- * inside the caller's transaction `tx`, so the call, its job and the caller's own writes exist
- * together or not at all.
+ * Records the call and queues its placement (the durable job does the dialling) in one
+ * transaction: the caller's `tx` when it has one, so the call, its job and the caller's own
+ * writes exist together or not at all; else one of its own, so a call row never stands without
+ * the job that dials it (a crash between the two would leave it queued for nobody).
  *
  * A first attempt goes through the dialling policy here: the business's countries and opt-outs,
- * the path's markets, and, for a visitor's origin, one call counted against its address
- * (CALLS_PER_IP_PER_DAY) however it came (the booking form, the agent's chat or voice, a move on
- * the manage page or by the owner, a reminder): refused, nothing is queued and the reason comes
- * back. A later attempt inherits its origin from the call before it and is not counted again.
- * Every attempt is checked once more when it is dialled (the engine counts the number's cap then).
+ * the path's markets, the number's daily cap as it will stand when the calls already waiting for
+ * it are dialled (CALLS_PER_NUMBER_PER_DAY: a fourth call of the day is refused now, with its
+ * reason, not accepted and dropped at dial time), and, for a visitor's origin, one call counted
+ * against its address (CALLS_PER_IP_PER_DAY) however it came (the booking form, the agent's chat
+ * or voice, a move on the manage page or by the owner, a reminder): refused, nothing is queued
+ * and the reason comes back. A later attempt inherits its origin from the call before it and is
+ * not counted again. Every attempt is checked once more when it is dialled (the engine counts
+ * the number's cap then).
  */
 export async function queueCall(services: AppServices, request: CallRequest, tx?: Db): Promise<QueueResult> {
   if (!services.telephony.configured) throw new TelephonyNotConfiguredError();
-  const db = tx ?? services.db;
+  if (!tx) return services.db.transaction((own) => queueCall(services, request, own));
   const row: NewCall = {
     purpose: request.purpose,
     toNumber: request.to,
@@ -103,10 +107,10 @@ export async function queueCall(services: AppServices, request: CallRequest, tx?
     origin: request.origin,
   };
   // Asked for already (a retried job): the same call, and its origin not counted twice.
-  const existing = await findKeyedCall(db, row);
+  const existing = await findKeyedCall(tx, row);
   if (existing) return { ok: true, call: existing, created: false };
   if (row.attempt === 1) {
-    const business = row.businessId ? await findBusinessById(db, row.businessId) : null;
+    const business = row.businessId ? await findBusinessById(tx, row.businessId) : null;
     const decision = await checkDialling(
       services,
       {
@@ -114,23 +118,24 @@ export async function queueCall(services: AppServices, request: CallRequest, tx?
         number: request.to,
         business,
         origin: request.origin,
+        foreseeNumberCap: true,
         countIp: request.origin.kind === "visitor",
         countries: pathCountries(services, request.purpose),
       },
-      db,
+      tx,
     );
     if (!decision.ok) return { ok: false, reason: decision.reason };
   }
-  const call = await createCallOnce(db, row);
+  const call = await createCallOnce(tx, row);
   if (!call) {
-    const raced = await findKeyedCall(db, row);
+    const raced = await findKeyedCall(tx, row);
     if (raced) return { ok: true, call: raced, created: false };
     throw new Error("A keyed call was neither inserted nor found.");
   }
   await services.jobs.enqueue(
     placeCallJob,
     { callId: call.id, origin: publicOrigin(services) },
-    { ...(tx ? { tx } : {}), ...(request.startAfter ? { startAfter: request.startAfter } : {}) },
+    { tx, ...(request.startAfter ? { startAfter: request.startAfter } : {}) },
   );
   return { ok: true, call, created: true };
 }

@@ -1321,6 +1321,8 @@ const de = {
       incomplete: "Fügen Sie Ihre Karte hinzu, um Ihre Testphase zu starten.",
       pending: "Ein Anruf ist bereits unterwegs. Sobald er beendet ist, können Sie einen weiteren anfordern.",
       not_configured: "Auf diesem Server sind noch keine Anrufe eingerichtet.",
+      number_cap:
+        "Wir haben Ihre Nummer heute schon so oft angerufen, wie wir es an einem Tag erlauben. Sie können morgen wieder einen Anruf anfordern.",
     },
     dash: {
       welcome: "Willkommen, {{name}}",

@@ -1286,6 +1286,7 @@ const en = {
       incomplete: "Add your card to start your trial.",
       pending: "A call is on its way. You can ask for another once it has ended.",
       not_configured: "Calls are not configured on this server yet.",
+      number_cap: "We have already called your number as often as we allow in one day. You can ask for a call again tomorrow.",
     },
     dash: {
       welcome: "Welcome, {{name}}",

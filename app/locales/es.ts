@@ -1308,6 +1308,7 @@ const es = {
       incomplete: "Añade tu tarjeta para empezar la prueba.",
       pending: "Hay una llamada en camino. Podrás pedir otra cuando haya terminado.",
       not_configured: "Las llamadas aún no están configuradas en este servidor.",
+      number_cap: "Ya hemos llamado a su número tantas veces como permitimos en un día. Puede pedir otra llamada mañana.",
     },
     dash: {
       welcome: "Te damos la bienvenida, {{name}}",

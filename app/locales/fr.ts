@@ -1322,6 +1322,8 @@ const fr = {
       incomplete: "Ajoutez votre carte pour commencer votre essai.",
       pending: "Un appel est en cours. Vous pourrez en demander un autre une fois qu’il sera terminé.",
       not_configured: "Les appels ne sont pas encore configurés sur ce serveur.",
+      number_cap:
+        "Nous avons déjà appelé votre numéro aussi souvent que nous le permettons en une journée. Vous pourrez demander un appel demain.",
     },
     dash: {
       welcome: "Bienvenue, {{name}}",

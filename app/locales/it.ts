@@ -1313,6 +1313,7 @@ const it = {
       incomplete: "Aggiungi la tua carta per iniziare la prova.",
       pending: "Una chiamata è in arrivo. Potrai richiederne un’altra quando sarà terminata.",
       not_configured: "Le chiamate non sono ancora configurate su questo server.",
+      number_cap: "Abbiamo già chiamato il suo numero tante volte quante ne permettiamo in un giorno. Potrà chiedere una chiamata domani.",
     },
     dash: {
       welcome: "Ciao, {{name}}",

@@ -85,6 +85,17 @@ describe("the dialling policy", () => {
     );
     // The admin's record never holds the number itself.
     expect(JSON.stringify(rows)).not.toContain("2125550123");
+
+    // Its calls of the day used up, the number is refused when a call is asked for, with the
+    // reason, not accepted and dropped at dial time (issue 45.7): here a demo call, from another address.
+    const t = await translatorFor("en");
+    const demo = await httpClient(app.url, { localAddress: "127.0.0.9" }).postJson("/api/calls/demo", { to: victim });
+    expect(demo.status).toBe(400);
+    expect((await demo.json()).error).toBe(t("dialling.number_cap"));
+    // And the paid call's details step, before any payment is taken.
+    const paid = await checkEmpathyDetails(app.services, t, { phone: victim, email: "", language: "en", voice: "female" } as never);
+    expect(paid).toEqual({ ok: false, field: "phone", message: t("dialling.number_cap") });
+    expect(callsTo(victim)).toHaveLength(3);
   });
 
   it("refuses +1 900 and a blocked country on every path, with the reason, and records each refusal", async () => {

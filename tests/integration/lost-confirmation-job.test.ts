@@ -1,17 +1,36 @@
 // A crash between a booking's commit and its confirmation-call job (issue 45.4) must not leave the
-// booking never called: the sweep finds a pending booking with no call for its round and gives it
-// its job, once. Jobs are run by hand, with no worker of their own.
+// booking never called. The job is queued in the booking's own transaction (and a move's): a process
+// that dies right after the commit leaves the booking with its job, and a job that cannot be queued
+// rolls the booking (or the move) back. The sweep stays as the safety net: a pending booking with no
+// call for its round is given its job, once. A paid business's activation keeps its jobs the same
+// way. Jobs are run by hand, with no worker of their own.
 import { eq, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBooking } from "#models/bookings";
+import type { Account } from "#models/accounts";
+import { createBooking, findBooking } from "#models/bookings";
 import { addService } from "#models/business-services";
+import { findBusinessById } from "#models/businesses";
 import { bookings, businesses, calls as callsTable } from "#models/schema";
-import { bookingConfirmationCallJob } from "~/features/booking/booking.server";
+import { replaceWeeklySchedule } from "#models/opening-hours";
+import { bookingConfirmationCallJob, placeBooking, slotsForDay, type BookingRequest } from "~/features/booking/booking.server";
+import { handleBookingAction } from "~/features/business/bookings.server";
+import type { Owner } from "~/features/business/owner.server";
+import { visitorOrigin } from "~/calls/gate.server";
+import { translatorFor } from "~/platform/i18n.server";
+import type { OwnerShellData } from "~/ui/shell/owner-shell";
 import { bookingConfirmationSweepJob } from "~/features/booking/confirmation-sweep.server";
-import { BUSINESS_PLAN } from "~/features/business/signup/onboarding.server";
+import {
+  activateWithPayment,
+  BUSINESS_PLAN,
+  businessSubscriptionJob,
+  ownerCredentialsJob,
+  STARTER_AMOUNT_CENTS,
+  STARTER_CURRENCY,
+} from "~/features/business/signup/onboarding.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { dieAfterCommitOf, pendingJobs } from "../support/jobs";
 import { createTestServices } from "../support/services";
 
 let stripeFake: FakeStripe;
@@ -50,8 +69,8 @@ function middayZone() {
 }
 
 let seq = 0;
-/** A business on the monthly plan (every call it counts is reported to Stripe's meter) and one customer's booking. */
-async function monthlyBooking() {
+/** A business on the monthly plan (every call it counts is reported to Stripe's meter), open all week, and its one service. */
+async function monthlyBusiness() {
   seq += 1;
   const email = `lost-job-${seq}-${Date.now()}@example.com`;
   const customer = await stripe.customers.create({ email });
@@ -79,6 +98,14 @@ async function monthlyBooking() {
     currency: "USD",
     durationMinutes: 30,
   });
+  const allDay = [{ startMinute: 0, endMinute: 1440 }];
+  await replaceWeeklySchedule(services.db, business!.id, { 0: allDay, 1: allDay, 2: allDay, 3: allDay, 4: allDay, 5: allDay, 6: allDay });
+  return { business: business!, service, customerId: customer.id };
+}
+
+/** A monthly business and one customer's booking, written straight to the database (what a lost job leaves). */
+async function monthlyBooking() {
+  const { business, service, customerId } = await monthlyBusiness();
   const startsAt = new Date(Date.now() + (2 + seq) * 86_400_000);
   const made = await createBooking(services.db, {
     businessId: business!.id,
@@ -93,20 +120,67 @@ async function monthlyBooking() {
     idempotencyKey: null,
   });
   if (made.kind !== "created") throw new Error("booking not created");
-  return { business: business!, booking: made.booking, customerId: customer.id };
+  return { business, booking: made.booking, customerId };
+}
+
+/** A customer's request for the first free time two days ahead, as the booking page sends it. */
+async function bookingRequest(): Promise<BookingRequest> {
+  const { business, service } = await monthlyBusiness();
+  const date = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+  const day = await slotsForDay(services, business, service.id, date);
+  const slot = day.slots?.find((s) => s.available);
+  if (!slot) throw new Error("no free time");
+  return {
+    business,
+    service,
+    start: slot.start,
+    customer: { name: `Customer ${seq}`, phone: `+1212555${String(8200 + seq).padStart(4, "0")}`, email: null, notes: null },
+    language: "en",
+    idempotency: null,
+    origin: origin(),
+    callOrigin: visitorOrigin(services, "203.0.113.7"),
+  };
+}
+
+/** The queue refuses confirmation-call jobs (its table locked, the database failing over) until restored. */
+function refuseConfirmationJobs() {
+  const jobs = services.jobs;
+  const enqueue = jobs.enqueue.bind(jobs);
+  jobs.enqueue = ((definition, data, options) =>
+    definition.name === bookingConfirmationCallJob.name
+      ? Promise.reject(new Error("the job queue is unavailable"))
+      : enqueue(definition, data, options)) as typeof jobs.enqueue;
+  return () => {
+    jobs.enqueue = enqueue;
+  };
+}
+
+async function bookingsOf(businessId: number) {
+  return services.db.select().from(bookings).where(eq(bookings.businessId, businessId));
+}
+
+async function callsFor(bookingId: number) {
+  return services.db.select().from(callsTable).where(eq(callsTable.bookingId, bookingId));
+}
+
+/** Makes the sweep look at the booking: its time was set long enough ago for its own job to have run. */
+async function pastTheSweepGrace(bookingId: number) {
+  await services.db
+    .update(bookings)
+    .set({ timeSetAt: sql`now() - interval '10 minutes'` })
+    .where(eq(bookings.id, bookingId));
+}
+
+/** The business's owner, signed in, as the dashboard's booking actions receive them. */
+async function ownerOf(business: Awaited<ReturnType<typeof monthlyBusiness>>["business"]): Promise<Owner> {
+  return { services, business, t: await translatorFor("en"), locale: "en", account: {} as Account, shell: {} as OwnerShellData };
 }
 
 const origin = () => services.publicOrigin();
 const confirm = (bookingId: number) => bookingConfirmationCallJob.handle({ bookingId, origin: origin(), ip: "203.0.113.7" }, services);
 const sweep = () => bookingConfirmationSweepJob.handle({}, services);
 /** The confirmation jobs waiting for the booking (what a worker would run). */
-async function confirmationJobs(bookingId: number) {
-  const { rows } = await services.database.executeSql(
-    `SELECT id FROM pgboss.job WHERE name = $1 AND data->>'bookingId' = $2 AND state IN ('created', 'retry', 'active')`,
-    [bookingConfirmationCallJob.name, String(bookingId)],
-  );
-  return rows;
-}
+const confirmationJobs = (bookingId: number) => pendingJobs(services, bookingConfirmationCallJob.name, "bookingId", String(bookingId));
 
 describe("a booking whose confirmation-call job was lost", () => {
   it("is given its job by the sweep, once, and gets exactly one call", async () => {
@@ -117,10 +191,7 @@ describe("a booking whose confirmation-call job was lost", () => {
     await sweep();
     expect(await confirmationJobs(booking.id)).toHaveLength(0);
 
-    await services.db
-      .update(bookings)
-      .set({ createdAt: sql`now() - interval '10 minutes'` })
-      .where(eq(bookings.id, booking.id));
+    await pastTheSweepGrace(booking.id);
     await sweep();
     expect(await confirmationJobs(booking.id)).toHaveLength(1);
 
@@ -131,5 +202,109 @@ describe("a booking whose confirmation-call job was lost", () => {
     const calls = await services.db.select().from(callsTable).where(eq(callsTable.bookingId, booking.id));
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ purpose: "booking_confirmation", toNumber: booking.customerPhone });
+  });
+});
+
+describe("a booking's confirmation-call job", () => {
+  it("survives a crash right after the booking's commit, and the booking gets exactly one call", async () => {
+    const request = await bookingRequest();
+    dieAfterCommitOf(services, (result) => (result as { kind?: string } | undefined)?.kind === "created");
+    await expect(placeBooking(services, request)).rejects.toThrow("process killed after the commit");
+    const [booking] = await bookingsOf(request.business.id);
+    expect(booking).toBeDefined();
+    // The job committed with the booking: a worker finds it at once, without the sweep.
+    expect(await confirmationJobs(booking!.id)).toHaveLength(1);
+    await confirm(booking!.id);
+    await pastTheSweepGrace(booking!.id);
+    await sweep();
+    expect(await confirmationJobs(booking!.id)).toHaveLength(1);
+    await confirm(booking!.id);
+    const calls = await callsFor(booking!.id);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ purpose: "booking_confirmation", toNumber: request.customer.phone });
+  });
+
+  it("that cannot be queued leaves no booking: the time stays free, and booked again it is called once", async () => {
+    const request = await bookingRequest();
+    const restore = refuseConfirmationJobs();
+    try {
+      await expect(placeBooking(services, request)).rejects.toThrow("the job queue is unavailable");
+    } finally {
+      restore();
+    }
+    // No booking without its job, and none of its e-mails either.
+    expect(await bookingsOf(request.business.id)).toEqual([]);
+    const again = await placeBooking(services, request);
+    expect(again).toMatchObject({ kind: "booked", duplicate: false });
+    if (again.kind !== "booked") return;
+    expect(await confirmationJobs(again.booking.id)).toHaveLength(1);
+    await confirm(again.booking.id);
+    expect(await callsFor(again.booking.id)).toHaveLength(1);
+  });
+
+  it("for a move that cannot be queued leaves the booking at its time, with its call", async () => {
+    const { business, booking } = await monthlyBooking();
+    await confirm(booking.id);
+    const [before] = await callsFor(booking.id);
+    const owner = await ownerOf(business);
+    // A free time a week on, as the owner's form names it (the business's local date and time).
+    const date = new Date(booking.startsAt.getTime() + 7 * 86_400_000).toISOString().slice(0, 10);
+    const slot = (await slotsForDay(services, business, booking.serviceId, date)).slots?.find((s) => s.available);
+    if (!slot) throw new Error("no free time");
+    const later = new Date(slot.start);
+    const form = new FormData();
+    form.set("intent", "reschedule-booking");
+    form.set("bookingId", String(booking.id));
+    form.set("date", date);
+    form.set("time", slot.time);
+    const restore = refuseConfirmationJobs();
+    try {
+      await expect(handleBookingAction(owner, form)).rejects.toThrow("the job queue is unavailable");
+    } finally {
+      restore();
+    }
+    // Not moved, and its call for the time it keeps is not cancelled.
+    const kept = await findBooking(services.db, booking.id);
+    expect(kept).toMatchObject({ startsAt: booking.startsAt, confirmationRound: booking.confirmationRound });
+    expect((await callsFor(booking.id)).map((call) => call.status)).toEqual([before!.status]);
+
+    // Moved once the queue is back: the new time's call is asked for with the move, once.
+    expect(await handleBookingAction(owner, form)).toMatchObject({ ok: true, done: "moved" });
+    const moved = (await findBooking(services.db, booking.id))!;
+    expect(moved.startsAt).toEqual(later);
+    expect(await confirmationJobs(booking.id)).toHaveLength(1);
+    await confirm(booking.id);
+    await confirm(booking.id);
+    const forNewTime = (await callsFor(booking.id)).filter((call) => call.confirmationRound === moved.confirmationRound);
+    expect(forNewTime).toHaveLength(1);
+  });
+});
+
+describe("a paid business's activation", () => {
+  it("keeps its credentials and subscription jobs through a crash right after its commit", async () => {
+    seq += 1;
+    const [business] = await services.db
+      .insert(businesses)
+      .values({
+        name: `Paid ${seq}`,
+        bookingLink: `paid-${seq}-${Date.now()}`,
+        ownerName: "Owner",
+        email: `paid-${seq}-${Date.now()}@example.com`,
+        phone: "+12125550100",
+        status: "payment_required",
+      })
+      .returning();
+    const intent = stripeFake.seedPaymentIntent({
+      amount: STARTER_AMOUNT_CENTS,
+      currency: STARTER_CURRENCY,
+      status: "succeeded",
+      metadata: { purpose: "business_starter", businessId: String(business!.id) },
+    });
+    dieAfterCommitOf(services, (result) => (result as { activatedNow?: boolean } | undefined)?.activatedNow === true);
+    await expect(activateWithPayment(services, business!.id, intent.id, origin())).rejects.toThrow("process killed after the commit");
+    expect((await findBusinessById(services.db, business!.id))?.status).toBe("active");
+    const key = String(business!.id);
+    expect(await pendingJobs(services, ownerCredentialsJob.name, "businessId", key)).toHaveLength(1);
+    expect(await pendingJobs(services, businessSubscriptionJob.name, "businessId", key)).toHaveLength(1);
   });
 });

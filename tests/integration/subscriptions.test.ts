@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls as callsTable, subscribers, supportCalls } from "#models/schema";
 import { findSubscriber } from "#models/subscribers";
 import { scheduledCallsJob } from "~/features/subscriptions/index.server";
+import { translatorFor } from "~/platform/i18n.server";
 import type { FakeStripe } from "../fakes/stripe";
 import { inVersion } from "../fakes/stripe/events";
 import type { FakeTwilio } from "../fakes/twilio";
@@ -373,7 +374,51 @@ describe("the allowance", () => {
     );
     expect(receipt!.text).toContain("$9.99");
   });
+
+  // Issue 45.7: the fourth call of the day to one number was accepted ("Call requested"), then
+  // dropped at dial time by the per-number cap (CALLS_PER_NUMBER_PER_DAY, 3) as "not delivered".
+  it("refuses a fourth call of the day to the subscriber's number when it is asked for, with the reason", async () => {
+    const { browser, id, phone } = await subscribe();
+    twilio.setOutcome(phone, "no-answer");
+    const ask = () =>
+      browser.postForm(
+        `/dashboard?userId=${id}`,
+        { intent: "request_call", feeling: "restless", urgency: "normal" },
+        { tokenFrom: `/dashboard?userId=${id}` },
+      );
+    const requests = () => app.services.db.select().from(supportCalls).where(eq(supportCalls.subscriberId, id));
+    for (let n = 1; n <= 3; n++) {
+      expect((await ask()).status).toBe(302);
+      // One call at a time: the next is asked for once this one ended, unanswered.
+      await waitFor(async () => ((await requests()).filter((row) => row.status === "not_delivered").length === n ? true : undefined), {
+        what: `call ${n} to end unanswered`,
+        timeoutMs: 20_000,
+      });
+    }
+    expect(callsTo(phone)).toHaveLength(3);
+
+    // The dashboard no longer offers a fourth call, and says why (the page and its JSON).
+    const shown = await dashboardOf(browser, id);
+    expect(shown.body.canMakeCall).toBe(false);
+    expect(shown.body.limitReason).toBe("number_cap");
+    const t = await translatorFor("en");
+    const page = await (await browser.get(`/dashboard?userId=${id}`)).text();
+    expect(page).toContain(t("subscribe.limit.number_cap"));
+
+    // Asked for all the same (a form posted without the page's button state): refused on the form, beside the button.
+    const fourth = await ask();
+    expect(fourth.status).toBe(400);
+    const html = await fourth.text();
+    expect(html).toMatch(new RegExp(`id="call-unavailable"[^>]*>${escapeRegExp(t("subscribe.limit.number_cap"))}`));
+    expect(html).toContain('aria-describedby="call-unavailable"');
+    // Nothing was accepted: no fourth request in the list, no fourth call placed.
+    expect(await requests()).toHaveLength(3);
+    expect(callsTo(phone)).toHaveLength(3);
+  });
 });
+
+const callsTo = (e164: string) => [...twilio.calls.values()].filter((call) => call.params.To === e164);
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe("the billing life cycle", () => {
   it("cancels at the period's end, with the catalogue's toast and an e-mail", async () => {

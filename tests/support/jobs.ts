@@ -55,3 +55,28 @@ export async function exhaustRetries(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * The process dies right after the next transaction on `services.db` whose result `what` picks (a
+ * new booking, a move, an activation): the code meant to run after that commit never does, and
+ * the commit itself stands. Once only.
+ */
+export function dieAfterCommitOf(services: Pick<AppServices, "db">, what: (result: unknown) => boolean) {
+  const db = services.db as unknown as { transaction: (...args: never[]) => Promise<unknown> };
+  const transaction = db.transaction.bind(db);
+  db.transaction = async (...args: never[]) => {
+    const result = await transaction(...args);
+    if (!what(result)) return result;
+    delete (db as Partial<typeof db>).transaction;
+    throw new Error("process killed after the commit");
+  };
+}
+
+/** The jobs of `queue` whose data has `field` = `key` that a worker would still run (waiting, retrying or running). */
+export async function pendingJobs(services: Pick<AppServices, "database">, queue: string, field: string, key: string) {
+  const { rows } = await services.database.executeSql(
+    `SELECT id FROM pgboss.job WHERE name = $1 AND data->>$2 = $3 AND state IN ('created', 'retry', 'active')`,
+    [queue, field, key],
+  );
+  return rows;
+}

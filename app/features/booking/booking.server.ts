@@ -323,7 +323,6 @@ export async function placeBooking(services: AppServices, request: BookingReques
     if (result.kind === "taken" || result.kind === "not_a_slot" || result.kind === "key_reused") return { kind: result.kind };
     if (result.kind === "duplicate") return { kind: "booked", booking: result.booking, duplicate: true, manageToken: null };
     await announceBusinessChange(services.db, request.business.id);
-    await announceBooking(services, request, result.booking, `${request.origin}/booking/${result.manageToken}`);
     return { kind: "booked", booking: result.booking, duplicate: false, manageToken: result.manageToken };
   } finally {
     settle(null);
@@ -397,6 +396,8 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
   // A start the day's list (the availability API's) does not offer was never a slot; one offered
   // but taken a moment ago goes on to the transaction, which answers "taken".
   if (!availability.day(localDate).some((slot) => slot.start === request.start)) return { kind: "not_a_slot" as const };
+  // Read before the booking's transaction, which holds the embedded database's one connection.
+  const announcement = await prepareAnnouncement(services, request);
   return createBooking(services.db, {
     sealManageToken: manageTokenSealer(services),
     businessId: request.business.id,
@@ -411,13 +412,33 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
     idempotencyKey: key?.key ?? null,
     idempotencyRequestHash: key?.requestHash ?? null,
     origin: request.callOrigin,
+    followUp: (tx, booking, manageToken) =>
+      announceBooking(services, tx, request, announcement, booking, `${request.origin}/booking/${manageToken}`),
   });
 }
 
-async function announceBooking(services: AppServices, request: BookingRequest, booking: Booking, manageUrl: string) {
+/** What a new booking's e-mails say that does not depend on the booking itself: the translators and the call's promise. */
+async function prepareAnnouncement(services: AppServices, request: BookingRequest) {
+  return {
+    ownerT: await translatorFor(request.business.defaultLanguage),
+    customerT: await translatorFor(request.language),
+    promise: await confirmationPromise(services, request.business),
+  };
+}
+
+/**
+ * A new booking's e-mails to the owner and the customer and its confirmation call's job, queued in
+ * the booking's transaction `tx`: all of them commit with the booking, or none does.
+ */
+async function announceBooking(
+  services: AppServices,
+  tx: Db,
+  request: BookingRequest,
+  { ownerT, customerT, promise }: Awaited<ReturnType<typeof prepareAnnouncement>>,
+  booking: Booking,
+  manageUrl: string,
+) {
   const { business, service } = request;
-  const ownerT = await translatorFor(business.defaultLanguage);
-  const customerT = await translatorFor(request.language);
   const base = {
     bookingId: booking.id,
     businessName: business.name,
@@ -433,7 +454,6 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
     dashboardUrl: `${request.origin}/dashboard#bookings`,
     reference: formatBookingReference(booking.reference),
   };
-  const promise = await confirmationPromise(services, business);
   await services.jobs.enqueue(
     sendEmailJob,
     ownerBookingEmail(ownerT, business.defaultLanguage, business.email, {
@@ -441,6 +461,7 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
       when: formatWhen(booking.startsAt, business.timeZone, business.defaultLanguage),
       callPromise: describeConfirmationPromiseToOwner(ownerT, business.defaultLanguage, business, promise),
     }),
+    { tx },
   );
   if (booking.customerEmail) {
     await services.jobs.enqueue(
@@ -450,12 +471,29 @@ async function announceBooking(services: AppServices, request: BookingRequest, b
         when: formatWhen(booking.startsAt, business.timeZone, request.language),
         callPromise: describeConfirmationPromise(customerT, request.language, business, promise, { emailed: true }),
       }),
+      { tx },
     );
   }
+  await queueConfirmationCall(services, tx, booking, request.origin);
+}
+
+/**
+ * The one way a booking's confirmation call is asked for (a new booking, a move by the customer
+ * or the owner, the sweep): its job, inserted in `tx`, the transaction that made or moved the
+ * booking, so the booking and the work that must follow it commit together: a crash right after
+ * the commit still leaves the job, and a job that cannot be queued rolls the booking back.
+ * tests/unit/after-commit-jobs.test.ts checks that no path queues the job another way.
+ */
+export async function queueConfirmationCall(
+  services: AppServices,
+  tx: Db,
+  booking: Pick<Booking, "id" | "confirmationRound">,
+  origin: string,
+) {
   await services.jobs.enqueue(
     bookingConfirmationCallJob,
-    { bookingId: booking.id, origin: request.origin },
-    { singletonKey: `confirm-${booking.id}` },
+    { bookingId: booking.id, origin },
+    { tx, singletonKey: `confirm-${booking.id}-${booking.confirmationRound}` },
   );
 }
 

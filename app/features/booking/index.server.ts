@@ -7,7 +7,7 @@ export {
   bookableBusiness,
   bookableServices,
   BOOKING_WINDOW_DAYS,
-  bookingConfirmationCallJob,
+  queueConfirmationCall,
   confirmationCallPurpose,
   demoCallPurpose,
   normalizeCustomerPhone,

@@ -21,7 +21,7 @@ import {
 import { bookingSetup, type Business } from "#models/businesses";
 import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
-import { BOOKING_WINDOW_DAYS, bookingConfirmationCallJob } from "~/features/booking/index.server";
+import { BOOKING_WINDOW_DAYS, queueConfirmationCall } from "~/features/booking/index.server";
 import { formatWhenWithZone as emailWhen } from "~/lib/when";
 import { confirmationPromise, describeConfirmationPromise, manageTokenSealer } from "~/features/booking/index.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/index";
@@ -328,17 +328,18 @@ async function reschedule(owner: Owner, booking: Booking, serviceName: string, f
   const availability = await ownerAvailability(services, business, booking);
   if (!availability.isFree(start)) return { ok: false, intent, errors: { time: [t("owner.reschedule.taken")] } };
   const length = booking.endsAt.getTime() - booking.startsAt.getTime();
-  const moved = await moveBusinessBooking(services.db, business.id, booking.id, new Date(start), new Date(start + length));
+  // The new time, the old time's call dropped and the new time's own confirmation call asked
+  // for, together: a crash after the commit cannot leave the moved booking without its call.
+  const moved = await services.db.transaction(async (tx) => {
+    const result = await moveBusinessBooking(tx, business.id, booking.id, new Date(start), new Date(start + length));
+    if (result.kind !== "moved") return result;
+    await cancelQueuedBookingCalls(tx, booking.id);
+    await queueConfirmationCall(services, tx, result.booking, services.publicOrigin());
+    return result;
+  });
   if (moved.kind === "taken") return { ok: false, intent, errors: { time: [t("owner.reschedule.taken")] } };
   if (moved.kind === "gone") return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
   await announceBusinessChange(services.db, business.id);
-  // The call for the old time is dropped; the new time gets its own confirmation call.
-  await cancelQueuedBookingCalls(services.db, booking.id);
-  await services.jobs.enqueue(
-    bookingConfirmationCallJob,
-    { bookingId: booking.id, origin: services.publicOrigin() },
-    { singletonKey: `confirm-${booking.id}-${start}` },
-  );
   await tellCustomer(services, business, moved.booking, serviceName, "moved", booking.startsAt);
   return { ok: true, bookingId: booking.id, done: "moved" };
 }

@@ -71,7 +71,7 @@ export function parseEmpathyToken(services: AppServices, token: string): number 
 // ---------------------------------------------------------------------------------------------
 // Step one: the details, checked on the server
 
-/** The server's checks beyond the form's: a real number in a country we call, not a premium line. */
+/** The server's checks beyond the form's: a real number in a country we call, not a premium line, with calls left today. */
 export async function checkEmpathyDetails(
   services: AppServices,
   t: TFunction,
@@ -79,7 +79,13 @@ export async function checkEmpathyDetails(
   ip: string | null = null,
 ): Promise<{ ok: true; details: EmpathyDetails } | { ok: false; field: "phone"; message: string }> {
   const origin = requestOrigin(services, "payment", ip);
-  const phone = await screenNumber(services, input.phone, { path: "empathy", origin, countries: services.env.EMPATHY_CALL_COUNTRIES });
+  // A number whose calls of the day are used up is refused here, before the $5 is taken, not refunded after.
+  const phone = await screenNumber(services, input.phone, {
+    path: "empathy",
+    origin,
+    countries: services.env.EMPATHY_CALL_COUNTRIES,
+    foreseeNumberCap: true,
+  });
   if (!phone.ok) {
     const messages: Partial<Record<typeof phone.reason, string>> = {
       empty: t("empathy.phoneRequired"),

@@ -1,4 +1,5 @@
 import { recentSupportCalls, type Subscriber } from "#models/subscribers";
+import { numberCapFull } from "~/calls/dialling-policy.server";
 import type { AppServices } from "~/platform/services.server";
 import { allowanceOf } from "./allowance.server";
 
@@ -13,6 +14,12 @@ export function publicStatus(subscriber: Subscriber) {
 export async function dashboardData(services: AppServices, subscriber: Subscriber) {
   const allowance = await allowanceOf(services.db, subscriber);
   const calls = await recentSupportCalls(services.db, subscriber.id);
+  // A request the number's daily cap would refuse is not offered: the reason is shown instead.
+  const limitReason = !services.telephony.configured
+    ? ("not_configured" as const)
+    : allowance.reason === null && (await numberCapFull(services, subscriber.phone))
+      ? ("number_cap" as const)
+      : allowance.reason;
   return {
     user: {
       id: subscriber.id,
@@ -39,11 +46,11 @@ export async function dashboardData(services: AppServices, subscriber: Subscribe
       summary: call.summary,
       createdAt: call.createdAt.toISOString(),
     })),
-    canMakeCall: allowance.canMakeCall && services.telephony.configured,
+    canMakeCall: allowance.canMakeCall && limitReason === null,
     callsRemaining: allowance.remaining,
     callLimit: allowance.limit,
     callsUsed: allowance.used,
-    limitReason: services.telephony.configured ? allowance.reason : ("not_configured" as const),
+    limitReason,
   };
 }
 export type DashboardData = Awaited<ReturnType<typeof dashboardData>>;

@@ -44,7 +44,7 @@ export function ConsumerDashboard({
   title: string;
   dashboard: DashboardData;
   price: string;
-  actionData?: { fields?: Record<string, string[] | undefined>; values?: Record<string, string> } | null;
+  actionData?: { fields?: Record<string, string[] | undefined>; formError?: string; values?: Record<string, string> } | null;
 }) {
   const { t, i18n } = useTranslation();
   const navigation = useNavigation();
@@ -65,10 +65,12 @@ export function ConsumerDashboard({
     ? t(`subscribe.limit.${dashboard.limitReason}`, { date: user.billingDate ? date(user.billingDate) : "" })
     : null;
   const limitReached = dashboard.limitReason === "trial_used" || dashboard.limitReason === "month_used";
+  // Why a call cannot be asked for: the request just refused, else what the dashboard knows.
+  const unavailable = actionData?.formError ?? (!dashboard.canMakeCall ? limitText : null);
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:py-12">
-      <PageTitle title={title} error={Object.keys(fields).length > 0} />
+      <PageTitle title={title} error={Object.keys(fields).length > 0 || Boolean(actionData?.formError)} />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <FocusHeading level={1} className="text-3xl font-semibold tracking-tight text-slate-900">
           {tIsolated(t, "subscribe.dash.welcome", { name: user.fullName || user.phone })}
@@ -184,6 +186,7 @@ export function ConsumerDashboard({
               { id: "call-feeling", errors: fields.feeling },
               { id: "call-urgency", errors: fields.urgency },
             ])}
+            formErrors={[actionData?.formError]}
           />
           <p className="text-slate-700">{t("subscribe.dash.requestIntro")}</p>
           <div className="grid gap-4 sm:grid-cols-[2fr_1fr]">
@@ -213,9 +216,9 @@ export function ConsumerDashboard({
             </SelectField>
           </div>
           <p className="text-sm text-slate-700">{t("subscribe.dash.urgentNote")}</p>
-          {!dashboard.canMakeCall && limitText ? (
+          {unavailable ? (
             <p id="call-unavailable" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-950">
-              {isolateNumbers(limitText)}
+              {isolateNumbers(unavailable)}
             </p>
           ) : null}
           <Button
@@ -223,7 +226,7 @@ export function ConsumerDashboard({
             name="intent"
             value="request_call"
             disabled={!dashboard.canMakeCall || busy}
-            aria-describedby={!dashboard.canMakeCall && limitText ? "call-unavailable" : undefined}
+            aria-describedby={unavailable ? "call-unavailable" : undefined}
           >
             {t("subscribe.dash.requestCall")}
           </Button>

@@ -69,7 +69,18 @@ export async function consumerDashboardAction(context: Readonly<RouterContextPro
         if (exceeded) return fail(t("subscribe.dash.callRefused"), t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }));
         const origin = requestOrigin(services, "subscriber", clientIp(context), `subscriber:${subscriber.id}`);
         const result = await requestSupportCall(services, subscriber.id, { ...checked.value, origin });
-        if (!result.ok && result.reason === "refused") return fail(t("subscribe.dash.callRefused"), refusalMessage(t, result.refusal));
+        // Refused by the dialling policy (the number's calls of the day are used up): said on the
+        // form, beside the button, with what was typed kept; nothing was queued.
+        if (!result.ok && result.reason === "refused")
+          return data(
+            {
+              fields: {},
+              // The number's cap in the words the dashboard uses for it before anyone asks.
+              formError: result.refusal === "number_cap" ? t("subscribe.limit.number_cap") : refusalMessage(t, result.refusal),
+              values: { feeling: checked.value.feeling, urgency: checked.value.urgency },
+            },
+            { status: 400 },
+          );
         if (!result.ok) return fail(t("subscribe.dash.callRefused"), t(`subscribe.limit.${result.reason}`, { date: "" }));
         return redirectWithToast(services, here, {
           type: "success",

@@ -1,5 +1,5 @@
 import type { Call } from "#models/calls";
-import { createSupportCall, lockSubscriber, setSupportCallStatus } from "#models/subscribers";
+import { createSupportCall, deleteSupportCall, lockSubscriber, setSupportCallStatus } from "#models/subscribers";
 import type { RefusalReason } from "~/calls/dialling-policy.server";
 import { placeCallJob } from "~/calls/engine.server";
 import { queueCall, type CallOrigin } from "~/calls/gate.server";
@@ -57,8 +57,11 @@ export async function requestSupportCall(
       tx,
     );
     if (!queued.ok) {
-      // Never dialled, so it is no call of the allowance, and no call on its way either.
-      await setSupportCallStatus(tx, support.id, "not_delivered", ["queued"]);
+      // Refused as it was asked for (the number's calls of the day are used up, the country is no
+      // longer served): the subscriber is told why at once, and no request stands to be dropped
+      // later. A scheduled call, with nobody there to be told, stays in the list as not delivered.
+      if (support.source === "requested") await deleteSupportCall(tx, support.id);
+      else await setSupportCallStatus(tx, support.id, "not_delivered", ["queued"]);
       return { ok: false, reason: "refused", refusal: queued.reason };
     }
     return { ok: true, supportCallId: support.id };

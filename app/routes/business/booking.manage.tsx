@@ -11,7 +11,7 @@ import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { parseTimeOfDay } from "~/lib/time";
-import { availabilityFor, bookingConfirmationCallJob } from "~/features/booking/booking.server";
+import { availabilityFor, queueConfirmationCall } from "~/features/booking/booking.server";
 import { formatLocalDate, formatWhen as formatInstant, formatWhenWithZone, zoneName } from "~/lib/when";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { servicesContext } from "~/platform/context";
@@ -122,12 +122,14 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const free = availability.freeStarts();
   // The booking's own current time counts as busy; moving onto it is no move at all.
   if (!free.includes(start)) return redirect(`${here}?reschedule=1&date=${date}&taken=1`);
-  const moved = await rescheduleBooking(services.db, booking.id, new Date(start), new Date(start + service.durationMinutes * 60_000));
+  // The new time and its confirmation call's job commit together (a crash between them would leave it uncalled).
+  const moved = await services.db.transaction(async (tx) => {
+    const result = await rescheduleBooking(tx, booking.id, new Date(start), new Date(start + service.durationMinutes * 60_000));
+    if (result.kind === "moved") await queueConfirmationCall(services, tx, result.booking, services.publicOrigin());
+    return result;
+  });
   if (moved.kind === "taken") return redirect(`${here}?reschedule=1&date=${utcToZoned(start, business.timeZone).date}&taken=1`);
-  if (moved.kind === "moved") {
-    await announceBusinessChange(services.db, business.id);
-    await services.jobs.enqueue(bookingConfirmationCallJob, { bookingId: booking.id, origin: services.publicOrigin() });
-  }
+  if (moved.kind === "moved") await announceBusinessChange(services.db, business.id);
   // What the new time's confirmation call will really be (now, at a stated time, or none), as the booking page says it.
   const promise = await confirmationPromise(services, business);
   return redirectWithToast(services, here, {

@@ -151,12 +151,14 @@ export async function activateWithPayment(services: AppServices, businessId: num
     currency: intent.currency,
     // Unusable until the credentials job sets the e-mailed temporary password.
     passwordHash: await hashPassword(generateTemporaryPassword() + generateTemporaryPassword()),
+    // The owner's credentials e-mail and the plan's subscription commit with the activation: a
+    // crash right after it cannot leave a paid business with no way to sign in.
+    async followUp(tx) {
+      await recordFunnelEventOnce(tx, "business_activated", { businessId });
+      await services.jobs.enqueue(ownerCredentialsJob, { businessId, origin }, { tx, singletonKey: `credentials-${businessId}` });
+      await services.jobs.enqueue(businessSubscriptionJob, { businessId }, { tx, singletonKey: `subscription-${businessId}` });
+    },
   });
-  if (result.activatedNow) {
-    await recordFunnelEventOnce(services.db, "business_activated", { businessId });
-    await services.jobs.enqueue(ownerCredentialsJob, { businessId, origin }, { singletonKey: `credentials-${businessId}` });
-    await services.jobs.enqueue(businessSubscriptionJob, { businessId }, { singletonKey: `subscription-${businessId}` });
-  }
   return { ok: true as const, business: result.business ?? business, activatedNow: result.activatedNow };
 }
 

@@ -1,0 +1,1 @@
+CREATE INDEX "calls_undialled_first_by_number" ON "calls" USING btree ("to_number") WHERE "calls"."status" = 'queued' and "calls"."attempt" = 1 and "calls"."number_counted_at" is null;
