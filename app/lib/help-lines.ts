@@ -8,7 +8,8 @@
  * machine this was written on has no internet), so `checked` says so. A number found only in a
  * third-party guide says so in `note`; an emergency number no stored page confirmed is marked
  * `unconfirmed`. A crisis line is listed only when a page confirmed it; every other country gets
- * its emergency number and the directory below, never a line nobody could confirm.
+ * its emergency number and the directory below, never a line nobody could confirm. A core market
+ * left without a line says why in `noLineNote`: what was searched and what was found instead.
  */
 
 export interface Source {
@@ -38,9 +39,16 @@ export interface HelpLine {
 export interface CountryHelp {
   emergency: { numbers: EmergencyNumber[]; source: Source; unconfirmed?: true };
   lines: HelpLine[];
+  /**
+   * For maintainers, when `lines` is empty: why no line is listed (what the stored pages showed and
+   * why it was not enough). Visitors and callers get the directory in their own language instead.
+   */
+  noLineNote?: string;
 }
 
 const CHECKED = "2026-11-26 (stored copy)";
+/** When the Arabic-speaking markets' lines were searched for again. */
+const RECHECKED = "2026-12-02 (stored copy)";
 
 /** An international directory of free, confidential help lines, for countries without a confirmed line here. */
 export const HELP_DIRECTORY = {
@@ -70,6 +78,17 @@ const SAMARITANS_IE: HelpLine = {
   number: "116 123",
   source: { url: "http://www.newstalk.com/reader/47.301/69999/0/", checked: CHECKED, note: "Free from anywhere on the island of Ireland." },
 };
+
+/** The General Secretariat of Mental Health's hotline answers on two numbers; the box shows them on one row. */
+const EGYPT_MENTAL_HEALTH_HOTLINE = (number: string): HelpLine => ({
+  name: "الخط الساخن للأمانة العامة للصحة النفسية وعلاج الإدمان",
+  number,
+  source: {
+    url: "https://elmogaz.com/721088",
+    checked: RECHECKED,
+    note: "News report (Al Mogaz) of the Ministry of Health and Population: free mental-health consultations, 24 hours, on 08008880700 and 0220816831. 08008880700 is also the number of the Secretariat's suicide-prevention campaign (amay1.sarmady.net/news/details/1326960).",
+  },
+});
 
 export const HELP_LINES = {
   US: {
@@ -289,7 +308,26 @@ export const HELP_LINES = {
         note: "911 is the unified number of the National Center for Security Operations (Riyadh, Makkah, Madinah, Eastern Province: arabnews.com/node/1531421); 999 police, 998 civil defence.",
       },
     },
-    lines: [],
+    lines: [
+      {
+        name: "المركز الوطني لتعزيز الصحة النفسية",
+        number: "920033360",
+        source: {
+          url: "https://progress.guide/?p=12890",
+          checked: RECHECKED,
+          note: "Third-party directory: the centre's suicide-prevention and psychological-support line, 24/7, citing ncmh.org.sa (no stored copy of the centre's own page). A 920 unified number: shared cost, not toll-free.",
+        },
+      },
+      {
+        name: "مركز اتصال وزارة الصحة",
+        number: "937",
+        source: {
+          url: "https://progress.guide/?p=12890",
+          checked: RECHECKED,
+          note: "Third-party directory: the Ministry of Health's 24/7 line for psychological help and crisis intervention. The ministry's own release (devdiscourse.com/article/business/697735, PR Newswire 2019) calls 937 its toll-free, round-the-clock call centre for medical consultations and referrals.",
+        },
+      },
+    ],
   },
   AE: {
     emergency: {
@@ -299,11 +337,40 @@ export const HELP_LINES = {
       ],
       source: { url: "https://trekmedics.org/database/united_arab_emirates/?country=United%20Arab%20Emirates", checked: CHECKED },
     },
-    lines: [],
+    lines: [
+      {
+        name: "خط الدعم النفسي",
+        number: "800 4673",
+        source: {
+          url: "https://www.thenationalnews.com/uae/health/uae-s-mental-health-helpline-receives-more-than-700-calls-during-pandemic-1.1091296",
+          checked: RECHECKED,
+          note: "News report (The National, 2020): the National Programme for Happiness and Wellbeing's toll-free line (800-HOPE), Arabic and English, also on WhatsApp; opened during COVID-19. Its own page (hope.hw.gov.ae/index_ar.html) describes the line, but the stored copy shows no number.",
+        },
+      },
+      {
+        name: "تحدّث لنسمعك – مؤسسة الإمارات للخدمات الصحية",
+        number: "800 8877",
+        source: {
+          url: "https://www.aletihad.ae/news/%D8%A7%D9%84%D8%A5%D9%85%D8%A7%D8%B1%D8%A7%D8%AA/4649310/10-%D8%A2%D9%84%D8%A7%D9%81-%D9%85%D8%B3%D8%AA%D9%81%D9%8A%D8%AF-%D9%85%D9%86-%D9%85%D8%A8%D8%A7%D8%AF%D8%B1%D8%A9--%D8%AA%D8%AD%D8%AF%D8%AB-%D9%84%D9%86%D8%B3%D9%85%D8%B9%D9%83--%D9%84%D9%84%D8%B5%D8%AD%D8%A9-%D8%A7%D9%84%D9%86%D9%81%D8%B3%D9%8A%D8%A9",
+          checked: RECHECKED,
+          note: "News report (Al Ittihad, 2026-03-05): Emirates Health Services' free psychological-support line, answered by psychologists every day 9:00–21:00.",
+        },
+      },
+    ],
   },
   QA: {
     emergency: { numbers: [{ number: "999" }], source: { url: "https://wgoqatar.com/180195", checked: CHECKED } },
-    lines: [],
+    lines: [
+      {
+        name: "خط المساعدة الوطني للصحة النفسية",
+        number: "16000",
+        source: {
+          url: "https://www.zawya.com/en/life/health/qatar-mental-health-support-added-to-emergency-urgent-care-services-xtbvbpel",
+          checked: RECHECKED,
+          note: "News report (Zawya): Hamad Medical Corporation's helpline, Saturday to Thursday 8:00–18:00; choose Arabic or English, then 4 for mental health; out of hours, an emergency department. HMC's own page (hamad.qa, May 2024) confirms the line still runs; its stored copy shows no number.",
+        },
+      },
+    ],
   },
   KW: {
     emergency: {
@@ -311,6 +378,8 @@ export const HELP_LINES = {
       source: { url: "https://news.kuwaittimes.net/website/moh-ready-for-dust-related-emergency-cases/", checked: CHECKED },
     },
     lines: [],
+    noLineNote:
+      "Searched 2026-12-02 (stored copies): the Supreme Council for Family Affairs launched urgent telephone psychological consultations in March 2026 (kuwaitnews.com/124917), but no stored page gave their number; a third-party directory (progress.guide/atlas/asia/kuwait) says Kuwait has no national suicide-prevention line and lists only hospital switchboards.",
   },
   BH: {
     emergency: {
@@ -319,6 +388,8 @@ export const HELP_LINES = {
       unconfirmed: true,
     },
     lines: [],
+    noLineNote:
+      "Searched 2026-12-02 (stored copies): the Ministry of Health announced a psychological-support hotline for frontline health workers in 2020 (fccib.net/news/n/news/psychological-help-on-way-for-medics.html) with no number for the public; no stored page names a public line.",
   },
   OM: {
     emergency: {
@@ -330,6 +401,8 @@ export const HELP_LINES = {
       },
     },
     lines: [],
+    noLineNote:
+      "Searched 2026-12-02 (stored copies): the Ministry of Social Development ran nine psychosocial-support lines during COVID-19 (omanobserver.om, 2020) without numbers in the stored copy; a third-party directory lists only hospital switchboards, on a page headed with another country's name (progress.guide/?p=12770).",
   },
   JO: {
     emergency: {
@@ -337,6 +410,8 @@ export const HELP_LINES = {
       source: { url: "https://www.jordannews.jo/Section-109/News/PSD-received-6-million-emergency-calls-in-2023-33986", checked: CHECKED },
     },
     lines: [],
+    noLineNote:
+      "Searched 2026-12-02 (stored copies): the Ministry of Health's National Center for Mental Health announced a free 24-hour support line during COVID-19 (altaj.news/jordannews/31257) with no number in the stored copy. Jordan River Foundation's free 110 line (almadenahnews.com/article/524710) is for children and for adults calling about a child, so it is not read to every caller, although a third-party directory calls it a crisis line (progress.guide/atlas/asia/jordan).",
   },
   EG: {
     emergency: {
@@ -351,7 +426,7 @@ export const HELP_LINES = {
       },
       unconfirmed: true,
     },
-    lines: [],
+    lines: [EGYPT_MENTAL_HEALTH_HOTLINE("0800 888 0700"), EGYPT_MENTAL_HEALTH_HOTLINE("02 2081 6831")],
   },
   MA: {
     emergency: {
@@ -366,6 +441,8 @@ export const HELP_LINES = {
       },
     },
     lines: [],
+    noLineNote:
+      "Searched 2026-12-02 (stored copies): Sourire de Reda's Stop Silence listens by chat and app, not by phone (lnt.ma, 2020); the Ordre des médecins' regional listening numbers of March 2020 were for the COVID-19 lockdown, 14:00–16:00 (bladi.net); a third-party directory says Morocco has no national suicide-prevention line (progress.guide/atlas/africa/morocco).",
   },
 } satisfies Record<string, CountryHelp>;
 

@@ -34,8 +34,18 @@ describe("the home page's crisis box", () => {
     const aside = box(page.html);
     expect(aside).toContain('href="tel:997"');
     expect(aside).toContain('<bdi dir="ltr">911</bdi>');
-    expect(aside).toContain("findahelpline.com");
+    expect(aside).toContain("المركز الوطني لتعزيز الصحة النفسية");
+    expect(aside).toContain('href="tel:920033360"');
+    expect(aside).toContain('<bdi dir="ltr">937</bdi>');
+    // A confirmed line replaces the directory.
+    expect(aside).not.toContain("findahelpline.com");
     expect(aside).not.toContain("116 123");
+  });
+
+  it("shows the directory where no line could be confirmed", async () => {
+    const aside = box((await home("/?helpCountry=KW", "ar-KW")).html);
+    expect(aside).toContain('href="tel:112"');
+    expect(aside).toContain("findahelpline.com");
   });
 
   it("shows German lines to a browser set to de-DE", async () => {
@@ -97,12 +107,19 @@ describe("the home page's crisis box", () => {
 });
 
 describe("the listener's crisis script", () => {
-  it("gives a +966 caller the Saudi emergency numbers", () => {
+  it("gives a +966 caller the Saudi emergency numbers and support lines", () => {
     const script = crisisScript("ar", "+966551234567");
     expect(script).toContain("911");
     expect(script).toContain("997");
-    expect(script).toContain("findahelpline.com");
+    expect(script).toContain("المركز الوطني لتعزيز الصحة النفسية على الرقم 920033360");
+    expect(script).toContain("937");
+    expect(script).not.toContain("findahelpline.com");
     expect(script).not.toContain("988");
+  });
+
+  it("gives a +20 caller Egypt's mental-health hotline, and a +965 caller the directory", () => {
+    expect(crisisScript("ar", "+201001234567")).toContain("0800 888 0700");
+    expect(crisisScript("ar", "+96550012345")).toContain("findahelpline.com");
   });
 
   it("gives a +49 caller the German lines, in the call's language", () => {
@@ -126,6 +143,7 @@ describe("the empathy e-mail", () => {
     const t = await translatorFor("ar");
     const mail = empathyFailedEmail(t, "ar", { to: "a@example.com", statusUrl: "http://x/s", minutes: 2, country: "SA" });
     expect(mail.text).toContain("997");
+    expect(mail.text).toContain("920033360");
     expect(mail.text).toContain("السعودية");
     expect(mail.html).toContain('<bdi dir="ltr">997</bdi>');
     const german = empathyFailedEmail(await translatorFor("de"), "de", {

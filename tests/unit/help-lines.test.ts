@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { envSchema } from "~/platform/env.server";
-import { HELP_DIRECTORY, HELP_LINES, helpCountries, likelyHelpCountry, type Source } from "~/lib/help-lines";
+import { HELP_DIRECTORY, HELP_LINES, helpCountries, likelyHelpCountry, type CountryHelp, type Source } from "~/lib/help-lines";
+
+/** The Arab League's members: the Arabic-speaking markets, whichever of them the table has a row for. */
+const ARAB_LEAGUE = "AE BH DJ DZ EG IQ JO KM KW LB LY MA MR OM PS QA SA SD SO SY TN YE".split(" ");
+
+const arabicSpeakingMarkets = helpCountries.filter((country) => ARAB_LEAGUE.includes(country));
 
 /** Every country the dialling policy allows when no setting narrows it. */
 function defaultPolicyCountries() {
@@ -34,6 +39,28 @@ describe("the help-line table", () => {
     }
     // No confirmed line: the box, the script and the e-mails point to the directory instead.
     if (help.lines.length === 0) expectSourced(HELP_DIRECTORY.source, "directory");
+  });
+
+  it("counts the core Arabic-speaking markets among them, so the next test checks each of them", () => {
+    expect(arabicSpeakingMarkets).toEqual(expect.arrayContaining(["SA", "AE", "QA", "KW", "BH", "OM", "JO", "EG", "MA"]));
+  });
+
+  it.each(arabicSpeakingMarkets)("%s, an Arabic-speaking market, lists a support line or says why none is listed", (country) => {
+    const help: CountryHelp = HELP_LINES[country];
+    if (help.lines.length === 0) expect(help.noLineNote?.trim().length, `${country}: why no line`).toBeGreaterThan(40);
+    for (const line of help.lines) {
+      expectSourced(line.source, `${country} ${line.name}`);
+      // The name the caller hears when the line answers: these are Arabic services.
+      expect(line.name, `${country}: the service's own name`).toMatch(/\p{Script=Arabic}/u);
+    }
+  });
+
+  it("lists sourced support lines for Saudi Arabia, the Arabic agent's home market, and the Gulf and Egypt", () => {
+    const numbers = (country: keyof typeof HELP_LINES) => HELP_LINES[country].lines.map((line) => line.number);
+    expect(numbers("SA")).toEqual(expect.arrayContaining(["920033360", "937"]));
+    expect(numbers("AE").length).toBeGreaterThan(0);
+    expect(numbers("QA")).toContain("16000");
+    expect(numbers("EG")).toContain("0800 888 0700");
   });
 
   it("puts the emergency numbers of the main markets right", () => {
