@@ -6,6 +6,7 @@ import { admitToolCall, END_CALL, withPurposeTools, type Agent } from "~/voice/a
 import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
 import { callTexts } from "~/voice/call-texts.server";
 import { CallQuality } from "~/voice/call-quality";
+import { CallerVoice } from "~/voice/caller-voice";
 import {
   appendAudioMessage,
   callerAudioOf,
@@ -376,12 +377,38 @@ export function bridgeCall(
   function awaitAgent(after: string) {
     if (state.closed) return;
     if (silenceTimer) clearTimeout(silenceTimer);
+    stallAnswered();
     silenceTimer = setTimeout(() => void modelFailed(`no audio within ${agentSilenceMs / 1000} s ${after}`), agentSilenceMs);
   }
   function agentOwesNothing() {
     if (!silenceTimer) return;
     clearTimeout(silenceTimer);
     silenceTimer = null;
+  }
+
+  // A stalled model: its socket open, nothing sent, not even that it heard the caller, so no
+  // deadline above is ever armed. The caller's own audio says they spoke (its energy, judged here):
+  // once they did, the model has agentSilenceMs from their last voiced frame, or its own last
+  // event, to be heard. A pause in which the caller never spoke is not a stall.
+  const callerVoice = new CallerVoice(leg.audio);
+  let stallTimer: NodeJS.Timeout | null = null;
+  let callerSpokeAt = 0;
+  function callerSpeaking() {
+    // A deadline the model's own events armed covers it already.
+    if (state.closed || silenceTimer || !quality.started) return;
+    callerSpokeAt = Date.now();
+    if (stallTimer) stallTimer.refresh();
+    else stallTimer = setTimeout(onStall, agentSilenceMs);
+  }
+  function stallAnswered() {
+    if (!stallTimer) return;
+    clearTimeout(stallTimer);
+    stallTimer = null;
+  }
+  function onStall() {
+    stallTimer = null;
+    quality.callerStopped(callerSpokeAt);
+    void modelFailed(`no audio within ${agentSilenceMs / 1000} s after the caller spoke, and nothing else from the model`);
   }
 
   // What really happened on the call, written once each: whether it counts as delivered follows from these.
@@ -412,6 +439,7 @@ export function bridgeCall(
     clearTimeout(startTimer);
     clearTimeout(idleTimer);
     agentOwesNothing();
+    stallAnswered();
     for (const timer of timers) clearTimeout(timer);
     if (model && model.readyState <= WebSocket.OPEN) model.close(1000, reason);
     if (twilio.readyState <= WebSocket.OPEN) twilio.close(code, reason);
@@ -443,6 +471,7 @@ export function bridgeCall(
   function play(itemId: string, delta: string) {
     if (twilio.readyState !== WebSocket.OPEN) return;
     agentOwesNothing();
+    stallAnswered();
     sendMark(state.replyAudio(itemId, delta));
     twilio.send(mediaMessage(state.mediaHead, delta));
     if (quality.waitingForAudio) {
@@ -469,6 +498,7 @@ export function bridgeCall(
   /** The caller's audio to the model (the hot path: no JSON work), or kept until the model is ready. */
   function hear(payload: string) {
     if (state.callerAudio(payload) && model?.readyState === WebSocket.OPEN) model.send(appendAudioMessage(payload));
+    if (callerVoice.heard(payload)) callerSpeaking();
   }
 
   /**
@@ -549,7 +579,10 @@ export function bridgeCall(
 
   function onModelMessage(data: WebSocket.RawData) {
     // A refreshed timer would start again: after the end, the last transcripts are still kept.
-    if (!state.closed) idleTimer.refresh();
+    if (!state.closed) {
+      idleTimer.refresh();
+      stallTimer?.refresh();
+    }
     if (readModelAudio(data, play)) return;
     const event = parseModelEvent(data);
     if (event === undefined) {
@@ -653,6 +686,7 @@ export function bridgeCall(
     let toolTimer: NodeJS.Timeout | undefined;
     // The tool has its own time limit; the wait for the agent's voice starts again once it answered.
     agentOwesNothing();
+    stallAnswered();
     try {
       const args = rawArguments ? (JSON.parse(rawArguments) as Record<string, unknown>) : {};
       const admitted = admitToolCall(agent!, name, args);
@@ -709,7 +743,11 @@ export function bridgeCall(
         return;
       }
       case "mark": {
-        if (state.markHeard(message.mark?.name)) void moment("agentHeardAt");
+        if (state.markHeard(message.mark?.name)) {
+          // The agent's voice is reaching the caller: what they said before it is being answered.
+          stallAnswered();
+          void moment("agentHeardAt");
+        }
         maybeFinish();
         return;
       }
