@@ -102,13 +102,19 @@ export interface StreamLimits {
   idleTimeoutMs: number;
   /** AGENT_SILENCE_MS unless set. */
   agentSilenceMs?: number;
+  /** The delivered minimum of the agent's voice heard (CALL_DELIVERED_MIN_SECONDS): a call our side cuts counts only past it. */
+  agentMinimumMs?: number;
 }
 export const STREAM_LIMITS: StreamLimits = { startTimeoutMs: 10_000, idleTimeoutMs: 60_000 };
 
 /** The limits for this deployment: AGENT_SILENCE_SECONDS shortens the wait for the agent's voice (tests). */
-export function streamLimits(env: Pick<AppServices["env"], "AGENT_SILENCE_SECONDS">): StreamLimits {
+export function streamLimits(env: Pick<AppServices["env"], "AGENT_SILENCE_SECONDS" | "CALL_DELIVERED_MIN_SECONDS">): StreamLimits {
   const silence = env.AGENT_SILENCE_SECONDS;
-  return silence === undefined ? STREAM_LIMITS : { ...STREAM_LIMITS, agentSilenceMs: Math.round(silence * 1000) };
+  return {
+    ...STREAM_LIMITS,
+    ...(silence === undefined ? {} : { agentSilenceMs: Math.round(silence * 1000) }),
+    agentMinimumMs: env.CALL_DELIVERED_MIN_SECONDS * 1000,
+  };
 }
 
 /** The close codes a browser's stream reads: its "start" was refused; the model is unavailable (it falls back to recorded turns). */
@@ -238,9 +244,9 @@ function keepWriting(write: Promise<unknown>) {
   qualityWrites.add(write);
   void write.finally(() => qualityWrites.delete(write));
 }
-/** Resolves once every call's quality write in progress is done (or failed). */
+/** Resolves once every call's quality write in progress is done (or failed), those they lead to included. */
 export async function qualityWritesSettled() {
-  await Promise.allSettled([...qualityWrites]);
+  while (qualityWrites.size > 0) await Promise.allSettled([...qualityWrites]);
 }
 
 /**
@@ -248,11 +254,15 @@ export async function qualityWritesSettled() {
  * end it: a server that shuts down ends every one that is left, so no call of a stopped app keeps
  * its timers or writes (two apps in one process, in the tests, each end only their own).
  */
-const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => new Set<() => void>());
+const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => new Set<() => Promise<void>>());
 
-/** Ends every call the app still bridges, as the server shuts down: their sockets close, their quality is written. */
-export function endBridgedCalls(services: Pick<BridgeServices, "voiceModel">) {
-  for (const end of [...bridgedCalls(services.voiceModel)]) end();
+/**
+ * Ends every call the app still bridges, as the server shuts down: each call first writes that our
+ * side cut it (so the <Connect> action tells the caller, and the call is judged as ours), then its
+ * sockets close and its quality is written. Resolves once the cuts are written.
+ */
+export async function endBridgedCalls(services: Pick<BridgeServices, "voiceModel">) {
+  await Promise.all([...bridgedCalls(services.voiceModel)].map((end) => end()));
 }
 
 /** Within this of its time limit, a call Twilio ends was ended by the limit (Twilio's clock starts at the answer, a little before the stream). */
@@ -353,8 +363,16 @@ export function bridgeCall(
   // The caller's experience: first words, each turn's wait, interruptions, how it ended (ADR 0033).
   const quality = new CallQuality();
   const calls = bridgedCalls(services.voiceModel);
-  // As when its stream is cut at shutdown: the quality says the stream was lost.
-  const endForShutdown = () => close("server shutting down", 1001);
+  // Our side cuts the stream: written first, so the <Connect> action Twilio asks next says goodbye
+  // (or sorry) and the call is judged as one we cut. The quality says the stream was lost.
+  const endForShutdown = () => {
+    const cut = (async () => {
+      if (state.hasStarted) await moment("streamCutAt");
+      close("server shutting down", 1001);
+    })();
+    keepWriting(cut);
+    return cut;
+  };
   calls.add(endForShutdown);
   const startTimer = setTimeout(() => {
     if (!state.hasStarted) {
@@ -747,6 +765,7 @@ export function bridgeCall(
           // The agent's voice is reaching the caller: what they said before it is being answered.
           stallAnswered();
           void moment("agentHeardAt");
+          if (limits.agentMinimumMs !== undefined && state.agentHeardMs >= limits.agentMinimumMs) void moment("agentMinimumHeardAt");
         }
         maybeFinish();
         return;

@@ -24,6 +24,8 @@ export class CallState {
   private markSeq = 0;
   private readonly pendingMarks: { name: string; itemId: string; bytes: number }[] = [];
   private readonly playedBytes = new Map<string, number>();
+  /** The agent's audio the caller has heard, all replies together (from the marks). */
+  private heardBytes = 0;
   /** The item of the reply playing, once there is one. */
   currentItem: string | null = null;
   /** Audio sent to the caller since the last mark, and whose it is. */
@@ -117,8 +119,14 @@ export class CallState {
     if (index < 0) return false;
     for (const played of this.pendingMarks.splice(0, index + 1)) {
       this.playedBytes.set(played.itemId, (this.playedBytes.get(played.itemId) ?? 0) + played.bytes);
+      this.heardBytes += played.bytes;
     }
     return true;
+  }
+
+  /** How much of the agent's voice the caller has heard, in ms of audio (not of the call's clock). */
+  get agentHeardMs() {
+    return this.heardBytes / this.bytesPerMs;
   }
 
   /**
