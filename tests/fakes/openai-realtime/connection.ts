@@ -38,7 +38,10 @@ export class Connection extends ResponsesConnection {
     // A stalled session hears nothing: no VAD, no responses, no errors.
     if (this.stalled) {
       if (event.type === "input_audio_buffer.append") this.record.audioIn.appends++;
-      else this.record.clientEvents.push(event);
+      else {
+        this.record.clientEvents.push(event);
+        this.shared.emitter.emit("client", this.record.index, event);
+      }
       return;
     }
     try {
