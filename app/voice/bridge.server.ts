@@ -393,7 +393,7 @@ export function bridgeCall(
   const agentSilenceMs = limits.agentSilenceMs ?? AGENT_SILENCE_MS;
   let silenceTimer: NodeJS.Timeout | null = null;
   function awaitAgent(after: string) {
-    if (state.closed) return;
+    if (state.ending) return;
     if (silenceTimer) clearTimeout(silenceTimer);
     stallAnswered();
     silenceTimer = setTimeout(() => void modelFailed(`no audio within ${agentSilenceMs / 1000} s ${after}`), agentSilenceMs);
@@ -413,7 +413,7 @@ export function bridgeCall(
   let callerSpokeAt = 0;
   function callerSpeaking() {
     // A deadline the model's own events armed covers it already.
-    if (state.closed || silenceTimer || !quality.started) return;
+    if (state.ending || silenceTimer || !quality.started) return;
     callerSpokeAt = Date.now();
     if (stallTimer) stallTimer.refresh();
     else stallTimer = setTimeout(onStall, agentSilenceMs);
@@ -473,11 +473,17 @@ export function bridgeCall(
     void hangUp();
   }
 
-  /** Ends the call: closes both sockets and lets the leg hang up. Never rejects. */
+  /**
+   * Ends the call: the leg hangs up first, then both sockets close. The provider ends the call
+   * before its stream closes, so it asks nothing next: a stream the <Connect> action hears of
+   * ended without us (our process or its connection died), or after a hang-up that failed. Never rejects.
+   */
   async function hangUp() {
-    if (state.closed) return;
-    close("end_call");
+    if (!state.hangUpStarted()) return;
+    agentOwesNothing();
+    stallAnswered();
     await leg.hangUp().catch((error) => log(`${label}: hang-up failed: ${reasonOf(error)}`));
+    close("end_call");
   }
 
   /** Asks for a response now, or once the one in flight is done (CallState.responseRequested). */

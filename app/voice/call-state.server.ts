@@ -42,6 +42,7 @@ export class CallState {
   private crisis = false;
   private ended = false;
   private failed = false;
+  private hangingUp = false;
   // What really happened on the call, written once each: whether it counts as delivered follows from these.
   private readonly recorded = new Set<CallMoment>();
 
@@ -208,11 +209,23 @@ export class CallState {
     return this.recorded.has(moment);
   }
 
-  /** The model failed: true the first time, and only while the call is on. */
+  /** The model failed: true the first time, and only while the call is on (not once the bridge hangs up). */
   modelFailed() {
-    if (this.ended || this.failed) return false;
+    if (this.ending || this.failed) return false;
     this.failed = true;
     return true;
+  }
+
+  /** The bridge hangs up: true the first time, and only while the call is on. */
+  hangUpStarted() {
+    if (this.ending) return false;
+    this.hangingUp = true;
+    return true;
+  }
+
+  /** Whether the call is ending (the bridge hangs up) or ended: nothing more is owed to the caller. */
+  get ending() {
+    return this.ended || this.hangingUp;
   }
 
   /** The call ends (both sockets close): true the first time. */

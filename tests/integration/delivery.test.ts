@@ -2,6 +2,7 @@
 // fail to become a conversation is played here against the fake Twilio, Realtime and Stripe
 // servers: none is counted delivered, each is tried again, and the $5 goes back exactly once.
 import { createServer } from "node:http";
+import type { Duplex } from "node:stream";
 import { eq } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -234,17 +235,27 @@ describe("a real conversation", () => {
 
 /**
  * The call audio on a bridge of its own (MEDIA_STREAM_ORIGIN) beside the app, on the app's own
- * services (so on PGlite too): `shutDown` is that bridge stopping mid-call, as a deploy does.
+ * services (so on PGlite too): `shutDown` is that bridge stopping mid-call, as a deploy does;
+ * `crash` its connections dying at once, as when its process is killed (nothing is written first).
  */
 async function startBridge(target: App, port: number) {
   const endpoint = mediaStreamEndpoint(target.services);
   const server = createServer((_, response) => response.writeHead(404).end());
-  server.on("upgrade", (request, socket, head) => endpoint.upgrade(request, socket, head));
+  const connections = new Set<Duplex>();
+  server.on("upgrade", (request, socket, head) => {
+    connections.add(socket);
+    endpoint.upgrade(request, socket, head);
+  });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const stopListening = () => new Promise((resolve) => server.close(resolve));
   return {
     async shutDown() {
       await endpoint.close();
-      await new Promise((resolve) => server.close(resolve));
+      await stopListening();
+    },
+    async crash() {
+      for (const socket of connections) socket.destroy();
+      await stopListening();
     },
   };
 }
@@ -279,38 +290,44 @@ describe("a call our own side cuts: the bridge shuts down mid-call while the web
   const attemptMoment = async (requestId: number, attempt: number, moment: "agentHeardAt" | "agentMinimumHeardAt" | "callerHeardAt") =>
     (await attemptsOf(cutting, requestId))[attempt - 1]?.[moment];
 
-  /** The bridge stops; Twilio asks the app what next, says what it is told, and the call ends. */
-  async function cutAndHear(call: FakeCall) {
-    await bridge!.shutDown();
+  /** The bridge stops or dies; Twilio asks the app what next, says what it is told, and the call ends. */
+  async function cutAndHear(call: FakeCall, how: "shutDown" | "crash" = "shutDown") {
+    await bridge![how]();
     bridge = null;
     await waitFor(() => call.status === "completed", { what: `call ${call.sid} completed`, timeoutMs: 10_000 });
     return call.said;
   }
 
-  it("before the listener spoke the delivered minimum: the caller hears the apology, the attempt does not count, and the call is placed again", async () => {
-    const phone = nextNumber();
-    const paid = await paidCall(phone, cutting, stripeClient(ownStripe));
-    const first = await waitFor(() => callsTo(phone)[0], { what: "attempt 1", timeoutMs: 20_000 });
-    await twilio.stream(first.sid, 20_000);
-    await waitFor(() => attemptMoment(paid.requestId, 1, "agentHeardAt"), { what: "the greeting heard", timeoutMs: 20_000 });
-    expect(await cutAndHear(first)).toEqual([callTexts("es").apology]);
-    const judged = await waitFor(async () => ((await attemptsOf(cutting, paid.requestId))[0]?.delivered === false ? true : null), {
-      what: "attempt 1 judged",
-    });
-    expect(judged).toBe(true);
-    expect((await attemptsOf(cutting, paid.requestId))[0]!.undeliveredReason).toBe("stream_cut");
-    // The bridge is back (the deploy finished): the next attempt is a whole conversation, and counts.
-    bridge = await startBridge(cutting, bridgePort);
-    const second = await waitFor(() => callsTo(phone)[1], { what: "attempt 2", timeoutMs: 20_000 });
-    await converse(twilio, realtime, second.sid, 3);
-    await waitForStatus(cutting, paid.requestId, "completed");
-    const attempts = await attemptsOf(cutting, paid.requestId);
-    expect(attempts.map((a) => [a.attempt, a.delivered, a.undeliveredReason])).toEqual([
-      [1, false, "stream_cut"],
-      [2, true, null],
-    ]);
-    expect(refundsOf(paid.paymentIntentId, ownStripe)).toHaveLength(0);
-  });
+  it.each([
+    ["shuts down", "shutDown"],
+    ["dies", "crash"],
+  ] as const)(
+    "when the bridge %s before the listener spoke the delivered minimum: the caller hears the apology, the attempt does not count, and the call is placed again",
+    async (_, how) => {
+      const phone = nextNumber();
+      const paid = await paidCall(phone, cutting, stripeClient(ownStripe));
+      const first = await waitFor(() => callsTo(phone)[0], { what: "attempt 1", timeoutMs: 20_000 });
+      await twilio.stream(first.sid, 20_000);
+      await waitFor(() => attemptMoment(paid.requestId, 1, "agentHeardAt"), { what: "the greeting heard", timeoutMs: 20_000 });
+      expect(await cutAndHear(first, how)).toEqual([callTexts("es").apology]);
+      const judged = await waitFor(async () => ((await attemptsOf(cutting, paid.requestId))[0]?.delivered === false ? true : null), {
+        what: "attempt 1 judged",
+      });
+      expect(judged).toBe(true);
+      expect((await attemptsOf(cutting, paid.requestId))[0]!.undeliveredReason).toBe("stream_cut");
+      // The bridge is back (the deploy finished): the next attempt is a whole conversation, and counts.
+      bridge = await startBridge(cutting, bridgePort);
+      const second = await waitFor(() => callsTo(phone)[1], { what: "attempt 2", timeoutMs: 20_000 });
+      await converse(twilio, realtime, second.sid, 3);
+      await waitForStatus(cutting, paid.requestId, "completed");
+      const attempts = await attemptsOf(cutting, paid.requestId);
+      expect(attempts.map((a) => [a.attempt, a.delivered, a.undeliveredReason])).toEqual([
+        [1, false, "stream_cut"],
+        [2, true, null],
+      ]);
+      expect(refundsOf(paid.paymentIntentId, ownStripe)).toHaveLength(0);
+    },
+  );
 
   it("after the conversation had its minimum: the caller hears a goodbye, and the call counts", async () => {
     // A greeting of more than the three seconds a delivered call needs.
