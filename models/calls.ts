@@ -422,7 +422,15 @@ export async function countBusinessCallsSince(db: Db, businessId: number, since:
 }
 
 /** The moments the bridge reports; each is kept the first time only. */
-export type CallMoment = "streamConnectedAt" | "modelReadyAt" | "modelFailedAt" | "agentHeardAt" | "callerHeardAt";
+export type CallMoment =
+  | "streamConnectedAt"
+  | "modelReadyAt"
+  | "modelFailedAt"
+  | "agentHeardAt"
+  | "callerHeardAt"
+  | "agentMinimumHeardAt"
+  | "streamCutAt"
+  | "farewellSaidAt";
 
 export async function markCallMoment(db: Db, id: number, moment: CallMoment, at = new Date()) {
   const column = calls[moment];

@@ -669,6 +669,12 @@ export const calls = pgTable(
     agentHeardAt: timestamp("agent_heard_at", { withTimezone: true }),
     /** The model heard the caller speak. */
     callerHeardAt: timestamp("caller_heard_at", { withTimezone: true }),
+    /** Twilio echoed the mark after the delivered minimum (CALL_DELIVERED_MIN_SECONDS) of the agent's audio: the conversation had its minimum. */
+    agentMinimumHeardAt: timestamp("agent_minimum_heard_at", { withTimezone: true }),
+    /** Our side cut the media stream under a live call (a bridge shutting down, a process that died): the caller did not end it. */
+    streamCutAt: timestamp("stream_cut_at", { withTimezone: true }),
+    /** After the stream ended, Twilio was given our apology or goodbye to say in the call's language. */
+    farewellSaidAt: timestamp("farewell_said_at", { withTimezone: true }),
     /** Set when the call ends: true when delivered, else the reason in undeliveredReason. */
     delivered: boolean("delivered"),
     undeliveredReason: text("undelivered_reason"),

@@ -14,7 +14,11 @@ const conversation = {
   agentHeardAt: at,
   callerHeardAt: at,
   dialFailingSince: null,
+  agentMinimumHeardAt: at,
+  streamCutAt: null,
+  farewellSaidAt: null,
 };
+const later = new Date(at.getTime() + 60_000);
 
 describe("deliveryOf", () => {
   it("counts a conversation that lasted long enough", () => {
@@ -33,5 +37,35 @@ describe("deliveryOf", () => {
       delivered: false,
       reason: "model_stopped",
     });
+  });
+
+  describe("a call whose stream our own side cut (a bridge shutting down, a process that died)", () => {
+    const cut = { ...conversation, streamCutAt: later, durationSeconds: 300 };
+
+    it("counts once the caller had heard the minimum of the listener and was told goodbye", () => {
+      expect(deliveryOf({ ...cut, farewellSaidAt: later }, 30)).toEqual({ delivered: true, reason: null });
+    });
+
+    it("does not count before the minimum of the listener's voice, however long the call lasted", () => {
+      expect(deliveryOf({ ...cut, agentMinimumHeardAt: null, farewellSaidAt: later }, 30)).toEqual({
+        delivered: false,
+        reason: "stream_cut",
+      });
+    });
+
+    it("does not count when the caller was left without an apology or a goodbye", () => {
+      expect(deliveryOf(cut, 30)).toEqual({ delivered: false, reason: "stream_cut" });
+    });
+
+    it("is still judged as any call after that: too short is too short", () => {
+      expect(deliveryOf({ ...cut, farewellSaidAt: later, durationSeconds: 10 }, 30)).toEqual({
+        delivered: false,
+        reason: "too_short",
+      });
+    });
+  });
+
+  it("does not ask a call our side did not cut for the listener's minimum: the caller ended it", () => {
+    expect(deliveryOf({ ...conversation, agentMinimumHeardAt: null }, 30)).toEqual({ delivered: true, reason: null });
   });
 });

@@ -487,8 +487,17 @@ function apologyTwiml(call: Call) {
 
 /**
  * POST /twilio/stream-ended/{id}: the media stream closed while the call was still up. After a
- * model failure the caller hears the apology; otherwise the call simply ends.
+ * model failure the caller hears the apology. Otherwise our side cut the stream (a bridge that
+ * shut down or died, its connection lost: a bridge ending a call on purpose hangs up through the
+ * provider first, and then nothing is asked), and the caller hears why: the apology (it does not
+ * count, we will call again) if the listener had not yet spoken the delivered minimum, else a
+ * goodbye. The cut and what they were told are written first, so the call is judged on them
+ * (delivery.ts).
  */
 export async function afterStreamTwiml(services: AppServices, call: Call) {
-  return call.modelFailedAt ? apologyTwiml(call) : HANG_UP;
+  if (!call.modelFailedAt) await markCallMoment(services.db, call.id, "streamCutAt");
+  await markCallMoment(services.db, call.id, "farewellSaidAt");
+  if (call.modelFailedAt || !call.agentMinimumHeardAt) return apologyTwiml(call);
+  const texts = callTexts(call.language);
+  return say(texts.say, texts.cutGoodbye);
 }

@@ -143,6 +143,7 @@ const de = {
     reasonVoicemail: "Ihre Mailbox hat geantwortet, deshalb haben wir ohne Nachricht aufgelegt.",
     reasonModel: "Unser Zuhörer konnte wegen eines technischen Problems nicht am Anruf teilnehmen.",
     reasonModelStopped: "Unser Zuhörer hat während des Anrufs wegen eines technischen Problems aufgehört zu antworten.",
+    reasonCut: "Der Anruf wurde durch ein technisches Problem auf unserer Seite unterbrochen.",
     reasonAudio: "Der Anruf kam zustande, aber die Stimme unseres Zuhörers hat Sie nicht erreicht.",
     reasonShort: "Der Anruf endete, bevor wir wirklich sprechen konnten.",
     refundedNetworkBody:

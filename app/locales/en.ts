@@ -140,6 +140,7 @@ const en = {
     reasonVoicemail: "Your voicemail answered, so we hung up without leaving a message.",
     reasonModel: "Our listener could not join the call because of a technical problem.",
     reasonModelStopped: "Our listener stopped answering during the call because of a technical problem.",
+    reasonCut: "The call was cut off by a technical problem on our side.",
     reasonAudio: "The call connected, but our listener's voice did not reach you.",
     reasonShort: "The call ended before we could really talk.",
     refundedNetworkBody:

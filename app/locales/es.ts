@@ -140,6 +140,7 @@ const es = {
     reasonVoicemail: "Respondió su buzón de voz, así que colgamos sin dejar mensaje.",
     reasonModel: "Nuestro oyente no pudo unirse a la llamada por un problema técnico.",
     reasonModelStopped: "Nuestro oyente dejó de responder durante la llamada por un problema técnico.",
+    reasonCut: "La llamada se cortó por un problema técnico de nuestra parte.",
     reasonAudio: "La llamada se conectó, pero la voz de nuestro oyente no le llegó.",
     reasonShort: "La llamada terminó antes de que pudiéramos hablar de verdad.",
     refundedNetworkBody:

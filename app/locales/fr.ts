@@ -142,6 +142,7 @@ const fr = {
     reasonVoicemail: "Votre messagerie a répondu : nous avons raccroché sans laisser de message.",
     reasonModel: "Notre écoutant n'a pas pu rejoindre l'appel à cause d'un problème technique.",
     reasonModelStopped: "Notre écoutant a cessé de répondre pendant l'appel à cause d'un problème technique.",
+    reasonCut: "L'appel a été coupé à cause d'un problème technique de notre côté.",
     reasonAudio: "L'appel a abouti, mais la voix de notre écoutant ne vous est pas parvenue.",
     reasonShort: "L'appel s'est terminé avant que nous puissions vraiment parler.",
     refundedNetworkBody:

@@ -140,6 +140,7 @@ const it = {
     reasonVoicemail: "Ha risposto la segreteria, quindi abbiamo riattaccato senza lasciare messaggi.",
     reasonModel: "Il nostro ascoltatore non ha potuto partecipare alla chiamata per un problema tecnico.",
     reasonModelStopped: "Il nostro ascoltatore ha smesso di rispondere durante la chiamata per un problema tecnico.",
+    reasonCut: "La chiamata si è interrotta per un problema tecnico da parte nostra.",
     reasonAudio: "La chiamata si è collegata, ma la voce del nostro ascoltatore non le è arrivata.",
     reasonShort: "La chiamata è finita prima che potessimo davvero parlare.",
     refundedNetworkBody:

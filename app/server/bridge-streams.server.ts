@@ -44,14 +44,15 @@ export function mediaStreamEndpoint(services: BridgeServices, options: { heartbe
     /**
      * Ends the calls' streams, then waits for them to close and their quality to be written: a
      * second for the provider's side to answer the close, then their sockets are cut, so no call
-     * ends (and writes) after the database is closed.
+     * ends (and writes) after the database is closed. Each bridged call first writes that our side
+     * cut it, so Twilio's next question (the <Connect> action) tells the caller, and the call is
+     * judged as ours (delivery.ts); none of this app's calls outlives it, timers included.
      */
     async close() {
       await leases.stop();
+      await endBridgedCalls(services);
+      // Sockets not bridged yet (no "start" read) close as they are.
       await closeClients(sockets);
-      // A call whose socket this endpoint no longer held (a browser's, one admitted as the server
-      // stopped) ends too: none of this app's calls outlives it, timers included.
-      endBridgedCalls(services);
       await qualityWritesSettled();
     },
   };

@@ -6,6 +6,7 @@ import { admitToolCall, END_CALL, withPurposeTools, type Agent } from "~/voice/a
 import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
 import { callTexts } from "~/voice/call-texts.server";
 import { CallQuality } from "~/voice/call-quality";
+import { CallerVoice } from "~/voice/caller-voice";
 import {
   appendAudioMessage,
   callerAudioOf,
@@ -101,13 +102,19 @@ export interface StreamLimits {
   idleTimeoutMs: number;
   /** AGENT_SILENCE_MS unless set. */
   agentSilenceMs?: number;
+  /** The delivered minimum of the agent's voice heard (CALL_DELIVERED_MIN_SECONDS): a call our side cuts counts only past it. */
+  agentMinimumMs?: number;
 }
 export const STREAM_LIMITS: StreamLimits = { startTimeoutMs: 10_000, idleTimeoutMs: 60_000 };
 
 /** The limits for this deployment: AGENT_SILENCE_SECONDS shortens the wait for the agent's voice (tests). */
-export function streamLimits(env: Pick<AppServices["env"], "AGENT_SILENCE_SECONDS">): StreamLimits {
+export function streamLimits(env: Pick<AppServices["env"], "AGENT_SILENCE_SECONDS" | "CALL_DELIVERED_MIN_SECONDS">): StreamLimits {
   const silence = env.AGENT_SILENCE_SECONDS;
-  return silence === undefined ? STREAM_LIMITS : { ...STREAM_LIMITS, agentSilenceMs: Math.round(silence * 1000) };
+  return {
+    ...STREAM_LIMITS,
+    ...(silence === undefined ? {} : { agentSilenceMs: Math.round(silence * 1000) }),
+    agentMinimumMs: env.CALL_DELIVERED_MIN_SECONDS * 1000,
+  };
 }
 
 /** The close codes a browser's stream reads: its "start" was refused; the model is unavailable (it falls back to recorded turns). */
@@ -237,9 +244,9 @@ function keepWriting(write: Promise<unknown>) {
   qualityWrites.add(write);
   void write.finally(() => qualityWrites.delete(write));
 }
-/** Resolves once every call's quality write in progress is done (or failed). */
+/** Resolves once every call's quality write in progress is done (or failed), those they lead to included. */
 export async function qualityWritesSettled() {
-  await Promise.allSettled([...qualityWrites]);
+  while (qualityWrites.size > 0) await Promise.allSettled([...qualityWrites]);
 }
 
 /**
@@ -247,16 +254,18 @@ export async function qualityWritesSettled() {
  * end it: a server that shuts down ends every one that is left, so no call of a stopped app keeps
  * its timers or writes (two apps in one process, in the tests, each end only their own).
  */
-const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => ({ ends: new Set<() => void>(), shutDown: false }));
+const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => ({ ends: new Set<() => Promise<void>>(), shutDown: false }));
 
 /**
- * Ends every call the app still bridges, as the server shuts down: their sockets close, their
- * quality is written. A stream bridged after this (one whose handshake was in flight) ends at once.
+ * Ends every call the app still bridges, as the server shuts down: each call first writes that our
+ * side cut it (so the <Connect> action tells the caller, and the call is judged as ours), then its
+ * sockets close and its quality is written. Resolves once the cuts are written. A stream bridged
+ * after this (one whose handshake was in flight) ends at once.
  */
-export function endBridgedCalls(services: Pick<BridgeServices, "voiceModel">) {
+export async function endBridgedCalls(services: Pick<BridgeServices, "voiceModel">) {
   const calls = bridgedCalls(services.voiceModel);
   calls.shutDown = true;
-  for (const end of [...calls.ends]) end();
+  await Promise.all([...calls.ends].map((end) => end()));
 }
 
 /** Within this of its time limit, a call Twilio ends was ended by the limit (Twilio's clock starts at the answer, a little before the stream). */
@@ -357,8 +366,16 @@ export function bridgeCall(
   // The caller's experience: first words, each turn's wait, interruptions, how it ended (ADR 0033).
   const quality = new CallQuality();
   const calls = bridgedCalls(services.voiceModel);
-  // As when its stream is cut at shutdown: the quality says the stream was lost.
-  const endForShutdown = () => close("server shutting down", 1001);
+  // Our side cuts the stream: written first, so the <Connect> action Twilio asks next says goodbye
+  // (or sorry) and the call is judged as one we cut. The quality says the stream was lost.
+  const endForShutdown = () => {
+    const cut = (async () => {
+      if (state.hasStarted) await moment("streamCutAt");
+      close("server shutting down", 1001);
+    })();
+    keepWriting(cut);
+    return cut;
+  };
   calls.ends.add(endForShutdown);
   const startTimer = setTimeout(() => {
     if (!state.hasStarted) {
@@ -379,14 +396,40 @@ export function bridgeCall(
   const agentSilenceMs = limits.agentSilenceMs ?? AGENT_SILENCE_MS;
   let silenceTimer: NodeJS.Timeout | null = null;
   function awaitAgent(after: string) {
-    if (state.closed) return;
+    if (state.ending) return;
     if (silenceTimer) clearTimeout(silenceTimer);
+    stallAnswered();
     silenceTimer = setTimeout(() => void modelFailed(`no audio within ${agentSilenceMs / 1000} s ${after}`), agentSilenceMs);
   }
   function agentOwesNothing() {
     if (!silenceTimer) return;
     clearTimeout(silenceTimer);
     silenceTimer = null;
+  }
+
+  // A stalled model: its socket open, nothing sent, not even that it heard the caller, so no
+  // deadline above is ever armed. The caller's own audio says they spoke (its energy, judged here):
+  // once they did, the model has agentSilenceMs from their last voiced frame, or its own last
+  // event, to be heard. A pause in which the caller never spoke is not a stall.
+  const callerVoice = new CallerVoice(leg.audio);
+  let stallTimer: NodeJS.Timeout | null = null;
+  let callerSpokeAt = 0;
+  function callerSpeaking() {
+    // A deadline the model's own events armed covers it already.
+    if (state.ending || silenceTimer || !quality.started) return;
+    callerSpokeAt = Date.now();
+    if (stallTimer) stallTimer.refresh();
+    else stallTimer = setTimeout(onStall, agentSilenceMs);
+  }
+  function stallAnswered() {
+    if (!stallTimer) return;
+    clearTimeout(stallTimer);
+    stallTimer = null;
+  }
+  function onStall() {
+    stallTimer = null;
+    quality.callerStopped(callerSpokeAt);
+    void modelFailed(`no audio within ${agentSilenceMs / 1000} s after the caller spoke, and nothing else from the model`);
   }
 
   // What really happened on the call, written once each: whether it counts as delivered follows from these.
@@ -417,6 +460,7 @@ export function bridgeCall(
     clearTimeout(startTimer);
     clearTimeout(idleTimer);
     agentOwesNothing();
+    stallAnswered();
     for (const timer of timers) clearTimeout(timer);
     if (model && model.readyState <= WebSocket.OPEN) model.close(1000, reason);
     if (twilio.readyState <= WebSocket.OPEN) twilio.close(code, reason);
@@ -432,11 +476,17 @@ export function bridgeCall(
     void hangUp();
   }
 
-  /** Ends the call: closes both sockets and lets the leg hang up. Never rejects. */
+  /**
+   * Ends the call: the leg hangs up first, then both sockets close. The provider ends the call
+   * before its stream closes, so it asks nothing next: a stream the <Connect> action hears of
+   * ended without us (our process or its connection died), or after a hang-up that failed. Never rejects.
+   */
   async function hangUp() {
-    if (state.closed) return;
-    close("end_call");
+    if (!state.hangUpStarted()) return;
+    agentOwesNothing();
+    stallAnswered();
     await leg.hangUp().catch((error) => log(`${label}: hang-up failed: ${reasonOf(error)}`));
+    close("end_call");
   }
 
   /** Asks for a response now, or once the one in flight is done (CallState.responseRequested). */
@@ -448,6 +498,7 @@ export function bridgeCall(
   function play(itemId: string, delta: string) {
     if (twilio.readyState !== WebSocket.OPEN) return;
     agentOwesNothing();
+    stallAnswered();
     sendMark(state.replyAudio(itemId, delta));
     twilio.send(mediaMessage(state.mediaHead, delta));
     if (quality.waitingForAudio) {
@@ -474,6 +525,7 @@ export function bridgeCall(
   /** The caller's audio to the model (the hot path: no JSON work), or kept until the model is ready. */
   function hear(payload: string) {
     if (state.callerAudio(payload) && model?.readyState === WebSocket.OPEN) model.send(appendAudioMessage(payload));
+    if (callerVoice.heard(payload)) callerSpeaking();
   }
 
   /**
@@ -554,7 +606,10 @@ export function bridgeCall(
 
   function onModelMessage(data: WebSocket.RawData) {
     // A refreshed timer would start again: after the end, the last transcripts are still kept.
-    if (!state.closed) idleTimer.refresh();
+    if (!state.closed) {
+      idleTimer.refresh();
+      stallTimer?.refresh();
+    }
     if (readModelAudio(data, play)) return;
     const event = parseModelEvent(data);
     if (event === undefined) {
@@ -658,6 +713,7 @@ export function bridgeCall(
     let toolTimer: NodeJS.Timeout | undefined;
     // The tool has its own time limit; the wait for the agent's voice starts again once it answered.
     agentOwesNothing();
+    stallAnswered();
     try {
       const args = rawArguments ? (JSON.parse(rawArguments) as Record<string, unknown>) : {};
       const admitted = admitToolCall(agent!, name, args);
@@ -714,7 +770,12 @@ export function bridgeCall(
         return;
       }
       case "mark": {
-        if (state.markHeard(message.mark?.name)) void moment("agentHeardAt");
+        if (state.markHeard(message.mark?.name)) {
+          // The agent's voice is reaching the caller: what they said before it is being answered.
+          stallAnswered();
+          void moment("agentHeardAt");
+          if (limits.agentMinimumMs !== undefined && state.agentHeardMs >= limits.agentMinimumMs) void moment("agentMinimumHeardAt");
+        }
         maybeFinish();
         return;
       }
@@ -730,5 +791,5 @@ export function bridgeCall(
   twilio.on("close", () => close("twilio closed"));
   twilio.on("error", () => close("twilio error"));
   // Its app is shutting down: no call outlives it, nor its timers.
-  if (calls.shutDown) endForShutdown();
+  if (calls.shutDown) void endForShutdown();
 }

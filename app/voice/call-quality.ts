@@ -26,6 +26,11 @@ export class CallQuality {
     this.startedAt ??= at;
   }
 
+  /** Whether the media stream started (an accepted stream's "start"). */
+  get started() {
+    return this.startedAt !== null;
+  }
+
   /** True until the first audio and while a turn waits for its answer: the hot path checks only this. */
   get waitingForAudio() {
     return this.startedAt !== null && (this.firstAudioAt === null || this.owedSince !== null);
@@ -55,10 +60,10 @@ export class CallQuality {
     if (cutAgent) this.interruptions.push(this.now() - this.startedAt);
   }
 
-  /** The caller stopped speaking: the agent owes an answer from now. */
-  callerStopped() {
+  /** The caller stopped speaking (now, or `at`, as the bridge heard it itself): the agent owes an answer from then. */
+  callerStopped(at = this.now()) {
     if (this.startedAt === null) return;
-    this.owedSince = this.now();
+    this.owedSince = at;
   }
 
   /** The bridge refused a tool call of the model (agents.server.ts admitToolCall): the owner sees the call tried something it may not do. */

@@ -60,4 +60,28 @@ describe("CallState", () => {
     ended.endCall();
     expect(ended.modelFailed()).toBe(false);
   });
+
+  it("hangs up once, and a model that drops while the provider hangs up is not a failure of the call", () => {
+    const state = new CallState(8, 2000);
+    expect(state.hangUpStarted()).toBe(true);
+    expect(state.hangUpStarted()).toBe(false);
+    expect(state.ending).toBe(true);
+    expect(state.closed).toBe(false);
+    expect(state.modelFailed()).toBe(false);
+  });
+
+  it("counts the agent's audio the caller heard, from the marks, across replies and cuts", () => {
+    const state = new CallState(8, 2000);
+    state.replyAudio("item1", frame(2000));
+    const first = state.markDue()!;
+    state.replyAudio("item1", frame(800));
+    expect(state.agentHeardMs).toBe(0);
+    state.markHeard(first);
+    expect(state.agentHeardMs).toBe(250);
+    // Barge-in: the unheard 100 ms are dropped, never counted.
+    expect(state.playbackStopped()).toBe(250);
+    state.replyAudio("item2", frame(400));
+    state.markHeard(state.marked()!);
+    expect(state.agentHeardMs).toBe(300);
+  });
 });

@@ -24,6 +24,8 @@ export class CallState {
   private markSeq = 0;
   private readonly pendingMarks: { name: string; itemId: string; bytes: number }[] = [];
   private readonly playedBytes = new Map<string, number>();
+  /** The agent's audio the caller has heard, all replies together (from the marks). */
+  private heardBytes = 0;
   /** The item of the reply playing, once there is one. */
   currentItem: string | null = null;
   /** Audio sent to the caller since the last mark, and whose it is. */
@@ -40,6 +42,7 @@ export class CallState {
   private crisis = false;
   private ended = false;
   private failed = false;
+  private hangingUp = false;
   // What really happened on the call, written once each: whether it counts as delivered follows from these.
   private readonly recorded = new Set<CallMoment>();
 
@@ -117,8 +120,14 @@ export class CallState {
     if (index < 0) return false;
     for (const played of this.pendingMarks.splice(0, index + 1)) {
       this.playedBytes.set(played.itemId, (this.playedBytes.get(played.itemId) ?? 0) + played.bytes);
+      this.heardBytes += played.bytes;
     }
     return true;
+  }
+
+  /** How much of the agent's voice the caller has heard, in ms of audio (not of the call's clock). */
+  get agentHeardMs() {
+    return this.heardBytes / this.bytesPerMs;
   }
 
   /**
@@ -200,11 +209,23 @@ export class CallState {
     return this.recorded.has(moment);
   }
 
-  /** The model failed: true the first time, and only while the call is on. */
+  /** The model failed: true the first time, and only while the call is on (not once the bridge hangs up). */
   modelFailed() {
-    if (this.ended || this.failed) return false;
+    if (this.ending || this.failed) return false;
     this.failed = true;
     return true;
+  }
+
+  /** The bridge hangs up: true the first time, and only while the call is on. */
+  hangUpStarted() {
+    if (this.ending) return false;
+    this.hangingUp = true;
+    return true;
+  }
+
+  /** Whether the call is ending (the bridge hangs up) or ended: nothing more is owed to the caller. */
+  get ending() {
+    return this.ended || this.hangingUp;
   }
 
   /** The call ends (both sockets close): true the first time. */

@@ -13,6 +13,7 @@ describe("fixed call texts", () => {
       expect(texts.oneMinuteLeft).not.toBe(english.oneMinuteLeft);
       expect(texts.voicemailWithoutBooking).not.toBe(english.voicemailWithoutBooking);
       expect(texts.apology).not.toBe(english.apology);
+      expect(texts.cutGoodbye).not.toBe(english.cutGoodbye);
       const voicemail = texts.voicemail("Salon Nour", "12/05 10:00");
       expect(voicemail).toContain("Salon Nour");
       expect(voicemail).toContain("12/05 10:00");

@@ -15,6 +15,8 @@ interface CallTexts {
   oneMinuteLeft: string;
   /** Said by the provider when the listener (the realtime model) cannot take the call. */
   apology: string;
+  /** Said by the provider when our side cut a call that had had its conversation (ADR 0022): no promise of another. */
+  cutGoodbye: string;
 }
 
 const TEXTS: Record<Language, CallTexts> = {
@@ -28,6 +30,7 @@ const TEXTS: Record<Language, CallTexts> = {
     oneMinuteLeft: "We have about one minute left together. Take your time with anything you would still like to say.",
     apology:
       "We're sorry: our listener cannot take your call right now because of a technical problem. This call does not count, and we will try again. Goodbye.",
+    cutGoodbye: "We're sorry: a technical problem on our side has cut this call short. Thank you for talking with us. Goodbye.",
   },
   ar: {
     say: { language: "ar-XA", voice: "Google.ar-XA-Standard-A" },
@@ -38,6 +41,7 @@ const TEXTS: Record<Language, CallTexts> = {
     voicemailWithoutBooking: "مرحباً، معك المساعد الذكي من سكينة. سنتصل بك لاحقاً. مع السلامة.",
     oneMinuteLeft: "بقيت لنا دقيقة تقريباً. خذ وقتك في أي شيء ما زلت تود قوله.",
     apology: "نعتذر منك: لا يستطيع المستمع الرد على مكالمتك الآن بسبب مشكلة تقنية. هذه المكالمة لا تُحتسب، وسنحاول مجدداً. مع السلامة.",
+    cutGoodbye: "نعتذر منك: انقطعت هذه المكالمة بسبب مشكلة تقنية من جهتنا. شكراً لحديثك معنا. مع السلامة.",
   },
   es: {
     say: { language: "es-ES", voice: "Google.es-ES-Standard-A" },
@@ -49,6 +53,7 @@ const TEXTS: Record<Language, CallTexts> = {
     oneMinuteLeft: "Nos queda más o menos un minuto. Tómese su tiempo para lo que todavía quiera decir.",
     apology:
       "Lo sentimos: por un problema técnico, nuestro oyente no puede atender su llamada ahora. Esta llamada no cuenta y lo intentaremos de nuevo. Adiós.",
+    cutGoodbye: "Lo sentimos: un problema técnico de nuestra parte ha interrumpido esta llamada. Gracias por hablar con nosotros. Adiós.",
   },
   fr: {
     say: { language: "fr-FR", voice: "Google.fr-FR-Standard-A" },
@@ -60,6 +65,8 @@ const TEXTS: Record<Language, CallTexts> = {
     oneMinuteLeft: "Il nous reste environ une minute. Prenez votre temps pour ce que vous aimeriez encore dire.",
     apology:
       "Nous sommes désolés : à cause d'un problème technique, notre écoutant ne peut pas prendre votre appel maintenant. Cet appel ne compte pas, et nous réessaierons. Au revoir.",
+    cutGoodbye:
+      "Nous sommes désolés : un problème technique de notre côté a interrompu cet appel. Merci d'avoir parlé avec nous. Au revoir.",
   },
   de: {
     say: { language: "de-DE", voice: "Google.de-DE-Standard-A" },
@@ -71,6 +78,8 @@ const TEXTS: Record<Language, CallTexts> = {
     oneMinuteLeft: "Wir haben noch etwa eine Minute. Nehmen Sie sich Zeit für alles, was Sie noch sagen möchten.",
     apology:
       "Es tut uns leid: Wegen eines technischen Problems kann unser Zuhörer Ihren Anruf gerade nicht annehmen. Dieser Anruf zählt nicht, und wir versuchen es erneut. Auf Wiederhören.",
+    cutGoodbye:
+      "Es tut uns leid: Ein technisches Problem auf unserer Seite hat diesen Anruf unterbrochen. Danke für das Gespräch. Auf Wiederhören.",
   },
   it: {
     say: { language: "it-IT", voice: "Google.it-IT-Standard-A" },
@@ -82,6 +91,8 @@ const TEXTS: Record<Language, CallTexts> = {
     oneMinuteLeft: "Ci resta circa un minuto. Si prenda il tempo per tutto ciò che vorrebbe ancora dire.",
     apology:
       "Ci scusi: per un problema tecnico il nostro ascoltatore non può rispondere alla sua chiamata in questo momento. Questa chiamata non conta e riproveremo. Arrivederci.",
+    cutGoodbye:
+      "Ci dispiace: un problema tecnico da parte nostra ha interrotto questa chiamata. Grazie di aver parlato con noi. Arrivederci.",
   },
 };
 

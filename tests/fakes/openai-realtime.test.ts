@@ -485,6 +485,24 @@ describe("a slow or silent model", () => {
   });
 });
 
+describe("a stalled session", () => {
+  it("speaks its stallAfter step, then hangs with its socket open: the caller's speech gets no VAD event and no answer", async () => {
+    const client = await phoneClient();
+    fake.script([{ say: "Hola, soy tu oyente.", stallAfter: true }], client.index);
+    client.send({ type: "response.create" });
+    await client.waitFor("response.done");
+    const sent = client.events.length;
+    callerSays(client);
+    client.send({ type: "input_audio_buffer.clear" });
+    // The fake handles a connection's messages in order: once it has the clear, it has heard the speech.
+    await fake.waitForEvent(client.index, "input_audio_buffer.clear");
+    expect(client.events.slice(sent)).toEqual([]);
+    expect(fake.sessions[client.index]!.closed).toBe(false);
+    expect(client.ws.readyState).toBe(WebSocket.OPEN);
+    await client.close();
+  });
+});
+
 describe("benchmark support", () => {
   it("echo mode answers every frame at once with a stamped delta of the same size", async () => {
     const client = await phoneClient();

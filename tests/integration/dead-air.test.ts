@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
+import { findCallQuality } from "#models/call-quality";
 import { findEmpathyRequest } from "#models/empathy";
 import { calls as callsTable } from "#models/schema";
 import { parseEmpathyToken, empathyRefundJob } from "~/features/empathy/empathy.server";
@@ -27,6 +28,7 @@ let stripeApi: Stripe;
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
 /** Waits one second for the listener's voice (production: 8). */
+const AGENT_SILENCE_SECONDS = 1;
 let app: App;
 
 function envFor(agentSilenceSeconds: string, stripe: FakeStripe): Record<string, string> {
@@ -51,7 +53,7 @@ function envFor(agentSilenceSeconds: string, stripe: FakeStripe): Record<string,
 
 beforeAll(async () => {
   [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
-  app = await startAppInProcess(envFor("1", stripe));
+  app = await startAppInProcess(envFor(String(AGENT_SILENCE_SECONDS), stripe));
   // Only the start-call request places calls here, not the webhook.
   stripe.setWebhook(`${app.url}/webhooks/stripe`, "whsec_elsewhere");
   stripeApi = stripeClient(stripe);
@@ -224,6 +226,51 @@ describe("a listener that answers, then falls silent after the caller spoke", ()
       expect(row.agentHeardAt).not.toBeNull();
       expect(row.callerHeardAt).not.toBeNull();
     }
+  });
+});
+
+describe("a listener that greets, then stalls with its socket open while the caller talks", () => {
+  it("gets the apology within the silence limit and 2 s, the stall is kept in the call's quality, and the $5 goes back", async () => {
+    expectLog("warn", /the realtime model failed \(no audio within 1 s after the caller spoke, and nothing else from the model\)/);
+    // About 3 s of greeting, then nothing more: not the caller's turn ending, not an error.
+    realtime.script([{ say: "Hola, soy tu oyente. Cuéntame, ¿cómo estás hoy?", stallAfter: true }]);
+    const phone = nextNumber();
+    const paid = await paidCall(phone);
+    for (let n = 1; n <= 3; n++) {
+      const { call, stream } = await attempt(phone, n);
+      await waitFor(() => stream.receivedAudioMs() > 0 && stream.pendingPlaybackMs() === 0, {
+        what: `the greeting of attempt ${n} played`,
+      });
+      const greeting = stream.receivedAudioMs();
+      expect(greeting).toBeGreaterThanOrEqual(2_500);
+      let closedAt = 0;
+      void stream.closed.then(() => (closedAt = Date.now()));
+      // The caller talks for a second on the live line, then waits for the listener's answer.
+      stream.startRealtimeAudio({ speech: true });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      stream.startRealtimeAudio({ speech: false });
+      const spokeUntil = Date.now();
+      await waitFor(() => closedAt, {
+        what: `the apology within ${AGENT_SILENCE_SECONDS} s + 2 s`,
+        timeoutMs: (AGENT_SILENCE_SECONDS + 2) * 1000,
+      });
+      expect(closedAt - spokeUntil).toBeLessThanOrEqual((AGENT_SILENCE_SECONDS + 2) * 1000);
+      await expectApologyAndEnd(call, stream);
+      expect(stream.receivedAudioMs()).toBe(greeting);
+      const [row] = (await attemptsOf(app, paid.requestId)).filter((a) => a.attempt === n);
+      // The stall, as the owner's call timeline shows it: ended by dead air, the caller's turn unanswered.
+      const quality = await waitFor(
+        async () => {
+          const kept = await findCallQuality(app.services.db, row!.id);
+          return kept?.endedBy ? kept : null;
+        },
+        { what: `the quality of attempt ${n}` },
+      );
+      expect(quality.endedBy).toBe("dead_air");
+      expect(quality.endedAt!.getTime()).toBeGreaterThan(spokeUntil);
+      expect(quality.turns.at(-1)).toMatchObject({ latencyMs: null });
+    }
+    await expectRefundedOnce(app, paid, "model_stopped");
   });
 });
 

@@ -1,20 +1,25 @@
 // A paid call counts only when the listener really spoke with the caller. Every way a call can
 // fail to become a conversation is played here against the fake Twilio, Realtime and Stripe
 // servers: none is counted delivered, each is tried again, and the $5 goes back exactly once.
+import { createServer } from "node:http";
+import type { Duplex } from "node:stream";
 import { eq } from "drizzle-orm";
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findEmpathyRequest } from "#models/empathy";
 import { calls as callsTable } from "#models/schema";
 import { parseEmpathyToken } from "~/features/empathy/empathy.server";
+import { mediaStreamEndpoint } from "~/server/bridge-streams.server";
 import { callTexts } from "~/voice/call-texts.server";
 import en from "~/locales/en";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
+import { startFakeTwilio, type FakeCall, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
 import { expectLog } from "../support/console";
+import { converse } from "../support/conversation";
 import { httpClient } from "../support/http-client";
+import { freePort } from "../support/ports";
 import { waitFor } from "../support/wait";
 
 type App = Awaited<ReturnType<typeof startAppInProcess>>;
@@ -225,6 +230,129 @@ describe("a real conversation", () => {
     const attempts = await attemptsOf(app, paid.requestId);
     expect(attempts.map((a) => [a.id, a.delivered, a.undeliveredReason])).toEqual([[row!.id, true, null]]);
     expect(refundsOf(paid.paymentIntentId)).toHaveLength(0);
+  });
+});
+
+/**
+ * The call audio on a bridge of its own (MEDIA_STREAM_ORIGIN) beside the app, on the app's own
+ * services (so on PGlite too): `shutDown` is that bridge stopping mid-call, as a deploy does;
+ * `crash` its connections dying at once, as when its process is killed (nothing is written first).
+ */
+async function startBridge(target: App, port: number) {
+  const endpoint = mediaStreamEndpoint(target.services);
+  const server = createServer((_, response) => response.writeHead(404).end());
+  const connections = new Set<Duplex>();
+  server.on("upgrade", (request, socket, head) => {
+    connections.add(socket);
+    endpoint.upgrade(request, socket, head);
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const stopListening = () => new Promise((resolve) => server.close(resolve));
+  return {
+    async shutDown() {
+      await endpoint.close();
+      await stopListening();
+    },
+    async crash() {
+      for (const socket of connections) socket.destroy();
+      await stopListening();
+    },
+  };
+}
+
+describe("a call our own side cuts: the bridge shuts down mid-call while the web server is up", () => {
+  let ownStripe: FakeStripe;
+  let cutting: App;
+  let bridgePort = 0;
+  let bridge: Awaited<ReturnType<typeof startBridge>> | null = null;
+
+  beforeAll(async () => {
+    // Its own payments account: the two apps' databases number their requests alike.
+    ownStripe = await startFakeStripe();
+    bridgePort = await freePort();
+    cutting = await startAppInProcess({ ...envFor(realtime.apiKey, ownStripe), MEDIA_STREAM_ORIGIN: `http://127.0.0.1:${bridgePort}` });
+  });
+  // Each test begins with the bridge up.
+  beforeEach(async () => {
+    bridge ??= await startBridge(cutting, bridgePort);
+  });
+  afterAll(async () => {
+    await bridge?.shutDown();
+    for (const [sid, call] of twilio?.calls ?? []) {
+      if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
+    }
+    await twilio?.flush();
+    await cutting?.stop();
+    await ownStripe?.close();
+  });
+
+  const callsTo = (phone: string) => [...twilio.calls.values()].filter((c) => c.params.To === phone);
+  const attemptMoment = async (requestId: number, attempt: number, moment: "agentHeardAt" | "agentMinimumHeardAt" | "callerHeardAt") =>
+    (await attemptsOf(cutting, requestId))[attempt - 1]?.[moment];
+
+  /** The bridge stops or dies; Twilio asks the app what next, says what it is told, and the call ends. */
+  async function cutAndHear(call: FakeCall, how: "shutDown" | "crash" = "shutDown") {
+    await bridge![how]();
+    bridge = null;
+    await waitFor(() => call.status === "completed", { what: `call ${call.sid} completed`, timeoutMs: 10_000 });
+    return call.said;
+  }
+
+  it.each([
+    ["shuts down", "shutDown"],
+    ["dies", "crash"],
+  ] as const)(
+    "when the bridge %s before the listener spoke the delivered minimum: the caller hears the apology, the attempt does not count, and the call is placed again",
+    async (_, how) => {
+      const phone = nextNumber();
+      const paid = await paidCall(phone, cutting, stripeClient(ownStripe));
+      const first = await waitFor(() => callsTo(phone)[0], { what: "attempt 1", timeoutMs: 20_000 });
+      await twilio.stream(first.sid, 20_000);
+      await waitFor(() => attemptMoment(paid.requestId, 1, "agentHeardAt"), { what: "the greeting heard", timeoutMs: 20_000 });
+      expect(await cutAndHear(first, how)).toEqual([callTexts("es").apology]);
+      const judged = await waitFor(async () => ((await attemptsOf(cutting, paid.requestId))[0]?.delivered === false ? true : null), {
+        what: "attempt 1 judged",
+      });
+      expect(judged).toBe(true);
+      expect((await attemptsOf(cutting, paid.requestId))[0]!.undeliveredReason).toBe("stream_cut");
+      // The bridge is back (the deploy finished): the next attempt is a whole conversation, and counts.
+      bridge = await startBridge(cutting, bridgePort);
+      const second = await waitFor(() => callsTo(phone)[1], { what: "attempt 2", timeoutMs: 20_000 });
+      await converse(twilio, realtime, second.sid, 3);
+      await waitForStatus(cutting, paid.requestId, "completed");
+      const attempts = await attemptsOf(cutting, paid.requestId);
+      expect(attempts.map((a) => [a.attempt, a.delivered, a.undeliveredReason])).toEqual([
+        [1, false, "stream_cut"],
+        [2, true, null],
+      ]);
+      expect(refundsOf(paid.paymentIntentId, ownStripe)).toHaveLength(0);
+    },
+  );
+
+  it("after the conversation had its minimum: the caller hears a goodbye, and the call counts", async () => {
+    // A greeting of more than the three seconds a delivered call needs.
+    realtime.script([{ say: "Hola, soy tu oyente de Sakina. Estoy aquí para escucharte con calma." }]);
+    try {
+      const phone = nextNumber();
+      const paid = await paidCall(phone, cutting, stripeClient(ownStripe));
+      const call = await waitFor(() => callsTo(phone)[0], { what: "the call", timeoutMs: 20_000 });
+      const stream = await twilio.stream(call.sid, 20_000);
+      await waitFor(() => attemptMoment(paid.requestId, 1, "agentMinimumHeardAt"), {
+        what: "three seconds of the listener heard",
+        timeoutMs: 20_000,
+      });
+      stream.sendSpeech(800);
+      await waitFor(() => attemptMoment(paid.requestId, 1, "callerHeardAt"), { what: "the caller heard", timeoutMs: 20_000 });
+      expect(await cutAndHear(call)).toEqual([callTexts("es").cutGoodbye]);
+      await waitForStatus(cutting, paid.requestId, "completed");
+      const attempts = await attemptsOf(cutting, paid.requestId);
+      expect(attempts.map((a) => [a.attempt, a.delivered, a.undeliveredReason])).toEqual([[1, true, null]]);
+      expect(attempts[0]!.streamCutAt).not.toBeNull();
+      expect(callsTo(phone)).toHaveLength(1);
+      expect(refundsOf(paid.paymentIntentId, ownStripe)).toHaveLength(0);
+    } finally {
+      realtime.clearScript();
+    }
   });
 });
 

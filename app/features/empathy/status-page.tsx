@@ -45,6 +45,7 @@ export function EmpathyStatusPage({ loaderData }: Pick<Route.ComponentProps, "lo
     agent_not_heard: t("empathy.reasonAudio"),
     too_short: t("empathy.reasonShort"),
     model_stopped: t("empathy.reasonModelStopped"),
+    stream_cut: t("empathy.reasonCut"),
   };
   const missedReason = loaderData.missedReason ? reasons[loaderData.missedReason] : undefined;
   const networkDown = loaderData.refundReason === "telephony_unavailable";

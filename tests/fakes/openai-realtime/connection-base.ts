@@ -8,6 +8,8 @@ import { clone, invalidValue, newId, num, RealtimeRequestError, str } from "./va
 
 export class ConnectionBase {
   closed = false;
+  /** A stalled session (stall()): the socket stays open, and nothing more is sent or answered. */
+  stalled = false;
   protected readonly conversationId = newId("conv");
   protected audioProduced = false;
   protected active: ResponseRun | null = null;
@@ -30,6 +32,14 @@ export class ConnectionBase {
     readonly record: RealtimeSessionRecord,
   ) {}
 
+  /**
+   * The session hangs with its socket open, as a stalled real session does: it sends nothing more
+   * (no audio, no VAD events, no errors) and answers nothing; a response under way goes silent.
+   */
+  stall(): void {
+    this.stalled = true;
+  }
+
   // --- sending ---------------------------------------------------------------------------------
 
   /** Sends a server event, type-checked against the SDK's RealtimeServerEvent union. */
@@ -38,7 +48,7 @@ export class ConnectionBase {
   }
 
   sendRaw(event: Obj): void {
-    if (this.closed || this.ws.readyState !== WebSocket.OPEN) return;
+    if (this.closed || this.stalled || this.ws.readyState !== WebSocket.OPEN) return;
     const { type, ...rest } = event as Obj;
     const full: Obj = { type, event_id: newId("event"), ...rest };
     this.ws.send(JSON.stringify(full));

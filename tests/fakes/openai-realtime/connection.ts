@@ -35,6 +35,15 @@ export class Connection extends ResponsesConnection {
       return;
     }
     const clientEventId = typeof event.event_id === "string" ? event.event_id : null;
+    // A stalled session hears nothing: no VAD, no responses, no errors.
+    if (this.stalled) {
+      if (event.type === "input_audio_buffer.append") this.record.audioIn.appends++;
+      else {
+        this.record.clientEvents.push(event);
+        this.shared.emitter.emit("client", this.record.index, event);
+      }
+      return;
+    }
     try {
       if (event.type === "input_audio_buffer.append") {
         this.append(event);

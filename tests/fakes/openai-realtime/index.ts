@@ -43,6 +43,8 @@
  *                                        this long after response.created (default 0)
  *   fake.sendServerEvent(sessionIndex, event)   inject any event (an event_id is added)
  *   fake.disconnect(sessionIndex, code = 1011, reason?)   the server drops the connection
+ *   fake.stall(sessionIndex)             the session hangs with its socket open: from now on it sends
+ *                                        nothing (no audio, no VAD events, no errors) and answers nothing
  *   fake.close()
  * Audio helpers (8 kHz G.711 μ-law): mulawSpeech(ms) (a loud 300 Hz tone, whole 20 ms frames),
  * mulawSilence(ms) (0xFF bytes), linearToMulaw, mulawToLinear, audioMsForText(text).
@@ -146,6 +148,9 @@
  *   { silent: true }                                  a model that hangs: response.created, then nothing (no
  *                                                     output, no response.done) until the response is
  *                                                     cancelled or the connection closes
+ *   stallAfter: true on a say step                    once that response is done, the session stalls
+ *                                                     (fake.stall): a model that greets, then goes quiet
+ *                                                     with its socket open
  *   held: true on a say/tool step                     the response is created but its output waits for
  *                                                     fake.release(sessionIndex) (a model slow to answer,
  *                                                     for as long as a test needs)
@@ -460,6 +465,11 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
       const c = connections[sessionIndex];
       if (!c) throw new Error(`fake Realtime: no session #${sessionIndex}`);
       c.sendRaw(event);
+    },
+    stall(sessionIndex) {
+      const c = connections[sessionIndex];
+      if (!c) throw new Error(`fake Realtime: no session #${sessionIndex}`);
+      c.stall();
     },
     disconnect(sessionIndex, code = 1011, reason = "") {
       const c = connections[sessionIndex];

@@ -131,6 +131,7 @@ export class ResponsesConnection extends ConnectionBase {
       if (r.status !== "in_progress") return;
     }
     this.finish(r, "completed");
+    if ("say" in s && "stallAfter" in s && s.stallAfter) this.stall();
   }
 
   protected openMessage(r: ResponseRun, outputIndex: number): OpenPart {

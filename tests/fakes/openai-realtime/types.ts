@@ -7,7 +7,7 @@ import type { ChatRequestRecord, ChatScriptStep, SpeechRequestRecord, Transcript
 export type Obj = Record<string, any>;
 
 export type ScriptStep =
-  | { say: string; held?: boolean }
+  | { say: string; held?: boolean; stallAfter?: boolean }
   | { tool: string; arguments: object; say?: string; held?: boolean }
   | { silent: true }
   | { transcriptOfCaller: string };
@@ -74,6 +74,7 @@ export interface FakeRealtime {
   release(sessionIndex: number): void;
   sendServerEvent(sessionIndex: number, event: Obj): void;
   disconnect(sessionIndex: number, code?: number, reason?: string): void;
+  stall(sessionIndex: number): void;
   close(): Promise<void>;
   // REST endpoints (tests/fakes/openai-rest.ts)
   chatRequests: ChatRequestRecord[];
