@@ -246,8 +246,10 @@ describe("a listener that greets, then stalls with its socket open while the cal
       let closedAt = 0;
       void stream.closed.then(() => (closedAt = Date.now()));
       // The caller talks for a second on the live line, then waits for the listener's answer.
+      const framesBefore = stream.inboundSendTimes.length;
       stream.startRealtimeAudio({ speech: true });
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // A second of live speech is 50 frames of 20 ms, paced as a phone sends them.
+      await waitFor(() => stream.inboundSendTimes.length - framesBefore >= 50 || null, { what: "a second of the caller's speech" });
       stream.startRealtimeAudio({ speech: false });
       const spokeUntil = Date.now();
       await waitFor(() => closedAt, {

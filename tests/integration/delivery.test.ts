@@ -239,7 +239,7 @@ describe("a real conversation", () => {
  * `crash` its connections dying at once, as when its process is killed (nothing is written first).
  */
 async function startBridge(target: App, port: number) {
-  const endpoint = mediaStreamEndpoint(target.services);
+  const endpoint = mediaStreamEndpoint(target.services, { heartbeat: true });
   const server = createServer((_, response) => response.writeHead(404).end());
   const connections = new Set<Duplex>();
   server.on("upgrade", (request, socket, head) => {
