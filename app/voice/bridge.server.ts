@@ -254,18 +254,15 @@ export async function qualityWritesSettled() {
  * end it: a server that shuts down ends every one that is left, so no call of a stopped app keeps
  * its timers or writes (two apps in one process, in the tests, each end only their own).
  */
-const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => ({ ends: new Set<() => Promise<void>>(), shutDown: false }));
+const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => new Set<() => Promise<void>>());
 
 /**
  * Ends every call the app still bridges, as the server shuts down: each call first writes that our
  * side cut it (so the <Connect> action tells the caller, and the call is judged as ours), then its
- * sockets close and its quality is written. Resolves once the cuts are written. A stream bridged
- * after this (one whose handshake was in flight) ends at once.
+ * sockets close and its quality is written. Resolves once the cuts are written.
  */
 export async function endBridgedCalls(services: Pick<BridgeServices, "voiceModel">) {
-  const calls = bridgedCalls(services.voiceModel);
-  calls.shutDown = true;
-  await Promise.all([...calls.ends].map((end) => end()));
+  await Promise.all([...bridgedCalls(services.voiceModel)].map((end) => end()));
 }
 
 /** Within this of its time limit, a call Twilio ends was ended by the limit (Twilio's clock starts at the answer, a little before the stream). */
@@ -376,7 +373,7 @@ export function bridgeCall(
     keepWriting(cut);
     return cut;
   };
-  calls.ends.add(endForShutdown);
+  calls.add(endForShutdown);
   const startTimer = setTimeout(() => {
     if (!state.hasStarted) {
       log(`media stream for ${label} closed: no "start" within ${limits.startTimeoutMs / 1000} s`);
@@ -456,7 +453,7 @@ export function bridgeCall(
 
   function close(reason: string, code = 1000) {
     if (!state.endCall()) return;
-    calls.ends.delete(endForShutdown);
+    calls.delete(endForShutdown);
     clearTimeout(startTimer);
     clearTimeout(idleTimer);
     agentOwesNothing();
@@ -790,6 +787,4 @@ export function bridgeCall(
   }
   twilio.on("close", () => close("twilio closed"));
   twilio.on("error", () => close("twilio error"));
-  // Its app is shutting down: no call outlives it, nor its timers.
-  if (calls.shutDown) void endForShutdown();
 }

@@ -238,6 +238,7 @@ describe("a real conversation", () => {
  * services (so on PGlite too): `shutDown` is that bridge stopping mid-call, as a deploy does;
  * `crash` its connections dying at once, as when its process is killed (nothing is written first).
  */
+const crashed: ReturnType<typeof mediaStreamEndpoint>[] = [];
 async function startBridge(target: App, port: number) {
   const endpoint = mediaStreamEndpoint(target.services, { heartbeat: true });
   const server = createServer((_, response) => response.writeHead(404).end());
@@ -256,6 +257,8 @@ async function startBridge(target: App, port: number) {
     async crash() {
       for (const socket of connections) socket.destroy();
       await stopListening();
+      // What a killed process would not do: its heartbeat stops when the app's database closes.
+      crashed.push(endpoint);
     },
   };
 }
@@ -282,6 +285,7 @@ describe("a call our own side cuts: the bridge shuts down mid-call while the web
       if (call.status === "in-progress" || call.status === "ringing") twilio.hangup(sid);
     }
     await twilio?.flush();
+    await Promise.all(crashed.map((endpoint) => endpoint.close()));
     await cutting?.stop();
     await ownStripe?.close();
   });
