@@ -2,9 +2,6 @@ import type { Config } from "@react-router/dev/config";
 
 export default {
   ssr: true,
-  future: {
-    v8_middleware: true,
-  },
   // Routes are discovered as links appear, through /__manifest, which the server answers without
   // the admin area for anyone but an admin. "initial" would write every route, the admin area's
   // too, into every page.

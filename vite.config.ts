@@ -29,7 +29,7 @@ function precompressAssets(): Plugin {
 /** The files that run each in a process of its own: the browser tests (see `projects` below). */
 const ISOLATED = testFiles(["tests/e2e"]);
 
-export default defineConfig(({ isSsrBuild, mode }) =>
+export default defineConfig(({ mode }) =>
   mode === "bridge"
     ? {
         // `vite build --mode bridge`: the call-audio bridge's own server bundle (bridge.js runs it),
@@ -46,7 +46,7 @@ export default defineConfig(({ isSsrBuild, mode }) =>
     : {
         // The production server module wraps the React Router build in an Express app that can also
         // take WebSocket upgrades (the phone-call audio bridge); server.js starts it.
-        build: isSsrBuild ? { rollupOptions: { input: "./app/server/http.server.ts" } } : undefined,
+        environments: { ssr: { build: { rollupOptions: { input: "./app/server/http.server.ts" } } } },
         plugins: process.env.VITEST ? [] : [tailwindcss(), reactRouter(), precompressAssets()],
         // Tests run React's production build, as the app does (tests/support/setup.ts): JSX in a
         // test compiles to its production runtime too.

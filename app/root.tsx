@@ -40,7 +40,7 @@ export const links: Route.LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { env } = context.get(servicesContext);
   const locale = getLocale(context);
   return data({
@@ -49,7 +49,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     toast: context.get(toastContext),
     publicEnv: publicEnv(env),
     helpCountry: likelyHelpCountry({
-      chosen: new URL(request.url).searchParams.get("helpCountry"),
+      chosen: url.searchParams.get("helpCountry"),
       acceptLanguage: request.headers.get("Accept-Language"),
       pageLanguage: locale,
     }),

@@ -11,6 +11,8 @@ export async function verifiedTwilioParams(services: AppServices, request: Reque
     string,
     string
   >;
+  // The request's own path and query, as Twilio asked for them (React Router 8 passes the request
+  // unchanged, and Twilio never asks for a page's data): what Twilio signed.
   const url = new URL(request.url);
   const origin = services.publicOrigin();
   const signature = request.headers.get("X-Twilio-Signature");

@@ -1,51 +1,34 @@
 import { createInstance, type i18n as I18n, type TFunction } from "i18next";
-import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
-import { RemixI18Next } from "remix-i18next/server";
+import type { MiddlewareFunction, RouterContextProvider } from "react-router";
+import { createI18nextMiddleware } from "remix-i18next";
 import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages, type Language } from "~/i18n";
 import { resources } from "~/locales/all.server";
 import { localeCookie } from "~/platform/http/cookies.server";
 
-/** Language from ?lng=, then the cookie the switcher sets, then Accept-Language. */
-const detector = new RemixI18Next({
+/** The Saudi agent's hub is an Arabic page (DESIGN.md section 3) unless the visitor chose a language. */
+const ARABIC_FIRST = new Set(["/call"]);
+
+/**
+ * Language from ?lng=, then the cookie the switcher sets, then the page's own (ARABIC_FIRST), then
+ * Accept-Language; each request gets an i18next instance in that language. Its texts are the
+ * shared `resources` (referenced, not copied), and it is initialised at once: with i18next's
+ * default (`initAsync`) every request waited for a timer, about 1 ms, before its page rendered.
+ */
+const [detectingMiddleware, detectedLocale, detectedInstance] = createI18nextMiddleware({
   detection: {
     supportedLanguages: [...supportedLanguages],
     fallbackLanguage,
     cookie: localeCookie,
-    order: ["searchParams", "cookie", "header"],
+    order: ["searchParams", "cookie", "custom", "header"],
+    // `url`, not `request.url`: React Router 8 hands loaders and middleware the raw request,
+    // whose path ends in ".data" when the page is asked for its data.
+    findLocale: async ({ url }) => (ARABIC_FIRST.has(url.pathname) ? "ar" : null),
   },
+  i18next: { ...i18nOptions, resources, initAsync: false },
 });
 
-/**
- * One initialised i18next instance per language, made once and shared by every request in that
- * language: nothing on the server changes an instance's language or resources, and creating one
- * per request (as remix-i18next's middleware does) was a large share of each page's time.
- */
-const instances = new Map<Language, Promise<I18n>>();
-function instanceFor(lng: Language) {
-  let instance = instances.get(lng);
-  if (!instance) {
-    const created = createInstance({ ...i18nOptions, resources, lng });
-    instance = created.init().then(() => created);
-    instances.set(lng, instance);
-  }
-  return instance;
-}
-
-const localeContext = createContext<Language>(fallbackLanguage);
-const i18nContext = createContext<I18n | null>(null);
-
-/** The Saudi agent's hub is an Arabic page (DESIGN.md section 3) unless the visitor chose a language. */
-const ARABIC_FIRST = new Set(["/call"]);
-
-export const i18nextMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
-  const url = new URL(request.url);
-  const chosen = url.searchParams.has("lng") || (await localeCookie.parse(request.headers.get("Cookie")));
-  const detected = ARABIC_FIRST.has(url.pathname) && !chosen ? "ar" : await detector.getLocale(withShortAcceptLanguage(request));
-  const lng = isLanguage(detected) ? detected : fallbackLanguage;
-  context.set(localeContext, lng);
-  context.set(i18nContext, await instanceFor(lng));
-  return next();
-};
+export const i18nextMiddleware: MiddlewareFunction<Response> = (args, next) =>
+  detectingMiddleware({ ...args, request: withShortAcceptLanguage(args.request) }, next);
 
 /** Browsers send a few dozen characters; what the detector reads is cut to whole tags within this. */
 const MAX_ACCEPT_LANGUAGE = 256;
@@ -64,13 +47,25 @@ function withShortAcceptLanguage(request: Request) {
   return new Request(request.url, { headers });
 }
 
-export function getLocale(context: Readonly<RouterContextProvider>) {
-  return context.get(localeContext);
+export function getLocale(context: Readonly<RouterContextProvider>): Language {
+  const locale = detectedLocale(context);
+  return isLanguage(locale) ? locale : fallbackLanguage;
 }
 
-export function getI18n(context: Readonly<RouterContextProvider>) {
-  const instance = context.get(i18nContext);
-  if (!instance) throw new Error("getI18n needs the i18next middleware to have run");
+/** The request's i18next instance; throws when the i18next middleware has not run. */
+export function getI18n(context: Readonly<RouterContextProvider>): I18n {
+  return detectedInstance(context);
+}
+
+/** One initialised instance per language, made once, for work outside a request. */
+const instances = new Map<Language, Promise<I18n>>();
+function instanceFor(lng: Language) {
+  let instance = instances.get(lng);
+  if (!instance) {
+    const created = createInstance({ ...i18nOptions, resources, lng });
+    instance = created.init().then(() => created);
+    instances.set(lng, instance);
+  }
   return instance;
 }
 
@@ -80,8 +75,8 @@ export async function translatorFor(language: string): Promise<TFunction> {
 }
 
 /** A language chosen in the URL (?lng=ar) sticks: it is kept in the cookie for later pages. */
-export const persistLanguageMiddleware: MiddlewareFunction<Response> = async ({ request }, next) => {
-  const fromUrl = new URL(request.url).searchParams.get("lng");
+export const persistLanguageMiddleware: MiddlewareFunction<Response> = async ({ request, url }, next) => {
+  const fromUrl = url.searchParams.get("lng");
   const response = await next();
   if (isLanguage(fromUrl) && (await localeCookie.parse(request.headers.get("Cookie"))) !== fromUrl) {
     response.headers.append("Set-Cookie", await localeCookie.serialize(fromUrl));

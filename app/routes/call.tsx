@@ -23,10 +23,9 @@ import { CallPage } from "~/features/agent/call-page";
  * visitor chose another language. "Call me now" places a real call; the browser conversation is
  * kept on the server, so both work as plain forms without JavaScript.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const url = new URL(request.url);
   const callMe = await callMeCall(services, url.searchParams.get("call"));
   const chat = await webCallOf(services, url.searchParams.get("chat"));
   return {

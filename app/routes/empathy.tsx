@@ -69,11 +69,11 @@ async function placePaidCall(services: AppServices, empathy: EmpathyRequest, ses
   }
 }
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ url, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const empathy = await requestFor(context, params.token);
-  const sessionId = new URL(request.url).searchParams.get("session_id");
+  const sessionId = url.searchParams.get("session_id");
 
   // Back from Stripe Checkout (the no-JavaScript path): place the call, then show the clean address.
   if (sessionId) {

@@ -27,13 +27,12 @@ function isDraft(value: unknown): value is EmpathyDetails {
   return Boolean(draft && typeof draft.phone === "string" && typeof draft.language === "string" && typeof draft.voice === "string");
 }
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const stored = await services.cookies.empathyDraft.parse(request.headers.get("Cookie"));
   // The phone number shown back is formatted here: the formatting rules stay out of the browser.
   const draft = isDraft(stored) ? { ...stored, shownPhone: formatPhone(stored.phone) } : null;
-  const url = new URL(request.url);
   const wantsPayment = url.searchParams.get("step") === "payment";
   return {
     title: `${t("meta.appName")} · ${t("home.title")}`,

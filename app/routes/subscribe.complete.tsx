@@ -17,13 +17,12 @@ import { Steps } from "~/ui/form/steps";
  * subscription is read from Stripe, not from the URL, and shown only to the signed-in subscriber.
  * When Stripe does not answer, the page says so and offers to ask again.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
   const id = await getSubscriberId(services, request);
   let subscriber = id ? await findSubscriber(services.db, id) : null;
   if (!subscriber) throw redirect("/sign-in");
-  const url = new URL(request.url);
   const checkoutId = url.searchParams.get("checkout");
   try {
     if (checkoutId && /^cs_[A-Za-z0-9_]{1,200}$/.test(checkoutId) && services.payments) {

@@ -18,10 +18,9 @@ import { SubscribePage } from "~/features/subscriptions/subscribe-page";
  * this browser's unfinished signup; another browser's unfinished signup with the same e-mail is
  * resumed only by the link this sends to the address (ADR 0018).
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const url = new URL(request.url);
   const base = {
     title: `${t("subscribe.title")} · Sakina`,
     paymentsConfigured: Boolean(services.payments),

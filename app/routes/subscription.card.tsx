@@ -19,10 +19,9 @@ import { FocusHeading } from "~/ui/form/focus";
  * JavaScript. Back here with `checkout=`, the card becomes the plan's card and an unpaid invoice is
  * tried again with it.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const url = new URL(request.url);
   const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) return refusedPage(t, access.reason);
 
@@ -52,10 +51,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const access = await subscriberFor(services, request, new URL(request.url).searchParams.get("userId"));
+  const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) throw data(null, { status: 403 });
   const { subscriber } = access;
   if (!services.billing || !subscriber.stripeCustomerId) return data({ error: t("payment.notConfigured") }, { status: 503 });

@@ -3,8 +3,7 @@ import { Link, useLocation } from "react-router";
 import { useTranslation } from "~/ui/translation";
 
 /** The page a list is asked for (`?page=N`): 1 when missing or nonsense, at most 100,000. */
-export function pageOf(request: Request | URL) {
-  const url = request instanceof URL ? request : new URL(request.url);
+export function pageOf(url: URL) {
   const raw = Number(url.searchParams.get("page"));
   return Number.isInteger(raw) && raw >= 1 ? Math.min(raw, 100_000) : 1;
 }

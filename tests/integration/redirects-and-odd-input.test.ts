@@ -152,6 +152,31 @@ describe("redirect targets a request names", () => {
   });
 });
 
+/**
+ * React Router 8 hands loaders and actions the request as it came, so a page asked for its data
+ * (JavaScript on) is `/x.data`; a redirect the app builds from where the visitor is must name the
+ * page, or the browser lands on the page's raw data.
+ */
+describe("redirects answered to a data request (JavaScript on)", () => {
+  /** Where a data request's answer sends the browser: React Router writes the redirect into the body. */
+  async function redirectOf(response: Response) {
+    expect(response.status).toBeLessThan(500);
+    const body = await response.text();
+    expect(body).not.toContain(".data");
+    return body;
+  }
+
+  it("signed out, a page that needs a session sends to sign-in and back to the page", async () => {
+    expect(await redirectOf(await client().get("/telephony.data"))).toContain("/login?redirectTo=%2Ftelephony");
+  });
+
+  it("the booking page's language redirect names the page, with the business's language", async () => {
+    // An Arabic browser on the English demo salon's page, before choosing a language.
+    const response = await fetch(`${app.url}/book/demo-salon.data`, { headers: { "Accept-Language": "ar" }, redirect: "manual" });
+    expect(await redirectOf(response)).toContain("/book/demo-salon?lng=en");
+  });
+});
+
 describe("a Host header no URL can hold", () => {
   const hosts = ["x:99999", "x:-1", "[::1", "a b", "evil.example/x", "x@y", ""];
   const paths = ["/", "/login", "/business", "/faq", "/dashboard", "/api/voice/providers", "/no-such-page", "/book/demo"];

@@ -16,7 +16,6 @@ export async function rowAction(request: Request, t: TFunction) {
 }
 
 /** Back to the page the form was on (same path and page number), never anywhere else. */
-export function backTo(request: Request) {
-  const url = new URL(request.url);
+export function backTo(url: URL) {
   return safeRedirect(`${url.pathname}${url.search}`, "/admin");
 }

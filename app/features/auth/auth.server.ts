@@ -241,10 +241,10 @@ export function nextAfterLogin(account: Account, redirectTo: string, secondFacto
 export async function requireAccount(
   context: Readonly<RouterContextProvider>,
   request: Request,
+  url: URL,
   options: { allowTemporaryPassword?: boolean } = {},
 ) {
   const signedIn = await getSignedIn(context, request);
-  const url = new URL(request.url);
   const here = safeRedirect(`${url.pathname}${url.search}`);
   if (!signedIn) throw redirect(`/login?redirectTo=${encodeURIComponent(here)}`);
   const { account } = signedIn;

@@ -10,14 +10,13 @@ import { ownerForAction } from "~/features/business/owner.server";
  * (or 409 when the booking cannot change so: over, cancelled, or a no-show before its time) with
  * the errors for the page to show beside the fields.
  */
-export async function ownerAction({ request, context }: { request: Request; context: Readonly<RouterContextProvider> }) {
+export async function ownerAction({ request, url, context }: { request: Request; url: URL; context: Readonly<RouterContextProvider> }) {
   const owner = await ownerForAction(context, request);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   if ((bookingIntents as readonly string[]).includes(intent)) {
     const result = await handleBookingAction(owner, form);
     if (!result.ok) return data(result, { status: result.errors ? 400 : 409 });
-    const url = new URL(request.url);
     const query = new URLSearchParams();
     for (const kept of ["filter", "page"]) {
       const value = url.searchParams.get(kept);

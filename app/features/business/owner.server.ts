@@ -28,10 +28,10 @@ export type NotAnOwner = { kind: "invalid"; title: string };
 export async function ownerForPage(
   context: Readonly<RouterContextProvider>,
   request: Request,
+  url: URL,
 ): Promise<{ owner: Owner } | { refused: ReturnType<typeof data<NotAnOwner>> }> {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const url = new URL(request.url);
   const account = await getAccount(context, request);
   if (account?.mustChangePassword) throw redirect(`/change-password?redirectTo=${encodeURIComponent(url.pathname)}`);
   const business = account?.businessId && !url.searchParams.has("userId") ? await findBusinessById(services.db, account.businessId) : null;

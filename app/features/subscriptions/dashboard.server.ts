@@ -20,10 +20,10 @@ import { requestSupportCall } from "./support-calls.server";
  * The consumer's dashboard (/dashboard?userId=N), for the session that owns user N. Anyone else,
  * and any id that does not exist, sees the same "sign in" page; a malformed id is "Invalid user ID".
  */
-export async function consumerDashboard(context: Readonly<RouterContextProvider>, request: Request) {
+export async function consumerDashboard(context: Readonly<RouterContextProvider>, request: Request, url: URL) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const access = await subscriberFor(services, request, new URL(request.url).searchParams.get("userId"));
+  const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) return refusedPage(t, access.reason);
   const dashboard = await dashboardData(services, access.subscriber);
   return data(
@@ -44,10 +44,9 @@ export async function consumerDashboard(context: Readonly<RouterContextProvider>
 export type ConsumerDashboardData = Extract<Awaited<ReturnType<typeof consumerDashboard>>["data"], { kind: "consumer" }>;
 
 /** The dashboard's forms: request a call, upgrade, cancel or keep, delete a summary, sign out. */
-export async function consumerDashboardAction(context: Readonly<RouterContextProvider>, request: Request) {
+export async function consumerDashboardAction(context: Readonly<RouterContextProvider>, request: Request, url: URL) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const url = new URL(request.url);
   const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) throw data(null, { status: 403 });
   const { subscriber } = access;

@@ -45,14 +45,13 @@ export const JSON_API_ROUTES = [
  * be sent cross-site without a CORS preflight (which this app never grants), and a browser always
  * names the page's origin on such a request, so it is accepted when its Origin, if any, is ours.
  */
-export const csrfMiddleware: MiddlewareFunction<Response> = async ({ request, context, params }, next) => {
+export const csrfMiddleware: MiddlewareFunction<Response> = async ({ request, url, context, params }, next) => {
   const { cookies } = context.get(servicesContext);
   const stored = await cookies.csrf.parse(request.headers.get("Cookie"));
   const hasToken = typeof stored === "string" && stored.length >= 32;
   const token = hasToken ? stored : randomBytes(24).toString("base64url");
   context.set(csrfTokenContext, token);
 
-  const url = new URL(request.url);
   // An address no route claims (the splat) changes nothing: it answers 404 whatever the method.
   const unknownAddress = params["*"] !== undefined;
   if (!SAFE_METHODS.has(request.method) && !unknownAddress && !SIGNED_PATHS.some((p) => url.pathname.startsWith(p))) {

@@ -36,20 +36,20 @@ function schema(t: TFunction, needsCurrent: boolean) {
     .refine((v) => v.password === v.confirm, { message: t("password.mismatch"), path: ["confirm"] });
 }
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const account = await requireAccount(context, request, { allowTemporaryPassword: true });
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const account = await requireAccount(context, request, url, { allowTemporaryPassword: true });
   const { t } = getI18n(context);
   return {
     frame: await accountFrame(context, account),
     forced: account.mustChangePassword,
-    redirectTo: safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/dashboard"),
+    redirectTo: safeRedirect(url.searchParams.get("redirectTo"), "/dashboard"),
     title: `${t("password.changeTitle")} · Sakina`,
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const account = await requireAccount(context, request, { allowTemporaryPassword: true });
+  const account = await requireAccount(context, request, url, { allowTemporaryPassword: true });
   const { t } = getI18n(context);
   const formData = await request.formData();
   const submission = parseWithZod(formData, { schema: schema(t, !account.mustChangePassword) });

@@ -9,8 +9,8 @@ import { safeRedirect } from "~/lib/safe-redirect";
 import { localeCookie } from "~/platform/http/cookies.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 
-export function loader({ request, context }: Route.LoaderArgs) {
-  const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"));
+export function loader({ url, context }: Route.LoaderArgs) {
+  const redirectTo = safeRedirect(url.searchParams.get("redirectTo"));
   const { t } = getI18n(context);
   return { current: getLocale(context), redirectTo, title: `${t("language.label")} · Sakina` };
 }

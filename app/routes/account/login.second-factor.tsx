@@ -28,10 +28,10 @@ async function signedInAdmin(context: Route.LoaderArgs["context"], request: Requ
   return signedIn;
 }
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   const signedIn = await signedInAdmin(context, request);
-  const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/admin");
+  const redirectTo = safeRedirect(url.searchParams.get("redirectTo"), "/admin");
   const account = signedIn.account;
   // Already passed (also right after enrolment, when this loader runs again to render the
   // recovery codes the action returned): no form, only the way on.

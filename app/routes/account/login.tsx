@@ -12,8 +12,8 @@ import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { toastHeader } from "~/platform/http/toast.server";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/dashboard");
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const redirectTo = safeRedirect(url.searchParams.get("redirectTo"), "/dashboard");
   const signedIn = await getSignedIn(context, request);
   if (signedIn) throw redirect(nextAfterLogin(signedIn.account, redirectTo, signedIn.secondFactorPassed));
   const { t } = getI18n(context);

@@ -21,10 +21,10 @@ import { Field, SelectField } from "~/ui/form/field";
 import { FocusHeading } from "~/ui/form/focus";
 
 /** /preferences?userId=N (spec screen 5): when and how the subscriber is called; deleting the account. */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const access = await subscriberFor(services, request, new URL(request.url).searchParams.get("userId"));
+  const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) return refusedPage(t, access.reason);
 
   return {
@@ -35,10 +35,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const access = await subscriberFor(services, request, new URL(request.url).searchParams.get("userId"));
+  const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) throw data(null, { status: 403 });
   const form = Object.fromEntries(await request.formData());
   if (form.intent === "delete") {

@@ -17,10 +17,9 @@ import { newPasswordSchema } from "~/features/auth/password-schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { toastHeader } from "~/platform/http/toast.server";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const url = new URL(request.url);
   const token = url.searchParams.get("token") ?? "";
   const email = url.searchParams.get("email") ?? "";
   const valid = Boolean(token && email && (await peekEmailToken(services.db, "reset_password", token, email)));

@@ -23,23 +23,23 @@ const params = (url: URL) => ({
  * used by the POST that button sends, once, within 15 minutes. For an unfinished signup it leads
  * on to the card step.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const { token, email } = params(new URL(request.url));
+  const { token, email } = params(url);
   const valid = Boolean(token && email && (await peekEmailToken(services.db, "sign_in", token, email)));
   return { title: `${valid ? t("subscribe.signIn.confirmTitle") : t("subscribe.signIn.badLinkTitle")} · Sakina`, valid, email };
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const { token, email } = params(new URL(request.url));
+  const { token, email } = params(url);
   const used = token && email ? await consumeEmailToken(services.db, "sign_in", token, email) : null;
   const subscriber = used?.subscriberId ? await findSubscriber(services.db, used.subscriberId) : null;
-  if (!subscriber) throw redirect(new URL(request.url).pathname + new URL(request.url).search);
+  if (!subscriber) throw redirect(url.pathname + url.search);
   if (subscriber.status === "incomplete") {
     // The address's owner takes the unfinished signup back: whoever started it with their e-mail
     // is signed out of it before any card makes it an account (ADR 0018).

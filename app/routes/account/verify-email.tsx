@@ -12,8 +12,7 @@ import { rememberRegistration } from "~/features/business/signup/registration-co
 import { toastHeader } from "~/platform/http/toast.server";
 import { FocusHeading } from "~/ui/form/focus";
 
-export function loader({ request, context }: Route.LoaderArgs) {
-  const url = new URL(request.url);
+export function loader({ url, context }: Route.LoaderArgs) {
   const token = url.searchParams.get("token") ?? "";
   const email = url.searchParams.get("email") ?? "";
   const { t } = getI18n(context);

@@ -8,9 +8,9 @@ import { formatWhen } from "~/lib/when";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
 /** What admins did, newest first. Read only: the app has no way to change or remove an entry. */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { services, t, locale } = await requireAdmin(context, request);
-  const page = pageOf(request);
+  const page = pageOf(url);
   const { rows, total } = await listAudit(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
   return {
     title: `${pagedTitle(t, t("admin.audit.title"), page)} · Sakina`,

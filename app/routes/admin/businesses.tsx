@@ -11,9 +11,9 @@ import { redirectWithToast } from "~/platform/http/toast.server";
 import { Badge } from "~/ui/badge";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { services, t, locale } = await requireAdmin(context, request);
-  const page = pageOf(request);
+  const page = pageOf(url);
   const { rows, total } = await listBusinessesForAdmin(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
   const percent = new Intl.NumberFormat(locale, { style: "percent" });
   return {
@@ -35,15 +35,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const { services, t, admin } = await requireAdmin(context, request);
   const fields = await rowAction(request, t);
   if (fields.intent !== "suspend" && fields.intent !== "reactivate") throw data(null, { status: 400 });
   const changed =
     fields.intent === "suspend" ? await suspendBusiness(services, admin, fields.id) : await reactivateBusiness(services, admin, fields.id);
-  if (!changed) return redirectWithToast(services, backTo(request), { type: "error", title: t("admin.businesses.notActive") });
+  if (!changed) return redirectWithToast(services, backTo(url), { type: "error", title: t("admin.businesses.notActive") });
   const title = t(fields.intent === "suspend" ? "admin.businesses.suspended" : "admin.businesses.reactivated", { name: changed.name });
-  return redirectWithToast(services, backTo(request), { type: "success", title });
+  return redirectWithToast(services, backTo(url), { type: "success", title });
 }
 
 export default function Businesses({ loaderData }: Route.ComponentProps) {

@@ -11,10 +11,10 @@ import { Badge } from "~/ui/badge";
 import { linkClass } from "~/ui/form/button";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { services, t, locale } = await requireAdmin(context, request);
-  const page = pageOf(request);
-  const flaggedOnly = new URL(request.url).searchParams.get("flagged") === "1";
+  const page = pageOf(url);
+  const flaggedOnly = url.searchParams.get("flagged") === "1";
   const { rows, total } = await listCallsForAdmin(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }, { flaggedOnly });
   const seconds = new Intl.NumberFormat(locale, { style: "unit", unit: "second", unitDisplay: "short" });
   return {

@@ -9,9 +9,9 @@ import { maskPhone } from "~/features/admin/mask";
 import { formatWhen } from "~/lib/when";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { services, t, locale } = await requireAdmin(context, request);
-  const page = pageOf(request);
+  const page = pageOf(url);
   const { rows, byStatus, paidCalls, total } = await listConsumersForAdmin(services.db, {
     limit: PAGE_SIZE,
     offset: (page - 1) * PAGE_SIZE,

@@ -13,9 +13,9 @@ import { redirectWithToast } from "~/platform/http/toast.server";
 import { Badge } from "~/ui/badge";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { services, t, locale } = await requireAdmin(context, request);
-  const page = pageOf(request);
+  const page = pageOf(url);
   const [{ rows, total }, failed] = await Promise.all([
     listPaymentsForAdmin(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
     listFailedRefundsForAdmin(services.db),
@@ -41,13 +41,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const { services, t, admin } = await requireAdmin(context, request);
   const fields = await rowAction(request, t);
   if (fields.intent !== "refund") throw data(null, { status: 400 });
   const result = await refundPayment(services, admin, fields.id);
   if (result.ok)
-    return redirectWithToast(services, backTo(request), { type: "success", title: t("admin.payments.refundDone", { id: fields.id }) });
+    return redirectWithToast(services, backTo(url), { type: "success", title: t("admin.payments.refundDone", { id: fields.id }) });
   const title =
     result.reason === "not_configured"
       ? t("admin.payments.notConfigured")
@@ -57,7 +57,7 @@ export async function action({ request, context }: Route.ActionArgs) {
           ? t("admin.payments.refundFailed", { message: result.message })
           : null;
   if (!title) throw data(null, { status: 404 });
-  return redirectWithToast(services, backTo(request), { type: "error", title });
+  return redirectWithToast(services, backTo(url), { type: "error", title });
 }
 
 type PaymentRow = Route.ComponentProps["loaderData"]["rows"][number];

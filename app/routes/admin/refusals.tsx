@@ -8,9 +8,9 @@ import { formatWhen } from "~/lib/when";
 import { ResponsiveTable } from "~/ui/responsive-table";
 
 /** What the dialling policy refused: rate limits, countries and ranges, opt-outs (hashes only, never a number). */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { services, t, locale } = await requireAdmin(context, request);
-  const page = pageOf(request);
+  const page = pageOf(url);
   const { rows, total } = await listRefusalsForAdmin(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
   return {
     title: `${pagedTitle(t, t("admin.refusals.title"), page)} · Sakina`,

@@ -11,9 +11,9 @@ import { formatWhen } from "~/lib/when";
 import { redirectWithToast } from "~/platform/http/toast.server";
 
 /** Calls flagged for crisis language, oldest first, with the redacted transcript to read. */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { services, t, locale } = await requireAdmin(context, request);
-  const page = pageOf(request);
+  const page = pageOf(url);
   const { rows, total } = await listReviewQueue(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
   return {
     title: `${pagedTitle(t, t("admin.reviews.title"), page)} · Sakina`,
@@ -32,13 +32,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const { services, t, admin } = await requireAdmin(context, request);
   const fields = await rowAction(request, t);
   if (fields.intent !== "reviewed") throw data(null, { status: 400 });
   await reviewCall(services, admin, fields.id);
   // Reviewed now or by another admin a moment ago: either way it has left the queue.
-  return redirectWithToast(services, backTo(request), { type: "success", title: t("admin.reviews.done", { id: fields.id }) });
+  return redirectWithToast(services, backTo(url), { type: "success", title: t("admin.reviews.done", { id: fields.id }) });
 }
 
 export default function Reviews({ loaderData }: Route.ComponentProps) {

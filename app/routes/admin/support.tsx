@@ -12,9 +12,9 @@ import { redirectWithToast } from "~/platform/http/toast.server";
 import { Badge } from "~/ui/badge";
 
 /** Owners' tickets: open ones first, priority (monthly plan) first among them, oldest first. */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { services, t, locale } = await requireAdmin(context, request);
-  const page = pageOf(request);
+  const page = pageOf(url);
   const { rows, total } = await listSupportTickets(services.db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
   return {
     title: `${pagedTitle(t, t("admin.support.title"), page)} · Sakina`,
@@ -35,12 +35,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const { services, t, admin } = await requireAdmin(context, request);
   const fields = await rowAction(request, t);
   if (fields.intent !== "close") throw data(null, { status: 400 });
   await closeTicket(services, admin, fields.id);
-  return redirectWithToast(services, backTo(request), { type: "success", title: t("admin.support.closedToast", { id: fields.id }) });
+  return redirectWithToast(services, backTo(url), { type: "success", title: t("admin.support.closedToast", { id: fields.id }) });
 }
 
 export default function Support({ loaderData }: Route.ComponentProps) {

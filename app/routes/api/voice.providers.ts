@@ -8,8 +8,8 @@ import { getAccount } from "~/features/auth/auth.server";
  * providers' APIs live, so it needs a signed-in owner or admin (403 otherwise); anyone gets the
  * cached status.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const refresh = new URL(request.url).searchParams.has("refresh");
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const refresh = url.searchParams.has("refresh");
   const account = refresh ? await getAccount(context, request) : null;
   if (refresh && !(account && (account.role === "owner" || account.role === "admin"))) {
     return Response.json(

@@ -44,10 +44,9 @@ type Step = "service" | "date" | "time" | "contact" | "confirm" | "done";
  * JavaScript and Back and reload are safe. The done page shows the booking only to the browser
  * that made it (the cookie names it); its address alone shows nothing private.
  */
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const url = new URL(request.url);
   const reads = await bookingPageReads(services, params.bookingLink);
   const { business, inputs } = reads;
   if (!business || !inputs) {
@@ -66,8 +65,9 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   // The business's language is the page's default, until the visitor chooses one.
   const chosen = url.searchParams.get("lng") ?? (await localeCookie.parse(request.headers.get("Cookie")));
   if (!isLanguage(chosen) && business.defaultLanguage !== getLocale(context)) {
-    url.searchParams.set("lng", business.defaultLanguage);
-    throw redirect(`${url.pathname}${url.search}`);
+    const inLanguage = new URL(url);
+    inLanguage.searchParams.set("lng", business.defaultLanguage);
+    throw redirect(`${inLanguage.pathname}${inLanguage.search}`);
   }
 
   const locale = getLocale(context);

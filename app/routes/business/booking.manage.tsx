@@ -38,13 +38,12 @@ async function load(services: AppServices, token: string) {
  * its steps is an address, as on the booking page: `?cancel=1` asks to confirm the cancel,
  * `?reschedule=1[&date=]` picks a new time, `?cancelled=1` is where a cancel ends.
  */
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ url, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t, language } = getI18n(context);
   const found = await load(services, params.token);
   if (!found) throw data(null, { status: 404 });
   const { booking, business, service } = found;
-  const url = new URL(request.url);
   const live = booking.status !== "cancelled" && booking.startsAt.getTime() > Date.now();
   let reschedule: null | {
     zone: string;

@@ -11,10 +11,10 @@ import { FocusHeading } from "~/ui/form/focus";
 import { parseDbId } from "~/lib/ids";
 
 /** Where Stripe Checkout returns (the no-JavaScript payment path): activate, then show the result. */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const sessionId = new URL(request.url).searchParams.get("session_id") ?? "";
+  const sessionId = url.searchParams.get("session_id") ?? "";
   if (!/^cs_[A-Za-z0-9_]+$/.test(sessionId)) throw redirect("/get-started");
   const payments = requirePayments(services.payments);
   const checkout = await payments.findCheckout(sessionId).catch(() => null);

@@ -35,12 +35,12 @@ APP_URL=https://your-domain.example`;
  * signed-in owner or admin. The public's loader data never holds those details, since loader
  * data is written into the page for hydration.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { t } = getI18n(context);
   const account = await getAccount(context, request);
   const insider = account?.role === "owner" || account?.role === "admin";
   // A refresh calls the providers' APIs live: only for insiders; others see the cached status.
-  const refresh = insider && new URL(request.url).searchParams.has("refresh");
+  const refresh = insider && url.searchParams.has("refresh");
   const status = await providerStatuses(context.get(servicesContext), { refresh });
   const providers = status.providers.map((provider) => ({
     id: provider.id,

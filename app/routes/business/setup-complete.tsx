@@ -8,9 +8,9 @@ import { servicesContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { FocusHeading } from "~/ui/form/focus";
 
-export function loader({ request, context }: Route.LoaderArgs) {
+export function loader({ url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const params = new URL(request.url).searchParams;
+  const params = url.searchParams;
   const fields = ["email", "businessName", "loginEmail", "bookingLink"] as const;
   const values = Object.fromEntries(fields.map((f) => [f, params.get(f)?.trim() ?? ""])) as Record<(typeof fields)[number], string>;
   if (fields.some((f) => !values[f])) throw redirect("/get-started");

@@ -15,9 +15,9 @@ const SESSION_CHECK_MS = 5000;
  * queries every second, so a session keeps at most EVENT_STREAMS_PER_SESSION open (counted in the
  * database); one more is answered 429.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const account = await requireAccount(context, request);
+  const account = await requireAccount(context, request, url);
   const scope = account.role === "admin" ? {} : { businessId: account.businessId ?? -1 };
   const slot = await holdLiveSlot(services, {
     name: "events:telephony",

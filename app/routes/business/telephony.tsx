@@ -18,9 +18,9 @@ export const handle: ShellHandle = { shell: signedInShell };
  * calls with live status, and the provider in use. An owner finds the same under Calls in the
  * owner's app (/dashboard/calls).
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const account = await requireAccount(context, request);
+  const account = await requireAccount(context, request, url);
   const { t } = getI18n(context);
   // An owner reads the times of the shop, as on the owner's calls page; an admin without a business, UTC.
   const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
@@ -33,9 +33,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const account = await requireAccount(context, request);
+  const account = await requireAccount(context, request, url);
   const { t } = getI18n(context);
   const typed = String((await request.formData()).get("to") ?? "");
   const refused = await placeTestCall(services, t, context, account, typed);

@@ -25,8 +25,8 @@ export const handle: ShellHandle = { shell: "owner" };
  * place the voice is chosen. No "creativity": the realtime model the calls use takes no
  * temperature, so the field changed nothing (the JSON API still accepts and stores it).
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
   const { business } = owner;

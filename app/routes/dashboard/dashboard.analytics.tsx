@@ -10,11 +10,11 @@ import type { ShellHandle } from "~/ui/shell/shell";
 export const handle: ShellHandle = { shell: "owner" };
 
 /** The owner's analytics over the last 7, 30 or 90 days (`?period=`), in the business's time zone. */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
-  const period = parsePeriod(new URL(request.url).searchParams.get("period"));
+  const period = parsePeriod(url.searchParams.get("period"));
   return {
     kind: "owner" as const,
     title: ownerTitle(owner, owner.t("analytics.title")),

@@ -17,11 +17,11 @@ import type { ShellHandle } from "~/ui/shell/shell";
 export const handle: ShellHandle = { shell: "owner" };
 
 /** One booking of the owner's business, with its actions and the free times it can move to. */
-export async function loader({ request, params, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, params, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
-  const page = await loadBookingPage(owner, parseDbId(params.bookingId), new URL(request.url));
+  const page = await loadBookingPage(owner, parseDbId(params.bookingId), url);
   const title = ownerTitle(owner, owner.t("owner.booking.title", { name: isolate(page.booking.customerName) }));
   return { kind: "owner" as const, title, shell: owner.shell, ...page };
 }

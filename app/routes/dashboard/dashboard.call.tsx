@@ -14,8 +14,8 @@ import type { ShellHandle } from "~/ui/shell/shell";
 export const handle: ShellHandle = { shell: "owner" };
 
 /** One call of the owner's business and its quality: first words, each turn's wait, interruptions, the end (ADR 0033). */
-export async function loader({ request, params, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, params, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
   const page = await loadCallPage(owner, parseDbId(params.callId));

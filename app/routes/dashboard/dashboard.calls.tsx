@@ -15,15 +15,15 @@ import type { ShellHandle } from "~/ui/shell/shell";
 export const handle: ShellHandle = { shell: "owner" };
 
 /** The owner's calls: the plan's confirmation-call allowance, a test call, the recent calls live. */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
   const [plan, centre] = await Promise.all([
     loadPlanView(owner.services, owner.t, owner.locale, owner.business),
     loadCallCentre(owner.services, owner.t, owner.locale, owner.account, owner.business.timeZone),
   ]);
-  const done = new URL(request.url).searchParams.get("done") === "test-call";
+  const done = url.searchParams.get("done") === "test-call";
   return {
     kind: "owner" as const,
     title: ownerTitle(owner, owner.t("owner.calls.title")),

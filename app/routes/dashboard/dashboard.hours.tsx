@@ -11,11 +11,11 @@ import type { ShellHandle } from "~/ui/shell/shell";
 export const handle: ShellHandle = { shell: "owner" };
 
 /** When customers can book: the weekly opening hours and the days off. */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
-  const page = await loadHoursPage(owner, new URL(request.url));
+  const page = await loadHoursPage(owner, url);
   return { kind: "owner" as const, title: ownerTitle(owner, owner.t("hours.title")), shell: owner.shell, ...page };
 }
 

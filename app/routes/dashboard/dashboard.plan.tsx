@@ -14,11 +14,11 @@ const actions: readonly PlanAction[] = ["upgrade", "cancel", "keep"];
 const doneCodes = ["upgraded", "cancelled", "kept"] as const;
 
 /** /dashboard/plan: the plan, this period's usage and the next invoice; upgrade or cancel. */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
-  const done = new URL(request.url).searchParams.get("done");
+  const done = url.searchParams.get("done");
   return {
     kind: "owner" as const,
     title: ownerTitle(owner, owner.t("plan.title")),

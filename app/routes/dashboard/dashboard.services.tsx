@@ -11,11 +11,11 @@ import type { ShellHandle } from "~/ui/shell/shell";
 export const handle: ShellHandle = { shell: "owner" };
 
 /** What customers can book: the business's services, to add, edit, switch off and on. */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
-  const page = await loadServicesPage(owner, new URL(request.url));
+  const page = await loadServicesPage(owner, url);
   return { kind: "owner" as const, title: ownerTitle(owner, owner.t("services.title")), shell: owner.shell, ...page };
 }
 

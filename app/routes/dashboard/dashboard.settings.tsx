@@ -13,11 +13,11 @@ import type { ShellHandle } from "~/ui/shell/shell";
 export const handle: ShellHandle = { shell: "owner" };
 
 /** The business's details for its booking page, and how the AI confirms bookings. */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
-  const page = await loadSettingsPage(owner, new URL(request.url));
+  const page = await loadSettingsPage(owner, url);
   return { kind: "owner" as const, title: ownerTitle(owner, owner.t("settings.title")), shell: owner.shell, ...page };
 }
 

@@ -17,11 +17,11 @@ import type { ShellHandle } from "~/ui/shell/shell";
 export const handle: ShellHandle = { shell: "owner" };
 
 /** The owner's support form: a ticket the admins see in /admin, priority on the monthly plan. */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const gate = await ownerForPage(context, request);
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
-  const sent = new URL(request.url).searchParams.get("sent") === "1";
+  const sent = url.searchParams.get("sent") === "1";
   return {
     kind: "owner" as const,
     title: ownerTitle(owner, owner.t("support.title")),

@@ -15,17 +15,17 @@ import type { ShellHandle } from "~/ui/shell/shell";
  * session that owns user N may see; without it, a business owner's bookings. The request picks the
  * server side, the data it loaded picks the page.
  */
-const serverSide = (request: Request) =>
-  new URL(request.url).searchParams.has("userId")
+const serverSide = (url: URL) =>
+  url.searchParams.has("userId")
     ? { loader: consumerDashboard, action: consumerDashboardAction }
     : { loader: ownerDashboard, action: ownerDashboardAction };
 
 const isConsumer = (data: Route.ComponentProps["loaderData"] | undefined): data is ConsumerDashboardPageData =>
   data?.kind === "consumer" || data?.kind === "consumer-refused";
 
-export const loader = ({ request, context }: Route.LoaderArgs) => serverSide(request).loader(context, request);
+export const loader = ({ request, url, context }: Route.LoaderArgs) => serverSide(url).loader(context, request, url);
 
-export const action = ({ request, context }: Route.ActionArgs) => serverSide(request).action(context, request);
+export const action = ({ request, url, context }: Route.ActionArgs) => serverSide(url).action(context, request, url);
 
 /** The owner's app frame; a consumer's dashboard is a page of the public site. */
 export const handle: ShellHandle = {

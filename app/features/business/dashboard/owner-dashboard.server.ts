@@ -5,15 +5,16 @@ import { ownerForPage, ownerTitle } from "../owner.server";
 import { pagedTitle } from "~/ui/pager";
 
 /** /dashboard for a business owner (or the sign-in page for anyone else): the bookings, one list at a time. */
-export async function ownerDashboard(context: Readonly<RouterContextProvider>, request: Request) {
-  const gate = await ownerForPage(context, request);
+export async function ownerDashboard(context: Readonly<RouterContextProvider>, request: Request, url: URL) {
+  const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
-  const page = await loadBookingsPage(owner, new URL(request.url));
+  const page = await loadBookingsPage(owner, url);
   const list = `${owner.t("bookings.title")}: ${owner.t(`owner.bookings.filter.${page.filter}`)}`;
   const title = ownerTitle(owner, pagedTitle(owner.t, list, page.page));
   return { kind: "owner" as const, title, shell: owner.shell, ...page };
 }
 
 /** The bookings' forms (confirm, cancel, call again…), for the signed-in owner only. */
-export const ownerDashboardAction = (context: Readonly<RouterContextProvider>, request: Request) => ownerAction({ request, context });
+export const ownerDashboardAction = (context: Readonly<RouterContextProvider>, request: Request, url: URL) =>
+  ownerAction({ request, url, context });
