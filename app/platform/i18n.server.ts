@@ -13,6 +13,8 @@ const ARABIC_FIRST = new Set(["/call"]);
  * Accept-Language; each request gets an i18next instance in that language. Its texts are the
  * shared `resources` (referenced, not copied), and it is initialised at once: with i18next's
  * default (`initAsync`) every request waited for a timer, about 1 ms, before its page rendered.
+ * The instance costs 20-40 µs of CPU a request (2026-12-02, a loaded 2-core machine) over one
+ * shared per language, which remix-i18next 7's separate detector allowed; 8 has only this.
  */
 const [detectingMiddleware, detectedLocale, detectedInstance] = createI18nextMiddleware({
   detection: {
