@@ -1,22 +1,22 @@
 import { createInstance, type i18n as I18n, type TFunction } from "i18next";
-import type { MiddlewareFunction, RouterContextProvider } from "react-router";
+import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
 import { createI18nextMiddleware } from "remix-i18next";
 import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages, type Language } from "~/i18n";
 import { resources } from "~/locales/all.server";
 import { localeCookie } from "~/platform/http/cookies.server";
 
-/** The Saudi agent's hub is an Arabic page (DESIGN.md section 3) unless the visitor chose a language. */
-const ARABIC_FIRST = new Set(["/call"]);
-
 /**
  * Language from ?lng=, then the cookie the switcher sets, then the page's own (ARABIC_FIRST), then
- * Accept-Language; each request gets an i18next instance in that language. Its texts are the
- * shared `resources` (referenced, not copied), and it is initialised at once: with i18next's
- * default (`initAsync`) every request waited for a timer, about 1 ms, before its page rendered.
- * The instance costs 20-40 µs of CPU a request (2026-12-02, a loaded 2-core machine) over one
- * shared per language, which remix-i18next 7's separate detector allowed; 8 has only this.
+ * Accept-Language. Only remix-i18next's detection is used: version 8 no longer offers its detector
+ * alone, and its middleware also makes an i18next instance per request, which is dropped here
+ * (initialised at once, without texts: with i18next's default `initAsync` each request waited for a
+ * timer, about 1 ms). The page gets the shared instance of its language instead, since the render's
+ * caches are kept per instance (ui/translation.ts remembers each text, features/booking/schemas.ts
+ * each schema): with an instance per request they would start empty on every page. The dropped
+ * instance still costs about 45 µs of CPU a request (60 µs for the middleware, 15 µs for
+ * remix-i18next 7's detector alone; 2026-12-02, best of five runs on a loaded 2-core machine).
  */
-const [detectingMiddleware, detectedLocale, detectedInstance] = createI18nextMiddleware({
+const [detectingMiddleware, detectedLocale] = createI18nextMiddleware({
   detection: {
     supportedLanguages: [...supportedLanguages],
     fallbackLanguage,
@@ -26,11 +26,35 @@ const [detectingMiddleware, detectedLocale, detectedInstance] = createI18nextMid
     // whose path ends in ".data" when the page is asked for its data.
     findLocale: async ({ url }) => (ARABIC_FIRST.has(url.pathname) ? "ar" : null),
   },
-  i18next: { ...i18nOptions, resources, initAsync: false },
+  i18next: { initAsync: false, resources: {} },
 });
 
+/**
+ * One initialised i18next instance per language, made once and shared by every request in that
+ * language: nothing on the server changes an instance's language or resources, and creating one
+ * per request (as remix-i18next's middleware does) was a large share of each page's time.
+ */
+const instances = new Map<Language, Promise<I18n>>();
+function instanceFor(lng: Language) {
+  let instance = instances.get(lng);
+  if (!instance) {
+    const created = createInstance({ ...i18nOptions, resources, lng });
+    instance = created.init().then(() => created);
+    instances.set(lng, instance);
+  }
+  return instance;
+}
+
+const i18nContext = createContext<I18n | null>(null);
+
+/** The Saudi agent's hub is an Arabic page (DESIGN.md section 3) unless the visitor chose a language. */
+const ARABIC_FIRST = new Set(["/call"]);
+
 export const i18nextMiddleware: MiddlewareFunction<Response> = (args, next) =>
-  detectingMiddleware({ ...args, request: withShortAcceptLanguage(args.request) }, next);
+  detectingMiddleware({ ...args, request: withShortAcceptLanguage(args.request) }, async () => {
+    args.context.set(i18nContext, await instanceFor(getLocale(args.context)));
+    return next();
+  });
 
 /** Browsers send a few dozen characters; what the detector reads is cut to whole tags within this. */
 const MAX_ACCEPT_LANGUAGE = 256;
@@ -54,20 +78,9 @@ export function getLocale(context: Readonly<RouterContextProvider>): Language {
   return isLanguage(locale) ? locale : fallbackLanguage;
 }
 
-/** The request's i18next instance; throws when the i18next middleware has not run. */
-export function getI18n(context: Readonly<RouterContextProvider>): I18n {
-  return detectedInstance(context);
-}
-
-/** One initialised instance per language, made once, for work outside a request. */
-const instances = new Map<Language, Promise<I18n>>();
-function instanceFor(lng: Language) {
-  let instance = instances.get(lng);
-  if (!instance) {
-    const created = createInstance({ ...i18nOptions, resources, lng });
-    instance = created.init().then(() => created);
-    instances.set(lng, instance);
-  }
+export function getI18n(context: Readonly<RouterContextProvider>) {
+  const instance = context.get(i18nContext);
+  if (!instance) throw new Error("getI18n needs the i18next middleware to have run");
   return instance;
 }
 
