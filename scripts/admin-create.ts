@@ -62,7 +62,7 @@ async function waitForEmailJob(id: string | null, timeoutMs: number) {
   if (!id) return false;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const job = await services.jobs.boss.getJobById(sendEmailJob.name, id);
+    const [job] = await services.jobs.boss.findJobs(sendEmailJob.name, { id });
     if (job?.state === "completed") return true;
     if (job?.state === "failed" || job?.state === "retry") return false;
     await new Promise((resolve) => setTimeout(resolve, 200));

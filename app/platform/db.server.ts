@@ -22,6 +22,8 @@ export interface DatabaseHandle {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** Set only for a real PostgreSQL server. */
   connectionString?: string;
+  /** Set only for the embedded database: the job queue reaches it through pg-boss's PGlite adapter. */
+  pglite?: PGlite;
   /**
    * Calls `onPayload` with each NOTIFY on `channel` (committed transactions only) until the
    * handle closes. On PostgreSQL this holds one connection of its own, outside the pool,
@@ -161,8 +163,9 @@ export async function openDatabase(options: {
   return {
     db: db as unknown as Db,
     kind: "pglite",
-    // PGlite refuses several statements in one prepared query; pg-boss sends such batches
-    // without values, which exec() runs as a script.
+    pglite,
+    // PGlite refuses several statements in one prepared query; a batch without values is run by
+    // exec() as a script.
     executeSql: async (text, values) => {
       if (values && values.length > 0) return { rows: (await pglite.query(text, values)).rows };
       const results = await pglite.exec(text);

@@ -43,12 +43,9 @@ async function dumpDatabase(target: App) {
   return parts.join("\n");
 }
 
-/** The e-mail jobs as pg-boss keeps them (waiting, done, archived). */
+/** The e-mail jobs as pg-boss keeps them (waiting, done, given up). */
 async function emailJobs(target: App) {
-  const { rows } = await target.services.database.executeSql(
-    `SELECT state::text AS state, data FROM pgboss.job WHERE name = 'email-send'
-     UNION ALL SELECT state::text, data FROM pgboss.archive WHERE name = 'email-send'`,
-  );
+  const { rows } = await target.services.database.executeSql(`SELECT state::text AS state, data FROM pgboss.job WHERE name = 'email-send'`);
   return rows as { state: string; data: { sealed?: string } | null }[];
 }
 
@@ -135,7 +132,7 @@ describe("secrets at rest", () => {
       booking: tokenOf(await waitForMail(app.dataDir, CUSTOMER_EMAIL, /Your booking request/), "/booking/"),
       verify: tokenOf(await waitForMail(app.dataDir, OWNER_EMAIL, /Confirm your e-mail/), "/verify-email"),
     };
-    // Every sent message is erased from its job, which pg-boss keeps (then archives) for a day.
+    // Every sent message is erased from its job, which pg-boss keeps for a day.
     const jobs = await waitFor(
       async () => {
         const all = await emailJobs(app);

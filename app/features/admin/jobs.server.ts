@@ -11,16 +11,14 @@ export interface JobSummary {
 }
 
 /**
- * The job queue's own record (pg-boss keeps finished jobs for about a day: live ones in
- * pgboss.job, older finished ones in pgboss.archive): per kind of job, the last run, what it
- * ended with, the runs and failures of the last 24 hours and the newest failure's message.
+ * The job queue's own record (pg-boss keeps finished jobs in pgboss.job for about a day): per
+ * kind of job, the last run, what it ended with, the runs and failures of the last 24 hours and
+ * the newest failure's message.
  */
 export async function summarizeJobs(services: AppServices) {
   const { rows } = await services.database.executeSql(`
     with runs as (
       select name, state, started_on, completed_on, output from pgboss.job
-      union all
-      select name, state, started_on, completed_on, output from pgboss.archive
     ),
     ranked as (
       select *, row_number() over (partition by name order by coalesce(completed_on, started_on) desc nulls last) as rn,

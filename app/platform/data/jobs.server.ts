@@ -1,6 +1,7 @@
-import PgBoss from "pg-boss";
+import { fromPglite, PgBoss } from "pg-boss";
 import type { DatabaseHandle, Db } from "~/platform/db.server";
 import { keyedHash, seal, unseal } from "~/platform/security/secret.server";
+import { adoptPgBoss10Jobs, setAsidePgBoss10Schema } from "./pg-boss-10-upgrade.server";
 
 /**
  * A job kind: its queue name, how it retries, and what it does. Handlers must be safe to run
@@ -19,7 +20,7 @@ export interface JobDefinition<Data extends object, Services = unknown> {
    * The data holds secrets or personal details (an e-mail with its sign-in links, a temporary
    * password): it is stored sealed (see secret.server.ts), so a plain SELECT over the queue's
    * tables opens nothing, and it is erased from the job once the handler succeeded, so pg-boss's
-   * completed and archived jobs keep no copy. `owner` names whose it is (stored as a keyed hash),
+   * finished jobs keep no copy. `owner` names whose it is (stored as a keyed hash),
    * so `discard` can find a person's jobs without opening any.
    */
   sealed?: { owner(data: Data): string };
@@ -55,7 +56,7 @@ export interface Jobs {
   /**
    * Of these keys (the value of `field` in a kind's job data), the ones whose latest job of that
    * kind ran out of retries, with no job of theirs waiting, retrying or running: work the queue
-   * will not do any more. Looks through the archive too (failed jobs move there after an hour).
+   * will not do any more (a failed job stays in the queue's table until it is deleted, within a day).
    */
   givenUp(definition: JobDefinition<object, never>, field: string, keys: string[]): Promise<{ key: string; error: string }[]>;
   /** Asks this process's worker of a kind to fetch now instead of at its next poll. */
@@ -80,6 +81,14 @@ const SCHEMA = "pgboss";
 export const MAINTENANCE_SECONDS = 5;
 
 /**
+ * Finished jobs (done, given up, cancelled) leave the database within a day: the privacy page
+ * promises contact details of anonymous calls are gone 24 hours after the call (e-mail jobs are
+ * erased as soon as they are sent). Deleted 22 hours after they finished, looked for hourly.
+ */
+const QUEUE_DEFAULTS = { deleteAfterSeconds: 22 * 3600 };
+const DELETION_CHECK_SECONDS = 3600;
+
+/**
  * How often a kind's worker asks for work on its own. The due check (`watchDueJobs`) wakes it as
  * soon as a job is due, so this is only a safety net.
  */
@@ -98,13 +107,26 @@ export async function startJobQueue(
   database: DatabaseHandle,
   options: { signingSecret: string; pollingIntervalSeconds?: number },
 ): Promise<Jobs> {
-  // Finished jobs leave the database within a day: the privacy page promises contact details of
-  // anonymous calls are gone 24 hours after the call (e-mail jobs are erased as soon as they are sent).
-  const retention = { archiveCompletedAfterSeconds: 3600, deleteAfterHours: 22, maintenanceIntervalSeconds: MAINTENANCE_SECONDS };
+  // Expired jobs are looked for at every supervision pass (pg-boss's "monitor"), deletions hourly.
+  // Off: the vacuum check (its findings are only `warning` events, which nothing here reads, and
+  // PGlite has no autovacuum), and the flow resolver mostly (the app sends no dependent jobs): each
+  // is a statement every pass, through PGlite's one connection. An idle server on PGlite spent
+  // 13-15 ms of CPU a second on pg-boss 10, 20-23 on pg-boss 12 as it comes, 18-19 with these
+  // (2026-12-02, a loaded machine, one run each).
+  const timing = {
+    superviseIntervalSeconds: MAINTENANCE_SECONDS,
+    monitorIntervalSeconds: MAINTENANCE_SECONDS,
+    maintenanceIntervalSeconds: DELETION_CHECK_SECONDS,
+    monitorVacuum: false,
+    flowIntervalSeconds: 60,
+  };
+  // PGlite through pg-boss's own adapter: parameterless batches go to exec() (PGlite refuses several
+  // statements in one prepared query), every result's rows are kept, and a failed statement's open
+  // transaction is rolled back, as a pool would drop its connection.
   const boss = new PgBoss(
-    database.connectionString
-      ? { connectionString: database.connectionString, max: 4, ...retention }
-      : { db: { executeSql: database.executeSql }, ...retention },
+    database.pglite
+      ? { db: fromPglite(database.pglite), backend: "pglite", ...timing }
+      : { connectionString: database.connectionString, max: 4, ...timing },
   );
   // After stop(), a connection the database drops (a shutdown, a test database removed) is not
   // worth reporting; before it, every queue error is.
@@ -112,7 +134,9 @@ export async function startJobQueue(
   boss.on("error", (error) => {
     if (!stopped) console.error("Job queue error:", error);
   });
+  await setAsidePgBoss10Schema(database, SCHEMA);
   await boss.start();
+  await adoptPgBoss10Jobs(database, boss, SCHEMA, QUEUE_DEFAULTS);
   const created = new Set<string>();
   const workerIds = new Map<string, string>();
   const runners = new Map<string, ConcurrentRunner>();
@@ -140,7 +164,7 @@ export async function startJobQueue(
   async function ensureQueue(definition: JobDefinition<object, never>) {
     if (created.has(definition.name)) return;
     await boss.createQueue(definition.name, {
-      name: definition.name,
+      ...QUEUE_DEFAULTS,
       retryLimit: definition.retryLimit,
       retryDelay: definition.retryDelaySeconds,
       retryBackoff: true,
@@ -170,11 +194,9 @@ export async function startJobQueue(
     async discard(definition, owner) {
       const { rows } = await boss.getDb().executeSql(
         `WITH waiting AS (
-           DELETE FROM ${SCHEMA}.job WHERE name = $1 AND data->>'owner' = $2 AND state IN ('created', 'retry', 'failed') RETURNING 1
-         ), archived AS (
-           DELETE FROM ${SCHEMA}.archive WHERE name = $1 AND data->>'owner' = $2 RETURNING 1
+           DELETE FROM ${SCHEMA}.job WHERE name = $1 AND data->>'owner' = $2 AND state IN ('created', 'retry', 'failed', 'completed', 'cancelled') RETURNING 1
          )
-         SELECT (SELECT count(*) FROM waiting) + (SELECT count(*) FROM archived) AS discarded`,
+         SELECT count(*) AS discarded FROM waiting`,
         [definition.name, ownerKey(owner)],
       );
       return Number((rows[0] as { discarded: number | string }).discarded);
@@ -183,11 +205,8 @@ export async function startJobQueue(
       if (keys.length === 0) return [];
       const { rows } = await boss.getDb().executeSql(
         `SELECT latest.key, latest.output FROM (
-           SELECT DISTINCT ON (data->>$2) data->>$2 AS key, state, output FROM (
-             SELECT data, state, output, created_on FROM ${SCHEMA}.job WHERE name = $1 AND data->>$2 = ANY($3::text[])
-             UNION ALL
-             SELECT data, state, output, created_on FROM ${SCHEMA}.archive WHERE name = $1 AND data->>$2 = ANY($3::text[])
-           ) jobs
+           SELECT DISTINCT ON (data->>$2) data->>$2 AS key, state, output
+           FROM ${SCHEMA}.job WHERE name = $1 AND data->>$2 = ANY($3::text[])
            ORDER BY data->>$2, created_on DESC
          ) latest
          WHERE latest.state = 'failed'
@@ -234,7 +253,7 @@ export async function startJobQueue(
     async stop() {
       dueCheck?.stop();
       await Promise.all([...runners.values()].map((runner) => runner.stop(5000)));
-      await boss.stop({ graceful: true, wait: true, timeout: 5000 });
+      await boss.stop({ graceful: true, timeout: 5000 });
       stopped = true;
     },
   };
@@ -298,7 +317,7 @@ function runConcurrently(
   intervalMs: number,
   run: (job: { id: string; data: unknown }) => Promise<void>,
 ): ConcurrentRunner {
-  const running = new Set<Promise<void>>();
+  const running = new Set<Promise<unknown>>();
   let stopping = false;
   let nudged = false;
   let interrupt: (() => void) | null = null;
