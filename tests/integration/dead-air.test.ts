@@ -19,8 +19,8 @@ import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeCall, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
 import { expectLog } from "../support/console";
-import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
+import { payAndAskForCall } from "../support/paid-call";
 
 type App = Awaited<ReturnType<typeof startAppInProcess>>;
 let stripe: FakeStripe;
@@ -84,21 +84,15 @@ const nextNumber = () => `+1212555${String(numberSeq++).padStart(4, "0")}`;
 
 /** Pays for a Spanish call to `phone` and asks for it, as the page does. */
 async function paidCall(phone: string, target: App = app, payer: Stripe = stripeApi) {
-  const visitorClient = httpClient(target.url, { forwardedFor: `198.51.100.${++visitor}` });
-  const created = await visitorClient.postJson("/api/create-payment-intent", {
-    amount: 5,
+  const paid = await payAndAskForCall({
+    url: target.url,
+    stripe: payer,
     phone,
+    forwardedFor: `198.51.100.${++visitor}`,
     language: "spanish",
-    voice: "female",
-    adult: true,
-    recordingAccepted: true,
   });
-  expect(created.status).toBe(200);
-  const { paymentIntentId, statusUrl } = (await created.json()) as { paymentIntentId: string; statusUrl: string };
-  await payer.paymentIntents.confirm(paymentIntentId, { payment_method: "pm_card_visa", return_url: `${target.url}/` });
-  expect((await visitorClient.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
-  const requestId = parseEmpathyToken(target.services, statusUrl.split("/").pop()!)!;
-  return { requestId, paymentIntentId, statusUrl, visitorClient };
+  const requestId = parseEmpathyToken(target.services, paid.token)!;
+  return { requestId, paymentIntentId: paid.paymentIntentId, statusUrl: paid.statusUrl, visitorClient: paid.client };
 }
 
 const attemptsOf = (target: App, requestId: number) =>

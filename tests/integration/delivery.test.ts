@@ -21,6 +21,7 @@ import { converse } from "../support/conversation";
 import { httpClient } from "../support/http-client";
 import { freePort } from "../support/ports";
 import { waitFor } from "../support/wait";
+import { payAndAskForCall } from "../support/paid-call";
 
 type App = Awaited<ReturnType<typeof startAppInProcess>>;
 let stripe: FakeStripe;
@@ -78,21 +79,15 @@ const client = (target: App = app) => httpClient(target.url, { forwardedFor: `19
 
 /** Pays for a call to `phone` and asks for it, as the page does; resolves with the request's id and page. */
 async function paidCall(phone: string, target: App = app, payer: Stripe = stripeApi) {
-  const visitorClient = client(target);
-  const created = await visitorClient.postJson("/api/create-payment-intent", {
-    amount: 5,
+  const paid = await payAndAskForCall({
+    url: target.url,
+    stripe: payer,
     phone,
+    forwardedFor: `198.51.100.${++visitor}`,
     language: "spanish",
-    voice: "female",
-    adult: true,
-    recordingAccepted: true,
   });
-  expect(created.status).toBe(200);
-  const { paymentIntentId, statusUrl } = (await created.json()) as { paymentIntentId: string; statusUrl: string };
-  await payer.paymentIntents.confirm(paymentIntentId, { payment_method: "pm_card_visa", return_url: `${target.url}/` });
-  expect((await visitorClient.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
-  const requestId = parseEmpathyToken(target.services, statusUrl.split("/").pop()!)!;
-  return { requestId, paymentIntentId, statusUrl, visitorClient };
+  const requestId = parseEmpathyToken(target.services, paid.token)!;
+  return { requestId, paymentIntentId: paid.paymentIntentId, statusUrl: paid.statusUrl, visitorClient: paid.client };
 }
 
 async function waitForStatus(target: App, requestId: number, status: string, timeoutMs = 30_000) {

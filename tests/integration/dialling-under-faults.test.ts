@@ -13,9 +13,9 @@ import { parseEmpathyToken } from "~/features/empathy/empathy.server";
 import { dialDeadline } from "~/calls/engine.server";
 import type { FakeTwilio } from "../fakes/twilio";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
-import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
 import { queueTestCall } from "../support/queue-call";
+import { payAndAskForCall } from "../support/paid-call";
 
 let stripeApi: Stripe;
 let twilio: FakeTwilio;
@@ -47,20 +47,8 @@ const nextNumber = () => `+1212555${String(numberSeq++).padStart(4, "0")}`;
 
 /** Pays for a call to `phone` and asks for it, as the page does. */
 async function paidCall(phone: string) {
-  const client = httpClient(app.url, { forwardedFor: `198.51.100.${++visitor}` });
-  const created = await client.postJson("/api/create-payment-intent", {
-    amount: 5,
-    phone,
-    language: "english",
-    voice: "female",
-    adult: true,
-    recordingAccepted: true,
-  });
-  expect(created.status).toBe(200);
-  const { paymentIntentId, statusUrl } = (await created.json()) as { paymentIntentId: string; statusUrl: string };
-  await stripeApi.paymentIntents.confirm(paymentIntentId, { payment_method: "pm_card_visa", return_url: `${app.url}/` });
-  expect((await client.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
-  return { requestId: parseEmpathyToken(app.services, statusUrl.split("/").pop()!)!, paymentIntentId };
+  const paid = await payAndAskForCall({ url: app.url, stripe: stripeApi, phone, forwardedFor: `198.51.100.${++visitor}` });
+  return { requestId: parseEmpathyToken(app.services, paid.token)!, paymentIntentId: paid.paymentIntentId };
 }
 
 const dialsTo = (number: string) =>

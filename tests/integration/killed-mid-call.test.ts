@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
-import { httpClient } from "../support/http-client";
 import { startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/wait";
+import { payAndAskForCall } from "../support/paid-call";
 
 let stripe: FakeStripe;
 let stripeApi: Stripe;
@@ -61,19 +61,7 @@ let visitor = 0;
 
 /** Pays for a call to `phone` and asks for it, as the page does. */
 async function paidCall(phone: string) {
-  const client = httpClient(server.url, { forwardedFor: `198.51.100.${++visitor}` });
-  const created = await client.postJson("/api/create-payment-intent", {
-    amount: 5,
-    phone,
-    language: "english",
-    voice: "female",
-    adult: true,
-    recordingAccepted: true,
-  });
-  expect(created.status).toBe(200);
-  const { paymentIntentId } = (await created.json()) as { paymentIntentId: string };
-  await stripeApi.paymentIntents.confirm(paymentIntentId, { payment_method: "pm_card_visa", return_url: `${server.url}/` });
-  expect((await client.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
+  await payAndAskForCall({ url: server.url, stripe: stripeApi, phone, forwardedFor: `198.51.100.${++visitor}` });
 }
 
 const callsTo = (phone: string) => [...twilio.calls.values()].filter((c) => c.params.To === phone);

@@ -13,8 +13,8 @@ import { startFakeRealtime, type FakeRealtime } from "../fakes/openai-realtime";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
-import { httpClient } from "../support/http-client";
 import { waitFor } from "../support/wait";
+import { payAndAskForCall } from "../support/paid-call";
 
 type App = Awaited<ReturnType<typeof startAppInProcess>>;
 let stripe: FakeStripe;
@@ -64,20 +64,14 @@ const nextNumber = () => `+1212555${String(numberSeq++).padStart(4, "0")}`;
 
 /** Pays for a call to `phone` and asks for it, as the page does. */
 async function paidCall(phone: string) {
-  const visitorClient = httpClient(app.url, { forwardedFor: `198.51.100.${++visitor}` });
-  const created = await visitorClient.postJson("/api/create-payment-intent", {
-    amount: 5,
+  const paid = await payAndAskForCall({
+    url: app.url,
+    stripe: stripeApi,
     phone,
+    forwardedFor: `198.51.100.${++visitor}`,
     language: "spanish",
-    voice: "female",
-    adult: true,
-    recordingAccepted: true,
   });
-  expect(created.status).toBe(200);
-  const { paymentIntentId, statusUrl } = (await created.json()) as { paymentIntentId: string; statusUrl: string };
-  await stripeApi.paymentIntents.confirm(paymentIntentId, { payment_method: "pm_card_visa", return_url: `${app.url}/` });
-  expect((await visitorClient.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
-  return { requestId: parseEmpathyToken(app.services, statusUrl.split("/").pop()!)!, paymentIntentId };
+  return { requestId: parseEmpathyToken(app.services, paid.token)!, paymentIntentId: paid.paymentIntentId };
 }
 
 const attemptsOf = (requestId: number) =>

@@ -12,9 +12,9 @@ import { bridgeLeases } from "~/voice/bridge-leases.server";
 import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
 import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
-import { httpClient } from "../support/http-client";
 import { freePort } from "../support/ports";
 import { waitFor } from "../support/wait";
+import { payAndAskForCall } from "../support/paid-call";
 
 let stripe: FakeStripe;
 let stripeApi: Stripe;
@@ -57,20 +57,12 @@ afterAll(async () => {
 describe("a paid call while no bridge is up", () => {
   it("waits in the queue, its page says why, and is placed once a bridge is back", async () => {
     const phone = "+12125558201";
-    const visitor = httpClient(app.url, { forwardedFor: "198.51.100.21" });
-    const created = await visitor.postJson("/api/create-payment-intent", {
-      amount: 5,
-      phone,
-      language: "english",
-      voice: "female",
-      adult: true,
-      recordingAccepted: true,
-    });
-    expect(created.status).toBe(200);
-    const { paymentIntentId, statusUrl } = (await created.json()) as { paymentIntentId: string; statusUrl: string };
-    await stripeApi.paymentIntents.confirm(paymentIntentId, { payment_method: "pm_card_visa", return_url: `${app.url}/` });
-    expect((await visitor.postJson("/api/empathy/start-call", { paymentIntentId })).status).toBe(200);
-    const requestId = parseEmpathyToken(app.services, statusUrl.split("/").pop()!)!;
+    const {
+      client: visitor,
+      statusUrl,
+      token,
+    } = await payAndAskForCall({ url: app.url, stripe: stripeApi, phone, forwardedFor: "198.51.100.21" });
+    const requestId = parseEmpathyToken(app.services, token)!;
     const callOf = async () => (await app.services.db.select().from(callsTable).where(eq(callsTable.empathyRequestId, requestId)))[0];
 
     // Its dialling job ran and put it in the queue (the event that rules the dial out): nothing rang.

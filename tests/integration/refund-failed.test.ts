@@ -9,10 +9,11 @@ import type { FakeStripe } from "../fakes/stripe";
 import type { FakeTwilio } from "../fakes/twilio";
 import { enrolledAdmin } from "../support/admin";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
-import { httpClient } from "../support/http-client";
+import { type httpClient } from "../support/http-client";
 import { exhaustRetries } from "../support/jobs";
 import { waitForMail } from "../support/outbox";
 import { waitFor } from "../support/wait";
+import { payAndAskForCall } from "../support/paid-call";
 
 let stripe: FakeStripe;
 let stripeApi: Stripe;
@@ -44,21 +45,14 @@ async function pageText(client: ReturnType<typeof httpClient>, url: string) {
 
 /** What a caller's browser does: the $5 PaymentIntent through the app, paid as Stripe.js would, then the call asked for. */
 async function paidCall(phone: string) {
-  const client = httpClient(app.url, { forwardedFor: "198.51.100.77" });
-  const response = await client.postJson("/api/create-payment-intent", {
-    amount: 5,
+  const paid = await payAndAskForCall({
+    url: app.url,
+    stripe: stripeApi,
     phone,
+    forwardedFor: "198.51.100.77",
     email: "caller@example.com",
-    language: "english",
-    voice: "female",
-    adult: true,
-    recordingAccepted: true,
   });
-  expect(response.status).toBe(200);
-  const body = (await response.json()) as { paymentIntentId: string; statusUrl: string };
-  await stripeApi.paymentIntents.confirm(body.paymentIntentId, { payment_method: "pm_card_visa", return_url: `${app.url}/` });
-  expect((await client.postJson("/api/empathy/start-call", { paymentIntentId: body.paymentIntentId })).status).toBe(200);
-  return { ...body, client };
+  return { paymentIntentId: paid.paymentIntentId, statusUrl: paid.statusUrl, client: paid.client };
 }
 
 describe("a refund Stripe keeps refusing", () => {
