@@ -11,6 +11,7 @@ import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startServer, type RunningServer } from "../support/server";
 import { waitFor } from "../support/wait";
 import { payAndAskForCall } from "../support/paid-call";
+import { realtimeEnv, stripeEnv, twilioEnv } from "../support/app-with-fakes";
 
 let stripe: FakeStripe;
 let stripeApi: Stripe;
@@ -22,16 +23,9 @@ beforeAll(async () => {
   [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
   server = await startServer(
     {
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-      STRIPE_WEBHOOK_SECRET: "whsec_test_killed_mid_call",
-      STRIPE_API_URL: stripe.url,
-      TWILIO_ACCOUNT_SID: twilio.accountSid,
-      TWILIO_AUTH_TOKEN: twilio.authToken,
-      TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-      TWILIO_API_URL: twilio.url,
-      OPENAI_API_KEY: realtime.apiKey,
-      OPENAI_BASE_URL: realtime.url,
+      ...stripeEnv(stripe, "whsec_test_killed_mid_call"),
+      ...twilioEnv(twilio),
+      ...realtimeEnv(realtime),
       TRUST_PROXY: "1",
       SEED_DEMO_DATA: "false",
       MAX_CONCURRENT_CALLS: "2",

@@ -15,6 +15,7 @@ import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { startAppInProcess } from "../support/app-in-process";
 import { waitFor } from "../support/wait";
 import { payAndAskForCall } from "../support/paid-call";
+import { realtimeEnv, stripeEnv, twilioEnv } from "../support/app-with-fakes";
 
 type App = Awaited<ReturnType<typeof startAppInProcess>>;
 let stripe: FakeStripe;
@@ -26,16 +27,9 @@ let app: App;
 beforeAll(async () => {
   [stripe, twilio, realtime] = await Promise.all([startFakeStripe(), startFakeTwilio(), startFakeRealtime({ audioSpeed: 10 })]);
   app = await startAppInProcess({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: "whsec_test_lost_callback",
-    STRIPE_API_URL: stripe.url,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-    TWILIO_API_URL: twilio.url,
-    OPENAI_API_KEY: realtime.apiKey,
-    OPENAI_BASE_URL: realtime.url,
+    ...stripeEnv(stripe, "whsec_test_lost_callback"),
+    ...twilioEnv(twilio),
+    ...realtimeEnv(realtime),
     TRUST_PROXY: "1",
     SEED_DEMO_DATA: "false",
     EMPATHY_RETRY_DELAY_SECONDS: "0",
