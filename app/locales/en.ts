@@ -16,7 +16,7 @@ const en = {
     languages: "Languages",
     faq: "FAQ",
     contact: "Contact",
-    login: "Login",
+    login: "Log in",
     getStarted: "Get started",
   },
   language: {

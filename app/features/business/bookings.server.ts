@@ -28,7 +28,7 @@ import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } fro
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatLocalDate, formatSeconds, formatWhen, zoneName } from "~/lib/when";
 import type { Owner } from "~/features/business/owner.server";
-import { isolate } from "~/features/business/bidi";
+import { isolatedText } from "~/ui/bidi";
 import { formatPhone } from "~/platform/phone.server";
 import { formatTimeOfDay, isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { parseDbId } from "~/lib/ids";
@@ -193,7 +193,7 @@ async function bookingMessage(owner: Owner, url: URL) {
   if (!done || !id || !["confirmed", "cancelled", "moved", "no_show"].includes(done)) return null;
   const found = await findBusinessBooking(owner.services.db, owner.business.id, id);
   if (!found) return null;
-  const name = isolate(found.booking.customerName);
+  const name = isolatedText(found.booking.customerName, owner.locale);
   // Nobody is told of a no-show: the owner's record only.
   if (done === "no_show") return owner.t("owner.booking.noShowDone", { name });
   const text = owner.t(`owner.bookings.done.${done as "confirmed"}`, { name });

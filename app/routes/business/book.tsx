@@ -77,7 +77,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   const zone = chosenZone ?? business.timeZone;
   // A page reached from another step (not the first one landed on) gives its heading the focus.
   const arrived = [...url.searchParams.keys()].some((key) => key !== "lng" && key !== "tz");
-  const title = (step: Step) => `${t(`book.stepTitles.${step}`)} – ${isolatedText(business.name)}`;
+  const title = (step: Step) => `${t(`book.stepTitles.${step}`)} – ${isolatedText(business.name, locale)}`;
   /** The business's wall time on a date, as an instant shown in the visitor's zone. */
   const shown = (date: string, time: string, style: "full" | "time") => {
     const instant = zonedTimeToUtc(date, parseTimeOfDay(time) ?? 0, business.timeZone);

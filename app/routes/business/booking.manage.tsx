@@ -75,7 +75,7 @@ export async function loader({ url, params, context }: Route.LoaderArgs) {
     };
   }
   return {
-    title: `${t("manage.title")} · ${isolatedText(business.name)}`,
+    title: `${t("manage.title")} · ${isolatedText(business.name, language)}`,
     locale: getLocale(context),
     business: {
       name: business.name,
