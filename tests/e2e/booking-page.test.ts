@@ -69,10 +69,12 @@ describe.each(variants)("booking an appointment, JavaScript $javaScript, languag
     await page.getByText(text.book.nameRequired).first().waitFor();
     await page.getByLabel(text.book.name).fill("Layla Hassan");
     // A number that is no phone number: only the server knows, and says so at the field, with
-    // JavaScript as without; the name's error is gone.
+    // JavaScript as without, in the same answer as a wrong e-mail's error; the name's error is gone.
     await page.getByLabel(text.book.phone).fill("12345");
+    await page.getByLabel(text.book.email).fill("name@");
     await page.getByRole("button", { name: text.book.review }).click();
     await page.locator("[data-error-summary]").getByText(text.book.phoneInvalid).waitFor();
+    await page.locator("[data-error-summary]").getByText(text.register.emailInvalid).waitFor();
     expect(await page.getByLabel(text.book.phone).getAttribute("aria-invalid")).toBe("true");
     expect(await page.getByLabel(text.book.phone).inputValue()).toBe("12345");
     expect(await page.getByText(text.book.nameRequired).count()).toBe(0);

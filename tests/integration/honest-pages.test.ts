@@ -144,6 +144,30 @@ describe("forms the server validates", () => {
   });
 });
 
+describe("every field's error in one answer", () => {
+  it("names a wrong e-mail and the phone \"12\" together on /subscribe and /get-started, not one per submit", async () => {
+    const subscribe = await httpClient(app.url).postForm(
+      "/subscribe?lng=en",
+      { fullName: "Nour Saleh", email: "nour@", phone: "12", callFrequency: "weekly" },
+      { tokenFrom: "/subscribe?lng=en" },
+    );
+    expect(subscribe.status).toBe(400);
+    const subscribeText = visibleText(await subscribe.text());
+    expect(subscribeText).toContain(en.subscribe.emailInvalid);
+    expect(subscribeText).toContain(en.dialling.invalid);
+
+    const register = await httpClient(app.url).postForm(
+      "/get-started?lng=en",
+      { name: "Nour's Studio", ownerName: "Nour Saleh", email: "nour@", phone: "12", industry: "service" },
+      { tokenFrom: "/get-started?lng=en" },
+    );
+    expect(register.status).toBe(400);
+    const registerText = visibleText(await register.text());
+    expect(registerText).toContain(en.register.emailInvalid);
+    expect(registerText).toContain(en.register.phoneInvalid);
+  });
+});
+
 describe("the e-mail verification link", () => {
   it("opens in the language the owner registered in, and a second time says the address is verified and offers sign-in", async () => {
     const client = httpClient(app.url);

@@ -238,9 +238,11 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
   if (form.get("intent") === "contact") {
     const submission = parseWithZod(form, { schema: contactSchema(t) });
-    if (submission.status !== "success") return data({ reply: submission.reply() }, { status: 400 });
-    const phone = normalizeCustomerPhone(submission.value.phone, business);
-    if (!phone.ok) return data({ reply: submission.reply({ fieldErrors: { phone: [t("book.phoneInvalid")] } }) }, { status: 400 });
+    // The number is read even when another field is wrong: every error comes in one answer.
+    const typedPhone = String(form.get("phone") ?? "").trim();
+    const phone = submission.error?.phone || !typedPhone ? null : normalizeCustomerPhone(typedPhone, business);
+    const phoneErrors = phone && !phone.ok ? { fieldErrors: { phone: [t("book.phoneInvalid")] } } : {};
+    if (submission.status !== "success" || !phone?.ok) return data({ reply: submission.reply(phoneErrors) }, { status: 400 });
     const draft: BookingDraft = {
       link,
       name: submission.value.name,
