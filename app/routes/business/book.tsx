@@ -240,7 +240,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     const submission = parseWithZod(form, { schema: contactSchema(t) });
     // The number is read even when another field is wrong: every error comes in one answer.
     const typedPhone = String(form.get("phone") ?? "").trim();
-    const phone = submission.error?.phone || !typedPhone ? null : normalizeCustomerPhone(typedPhone, business);
+    const phoneRefused = submission.status === "error" && Boolean(submission.error?.phone);
+    const phone = phoneRefused || !typedPhone ? null : normalizeCustomerPhone(typedPhone, business);
     const phoneErrors = phone && !phone.ok ? { fieldErrors: { phone: [t("book.phoneInvalid")] } } : {};
     if (submission.status !== "success" || !phone?.ok) return data({ reply: submission.reply(phoneErrors) }, { status: 400 });
     const draft: BookingDraft = {
