@@ -144,6 +144,22 @@ describe("forms the server validates", () => {
   });
 });
 
+describe("Back after booking", () => {
+  it("leads the browser that booked to its booking, while anyone else is told the time is taken", async () => {
+    const visitor = httpClient(app.url);
+    const booked = await bookThroughPage(visitor, "demo-salon", { serviceName: "Haircut", phone: "(212) 555-0163", email: "back-after@example.com" });
+    const slot = `/book/demo-salon?service=${booked.serviceId}&date=${booked.date}&time=${booked.time}&lng=en`;
+    // The confirm step and the details step, as Back reaches them: the booking made, not a refusal.
+    for (const path of [`${slot}&step=confirm`, slot]) {
+      const back = await visitor.get(path);
+      expect(back.status, path).toBe(302);
+      expect(back.headers.get("location"), path).toBe("/book/demo-salon?step=done");
+    }
+    const someoneElse = visibleText(await (await httpClient(app.url).get(slot)).text());
+    expect(someoneElse).toContain(en.book.timeUnavailable);
+  });
+});
+
 describe("every field's error in one answer", () => {
   it("names a wrong e-mail and the phone \"12\" together on /subscribe and /get-started, not one per submit", async () => {
     const subscribe = await httpClient(app.url).postForm(

@@ -166,6 +166,21 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   const time = url.searchParams.get("time") ?? "";
   const chosenSlot = slots.find((slot) => slot.time === time && slot.available);
   if (!chosenSlot) {
+    // Back from the done page lands on the time this browser has just booked: it is taken by
+    // that booking, not lost, so the visitor sees the booking made instead of a refusal.
+    if (time) {
+      const placed = await placedBooking(services, request, business);
+      const minute = parseTimeOfDay(time);
+      if (
+        placed &&
+        minute !== null &&
+        placed.booking.serviceId === service.id &&
+        placed.booking.status !== "cancelled" &&
+        placed.booking.startsAt.getTime() === zonedTimeToUtc(date, minute, business.timeZone)
+      ) {
+        throw redirect(stepUrl(business.bookingLink, { step: "done", tz: chosenZone ?? undefined }));
+      }
+    }
     const counts = availability.countsByDate();
     return {
       ...base,
