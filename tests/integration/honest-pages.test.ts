@@ -144,6 +144,15 @@ describe("forms the server validates", () => {
   });
 });
 
+describe("a server without payments", () => {
+  it("says so on the first step of /get-started and /subscribe, before anything is typed", async () => {
+    for (const path of ["/get-started?lng=de", "/subscribe?lng=de"]) {
+      const text = visibleText(await (await httpClient(app.url).get(path)).text());
+      expect(text, path).toContain(de.payment.notConfigured);
+    }
+  });
+});
+
 describe("Back after booking", () => {
   it("leads the browser that booked to its booking, while anyone else is told the time is taken", async () => {
     const visitor = httpClient(app.url);
@@ -205,12 +214,15 @@ describe("the e-mail verification link", () => {
     const fields = { token: link.searchParams.get("token")!, email: link.searchParams.get("email")! };
     const first = visibleText(await (await visitor.postForm(path, fields, { tokenFrom: path })).text());
     expect(first).toContain(de.verify.successTitle);
+    // No payment provider on this server: said beside "Complete payment", before it is followed.
+    expect(first).toContain(de.payment.notConfigured);
     const again = await httpClient(app.url).postForm(path, fields, { tokenFrom: path });
     expect(again.status).toBe(200);
     const html = await again.text();
     const text = visibleText(html);
     expect(text).toContain(de.verify.alreadyTitle);
     expect(text).toContain(de.verify.alreadyPaymentBody);
+    expect(text).toContain(de.payment.notConfigured);
     expect(text).not.toContain(de.verify.errorTitle);
     expect(text).not.toContain(de.verify.registerAgain);
     expect(html).toContain('href="/login"');
