@@ -700,6 +700,7 @@ const de = {
     name: "Ihr Name",
     phone: "Telefonnummer",
     phoneHint: "Der KI-Assistent ruft diese Nummer zur Bestätigung an.",
+    phoneHintNoCall: "Damit das Unternehmen Sie zu dieser Buchung erreichen kann.",
     email: "E-Mail (optional)",
     emailHint: "Für eine Bestätigung mit Kalenderdatei und einem Link zum Ändern oder Stornieren.",
     notes: "Hinweise für das Unternehmen (optional)",

@@ -686,6 +686,7 @@ const en = {
     name: "Your name",
     phone: "Phone number",
     phoneHint: "The AI assistant calls this number to confirm.",
+    phoneHintNoCall: "So the business can reach you about this booking.",
     email: "E-mail (optional)",
     emailHint: "For a confirmation with a calendar file and a link to change or cancel.",
     notes: "Notes for the business (optional)",

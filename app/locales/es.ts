@@ -695,6 +695,7 @@ const es = {
     name: "Tu nombre",
     phone: "Número de teléfono",
     phoneHint: "El asistente de IA llamará a este número para confirmar.",
+    phoneHintNoCall: "Para que el negocio pueda contactarte sobre esta reserva.",
     email: "Correo electrónico (opcional)",
     emailHint: "Para recibir una confirmación con un archivo de calendario y un enlace para cambiar o cancelar.",
     notes: "Notas para el negocio (opcional)",

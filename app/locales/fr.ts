@@ -700,6 +700,7 @@ const fr = {
     name: "Votre nom",
     phone: "Numéro de téléphone",
     phoneHint: "L’assistant IA appellera ce numéro pour confirmer.",
+    phoneHintNoCall: "Pour que l’entreprise puisse vous joindre au sujet de cette réservation.",
     email: "E-mail (facultatif)",
     emailHint: "Pour recevoir une confirmation avec un fichier de calendrier et un lien pour modifier ou annuler.",
     notes: "Remarques pour l’entreprise (facultatif)",

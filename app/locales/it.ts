@@ -695,6 +695,7 @@ const it = {
     name: "Il tuo nome",
     phone: "Numero di telefono",
     phoneHint: "L’assistente IA chiamerà questo numero per confermare.",
+    phoneHintNoCall: "Così l’attività può contattarti per questa prenotazione.",
     email: "E-mail (facoltativa)",
     emailHint: "Per ricevere una conferma con un file di calendario e un link per modificare o disdire.",
     notes: "Note per l’attività (facoltative)",

@@ -118,6 +118,9 @@ describe("the booking's promise about the confirmation call, on a server without
     const booked = await bookThroughPage(httpClient(app.url), "demo-salon", { serviceName: "Haircut", phone: "(212) 555-0162", email });
     const business = "Sakina Demo Salon";
     expect(callPromiseIn(booked.contactHtml)).toBe(fill(en.book.promiseNone, { business }));
+    // The phone field's hint does not promise the call the line below it rules out.
+    expect(visibleText(booked.contactHtml)).not.toContain(en.book.phoneHint);
+    expect(visibleText(booked.contactHtml)).toContain(en.book.phoneHintNoCall);
     expect(callPromiseIn(booked.confirmHtml)).toBe(fill(en.book.promiseNoneEmailed, { business }));
     expect(callPromiseIn(booked.doneHtml)).toBe(fill(en.book.promiseNoneEmailed, { business }));
     const mail = await waitForMail(app.dataDir, email, /Sakina Demo Salon/);

@@ -332,7 +332,7 @@ function ContactStep({ data, actionData }: { data: StepData<"contact">; actionDa
         autoComplete="tel"
         defaultValue={fields.phone.initialValue}
         errors={fields.phone.errors}
-        hint={t("book.phoneHint")}
+        hint={data.phoneHint}
       />
       <Field
         label={t("book.email")}

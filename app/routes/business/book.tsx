@@ -212,6 +212,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       callPromise: await callPromise(Boolean(draft.email)),
     };
   }
+  const promise = await confirmationPromise(services, business);
   return {
     ...base,
     title: title("contact"),
@@ -221,7 +222,9 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
     time,
     when: shown(date, time, "full"),
     draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null,
-    callPromise: await callPromise(false),
+    callPromise: describeConfirmationPromise(t, locale, business, promise, { emailed: false }),
+    // The phone's hint and the promise below it say the same: no call is promised when none will ring.
+    phoneHint: promise.kind === "no_call" ? t("book.phoneHintNoCall") : t("book.phoneHint"),
   };
 }
 
