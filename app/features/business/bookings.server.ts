@@ -21,7 +21,7 @@ import {
 import { bookingSetup, type Business } from "#models/businesses";
 import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
-import { BOOKING_WINDOW_DAYS, queueConfirmationCall } from "~/features/booking/index.server";
+import { queueConfirmationCall } from "~/features/booking/index.server";
 import { formatWhenWithZone as emailWhen } from "~/lib/when";
 import { confirmationPromise, describeConfirmationPromise, manageTokenSealer } from "~/features/booking/index.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/index";
@@ -224,7 +224,7 @@ export async function loadBookingPage(owner: Owner, bookingId: number | null, ur
         : [],
     };
   }
-  return { booking: view!, reschedule, message: await bookingMessage(owner, url) };
+  return { booking: view!, reschedule, windowDays: owner.business.bookingWindowDays, message: await bookingMessage(owner, url) };
 }
 
 /** The form's value for a start: its wall time in the business's zone, "HH:MM". */
@@ -245,7 +245,7 @@ async function ownerAvailability(services: AppServices, business: Business, book
       services.db,
       business.id,
       new Date(now - 86_400_000),
-      new Date(now + (BOOKING_WINDOW_DAYS + 1) * 86_400_000),
+      new Date(now + (business.bookingWindowDays + 1) * 86_400_000),
       booking.id,
     ),
   ]);
@@ -255,7 +255,7 @@ async function ownerAvailability(services: AppServices, business: Business, book
     daysOff: new Set(closures.map((d) => d.date)),
     serviceMinutes: Math.round((booking.endsAt.getTime() - booking.startsAt.getTime()) / 60_000),
     minimumNoticeMinutes: 0,
-    windowDays: BOOKING_WINDOW_DAYS,
+    windowDays: business.bookingWindowDays,
   };
   const free = computeSlots(rules, busy, now);
   return {

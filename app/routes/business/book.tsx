@@ -93,6 +93,8 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
     description: business.description,
     timeZone: business.timeZone,
     link: business.bookingLink,
+    /** How many days ahead the calendar reaches. */
+    windowDays: business.bookingWindowDays,
   };
   const base = {
     kind: "page" as const,
@@ -149,6 +151,9 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
 
   const availability = pageAvailability(business, service, inputs);
   const date = url.searchParams.get("date") ?? "";
+  // The first month the calendar shows (month navigation), when it is one of the window's.
+  const monthParam = url.searchParams.get("month");
+  const month = monthParam && /^\d{4}-\d{2}$/.test(monthParam) ? monthParam : null;
   const windowDates = availability.windowDates();
   if (!windowDates.includes(date)) {
     const counts = availability.countsByDate();
@@ -157,6 +162,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       title: title("date"),
       step: "date" as const,
       serviceId: service.id,
+      month,
       days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
       dateError: date ? t("book.dateUnavailable") : null,
     };
@@ -188,6 +194,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       step: "time" as const,
       serviceId: service.id,
       date,
+      month,
       day: formatLocalDate(date, locale, "day"),
       // The month beside the times on a wide screen.
       days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),

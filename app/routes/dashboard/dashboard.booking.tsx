@@ -65,7 +65,7 @@ export default function BookingPage({ loaderData, actionData }: Route.ComponentP
           </h2>
           <p className="mt-1 text-sm text-slate-700">{t("owner.reschedule.intro")}</p>
           {page.reschedule.dates.length === 0 ? (
-            <p className="mt-3 text-slate-700">{t("owner.reschedule.noTimes")}</p>
+            <p className="mt-3 text-slate-700">{t("owner.reschedule.noTimes", { days: page.windowDays })}</p>
           ) : (
             <Form method="get" action={`${here}#reschedule`} className="mt-3 flex flex-wrap items-end gap-3">
               <SelectField
