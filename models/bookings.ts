@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { newBookingReference, parseBookingReference } from "./booking-reference";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
@@ -600,4 +600,29 @@ export async function bookingsMissingConfirmationCall(db: Db, olderThanSeconds: 
       ),
     )
     .limit(500);
+}
+
+/**
+ * The bookings of a business that start in [from, to), soonest first, with their service's name:
+ * the owner's day and week views. Cancelled bookings are left out unless asked for.
+ */
+export async function listBookingsStartingBetween(
+  db: Db,
+  businessId: number,
+  range: { from: Date; to: Date },
+  options: { cancelled?: boolean } = {},
+) {
+  return db
+    .select({ booking: bookings, serviceName: businessServices.name })
+    .from(bookings)
+    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
+    .where(
+      and(
+        eq(bookings.businessId, businessId),
+        gte(bookings.startsAt, range.from),
+        lt(bookings.startsAt, range.to),
+        ...(options.cancelled ? [] : [ne(bookings.status, "cancelled")]),
+      ),
+    )
+    .orderBy(asc(bookings.startsAt), asc(bookings.id));
 }

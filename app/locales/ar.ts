@@ -853,6 +853,25 @@ const ar = {
   },
   // تطبيق صاحب النشاط التجاري (/dashboard وصفحاته).
   owner: {
+    schedule: {
+      dayTitle: "اليوم",
+      weekTitle: "الأسبوع",
+      weekOf: "من {{first}} إلى {{last}}",
+      navLabel: "طرق العرض والتواريخ",
+      list: "القائمة",
+      day: "يوم",
+      week: "أسبوع",
+      dayBefore: "اليوم السابق",
+      dayAfter: "اليوم التالي",
+      weekBefore: "الأسبوع السابق",
+      weekAfter: "الأسبوع التالي",
+      today: "اليوم",
+      todayMark: "اليوم",
+      reference: "المرجع",
+      noBookings: "لا توجد حجوزات في هذا اليوم.",
+      none: "لا حجوزات",
+      viewsLabel: "عرض اليوم والأسبوع",
+    },
     done: "تم",
     shell: {
       app: "تطبيق صاحب النشاط",

@@ -890,6 +890,25 @@ const fr = {
   },
   // L'application du gérant (/dashboard et ses pages).
   owner: {
+    schedule: {
+      dayTitle: "Jour",
+      weekTitle: "Semaine",
+      weekOf: "Du {{first}} au {{last}}",
+      navLabel: "Vues et dates",
+      list: "Liste",
+      day: "Jour",
+      week: "Semaine",
+      dayBefore: "Jour précédent",
+      dayAfter: "Jour suivant",
+      weekBefore: "Semaine précédente",
+      weekAfter: "Semaine suivante",
+      today: "Aujourd’hui",
+      todayMark: "aujourd’hui",
+      reference: "Référence",
+      noBookings: "Aucune réservation ce jour-là.",
+      none: "Aucune réservation",
+      viewsLabel: "Vues par jour et par semaine",
+    },
     done: "Fait",
     shell: {
       app: "Espace gérant",

@@ -883,6 +883,25 @@ const it = {
   },
   // L'app del titolare dell'attività (/dashboard e le sue pagine).
   owner: {
+    schedule: {
+      dayTitle: "Giorno",
+      weekTitle: "Settimana",
+      weekOf: "Dal {{first}} al {{last}}",
+      navLabel: "Viste e date",
+      list: "Elenco",
+      day: "Giorno",
+      week: "Settimana",
+      dayBefore: "Giorno precedente",
+      dayAfter: "Giorno successivo",
+      weekBefore: "Settimana precedente",
+      weekAfter: "Settimana successiva",
+      today: "Oggi",
+      todayMark: "oggi",
+      reference: "Riferimento",
+      noBookings: "Nessuna prenotazione in questo giorno.",
+      none: "Nessuna prenotazione",
+      viewsLabel: "Viste per giorno e per settimana",
+    },
     done: "Fatto",
     shell: {
       app: "App del titolare",
