@@ -400,10 +400,11 @@ export async function setBookingCallStateIf(db: Db, bookingId: number, callState
 /** Call states in which a confirmation call is still planned or under way. */
 export const CALL_STATES_IN_PROGRESS = ["queued", "scheduled", "calling", "retry_2", "retry_3"];
 
-export type OwnerBookingFilter = "upcoming" | "attention" | "past";
+export type OwnerBookingFilter = "upcoming" | "attention" | "cancelled" | "past";
 
 /**
- * The owner's list. Upcoming: not yet over, soonest first. Needs attention: not yet over and
+ * The owner's list. Upcoming: not yet over and not cancelled, soonest first. Cancelled: those
+ * not yet over that were cancelled, soonest first. Needs attention: not yet over and
  * waiting for the owner: the customer asked for another time or could not be reached, or the
  * booking is still unconfirmed with no call planned or under way (not called because the dialling
  * policy refused the number, calls not configured, a call that ended without an answer to the
@@ -434,12 +435,12 @@ export async function listOwnerBookings(
  */
 export async function countOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date()) {
   const attention = sql<number>`count(*) filter (where ${needsAttention})`.mapWith(Number);
-  if (filter === "past") {
+  if (filter === "past" || filter === "cancelled") {
     const [[past], [upcoming]] = await Promise.all([
       db
         .select({ count: count() })
         .from(bookings)
-        .where(ownerFilter(businessId, "past", now)),
+        .where(ownerFilter(businessId, filter, now)),
       db
         .select({ attention })
         .from(bookings)
@@ -471,7 +472,8 @@ function ownerFilter(businessId: number, filter: OwnerBookingFilter, now: Date) 
     // start at today instead of reading the business's whole history.
     gt(bookings.startsAt, new Date(now.getTime() - LONGEST_BOOKING_MS)),
   );
-  return and(eq(bookings.businessId, businessId), notOver, filter === "attention" ? needsAttention : undefined);
+  const status = filter === "cancelled" ? eq(bookings.status, "cancelled") : ne(bookings.status, "cancelled");
+  return and(eq(bookings.businessId, businessId), notOver, status, filter === "attention" ? needsAttention : undefined);
 }
 
 /** What a reminder scan needs: how long before a start it is sent, and the last moment it is still of use. */

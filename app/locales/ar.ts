@@ -892,9 +892,11 @@ const ar = {
       filter: {
         upcoming: "القادمة",
         attention: "تحتاج إلى متابعة",
+        cancelled: "الملغاة",
         past: "السابقة",
       },
       noneAttention: "لا شيء يحتاج إلى متابعتك.",
+      noneCancelled: "لم يُلغَ أي حجز قادم.",
       nonePast: "لا توجد حجوزات سابقة بعد.",
       phone: "الهاتف",
       email: "البريد الإلكتروني",

@@ -929,9 +929,11 @@ const de = {
       filter: {
         upcoming: "Anstehend",
         attention: "Zu erledigen",
+        cancelled: "Storniert",
         past: "Vergangen",
       },
       noneAttention: "Nichts zu erledigen.",
+      noneCancelled: "Keine anstehende Buchung wurde storniert.",
       nonePast: "Noch keine vergangenen Buchungen.",
       phone: "Telefon",
       email: "E-Mail",

@@ -909,9 +909,11 @@ const en = {
       filter: {
         upcoming: "Upcoming",
         attention: "Needs attention",
+        cancelled: "Cancelled",
         past: "Past",
       },
       noneAttention: "Nothing needs your attention.",
+      noneCancelled: "No upcoming booking was cancelled.",
       nonePast: "No past bookings yet.",
       phone: "Phone",
       email: "E-mail",

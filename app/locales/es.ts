@@ -922,9 +922,11 @@ const es = {
       filter: {
         upcoming: "Próximas",
         attention: "Requieren atención",
+        cancelled: "Canceladas",
         past: "Pasadas",
       },
       noneAttention: "Nada requiere tu atención.",
+      noneCancelled: "No se ha cancelado ninguna reserva próxima.",
       nonePast: "Aún no hay reservas pasadas.",
       phone: "Teléfono",
       email: "Correo electrónico",

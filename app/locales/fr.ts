@@ -930,9 +930,11 @@ const fr = {
       filter: {
         upcoming: "À venir",
         attention: "À traiter",
+        cancelled: "Annulées",
         past: "Passées",
       },
       noneAttention: "Rien à traiter.",
+      noneCancelled: "Aucune réservation à venir n’a été annulée.",
       nonePast: "Pas encore de réservations passées.",
       phone: "Téléphone",
       email: "E-mail",

@@ -923,9 +923,11 @@ const it = {
       filter: {
         upcoming: "In arrivo",
         attention: "Da gestire",
+        cancelled: "Annullate",
         past: "Passate",
       },
       noneAttention: "Niente da gestire.",
+      noneCancelled: "Nessuna prenotazione futura è stata annullata.",
       nonePast: "Ancora nessuna prenotazione passata.",
       phone: "Telefono",
       email: "E-mail",

@@ -58,6 +58,18 @@ beforeAll(async () => {
 });
 afterAll(() => app?.stop());
 
+describe("the owner's list", () => {
+  it("keeps cancelled bookings out of Upcoming, under a filter of their own", async () => {
+    const upcoming = text(await (await owner.get("/dashboard?lng=en")).text());
+    expect(upcoming).toContain("Morning Customer");
+    expect(upcoming).not.toContain("Cancelled Customer");
+    const cancelled = text(await (await owner.get("/dashboard?filter=cancelled&lng=en")).text());
+    expect(cancelled).toContain("Cancelled Customer");
+    expect(cancelled).not.toContain("Morning Customer");
+    expect(cancelled).toContain(en.owner.bookings.filter.cancelled);
+  });
+});
+
 describe("the owner's day and week views", () => {
   it("put each booking under its day in the business's zone, leave cancelled ones out, and page by week", async () => {
     const week = await owner.get(`/dashboard/schedule?view=week&date=${wednesday}&lng=en`);

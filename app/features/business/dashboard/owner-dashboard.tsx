@@ -32,6 +32,7 @@ export function OwnerDashboard({
   const empty = {
     upcoming: t("bookings.noneUpcoming"),
     attention: t("owner.bookings.noneAttention"),
+    cancelled: t("owner.bookings.noneCancelled"),
     past: t("owner.bookings.nonePast"),
   }[page.filter];
   return (
