@@ -111,7 +111,9 @@ describe.each([
     // The day and week views, reached from the bookings list: accessible, in the owner's frame.
     for (const view of ["day", "week"] as const) {
       await page.goto(`${server.url}/dashboard/schedule?view=${view}`);
-      await page.getByRole("heading", { level: 1, name: view === "day" ? t.owner.schedule.dayTitle : t.owner.schedule.weekTitle }).waitFor();
+      await page
+        .getByRole("heading", { level: 1, name: view === "day" ? t.owner.schedule.dayTitle : t.owner.schedule.weekTitle })
+        .waitFor();
       expect(describeViolations(await axeViolations(page, { javaScript })), page.url()).toBe("");
     }
 

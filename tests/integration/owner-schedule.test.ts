@@ -16,10 +16,15 @@ let zone: string;
 let wednesday: string;
 
 /** The words of a page without its markup. */
-const text = (html: string) => html.replace(/<(script|style)[\s\S]*?<\/\1>/g, " ").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+const text = (html: string) =>
+  html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/g, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ");
 
 /** The HTML of one day's section of the week view. */
-const daySection = (html: string, date: string) => new RegExp(`<section[^>]*aria-labelledby="day-${date}"[\\s\\S]*?</section>`).exec(html)?.[0] ?? "";
+const daySection = (html: string, date: string) =>
+  new RegExp(`<section[^>]*aria-labelledby="day-${date}"[\\s\\S]*?</section>`).exec(html)?.[0] ?? "";
 
 async function book(name: string, date: string, minute: number, status?: "cancelled") {
   const [business] = await app.services.db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));

@@ -48,7 +48,10 @@ export async function loadSchedule(owner: Owner, url: URL, now = Date.now()) {
     heading:
       view === "day"
         ? formatLocalDate(date, locale, "date")
-        : t("owner.schedule.weekOf", { first: formatLocalDate(dates[0]!, locale, "day"), last: formatLocalDate(dates.at(-1)!, locale, "day") }),
+        : t("owner.schedule.weekOf", {
+            first: formatLocalDate(dates[0]!, locale, "day"),
+            last: formatLocalDate(dates.at(-1)!, locale, "day"),
+          }),
     links: {
       before: href({ date: localDateOfDay(first - step) }),
       after: href({ date: localDateOfDay(first + step) }),

@@ -18,7 +18,10 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
   const schedule = await loadSchedule(owner, url);
   return {
     kind: "owner" as const,
-    title: ownerTitle(owner, `${owner.t(schedule.view === "day" ? "owner.schedule.dayTitle" : "owner.schedule.weekTitle")}: ${schedule.heading}`),
+    title: ownerTitle(
+      owner,
+      `${owner.t(schedule.view === "day" ? "owner.schedule.dayTitle" : "owner.schedule.weekTitle")}: ${schedule.heading}`,
+    ),
     shell: owner.shell,
     schedule,
   };
