@@ -80,7 +80,22 @@ export function CalDavPanel({ calendar, actionData }: { calendar: CalendarConnec
         <>
           <div id="caldav-status" className="mt-4 space-y-1 text-sm text-slate-800">
             <p>
-              {t("caldav.connected", { calendar: "\u2068" + calendar.calendarUrl + "\u2069", username: "\u2068" + calendar.username + "\u2069" })}
+              {/* The address and the name are left-to-right text in any page: each in a <bdi> of its own. */}
+              {t("caldav.connected", { calendar: "\u0001", username: "\u0002" })
+                .split(/([\u0001\u0002])/)
+                .map((part, i) =>
+                  part === "\u0001" ? (
+                    <bdi key={i} dir="ltr" className="break-all">
+                      {calendar.calendarUrl}
+                    </bdi>
+                  ) : part === "\u0002" ? (
+                    <bdi key={i} dir="ltr">
+                      {calendar.username}
+                    </bdi>
+                  ) : (
+                    part
+                  ),
+                )}
             </p>
             <p>{calendar.lastSync ? t("caldav.lastSync", { when: calendar.lastSync }) : t("caldav.neverSynced")}</p>
             {calendar.failure ? (
