@@ -79,9 +79,9 @@ export async function replaceCalendarBusy(db: Db, businessId: number, from: Date
     if (had.size === now.size && [...had].every((k) => now.has(k))) return false;
     await tx.delete(calendarBusy).where(window);
     if (intervals.length > 0) {
-      await tx.insert(calendarBusy).values(
-        intervals.map((interval) => ({ businessId, startsAt: new Date(interval.start), endsAt: new Date(interval.end) })),
-      );
+      await tx
+        .insert(calendarBusy)
+        .values(intervals.map((interval) => ({ businessId, startsAt: new Date(interval.start), endsAt: new Date(interval.end) })));
     }
     return true;
   });

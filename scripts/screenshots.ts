@@ -16,7 +16,7 @@ import { startAppInProcess } from "../tests/support/app-in-process";
 import { launchBrowser } from "../tests/support/browser";
 import { demoOwnerPassword } from "../tests/support/demo-owner";
 import { startServer } from "../tests/support/server";
-import { walkCalDavStates } from "../tests/support/caldav-states";
+import { bookDemoHaircut, walkCalDavStates } from "../tests/support/caldav-states";
 import { startRadicale } from "../tests/support/radicale";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -119,6 +119,7 @@ async function callQualityShots(browser: Browser, shots: string[]) {
 async function calDavShots(browser: Browser, wanted: (shot: string) => boolean) {
   const [app, radicale] = await Promise.all([startAppInProcess({ SEED_DEMO_DATA: "true" }), startRadicale()]);
   try {
+    await bookDemoHaircut(app.url);
     for (const language of languages) {
       for (const width of widths) {
         const names = ["error", "connected", "failing"].map((state) => `owner-caldav-${state}-${language}-${width}`);

@@ -275,7 +275,7 @@ const ar = {
     title: "تقويمك الخاص (CalDAV)",
     intro: "اربط التقويم الذي تستخدمه بالفعل (iCloud أو Fastmail أو Nextcloud أو أي خادم CalDAV). الأوقات التي تكون فيها مشغولًا هناك لا تُعرض للحجز، وكل حجز أو تغيير موعد أو إلغاء يُكتب فيه.",
     url: "عنوان الخادم أو التقويم",
-    urlHint: "مثلًا https://caldav.icloud.com/ أو https://caldav.fastmail.com/ أو عنوان https://…/remote.php/dav في Nextcloud الخاص بك",
+    urlHint: "مثلًا https://caldav.icloud.com أو https://caldav.fastmail.com أو عنوان https://…/remote.php/dav في Nextcloud الخاص بك",
     username: "اسم المستخدم",
     password: "كلمة المرور أو كلمة مرور التطبيق",
     passwordHint: "يحتاج iCloud وFastmail إلى كلمة مرور تطبيق تُنشأ في إعدادات الأمان في حسابك. تُحفظ مشفّرة.",

@@ -40,7 +40,9 @@ async function request(
       method,
       headers: {
         Authorization: `Basic ${auth}`,
-        ...(options.body !== undefined ? { "Content-Type": method === "PUT" ? "text/calendar; charset=utf-8" : "application/xml; charset=utf-8" } : {}),
+        ...(options.body !== undefined
+          ? { "Content-Type": method === "PUT" ? "text/calendar; charset=utf-8" : "application/xml; charset=utf-8" }
+          : {}),
         ...options.headers,
       },
       body: options.body,
@@ -71,7 +73,8 @@ function safeUrl(url: string) {
 
 // ---- XML, read loosely: any namespace prefix (d:, D:, none), as servers differ. ----
 
-const tag = (name: string) => new RegExp(`<(?:[A-Za-z][\\w.-]*:)?${name}\\b[^>]*?(?:/>|>([\\s\\S]*?)</(?:[A-Za-z][\\w.-]*:)?${name}>)`, "g");
+const tag = (name: string) =>
+  new RegExp(`<(?:[A-Za-z][\\w.-]*:)?${name}\\b[^>]*?(?:/>|>([\\s\\S]*?)</(?:[A-Za-z][\\w.-]*:)?${name}>)`, "g");
 
 function elements(xml: string, name: string) {
   return [...xml.matchAll(tag(name))].map((match) => match[1] ?? "");
@@ -120,7 +123,8 @@ async function propfind(account: CalDavAccount, url: string, depth: "0" | "1", p
   const body = `<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop>${props}</d:prop></d:propfind>`;
   const response = await request(account, "PROPFIND", url, { body, headers: { Depth: depth } });
   const text = await response.text();
-  if (response.status !== 207) throw new CalDavError("not_calendar", `PROPFIND ${safeUrl(url)}: ${response.status} ${response.statusText}`, response.status);
+  if (response.status !== 207)
+    throw new CalDavError("not_calendar", `PROPFIND ${safeUrl(url)}: ${response.status} ${response.statusText}`, response.status);
   return multistatus(text, response.url || url);
 }
 
@@ -191,7 +195,12 @@ export async function readBusy(
 </c:calendar-query>`;
   const response = await request(account, "REPORT", account.calendarUrl, { body, headers: { Depth: "1" }, timeoutMs: options.timeoutMs });
   const text = await response.text();
-  if (response.status !== 207) throw new CalDavError("not_calendar", `REPORT ${safeUrl(account.calendarUrl)}: ${response.status} ${response.statusText}`, response.status);
+  if (response.status !== 207)
+    throw new CalDavError(
+      "not_calendar",
+      `REPORT ${safeUrl(account.calendarUrl)}: ${response.status} ${response.statusText}`,
+      response.status,
+    );
   const busy: BusyInterval[] = [];
   for (const resource of multistatus(text, account.calendarUrl)) {
     const data = first(resource.props, "calendar-data");
@@ -204,7 +213,12 @@ export async function readBusy(
   return busy;
 }
 
-function eventBusy(event: VEvent, from: number, to: number, options: { skip: (uid: string) => boolean; dayStart: (date: string) => number }) {
+function eventBusy(
+  event: VEvent,
+  from: number,
+  to: number,
+  options: { skip: (uid: string) => boolean; dayStart: (date: string) => number },
+) {
   if (options.skip(String(event.uid ?? ""))) return [];
   const free = (item: { transparency?: string; status?: string }) => item.transparency === "TRANSPARENT" || item.status === "CANCELLED";
   const instances = event.rrule
@@ -221,7 +235,8 @@ function eventBusy(event: VEvent, from: number, to: number, options: { skip: (ui
     let end = instance.end.getTime();
     if (instance.start.dateOnly || event.datetype === "date") {
       // A whole day (or days) of the owner's own zone: node-ical gives local midnights of this process.
-      const day = (date: Date) => `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
+      const day = (date: Date) =>
+        `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
       start = options.dayStart(day(instance.start));
       const endDay = end > instance.start.getTime() ? day(instance.end) : day(new Date(instance.start.getTime() + 86_400_000));
       end = options.dayStart(endDay);
@@ -237,7 +252,8 @@ async function currentEtag(account: CalDavAccount, href: string) {
   const response = await request(account, "GET", href);
   await response.body?.cancel();
   if (response.status === 404 || response.status === 410) return null;
-  if (!response.ok) throw new CalDavError("unreachable", `GET ${safeUrl(href)}: ${response.status} ${response.statusText}`, response.status);
+  if (!response.ok)
+    throw new CalDavError("unreachable", `GET ${safeUrl(href)}: ${response.status} ${response.statusText}`, response.status);
   return response.headers.get("etag");
 }
 

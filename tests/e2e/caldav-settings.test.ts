@@ -4,7 +4,7 @@ import ar from "~/locales/ar";
 import en from "~/locales/en";
 import { startAppInProcess } from "../support/app-in-process";
 import { axeViolations, describeViolations, launchBrowser, newVisitor } from "../support/browser";
-import { walkCalDavStates } from "../support/caldav-states";
+import { bookDemoHaircut, walkCalDavStates } from "../support/caldav-states";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { startRadicale, type Radicale } from "../support/radicale";
 
@@ -22,27 +22,7 @@ beforeAll(async () => {
   [app, radicale, browser] = await Promise.all([startAppInProcess({ SEED_DEMO_DATA: "true" }), startRadicale(), launchBrowser()]);
   password = await demoOwnerPassword(app.url, app.dataDir);
   // A booking of the demo salon's, for the write that waits while the server is down.
-  const services = (await (await fetch(`${app.url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
-  const haircut = services.find((s) => s.name === "Haircut")!;
-  for (let day = 2; day < 30; day++) {
-    const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
-    const slots = (await (await fetch(`${app.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json()) as { time: string; available: boolean }[];
-    const slot = slots.find((s) => s.available);
-    if (!slot) continue;
-    const made = await fetch(`${app.url}/api/booking/create`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({
-        businessLink: "demo-salon",
-        serviceId: haircut.id,
-        appointmentDate: `${date}T${slot.time}`,
-        customerInfo: { name: "Nadia Panel", phone: "+12125553001", email: "panel@example.com" },
-        requestCall: false,
-      }),
-    });
-    expect(made.status).toBe(201);
-    break;
-  }
+  await bookDemoHaircut(app.url);
 });
 
 afterAll(async () => {

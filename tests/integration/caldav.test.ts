@@ -22,7 +22,18 @@ let business: { id: number; timeZone: string };
 let haircutId: number;
 
 const ics = (uid: string, lines: string[]) =>
-  ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//Phone calendar//EN", "BEGIN:VEVENT", `UID:${uid}`, "DTSTAMP:20261201T000000Z", ...lines, "END:VEVENT", "END:VCALENDAR", ""].join("\r\n");
+  [
+    "BEGIN:VCALENDAR",
+    "VERSION:2.0",
+    "PRODID:-//Test//Phone calendar//EN",
+    "BEGIN:VEVENT",
+    `UID:${uid}`,
+    "DTSTAMP:20261201T000000Z",
+    ...lines,
+    "END:VEVENT",
+    "END:VCALENDAR",
+    "",
+  ].join("\r\n");
 const utc = (ms: number) =>
   new Date(ms)
     .toISOString()
@@ -35,7 +46,10 @@ beforeAll(async () => {
   const [demo] = await app.services.db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
   business = { id: demo!.id, timeZone: demo!.timeZone };
   owner = httpClient(app.url);
-  const login = await owner.postJson("/api/auth/login", { email: "demo@sakina.app", password: await demoOwnerPassword(app.url, app.dataDir) });
+  const login = await owner.postJson("/api/auth/login", {
+    email: "demo@sakina.app",
+    password: await demoOwnerPassword(app.url, app.dataDir),
+  });
   expect(login.status).toBe(200);
   const services = (await (await fetch(`${app.url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
   haircutId = services.find((s) => s.name === "Haircut")!.id;
@@ -52,10 +66,12 @@ async function freeStarts(date: string) {
     time: string;
     available: boolean;
   }[];
-  return slots.filter((slot) => slot.available).map((slot) => {
-    const [h, m] = slot.time.split(":").map(Number);
-    return zonedTimeToUtc(date, h! * 60 + m!, business.timeZone);
-  });
+  return slots
+    .filter((slot) => slot.available)
+    .map((slot) => {
+      const [h, m] = slot.time.split(":").map(Number);
+      return zonedTimeToUtc(date, h! * 60 + m!, business.timeZone);
+    });
 }
 
 /** A date `from` days ahead or later with at least `count` free times. */
@@ -78,7 +94,13 @@ async function settingsPage() {
   return (await owner.get("/dashboard/settings")).text();
 }
 
-const textOf = (html: string) => html.replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/\s+/g, " ");
+const textOf = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&")
+    .replace(/\s+/g, " ");
 
 async function eventsOnServer() {
   const events = await radicale.events();
@@ -119,7 +141,12 @@ describe("the owner's CalDAV calendar", () => {
     expect(unreachable.status).toBe(400);
     expect(textOf(await unreachable.text())).toContain("The server at this address could not be reached.");
 
-    const empty = await owner.postForm("/dashboard/settings", { intent: "connect-calendar", calendarUrl: "caldav", calendarUsername: "", calendarPassword: "" });
+    const empty = await owner.postForm("/dashboard/settings", {
+      intent: "connect-calendar",
+      calendarUrl: "caldav",
+      calendarUsername: "",
+      calendarPassword: "",
+    });
     expect(empty.status).toBe(400);
     const emptyText = textOf(await empty.text());
     // Every field's error in one answer.
@@ -151,19 +178,31 @@ describe("the owner's CalDAV calendar", () => {
     expect(row).not.toContain(Buffer.from(`${radicale.user}:${radicale.password}`).toString("base64"));
     expect((rows[0] as { password_sealed: string }).password_sealed).toMatch(/^v1:/);
     // Nor does the job queue.
-    const { rows: jobs } = await app.services.database.executeSql(`SELECT data::text AS data FROM pgboss.job WHERE name LIKE 'calendar-%'`, []);
+    const { rows: jobs } = await app.services.database.executeSql(
+      `SELECT data::text AS data FROM pgboss.job WHERE name LIKE 'calendar-%'`,
+      [],
+    );
     expect(JSON.stringify(jobs)).not.toContain(radicale.password);
   });
 
   it("a busy event put on the calendar removes the overlapping slots within one sync, a weekly one every week", async () => {
     const { date, free } = await dayWithFreeTimes(3, 4);
     const busyStart = free[1]!;
-    await radicale.putEvent("dentist", ics("dentist-1@phone", [`DTSTART:${utc(busyStart)}`, `DTEND:${utc(busyStart + 45 * 60_000)}`, "SUMMARY:Dentist"]));
+    await radicale.putEvent(
+      "dentist",
+      ics("dentist-1@phone", [`DTSTART:${utc(busyStart)}`, `DTEND:${utc(busyStart + 45 * 60_000)}`, "SUMMARY:Dentist"]),
+    );
     // A free (transparent) event blocks nothing.
-    await radicale.putEvent("reminder", ics("reminder-1@phone", [`DTSTART:${utc(free[3]!)}`, `DTEND:${utc(free[3]! + 30 * 60_000)}`, "TRANSP:TRANSPARENT", "SUMMARY:Note"]));
+    await radicale.putEvent(
+      "reminder",
+      ics("reminder-1@phone", [`DTSTART:${utc(free[3]!)}`, `DTEND:${utc(free[3]! + 30 * 60_000)}`, "TRANSP:TRANSPARENT", "SUMMARY:Note"]),
+    );
     // A weekly event from a week before: blocks this day too, by its RRULE.
     const weeklyStart = free[0]! - 7 * 86_400_000;
-    await radicale.putEvent("gym", ics("gym-1@phone", [`DTSTART:${utc(weeklyStart)}`, "DURATION:PT30M", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Gym"]));
+    await radicale.putEvent(
+      "gym",
+      ics("gym-1@phone", [`DTSTART:${utc(weeklyStart)}`, "DURATION:PT30M", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Gym"]),
+    );
     expect(await freeStarts(date)).toContain(busyStart);
 
     await syncOnce();
@@ -181,28 +220,62 @@ describe("the owner's CalDAV calendar", () => {
   it("asks the calendar again at booking time: a time made busy since the last sync is not booked", async () => {
     const { date, free } = await dayWithFreeTimes(5, 2);
     const start = free[0]!;
-    await radicale.putEvent("late-addition", ics("late-1@phone", [`DTSTART:${utc(start)}`, `DTEND:${utc(start + 3_600_000)}`, "SUMMARY:Just added"]));
+    await radicale.putEvent(
+      "late-addition",
+      ics("late-1@phone", [`DTSTART:${utc(start)}`, `DTEND:${utc(start + 3_600_000)}`, "SUMMARY:Just added"]),
+    );
     const customer = httpClient(app.url);
-    const local = new Intl.DateTimeFormat("en-GB", { timeZone: business.timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(start);
+    const local = new Intl.DateTimeFormat("en-GB", {
+      timeZone: business.timeZone,
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).format(start);
     const url = `/book/demo-salon?service=${haircutId}&date=${date}&time=${local}&lng=en`;
-    const contact = await customer.postForm(url, { intent: "contact", service: String(haircutId), date, time: local, name: "Late Comer", phone: "+14155550142", email: "late@example.com" }, { tokenFrom: url });
+    const contact = await customer.postForm(
+      url,
+      {
+        intent: "contact",
+        service: String(haircutId),
+        date,
+        time: local,
+        name: "Late Comer",
+        phone: "+14155550142",
+        email: "late@example.com",
+      },
+      { tokenFrom: url },
+    );
     expect(contact.status).toBe(302);
     const confirmUrl = contact.headers.get("location")!;
     const confirmHtml = await (await customer.get(confirmUrl)).text();
     const idempotencyKey = /name="idempotencyKey" value="([^"]+)"/.exec(confirmHtml)?.[1] ?? "";
-    const confirmed = await customer.postForm(confirmUrl, { intent: "confirm", service: String(haircutId), date, time: local, idempotencyKey }, { tokenFrom: confirmUrl });
+    const confirmed = await customer.postForm(
+      confirmUrl,
+      { intent: "confirm", service: String(haircutId), date, time: local, idempotencyKey },
+      { tokenFrom: confirmUrl },
+    );
     const made = await app.services.db.select().from(bookings).where(eq(bookings.customerEmail, "late@example.com"));
     expect(made).toEqual([]);
     // The visitor is told the time was just taken and shown the times still free.
-    const answer = confirmed.status === 302 ? await (await customer.get(confirmed.headers.get("location")!)).text() : await confirmed.text();
+    const answer =
+      confirmed.status === 302 ? await (await customer.get(confirmed.headers.get("location")!)).text() : await confirmed.text();
     expect(textOf(answer)).toContain("That time was just taken.");
     // And the page now shows it busy, without waiting for the next sync.
     expect(await freeStarts(date)).not.toContain(start);
   });
 
   it("writes a booking to the calendar, then its move and its cancellation", async () => {
-    await bookThroughPage(httpClient(app.url), "demo-salon", { serviceName: "Haircut", phone: "+14155550143", email: "sync@example.com", name: "Sara Sync" });
-    const [booking] = await app.services.db.select().from(bookings).where(eq(bookings.customerEmail, "sync@example.com")).orderBy(desc(bookings.id));
+    await bookThroughPage(httpClient(app.url), "demo-salon", {
+      serviceName: "Haircut",
+      phone: "+14155550143",
+      email: "sync@example.com",
+      name: "Sara Sync",
+    });
+    const [booking] = await app.services.db
+      .select()
+      .from(bookings)
+      .where(eq(bookings.customerEmail, "sync@example.com"))
+      .orderBy(desc(bookings.id));
     await jobsIdle(app.services);
     const uid = `booking-${booking!.id}@sakina.app`;
     const written = (await eventsOnServer()).find((event) => event.uid === uid);
@@ -214,8 +287,18 @@ describe("the owner's CalDAV calendar", () => {
 
     const { date, free } = await dayWithFreeTimes(8, 3);
     const to = free[2]!;
-    const local = new Intl.DateTimeFormat("en-GB", { timeZone: business.timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(to);
-    const moved = await owner.postForm(`/dashboard/bookings/${booking!.id}`, { intent: "reschedule-booking", bookingId: String(booking!.id), date, time: local });
+    const local = new Intl.DateTimeFormat("en-GB", {
+      timeZone: business.timeZone,
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).format(to);
+    const moved = await owner.postForm(`/dashboard/bookings/${booking!.id}`, {
+      intent: "reschedule-booking",
+      bookingId: String(booking!.id),
+      date,
+      time: local,
+    });
     expect(moved.status).toBe(302);
     await jobsIdle(app.services);
     const afterMove = (await eventsOnServer()).filter((event) => event.uid === uid);
@@ -229,7 +312,12 @@ describe("the owner's CalDAV calendar", () => {
   });
 
   it("loses nothing while the calendar server is down, and the settings page says so", async () => {
-    await bookThroughPage(httpClient(app.url), "demo-salon", { serviceName: "Haircut", phone: "+14155550144", email: "outage@example.com", name: "Omar Outage" });
+    await bookThroughPage(httpClient(app.url), "demo-salon", {
+      serviceName: "Haircut",
+      phone: "+14155550144",
+      email: "outage@example.com",
+      name: "Omar Outage",
+    });
     const [booking] = await app.services.db.select().from(bookings).where(eq(bookings.customerEmail, "outage@example.com"));
     await jobsIdle(app.services);
     const uid = `booking-${booking!.id}@sakina.app`;
@@ -239,8 +327,18 @@ describe("the owner's CalDAV calendar", () => {
     // The owner moves the booking while the server is down: the write fails and waits for a retry.
     const { date, free } = await dayWithFreeTimes(10, 2);
     const to = free[1]!;
-    const local = new Intl.DateTimeFormat("en-GB", { timeZone: business.timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(to);
-    const moved = await owner.postForm(`/dashboard/bookings/${booking!.id}`, { intent: "reschedule-booking", bookingId: String(booking!.id), date, time: local });
+    const local = new Intl.DateTimeFormat("en-GB", {
+      timeZone: business.timeZone,
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).format(to);
+    const moved = await owner.postForm(`/dashboard/bookings/${booking!.id}`, {
+      intent: "reschedule-booking",
+      bookingId: String(booking!.id),
+      date,
+      time: local,
+    });
     expect(moved.status).toBe(302);
     await jobsIdle(app.services);
     const down = textOf(await settingsPage());
@@ -251,7 +349,10 @@ describe("the owner's CalDAV calendar", () => {
 
     // Back up: the retry writes the move (made due now rather than after its backoff).
     await radicale.start();
-    await app.services.database.executeSql(`UPDATE pgboss.job SET start_after = now() WHERE name = 'calendar-write' AND state = 'retry'`, []);
+    await app.services.database.executeSql(
+      `UPDATE pgboss.job SET start_after = now() WHERE name = 'calendar-write' AND state = 'retry'`,
+      [],
+    );
     await jobsIdle(app.services);
     const events = (await eventsOnServer()).filter((event) => event.uid === uid);
     expect(events).toHaveLength(1);

@@ -60,3 +60,32 @@ export async function walkCalDavStates(
   await page.locator("#caldav-status").waitFor({ state: "detached" });
   await app.services.database.executeSql(`DELETE FROM pgboss.job WHERE name LIKE 'calendar-%' AND state < 'completed'`, []);
 }
+
+/** A Haircut booking of the demo salon's on the first free day, through the booking API (for a write that can wait). */
+export async function bookDemoHaircut(url: string) {
+  const services = (await (await fetch(`${url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
+  const haircut = services.find((s) => s.name === "Haircut")!;
+  for (let day = 2; day < 30; day++) {
+    const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+    const slots = (await (await fetch(`${url}/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json()) as {
+      time: string;
+      available: boolean;
+    }[];
+    const slot = slots.find((s) => s.available);
+    if (!slot) continue;
+    const made = await fetch(`${url}/api/booking/create`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        businessLink: "demo-salon",
+        serviceId: haircut.id,
+        appointmentDate: `${date}T${slot.time}`,
+        customerInfo: { name: "Nadia Panel", phone: "+12125553001", email: "panel@example.com" },
+        requestCall: false,
+      }),
+    });
+    if (made.status !== 201) throw new Error(`booking answered ${made.status}`);
+    return;
+  }
+  throw new Error("no free Haircut time in 30 days");
+}

@@ -99,10 +99,16 @@ describe("work that must follow a commit", () => {
 
   it("writes every booking change to the owner's calendar through one function, in the change's transaction", () => {
     const SYNC = "app/features/booking/calendar-sync.server.ts";
-    expect(sends().filter((send) => send.kind === "calendarWriteJob").map((send) => send.file)).toEqual([SYNC]);
+    expect(
+      sends()
+        .filter((send) => send.kind === "calendarWriteJob")
+        .map((send) => send.file),
+    ).toEqual([SYNC]);
     expect(read(SYNC)).toMatch(/export async function queueCalendarWrite\(services: AppServices, tx: Db,/);
     // A new booking's follow-up (the page's and the agents' placeBooking) queues it with the call.
-    expect(read(BOOKING)).toMatch(/await queueConfirmationCall\(services, tx, booking, request\.origin\);\s*await queueCalendarWrite\(services, tx, booking\);/);
+    expect(read(BOOKING)).toMatch(
+      /await queueConfirmationCall\(services, tx, booking, request\.origin\);\s*await queueCalendarWrite\(services, tx, booking\);/,
+    );
     expect(bookingChangesWithoutCalendarWrite()).toEqual([]);
   });
 
@@ -120,7 +126,14 @@ describe("work that must follow a commit", () => {
 });
 
 /** The model functions that change a booking's time or state. */
-const BOOKING_CHANGES = ["cancelBooking", "rescheduleBooking", "cancelBusinessBooking", "moveBusinessBooking", "confirmBusinessBooking", "setBookingStatus"];
+const BOOKING_CHANGES = [
+  "cancelBooking",
+  "rescheduleBooking",
+  "cancelBusinessBooking",
+  "moveBusinessBooking",
+  "confirmBusinessBooking",
+  "setBookingStatus",
+];
 
 /**
  * Changes the owner's calendar does not need: the booking's event stays as it is (its time and

@@ -18,7 +18,15 @@ import {
 } from "#models/calendar-connections";
 import { announceBusinessChange } from "#models/analytics";
 import type { Db } from "#models/db";
-import { CalDavError, deleteEvent, discoverCalendar, putEvent, readBusy, type CalDavAccount, type CalDavProblem } from "~/providers/caldav.server";
+import {
+  CalDavError,
+  deleteEvent,
+  discoverCalendar,
+  putEvent,
+  readBusy,
+  type CalDavAccount,
+  type CalDavProblem,
+} from "~/providers/caldav.server";
 import { bookingEventUid } from "~/lib/calendar/ics";
 import { calendarObjectIcs } from "~/lib/calendar/ics-feed";
 import { zonedTimeToUtc } from "~/lib/zoned-time";
@@ -225,7 +233,11 @@ export const calendarSyncJob: AppJob<object> = {
   retryDelaySeconds: 30,
   async handle(_data, services) {
     for (const connection of await listCalendarConnections(services.db)) {
-      await services.jobs.enqueue(calendarReadJob, { businessId: connection.businessId }, { singletonKey: `calendar-read-${connection.businessId}` });
+      await services.jobs.enqueue(
+        calendarReadJob,
+        { businessId: connection.businessId },
+        { singletonKey: `calendar-read-${connection.businessId}` },
+      );
     }
   },
 };

@@ -306,7 +306,8 @@ async function connectCalendarFromForm(services: AppServices, t: TFunction, busi
   if (Object.keys(errors).length > 0) return { intent, ok: false, errors, reply };
   const connected = await connectCalendar(services, businessId, { url: calendarUrl, username: calendarUsername, password });
   if (connected.ok) return { intent, ok: true, done: "calendar-connected", section: "settings" };
-  if (connected.problem === "credentials") return { intent, ok: false, errors: { calendarPassword: [t("caldav.errorCredentials")] }, reply };
+  if (connected.problem === "credentials")
+    return { intent, ok: false, errors: { calendarPassword: [t("caldav.errorCredentials")] }, reply };
   if (connected.problem === "not_calendar") return { intent, ok: false, errors: { calendarUrl: [t("caldav.errorNotCalendar")] }, reply };
   return { intent, ok: false, errors: { calendarUrl: [t("caldav.errorUnreachable")] }, reply };
 }

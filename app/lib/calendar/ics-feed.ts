@@ -74,6 +74,13 @@ function eventLines(event: FeedEvent) {
  * a calendar server is not a scheduling message), the same event text as the feed's.
  */
 export function calendarObjectIcs(event: FeedEvent) {
-  const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Sakina//Owner calendar sync//EN", "CALSCALE:GREGORIAN", ...eventLines(event), "END:VCALENDAR"];
+  const lines = [
+    "BEGIN:VCALENDAR",
+    "VERSION:2.0",
+    "PRODID:-//Sakina//Owner calendar sync//EN",
+    "CALSCALE:GREGORIAN",
+    ...eventLines(event),
+    "END:VCALENDAR",
+  ];
   return lines.map(foldLine).join("\r\n") + "\r\n";
 }

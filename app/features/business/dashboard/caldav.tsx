@@ -5,6 +5,11 @@ import { Button } from "~/ui/form/button";
 import { Field } from "~/ui/form/field";
 import { errorsFor, submittedValue, type DashboardActionData } from "~/features/business/dashboard/types";
 
+/** Stand-ins for the address and the name in the translated sentence, replaced by <bdi> elements. */
+const CALENDAR_SLOT = "[[calendar]]";
+const USERNAME_SLOT = "[[username]]";
+const SLOTS = /(\[\[calendar\]\]|\[\[username\]\])/;
+
 export interface CalendarConnectionView {
   calendarUrl: string;
   username: string;
@@ -81,14 +86,14 @@ export function CalDavPanel({ calendar, actionData }: { calendar: CalendarConnec
           <div id="caldav-status" className="mt-4 space-y-1 text-sm text-slate-800">
             <p>
               {/* The address and the name are left-to-right text in any page: each in a <bdi> of its own. */}
-              {t("caldav.connected", { calendar: "\u0001", username: "\u0002" })
-                .split(/([\u0001\u0002])/)
+              {t("caldav.connected", { calendar: CALENDAR_SLOT, username: USERNAME_SLOT })
+                .split(SLOTS)
                 .map((part, i) =>
-                  part === "\u0001" ? (
+                  part === CALENDAR_SLOT ? (
                     <bdi key={i} dir="ltr" className="break-all">
                       {calendar.calendarUrl}
                     </bdi>
-                  ) : part === "\u0002" ? (
+                  ) : part === USERNAME_SLOT ? (
                     <bdi key={i} dir="ltr">
                       {calendar.username}
                     </bdi>
