@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, ne, no
 import { newBookingReference, parseBookingReference } from "./booking-reference";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
-import { bookings, businesses, businessServices, calls, type CallOrigin } from "./schema";
+import { bookings, businesses, businessServices, calendarBusy, calls, type CallOrigin } from "./schema";
 
 export type Booking = typeof bookings.$inferSelect;
 type BookingStatus = Booking["status"];
@@ -38,7 +38,15 @@ export async function listBusyIntervals(db: Db, businessId: number, from: Date, 
         exceptBookingId ? ne(bookings.id, exceptBookingId) : undefined,
       ),
     );
-  return (row?.busy ?? []).map(([start, end]) => ({ start: Number(start), end: Number(end) }));
+  // The owner's own calendar's busy times (read from CalDAV by the sync job) block slots as bookings do.
+  const [fromCalendar] = await db
+    .select({
+      busy: sql<[number | string, number | string][] | null>`json_agg(json_build_array(
+        (extract(epoch from ${calendarBusy.startsAt}) * 1000)::bigint, (extract(epoch from ${calendarBusy.endsAt}) * 1000)::bigint))`,
+    })
+    .from(calendarBusy)
+    .where(and(eq(calendarBusy.businessId, businessId), lt(calendarBusy.startsAt, to), gt(calendarBusy.endsAt, from)));
+  return [...(row?.busy ?? []), ...(fromCalendar?.busy ?? [])].map(([start, end]) => ({ start: Number(start), end: Number(end) }));
 }
 
 export interface NewBooking {

@@ -478,6 +478,55 @@ export const calendarFeeds = pgTable("calendar_feeds", {
     .default(sql`now()`),
 });
 
+/**
+ * The owner's own CalDAV calendar (issue 47): where it is, who signs in (the password sealed under
+ * the signing secret, purpose "caldav"), and how the last sync went, for the settings page.
+ */
+export const calendarConnections = pgTable("calendar_connections", {
+  businessId: integer("business_id")
+    .primaryKey()
+    .references(() => businesses.id, { onDelete: "cascade" }),
+  /** The calendar collection's URL, as found by the PROPFIND on connect. */
+  calendarUrl: text("calendar_url").notNull(),
+  username: text("username").notNull(),
+  passwordSealed: text("password_sealed").notNull(),
+  lastSyncAt: timestamp("last_sync_at", { withTimezone: true }),
+  lastErrorAt: timestamp("last_error_at", { withTimezone: true }),
+  lastError: text("last_error"),
+  createdAt: timestamp("created_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
+});
+
+/** Busy times read from the owner's calendar: they block slots as bookings do (replaced at every sync). */
+export const calendarBusy = pgTable(
+  "calendar_busy",
+  {
+    id: serial("id").primaryKey(),
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    startsAt: timestamp("starts_at", { withTimezone: true }).notNull(),
+    endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [index("calendar_busy_business_starts").on(table.businessId, table.startsAt)],
+);
+
+/** Where each booking's event lives on the owner's calendar, and its ETag there (If-Match on the next write). */
+export const calendarEvents = pgTable("calendar_events", {
+  bookingId: integer("booking_id")
+    .primaryKey()
+    .references(() => bookings.id, { onDelete: "cascade" }),
+  businessId: integer("business_id")
+    .notNull()
+    .references(() => businesses.id, { onDelete: "cascade" }),
+  href: text("href").notNull(),
+  etag: text("etag"),
+  updatedAt: timestamp("updated_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
+});
+
 export const empathyStatus = pgEnum("empathy_status", [
   "awaiting_payment",
   "calling",

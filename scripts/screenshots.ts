@@ -1,6 +1,6 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
 // and Arabic, the home page's crisis box for three countries, the owner's frame (/telephony signed
-// in) and the calendar feed and reminder panels of the owner's settings, then the booking flow step
+// in) and the calendar feed, reminder and CalDAV panels of the owner's settings, then the booking flow step
 // by step (service to done, the manage page, rescheduling and the cancel), and the owner's page of
 // one call with its quality timeline (a call with known figures), written to screenshots/
 // (ignored by git), so anyone can look before they ship.
@@ -16,6 +16,8 @@ import { startAppInProcess } from "../tests/support/app-in-process";
 import { launchBrowser } from "../tests/support/browser";
 import { demoOwnerPassword } from "../tests/support/demo-owner";
 import { startServer } from "../tests/support/server";
+import { bookDemoHaircut, walkCalDavStates } from "../tests/support/caldav-states";
+import { startRadicale } from "../tests/support/radicale";
 
 const root = path.resolve(import.meta.dirname, "..");
 const out = path.join(root, "screenshots");
@@ -107,6 +109,37 @@ async function callQualityShots(browser: Browser, shots: string[]) {
     }
   } finally {
     await app.stop();
+  }
+}
+
+/**
+ * The owner's CalDAV panel (issue 47) in its three states, against a Radicale server started here:
+ * a wrong password refused, connected and synced, and the server down with a write waiting.
+ */
+async function calDavShots(browser: Browser, wanted: (shot: string) => boolean) {
+  const [app, radicale] = await Promise.all([startAppInProcess({ SEED_DEMO_DATA: "true" }), startRadicale()]);
+  try {
+    await bookDemoHaircut(app.url);
+    for (const language of languages) {
+      for (const width of widths) {
+        const names = ["error", "connected", "failing"].map((state) => `owner-caldav-${state}-${language}-${width}`);
+        if (!names.some(wanted)) continue;
+        const context = await browser.newContext({ viewport: { width, height: 900 }, locale: language, bypassCSP: true });
+        const page = await context.newPage();
+        await signInDemoOwner(page, app.url, app.dataDir, language);
+        await walkCalDavStates(page, app, radicale, language, async (state) => {
+          const shot = `owner-caldav-${state}-${language}-${width}`;
+          if (!wanted(shot)) return;
+          const file = path.join(out, `${shot}.png`);
+          await page.locator("section[aria-labelledby=caldav-title]").screenshot({ path: file });
+          console.log(path.relative(root, file));
+        });
+        await context.close();
+      }
+    }
+  } finally {
+    await app.stop();
+    await radicale.close();
   }
 }
 
@@ -230,6 +263,7 @@ try {
       await context.close();
     }
   }
+  await calDavShots(browser, (shot) => shot.includes(only));
   const qualityShots = languages.flatMap((language) => widths.map((width) => `owner-call-quality-${language}-${width}`));
   if (qualityShots.some((shot) => shot.includes(only)))
     await callQualityShots(

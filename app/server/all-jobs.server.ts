@@ -2,6 +2,7 @@ import type { AppJob } from "~/platform/services.server";
 import { businessSubscriptionJob, ownerCredentialsJob, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
 import { bookingConfirmationCallJob } from "~/features/booking/booking.server";
 import { bookingRemindersJob } from "~/features/booking/reminders.server";
+import { calendarReadJob, calendarSyncJob, calendarWriteJob } from "~/features/booking/calendar-sync.server";
 import { bookingConfirmationSweepJob } from "~/features/booking/confirmation-sweep.server";
 import { callSweeperJob, placeCallJob } from "~/calls/engine.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
@@ -26,4 +27,7 @@ export const allJobs: AppJob<object>[] = [
   retentionJob,
   scheduledCallsJob,
   bookingRemindersJob,
+  calendarWriteJob,
+  calendarReadJob,
+  calendarSyncJob,
 ];

@@ -13,6 +13,7 @@ import { CALL_SWEEPER_CRON, callSweeperJob, startLeaseWatch } from "~/calls/engi
 import { SCHEDULED_CALLS_CRON, scheduledCallsJob } from "~/features/subscriptions/index.server";
 import { callPurposes } from "./call-purposes.server";
 import { REMINDERS_CRON, bookingRemindersJob } from "~/features/booking/reminders.server";
+import { CALENDAR_SYNC_CRON, calendarSyncJob } from "~/features/booking/calendar-sync.server";
 import { BOOKING_CONFIRMATION_SWEEP_CRON, bookingConfirmationSweepJob } from "~/features/booking/confirmation-sweep.server";
 import { seedDemoData } from "~/features/business/demo-seed.server";
 import { createBilling } from "~/providers/billing.server";
@@ -94,6 +95,8 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     await jobs.schedule(scheduledCallsJob, SCHEDULED_CALLS_CRON);
     // Customers' appointment reminders.
     await jobs.schedule(bookingRemindersJob, REMINDERS_CRON);
+    // The owners' own calendars (CalDAV): their busy times read again.
+    await jobs.schedule(calendarSyncJob, CALENDAR_SYNC_CRON);
   }
   return {
     ...services,

@@ -21,6 +21,7 @@ const FOLLOW_A_COMMIT = [
   "empathyRefundJob",
   "ownerCredentialsJob",
   "businessSubscriptionJob",
+  "calendarWriteJob",
 ];
 
 function sources(dir: string): string[] {
@@ -96,6 +97,26 @@ describe("work that must follow a commit", () => {
     expect(sends().filter((send) => send.kind === "placeCallJob" && ![GATE, ENGINE].includes(send.file))).toEqual([]);
   });
 
+  it("writes every booking change to the owner's calendar through one function, in the change's transaction", () => {
+    const SYNC = "app/features/booking/calendar-sync.server.ts";
+    expect(
+      sends()
+        .filter((send) => send.kind === "calendarWriteJob")
+        .map((send) => send.file),
+    ).toEqual([SYNC]);
+    expect(read(SYNC)).toMatch(/export async function queueCalendarWrite\(services: AppServices, tx: Db,/);
+    // A new booking's follow-up (the page's and the agents' placeBooking) queues it with the call.
+    expect(read(BOOKING)).toMatch(
+      /await queueConfirmationCall\(services, tx, booking, request\.origin\);\s*await queueCalendarWrite\(services, tx, booking\);/,
+    );
+    expect(bookingChangesWithoutCalendarWrite()).toEqual([]);
+  });
+
+  it("finds a booking change that does not write the calendar", () => {
+    const text = "const row = await cancelBooking(tx, booking.id);\nif (row) await announceBusinessChange(services.db, id);";
+    expect(changesWithoutWrite("x.ts", text)).toEqual(["x.ts:1: cancelBooking"]);
+  });
+
   it("finds a send outside a transaction", () => {
     const text = "await services.jobs.enqueue(placeCallJob, { callId }, { startAfter: when });";
     const [kind, , options = ""] = splitArguments(callArguments(text, text.indexOf("(")));
@@ -103,3 +124,39 @@ describe("work that must follow a commit", () => {
     expect(options).not.toMatch(/\btx\b/);
   });
 });
+
+/** The model functions that change a booking's time or state. */
+const BOOKING_CHANGES = [
+  "cancelBooking",
+  "rescheduleBooking",
+  "cancelBusinessBooking",
+  "moveBusinessBooking",
+  "confirmBusinessBooking",
+  "setBookingStatus",
+];
+
+/**
+ * Changes the owner's calendar does not need: the booking's event stays as it is (its time and
+ * its busy block do not change). A no-show is marked after the appointment; "unreachable" keeps
+ * the event tentative, as pending was.
+ */
+const CALENDAR_NEEDS_NOTHING = [/setBookingStatus\(services\.db, booking\.id, "unreachable", "unreachable"\)/];
+
+/** Each call of a booking change, in `text`, not followed by queueCalendarWrite within its transaction (the next few lines). */
+function changesWithoutWrite(file: string, text: string) {
+  const found: string[] = [];
+  for (const match of text.matchAll(new RegExp(`\\b(${BOOKING_CHANGES.join("|")})\\(`, "g"))) {
+    const before = text.slice(Math.max(0, match.index - 40), match.index);
+    if (/(function|import[^;]*|\{[^}]*)\s*$/.test(before) && !/await\s*$/.test(before)) continue;
+    const call = text.slice(match.index, match.index + 300);
+    if (CALENDAR_NEEDS_NOTHING.some((allowed) => allowed.test(call))) continue;
+    const after = text.slice(match.index, match.index + 500);
+    if (/queueCalendarWrite\(services, tx,/.test(after)) continue;
+    found.push(`${file}:${text.slice(0, match.index).split("\n").length}: ${match[1]}`);
+  }
+  return found;
+}
+
+function bookingChangesWithoutCalendarWrite() {
+  return sources("app").flatMap((file) => changesWithoutWrite(file, read(file)));
+}

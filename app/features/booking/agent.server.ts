@@ -18,6 +18,7 @@ import {
 } from "~/voice/agents.server";
 import { callTexts } from "~/voice/call-texts.server";
 import { redact } from "~/voice/crisis.server";
+import { queueCalendarWrite } from "./calendar-sync.server";
 import { dataSection } from "~/voice/data-section";
 
 /** Confirms a booking on the business's behalf; also the free demo of the same agent. */
@@ -115,7 +116,11 @@ function bookingTools(
   { recordOnBooking }: { recordOnBooking: boolean },
 ): AgentTool[] {
   const record = async (outcome: string, status: Parameters<typeof setBookingStatus>[2]) => {
-    await setBookingStatus(services.db, booking.id, status, recordOnBooking ? outcome : undefined);
+    // The new state and its write to the owner's calendar commit together.
+    await services.db.transaction(async (tx) => {
+      const changed = await setBookingStatus(tx, booking.id, status, recordOnBooking ? outcome : undefined);
+      if (changed) await queueCalendarWrite(services, tx, changed);
+    });
     await setCallOutcome(services.db, call.id, outcome);
     await announceBusinessChange(services.db, business.id);
   };

@@ -42,6 +42,7 @@ import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/
 import type { Db } from "#models/db";
 import { batchedCalls } from "~/lib/sharing/coalesce";
 import { perKey } from "~/lib/sharing/per-key";
+import { calendarBusyAt, queueCalendarWrite } from "./calendar-sync.server";
 
 /** The public side of a business: only active businesses have a booking page. */
 export async function bookableBusiness(services: AppServices, bookingLink: string) {
@@ -399,6 +400,8 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
   // A start the day's list (the availability API's) does not offer was never a slot; one offered
   // but taken a moment ago goes on to the transaction, which answers "taken".
   if (!availability.day(localDate).some((slot) => slot.start === request.start)) return { kind: "not_a_slot" as const };
+  // The owner's own calendar asked again about this very time: an event added since its last sync.
+  if (await calendarBusyAt(services, request.business.id, request.business.timeZone, request.start, endsAt.getTime())) return { kind: "taken" as const };
   // Read before the booking's transaction, which holds the embedded database's one connection.
   const announcement = await prepareAnnouncement(services, request);
   return createBooking(services.db, {
@@ -478,6 +481,7 @@ async function announceBooking(
     );
   }
   await queueConfirmationCall(services, tx, booking, request.origin);
+  await queueCalendarWrite(services, tx, booking);
 }
 
 /**

@@ -16,3 +16,14 @@ export {
 export { confirmationPromise, describeConfirmationPromise } from "./confirmation-promise.server";
 export { manageTokenSealer } from "./manage-link.server";
 export { bookingRemindersJob, REMINDER_CALL_HOURS, reminderCallPurpose, REMINDERS_CRON } from "./reminders.server";
+export {
+  calendarConnectionStatus,
+  calendarReadJob,
+  calendarSyncJob,
+  calendarWriteJob,
+  CALENDAR_SYNC_CRON,
+  connectCalendar,
+  disconnectCalendar,
+  queueCalendarWrite,
+  syncCalendar,
+} from "./calendar-sync.server";

@@ -21,7 +21,7 @@ import {
 import { bookingSetup, type Business } from "#models/businesses";
 import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
-import { queueConfirmationCall } from "~/features/booking/index.server";
+import { queueCalendarWrite, queueConfirmationCall } from "~/features/booking/index.server";
 import { formatWhenWithZone as emailWhen } from "~/lib/when";
 import { confirmationPromise, describeConfirmationPromise, manageTokenSealer } from "~/features/booking/index.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/index";
@@ -289,7 +289,11 @@ export async function handleBookingAction(owner: Owner, form: FormData): Promise
   if (!found) throw data(null, { status: 404 });
   const { booking, serviceName } = found;
   if (intent === "confirm-booking") {
-    const confirmed = await confirmBusinessBooking(services.db, business.id, booking.id);
+    const confirmed = await services.db.transaction(async (tx) => {
+      const row = await confirmBusinessBooking(tx, business.id, booking.id);
+      if (row) await queueCalendarWrite(services, tx, row);
+      return row;
+    });
     if (confirmed) {
       await announceBusinessChange(services.db, business.id);
       await settleCalls(services, booking.id, { keepReminder: true });
@@ -300,7 +304,11 @@ export async function handleBookingAction(owner: Owner, form: FormData): Promise
     return { ok: true, bookingId: booking.id, done: "confirmed" };
   }
   if (intent === "cancel-booking") {
-    const cancelled = await cancelBusinessBooking(services.db, business.id, booking.id);
+    const cancelled = await services.db.transaction(async (tx) => {
+      const row = await cancelBusinessBooking(tx, business.id, booking.id);
+      if (row) await queueCalendarWrite(services, tx, row);
+      return row;
+    });
     if (cancelled) {
       await announceBusinessChange(services.db, business.id);
       await settleCalls(services, booking.id);
@@ -335,6 +343,7 @@ async function reschedule(owner: Owner, booking: Booking, serviceName: string, f
     if (result.kind !== "moved") return result;
     await cancelQueuedBookingCalls(tx, booking.id);
     await queueConfirmationCall(services, tx, result.booking, services.publicOrigin());
+    await queueCalendarWrite(services, tx, result.booking);
     return result;
   });
   if (moved.kind === "taken") return { ok: false, intent, errors: { time: [t("owner.reschedule.taken")] } };

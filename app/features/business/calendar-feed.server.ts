@@ -61,7 +61,7 @@ export async function rotateCalendarFeed(services: AppServices, businessId: numb
   return feedLinks(services, fresh.token);
 }
 
-const eventStatus: Record<FeedBooking["status"], FeedEvent["status"]> = {
+export const eventStatus: Record<FeedBooking["status"], FeedEvent["status"]> = {
   pending: "TENTATIVE",
   reschedule_requested: "TENTATIVE",
   unreachable: "TENTATIVE",

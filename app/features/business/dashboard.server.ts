@@ -20,7 +20,8 @@ import { dbId, parseDbId } from "~/lib/ids";
 import { calendarFeedLinks, rotateCalendarFeed } from "~/features/business/calendar-feed.server";
 import { isCalendarDate } from "~/lib/validation";
 import { callsUnavailable } from "~/calls/readiness.server";
-import { REMINDER_CALL_HOURS } from "~/features/booking/index.server";
+import { calendarConnectionStatus, connectCalendar, disconnectCalendar, REMINDER_CALL_HOURS } from "~/features/booking/index.server";
+import { formatWhenWithZone } from "~/lib/when";
 
 export function serviceSchema(t: TFunction) {
   return z.object({
@@ -161,6 +162,8 @@ const doneMessages = {
   "settings-saved": "settings.saved",
   "reminders-saved": "settings.remindersSaved",
   "calendar-feed-rotated": "calendarFeed.rotated",
+  "calendar-connected": "caldav.savedConnected",
+  "calendar-disconnected": "caldav.savedDisconnected",
 } as const;
 type Done = keyof typeof doneMessages;
 
@@ -181,6 +184,8 @@ export const sectionIntents: Record<string, OwnerSection> = {
   "save-settings": "settings",
   "save-reminders": "settings",
   "rotate-calendar-feed": "settings",
+  "connect-calendar": "settings",
+  "disconnect-calendar": "settings",
 };
 
 /** The page to show after a saved change, with its confirmation. */
@@ -268,9 +273,66 @@ export async function handleDashboardAction(
       await rotateCalendarFeed(services, businessId);
       return { intent, ok: true, done: "calendar-feed-rotated", section: "settings" };
     }
+    case "connect-calendar":
+      return connectCalendarFromForm(services, t, businessId, form);
+    case "disconnect-calendar": {
+      await disconnectCalendar(services, businessId);
+      return { intent, ok: true, done: "calendar-disconnected", section: "settings" };
+    }
     default:
       return { intent, ok: false, errors: { _: [t("common.genericError")] } };
   }
+}
+
+/**
+ * The owner's CalDAV calendar, connected once a PROPFIND found it with these credentials; each
+ * refusal is told beside its field (the password is never sent back to the page).
+ */
+async function connectCalendarFromForm(services: AppServices, t: TFunction, businessId: number, form: FormData): Promise<DashboardResult> {
+  const intent = "connect-calendar";
+  const calendarUrl = String(form.get("calendarUrl") ?? "").trim();
+  const calendarUsername = String(form.get("calendarUsername") ?? "").trim();
+  const password = String(form.get("calendarPassword") ?? "");
+  const reply = { initialValue: { calendarUrl, calendarUsername } };
+  const errors: Record<string, string[]> = {};
+  let parsed: URL | null = null;
+  try {
+    parsed = calendarUrl.length <= 500 ? new URL(calendarUrl) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || (parsed.protocol !== "https:" && parsed.protocol !== "http:") || parsed.username || parsed.password) {
+    errors.calendarUrl = [t("caldav.urlInvalid")];
+  }
+  if (!calendarUsername || calendarUsername.length > 200) errors.calendarUsername = [t("caldav.usernameRequired")];
+  if (!password || password.length > 500) errors.calendarPassword = [t("caldav.passwordRequired")];
+  if (Object.keys(errors).length > 0) return { intent, ok: false, errors, reply };
+  const connected = await connectCalendar(services, businessId, { url: calendarUrl, username: calendarUsername, password });
+  if (connected.ok) return { intent, ok: true, done: "calendar-connected", section: "settings" };
+  if (connected.problem === "credentials")
+    return { intent, ok: false, errors: { calendarPassword: [t("caldav.errorCredentials")] }, reply };
+  if (connected.problem === "not_calendar") return { intent, ok: false, errors: { calendarUrl: [t("caldav.errorNotCalendar")] }, reply };
+  return { intent, ok: false, errors: { calendarUrl: [t("caldav.errorUnreachable")] }, reply };
+}
+
+/** What the settings page says of the owner's CalDAV calendar: where, as whom, the last sync and the last failure. */
+async function calendarPanel(owner: Owner) {
+  const status = await calendarConnectionStatus(owner.services, owner.business.id);
+  if (!status) return null;
+  const when = (at: Date) => formatWhenWithZone(at, owner.business.timeZone, owner.locale);
+  const problems = {
+    credentials: "caldav.problemCredentials",
+    not_calendar: "caldav.problemNotCalendar",
+    unreachable: "caldav.problemUnreachable",
+    sealed: "caldav.problemSealed",
+  } as const;
+  return {
+    calendarUrl: status.calendarUrl,
+    username: status.username,
+    lastSync: status.lastSyncAt ? when(status.lastSyncAt) : null,
+    failure: status.lastErrorAt && status.problem ? { when: when(status.lastErrorAt), problem: owner.t(problems[status.problem]) } : null,
+    waitingWrites: status.waitingWrites,
+  };
 }
 
 /**
@@ -348,6 +410,7 @@ export async function loadSettingsPage(owner: Owner, url: URL) {
   return {
     message: await doneMessage(owner.services, owner.t, business.id, url),
     calendarFeed: await calendarFeedLinks(owner.services, business.id),
+    calendar: await calendarPanel(owner),
     business: {
       name: business.name,
       ownerName: business.ownerName,

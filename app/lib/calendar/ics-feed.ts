@@ -44,24 +44,43 @@ export function calendarFeedIcs(input: { name: string; description: string; even
     `REFRESH-INTERVAL;VALUE=DURATION:${REFRESH}`,
     `X-PUBLISHED-TTL:${REFRESH}`,
   ];
-  for (const event of input.events) {
-    lines.push(
-      "BEGIN:VEVENT",
-      `UID:${escapeText(event.uid)}`,
-      `SEQUENCE:${event.sequence}`,
-      `DTSTAMP:${utc(event.lastModified)}`,
-      `CREATED:${utc(event.created)}`,
-      `LAST-MODIFIED:${utc(event.lastModified)}`,
-      `DTSTART:${utc(event.start)}`,
-      `DTEND:${utc(event.end)}`,
-      `STATUS:${event.status}`,
-      `SUMMARY:${escapeText(event.summary)}`,
-      `DESCRIPTION:${escapeText(event.description)}`,
-      // A URI value, not TEXT: built by the server from the public origin and an id, never from input.
-      ...(event.url ? [`URL:${event.url}`] : []),
-      "END:VEVENT",
-    );
-  }
+  for (const event of input.events) lines.push(...eventLines(event));
   lines.push("END:VCALENDAR");
+  return lines.map(foldLine).join("\r\n") + "\r\n";
+}
+
+/** One VEVENT's lines, unfolded. */
+function eventLines(event: FeedEvent) {
+  return [
+    "BEGIN:VEVENT",
+    `UID:${escapeText(event.uid)}`,
+    `SEQUENCE:${event.sequence}`,
+    `DTSTAMP:${utc(event.lastModified)}`,
+    `CREATED:${utc(event.created)}`,
+    `LAST-MODIFIED:${utc(event.lastModified)}`,
+    `DTSTART:${utc(event.start)}`,
+    `DTEND:${utc(event.end)}`,
+    `STATUS:${event.status}`,
+    `SUMMARY:${escapeText(event.summary)}`,
+    `DESCRIPTION:${escapeText(event.description)}`,
+    // A URI value, not TEXT: built by the server from the public origin and an id, never from input.
+    ...(event.url ? [`URL:${event.url}`] : []),
+    "END:VEVENT",
+  ];
+}
+
+/**
+ * One event as a CalDAV calendar object resource (RFC 4791 4.1): one UID, no METHOD (a resource on
+ * a calendar server is not a scheduling message), the same event text as the feed's.
+ */
+export function calendarObjectIcs(event: FeedEvent) {
+  const lines = [
+    "BEGIN:VCALENDAR",
+    "VERSION:2.0",
+    "PRODID:-//Sakina//Owner calendar sync//EN",
+    "CALSCALE:GREGORIAN",
+    ...eventLines(event),
+    "END:VCALENDAR",
+  ];
   return lines.map(foldLine).join("\r\n") + "\r\n";
 }

@@ -12,6 +12,7 @@ import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { parseTimeOfDay } from "~/lib/time";
 import { availabilityFor, queueConfirmationCall } from "~/features/booking/booking.server";
+import { queueCalendarWrite } from "~/features/booking/index.server";
 import { formatLocalDate, formatWhen as formatInstant, formatWhenWithZone, zoneName } from "~/lib/when";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { servicesContext } from "~/platform/context";
@@ -110,7 +111,12 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const form = await request.formData();
   const here = `/booking/${params.token}`;
   if (form.get("intent") === "cancel") {
-    if (await cancelBooking(services.db, booking.id)) await announceBusinessChange(services.db, business.id);
+    const cancelled = await services.db.transaction(async (tx) => {
+      const row = await cancelBooking(tx, booking.id);
+      if (row) await queueCalendarWrite(services, tx, row);
+      return row;
+    });
+    if (cancelled) await announceBusinessChange(services.db, business.id);
     return redirect(`${here}?cancelled=1`);
   }
   const date = String(form.get("date") ?? "");
@@ -124,7 +130,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   // The new time and its confirmation call's job commit together (a crash between them would leave it uncalled).
   const moved = await services.db.transaction(async (tx) => {
     const result = await rescheduleBooking(tx, booking.id, new Date(start), new Date(start + service.durationMinutes * 60_000));
-    if (result.kind === "moved") await queueConfirmationCall(services, tx, result.booking, services.publicOrigin());
+    if (result.kind === "moved") {
+      await queueConfirmationCall(services, tx, result.booking, services.publicOrigin());
+      await queueCalendarWrite(services, tx, result.booking);
+    }
     return result;
   });
   if (moved.kind === "taken") return redirect(`${here}?reschedule=1&date=${utcToZoned(start, business.timeZone).date}&taken=1`);

@@ -3,6 +3,7 @@ import type { Route } from "./+types/dashboard.settings";
 import { loadSettingsPage } from "~/features/business/dashboard.server";
 import { BookingLink } from "~/features/business/dashboard/booking-link";
 import { CalendarFeedPanel } from "~/features/business/dashboard/calendar-feed";
+import { CalDavPanel } from "~/features/business/dashboard/caldav";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { RemindersSection, SettingsSection } from "~/features/business/dashboard/settings";
 import { ownerAction } from "~/features/business/owner-action.server";
@@ -37,6 +38,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
       <SettingsSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
       <RemindersSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
       <CalendarFeedPanel links={loaderData.calendarFeed} />
+      <CalDavPanel calendar={loaderData.calendar} actionData={actionData && "intent" in actionData ? actionData : undefined} />
     </OwnerShell>
   );
 }
