@@ -66,7 +66,8 @@ export const OWNER_INTENTS: Record<string, string[]> = {
   "/dashboard/plan": ["upgrade", "cancel", "keep", "bogus"],
   "/dashboard/analytics": ["bogus"],
   "/dashboard/analytics/events": ["bogus"],
-  "/dashboard/settings": ["save-settings", "rotate-calendar-feed", "bogus"],
+  "/dashboard/settings": ["save-settings", "save-reminders", "rotate-calendar-feed", "connect-calendar", "disconnect-calendar", "bogus"],
+  "/dashboard/schedule": ["bogus"],
   "/dashboard/support": ["bogus"],
 };
 
@@ -108,6 +109,7 @@ export const ROUTE_TABLE: Record<string, string[]> = {
     "request_call",
   ]),
   "/dashboard/bookings/:bookingId": OWNER_INTENTS["/dashboard/bookings/:bookingId"]!,
+  "/dashboard/schedule": [],
   "/dashboard/services": OWNER_INTENTS["/dashboard/services"]!,
   "/dashboard/hours": OWNER_INTENTS["/dashboard/hours"]!,
   "/dashboard/calls": OWNER_INTENTS["/dashboard/calls"]!,
