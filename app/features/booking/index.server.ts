@@ -8,12 +8,12 @@ export {
   bookableServices,
   BOOKING_WINDOW_DAYS,
   queueConfirmationCall,
-  confirmationCallPurpose,
-  demoCallPurpose,
   normalizeCustomerPhone,
   placeBooking,
   slotsForDay,
 } from "./booking.server";
+export { confirmationCallPurpose, demoCallPurpose } from "./confirmation-call.server";
 export { confirmationPromise, describeConfirmationPromise } from "./confirmation-promise.server";
 export { manageTokenSealer } from "./manage-link.server";
+export { changeBooking, customerZone, type ChangedBy } from "./booking-change.server";
 export { bookingRemindersJob, REMINDER_CALL_HOURS, reminderCallPurpose, REMINDERS_CRON } from "./reminders.server";

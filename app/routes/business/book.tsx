@@ -1,3 +1,4 @@
+import { bookingCalendar } from "~/features/booking/manage-link.server";
 import { randomUUID } from "node:crypto";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
@@ -130,7 +131,17 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
           when: formatWhen(placed.booking.startsAt, zone, locale, "full"),
           customerName: placed.booking.customerName,
           manageUrl: placed.manageToken ? `/booking/${placed.manageToken}` : null,
-          calendarUrl: `/book/${business.bookingLink}/calendar.ics`,
+          // From the manage link (the session's file when it is not known).
+          calendar: placed.manageToken
+            ? bookingCalendar(
+                services,
+                placed.booking,
+                business,
+                placed.service.name,
+                placed.manageToken,
+                t("flows.calendarDescription", { business: business.name }),
+              ).links
+            : { ics: `/book/${business.bookingLink}/calendar.ics`, google: null, outlook: null },
           emailed: Boolean(placed.booking.customerEmail),
         }
       : null;
@@ -270,6 +281,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     start: zonedTimeToUtc(date, minute, business.timeZone),
     customer: { name: draft.name, phone: draft.phone, email: draft.email || null, notes: draft.notes || null },
     language: getLocale(context),
+    customerTimeZone: tz ?? null,
     idempotency: confirmKey ? { client: "form", key: confirmKey } : null,
     origin: services.publicOrigin(),
     callOrigin: visitorOrigin(services, clientIp(context)),
