@@ -268,47 +268,6 @@ export async function findBooking(db: Db, bookingId: number) {
   return row ?? null;
 }
 
-/** Cancelling frees the slot at once (the constraint ignores cancelled bookings); a no-show stays what it was. */
-export async function cancelBooking(db: Db, bookingId: number) {
-  const [row] = await db
-    .update(bookings)
-    .set({ status: "cancelled", updatedAt: new Date() })
-    .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
-    .returning();
-  return row ?? null;
-}
-
-/**
- * Moves a booking to another time under the same no-overlap guarantee. The update has a
- * transaction (a savepoint inside the caller's) of its own, so a clash leaves the caller's
- * transaction usable.
- */
-export async function rescheduleBooking(db: Db, bookingId: number, startsAt: Date, endsAt: Date) {
-  try {
-    const [row] = await db.transaction((tx) =>
-      tx
-        .update(bookings)
-        .set({
-          startsAt,
-          endsAt,
-          status: "pending",
-          callState: "queued",
-          callOutcome: null,
-          // A new time is a new confirmation, with calls of its own.
-          confirmationRound: sql`${bookings.confirmationRound} + 1`,
-          timeSetAt: new Date(),
-          updatedAt: new Date(),
-        })
-        .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
-        .returning(),
-    );
-    return row ? ({ kind: "moved", booking: row } as const) : ({ kind: "gone" } as const);
-  } catch (error) {
-    if (pgErrorCode(error) === EXCLUSION_VIOLATION) return { kind: "taken" } as const;
-    throw error;
-  }
-}
-
 export async function setBookingStatus(db: Db, bookingId: number, status: BookingStatus, outcome?: string) {
   const [row] = await db
     .update(bookings)
