@@ -138,10 +138,10 @@ async function bookingFlow(page: Page, url: string, language: string, width: num
   await page.locator("input[name=intent][value=confirm]").waitFor({ state: "attached" });
   await shoot(page, name("5-confirm"));
   await page.locator("input[name=intent][value=confirm] ~ div button[type=submit]").click();
-  await page.locator("a[href^='/booking/']").waitFor();
+  await page.locator("a[href^='/booking/']:not([download])").waitFor();
   await shoot(page, name("6-done"));
 
-  await page.locator("a[href^='/booking/']").click();
+  await page.locator("a[href^='/booking/']:not([download])").click();
   await page.locator("a[href$='?reschedule=1']").waitFor();
   await settled();
   const manage = new URL(page.url()).pathname;

@@ -58,7 +58,7 @@ let phones = 0;
 async function customerBooksInLosAngeles(email: string) {
   phones += 1;
   const guest = httpClient(app.url, { localAddress: `127.0.2.${phones}` });
-  await bookThroughPage(guest, "demo-salon", {
+  const steps = await bookThroughPage(guest, "demo-salon", {
     serviceName: "Haircut",
     phone: `+1212555${String(3000 + phones)}`,
     email,
@@ -67,7 +67,7 @@ async function customerBooksInLosAngeles(email: string) {
   });
   const [row] = await app.services.db.select().from(bookings).where(eq(bookings.customerEmail, email));
   const first = await waitForMail(app.dataDir, email, /^Your booking request at/);
-  return { id: row!.id, first, manage: linkIn(first, "/booking/") };
+  return { id: row!.id, first, manage: linkIn(first, "/booking/"), guest, steps };
 }
 
 /** A free time for the booking in the owner's reschedule form: its date and first free time. */
@@ -210,6 +210,22 @@ describe("a change the customer makes", () => {
     // Sent again, nothing more happens and nobody is e-mailed twice.
     expect((await customerPosts(manage, { intent: "cancel" })).status).toBe(302);
     expect(await mailsTo(email, /^You cancelled/)).toHaveLength(1);
+  });
+});
+
+describe("back after booking", () => {
+  it("shows the booking made, not a time that is no longer available", async () => {
+    const { guest, steps, first } = await customerBooksInLosAngeles("casey-back@example.com");
+    const reference = /Booking reference: (\w{3}-\w{3})/.exec(first.text)![1]!;
+    for (const step of ["confirm", ""]) {
+      const back = await guest.get(
+        `/book/demo-salon?service=${steps.serviceId}&date=${steps.date}&time=${steps.time}&lng=en&tz=America%2FLos_Angeles${step ? `&step=${step}` : ""}`,
+      );
+      expect(back.status).toBe(302);
+      const done = await (await guest.get(back.headers.get("location")!)).text();
+      expect(done).toContain(reference);
+      expect(done).not.toContain("That time is not available");
+    }
   });
 });
 

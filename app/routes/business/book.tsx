@@ -173,8 +173,22 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
     };
   }
 
-  const slots = availability.day(date).map(({ time, available }) => ({ time, available, label: shown(date, time, "time") }));
   const time = url.searchParams.get("time") ?? "";
+  // Back from the done page lands on the steps of the booking this browser just made: that time is
+  // taken now (by it), so the page shows the booking made, not "That time is not available".
+  const minute = time ? parseTimeOfDay(time) : null;
+  if (minute !== null) {
+    const placed = await placedBooking(services, request, business);
+    if (
+      placed &&
+      placed.booking.status !== "cancelled" &&
+      placed.booking.serviceId === service.id &&
+      placed.booking.startsAt.getTime() === zonedTimeToUtc(date, minute, business.timeZone)
+    ) {
+      throw redirect(stepUrl(business.bookingLink, { step: "done", tz: chosenZone ?? undefined }));
+    }
+  }
+  const slots = availability.day(date).map(({ time, available }) => ({ time, available, label: shown(date, time, "time") }));
   const chosenSlot = slots.find((slot) => slot.time === time && slot.available);
   if (!chosenSlot) {
     const counts = availability.countsByDate();
