@@ -3,6 +3,7 @@ import ICAL from "ical.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, bookings, businesses, calls } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
+import en from "~/locales/en";
 import { startAppInProcess } from "../support/app-in-process";
 import { bookThroughPage } from "../support/book-through-page";
 import { httpClient } from "../support/http-client";
@@ -226,6 +227,31 @@ describe("back after booking", () => {
       expect(done).toContain(reference);
       expect(done).not.toContain("That time is not available");
     }
+  });
+});
+
+describe("the booking details step", () => {
+  it("answers every field's error at once: a bad e-mail and the phone \"12\" together", async () => {
+    const guest = httpClient(app.url, { localAddress: "127.0.3.1" });
+    const services = (await (await guest.get("/api/booking/services/demo-salon")).json()) as { id: number; name: string }[];
+    const service = services.find((s) => s.name === "Haircut")!.id;
+    let date = "";
+    let time = "";
+    for (let day = 2; day < 30 && !time; day++) {
+      date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+      const slots = (await (await guest.get(`/api/booking/availability/demo-salon/${date}/${service}`)).json()) as { time: string; available: boolean }[];
+      time = slots.find((slot) => slot.available)?.time ?? "";
+    }
+    const url = `/book/demo-salon?service=${service}&date=${date}&time=${time}&lng=en`;
+    const answer = await guest.postForm(
+      url,
+      { intent: "contact", service: String(service), date, time, name: "Two Errors", phone: "12", email: "not-an-address" },
+      { tokenFrom: url },
+    );
+    expect(answer.status).toBe(400);
+    const html = await answer.text();
+    expect(html).toContain(en.register.emailInvalid);
+    expect(html).toContain(en.book.phoneInvalid);
   });
 });
 

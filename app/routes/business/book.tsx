@@ -263,7 +263,13 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
   if (form.get("intent") === "contact") {
     const submission = parseWithZod(form, { schema: contactSchema(t) });
-    if (submission.status !== "success") return data({ reply: submission.reply() }, { status: 400 });
+    if (submission.status !== "success") {
+      // Every field's error in one answer: the phone's own check too, not on the next submit.
+      const typed = String(form.get("phone") ?? "").trim();
+      const phoneError = typed && !submission.error?.phone?.length && !normalizeCustomerPhone(typed, business).ok;
+      const reply = phoneError ? submission.reply({ fieldErrors: { phone: [t("book.phoneInvalid")] } }) : submission.reply();
+      return data({ reply }, { status: 400 });
+    }
     const phone = normalizeCustomerPhone(submission.value.phone, business);
     if (!phone.ok) return data({ reply: submission.reply({ fieldErrors: { phone: [t("book.phoneInvalid")] } }) }, { status: 400 });
     const draft: BookingDraft = {
