@@ -780,7 +780,7 @@ const de = {
     clock: "Uhrzeit",
     clock12: "12 Stunden",
     clock24: "24 Stunden",
-    clockDefault: "Wie in der Sprache üblich",
+    clockDefault: "Standard",
     show: "Zeiten anzeigen",
     addToCalendar: "Zum Kalender hinzufügen",
     icsFile: "Kalenderdatei (.ics)",

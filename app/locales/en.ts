@@ -768,7 +768,7 @@ const en = {
     clock: "Clock",
     clock12: "12-hour",
     clock24: "24-hour",
-    clockDefault: "As the language writes it",
+    clockDefault: "Default",
     show: "Show times",
     addToCalendar: "Add to calendar",
     icsFile: "Calendar file (.ics)",

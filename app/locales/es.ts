@@ -775,7 +775,7 @@ const es = {
     clock: "Reloj",
     clock12: "12 horas",
     clock24: "24 horas",
-    clockDefault: "Como lo escribe el idioma",
+    clockDefault: "Predeterminado",
     show: "Mostrar horas",
     addToCalendar: "Añadir al calendario",
     icsFile: "Archivo de calendario (.ics)",

@@ -780,7 +780,7 @@ const fr = {
     clock: "Horloge",
     clock12: "12 heures",
     clock24: "24 heures",
-    clockDefault: "Comme l'écrit la langue",
+    clockDefault: "Par défaut",
     show: "Afficher les horaires",
     addToCalendar: "Ajouter au calendrier",
     icsFile: "Fichier de calendrier (.ics)",

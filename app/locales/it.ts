@@ -775,7 +775,7 @@ const it = {
     clock: "Orologio",
     clock12: "12 ore",
     clock24: "24 ore",
-    clockDefault: "Come lo scrive la lingua",
+    clockDefault: "Predefinito",
     show: "Mostra gli orari",
     addToCalendar: "Aggiungi al calendario",
     icsFile: "File di calendario (.ics)",

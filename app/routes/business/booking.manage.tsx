@@ -19,7 +19,7 @@ import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { formatPhone } from "~/platform/phone.server";
 import { BookingShell } from "~/ui/shell/booking-shell";
-import { isolatedText, tIsolated } from "~/ui/bidi";
+import { isolatedText, Ltr, tIsolated } from "~/ui/bidi";
 import { FocusHeading } from "~/ui/form/focus";
 import { PageTitle } from "~/ui/form/error-summary";
 import type { ShellHandle } from "~/ui/shell/shell";
@@ -212,7 +212,7 @@ function ViewChoice({ data, extra }: { data: BookingData; extra: Record<string, 
           </option>
         ))}
       </SelectField>
-      <SelectField id="manage-clock" label={t("manageLink.clock")} name="clock" defaultValue={data.view.clock} className="basis-32">
+      <SelectField id="manage-clock" label={t("manageLink.clock")} name="clock" defaultValue={data.view.clock} className="basis-40">
         <option value="">{t("manageLink.clockDefault")}</option>
         <option value="12">{t("manageLink.clock12")}</option>
         <option value="24">{t("manageLink.clock24")}</option>
@@ -251,7 +251,7 @@ function GoneLink({ data }: { data: Extract<LoaderData, { kind: "gone" }> }) {
         <p className="mt-3 text-slate-700">{business ? t("manageLink.replacedBody") : t("manageLink.unknownBody")}</p>
         <p className="mt-3 text-slate-700">
           {business?.phone
-            ? tIsolated(t, "manageLink.contactBusiness", { business: business.name, phone: business.phone })
+            ? tIsolated(t, "manageLink.contactBusiness", { business: business.name, phone: <Ltr>{business.phone}</Ltr> })
             : t("manageLink.unknownContact")}
         </p>
         {data.bookingLink ? (
