@@ -164,6 +164,7 @@ export async function updateBusinessProfile(
       | "timeZone"
       | "defaultLanguage"
       | "minimumNoticeMinutes"
+      | "bookingWindowDays"
       | "confirmationVoice"
       | "confirmationLanguage"
       | "callCountries"

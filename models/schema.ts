@@ -87,6 +87,8 @@ export const businesses = pgTable("businesses", {
   planCancelAtPeriodEnd: boolean("plan_cancel_at_period_end").notNull().default(false),
   starterPaymentIntentId: text("starter_payment_intent_id").unique(),
   minimumNoticeMinutes: integer("minimum_notice_minutes").notNull().default(60),
+  /** How many days ahead customers may book (the booking page's calendar). */
+  bookingWindowDays: integer("booking_window_days").notNull().default(60),
   confirmationVoice: text("confirmation_voice").notNull().default("shimmer"),
   confirmationLanguage: text("confirmation_language").notNull().default("en"),
   /** Voice settings (spec screen 14): the speech locale, speaking speed (0.5-2) and creativity (0.1-1). */

@@ -10,6 +10,7 @@
 // - a submit in flight disables its button (with `data-busy-label`, the button says so);
 // - on a page that shows times in a zone of the visitor's choice (`[data-zone-default]`, the
 //   booking page), the browser's own zone is the choice until the visitor makes one (`tz`);
+// - the booking calendar's days reached with the arrow keys (the ARIA grid pattern);
 // - the toast's dismiss button, F8 to reach the toast, Escape to close the phone menu.
 // Anything else (another page, another language, a file, another site) is left to the browser.
 (() => {
@@ -90,6 +91,59 @@
 
   function arrive() {
     for (const button of document.querySelectorAll("[data-toast-dismiss]")) button.hidden = false;
+    calendarGrids();
+  }
+
+  const DAY_BUTTONS = "[data-month] table button[name=date]";
+
+  /**
+   * The booking calendar as the ARIA grid pattern: one day is in the Tab order (the chosen day,
+   * else the first bookable one) and the arrow keys move between the days (the direction of the
+   * page's reading for left and right), Home and End to the week's first and last, Page Up and
+   * Page Down a month. Without this script every day is a button of its own in the Tab order.
+   */
+  function calendarGrids() {
+    const days = [...document.querySelectorAll(DAY_BUTTONS)];
+    if (days.length === 0) return;
+    for (const table of document.querySelectorAll("[data-month] table")) table.setAttribute("role", "grid");
+    const current = days.find((day) => day.getAttribute("aria-current") === "date") ?? days[0];
+    for (const day of days) day.tabIndex = day === current ? 0 : -1;
+  }
+
+  /** Days between two "YYYY-MM-DD" dates. */
+  function dayDistance(from, to) {
+    return (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
+  }
+
+  function moveInCalendar(event) {
+    const day = event.target instanceof Element ? event.target.closest(DAY_BUTTONS) : null;
+    if (!day) return false;
+    const days = [...document.querySelectorAll(DAY_BUTTONS)];
+    const index = days.indexOf(day);
+    const forward = root.dir === "rtl" ? "ArrowLeft" : "ArrowRight";
+    const backward = root.dir === "rtl" ? "ArrowRight" : "ArrowLeft";
+    const row = [...day.closest("tr").querySelectorAll("button[name=date]")];
+    /** The first bookable day at least `offset` days on (or back), in the window. */
+    const by = (offset) =>
+      offset > 0
+        ? days.find((other) => dayDistance(day.value, other.value) >= offset)
+        : days.findLast((other) => dayDistance(day.value, other.value) <= offset);
+    const target = {
+      [forward]: days[index + 1],
+      [backward]: days[index - 1],
+      ArrowDown: by(7),
+      ArrowUp: by(-7),
+      Home: row[0],
+      End: row.at(-1),
+      PageDown: by(28),
+      PageUp: by(-28),
+    }[event.key];
+    if (!(event.key in { [forward]: 1, [backward]: 1, ArrowDown: 1, ArrowUp: 1, Home: 1, End: 1, PageDown: 1, PageUp: 1 })) return false;
+    event.preventDefault();
+    if (!target) return true;
+    for (const other of days) other.tabIndex = other === target ? 0 : -1;
+    target.focus();
+    return true;
   }
 
   /** Where the keyboard is, as "form n, control m", to find the same control in the next page. */
@@ -238,6 +292,7 @@
   });
 
   document.addEventListener("keydown", (event) => {
+    if (moveInCalendar(event)) return;
     if (event.key === "F8") document.getElementById("toast-viewport")?.focus();
     if (event.key === "Escape") {
       const menu = document.querySelector("details[data-menu][open]");

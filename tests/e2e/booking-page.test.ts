@@ -69,10 +69,12 @@ describe.each(variants)("booking an appointment, JavaScript $javaScript, languag
     await page.getByText(text.book.nameRequired).first().waitFor();
     await page.getByLabel(text.book.name).fill("Layla Hassan");
     // A number that is no phone number: only the server knows, and says so at the field, with
-    // JavaScript as without; the name's error is gone.
+    // JavaScript as without, in the same answer as a wrong e-mail's error; the name's error is gone.
     await page.getByLabel(text.book.phone).fill("12345");
+    await page.getByLabel(text.book.email).fill("name@");
     await page.getByRole("button", { name: text.book.review }).click();
     await page.locator("[data-error-summary]").getByText(text.book.phoneInvalid).waitFor();
+    await page.locator("[data-error-summary]").getByText(text.register.emailInvalid).waitFor();
     expect(await page.getByLabel(text.book.phone).getAttribute("aria-invalid")).toBe("true");
     expect(await page.getByLabel(text.book.phone).inputValue()).toBe("12345");
     expect(await page.getByText(text.book.nameRequired).count()).toBe(0);
@@ -134,6 +136,41 @@ describe("the booking page with JavaScript, without React", () => {
     expect(new URL(page.url()).searchParams.get("date")).toBeNull();
     await page.goBack();
     await page.getByRole("heading", { name: en.book.chooseService }).waitFor();
+    await context.close();
+  });
+});
+
+describe.each([
+  { locale: "en" as const, forward: "ArrowRight", backward: "ArrowLeft" },
+  { locale: "ar" as const, forward: "ArrowLeft", backward: "ArrowRight" },
+])("the calendar with JavaScript, $locale", ({ locale, forward, backward }) => {
+  it("is one stop in the Tab order, its days reached with the arrow keys in the page's reading direction", async () => {
+    const context = await newVisitor(browser, { javaScript: true, locale, timeZone: "America/New_York" });
+    const page = await context.newPage();
+    const services = (await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
+    const haircut = services.find((service) => service.name === "Haircut")!.id;
+    await page.goto(`${server.url}/book/demo-salon?service=${haircut}&lng=${locale}`);
+    await hydrated(page);
+    const days = page.locator("[data-month] table button[name=date]");
+    const values = await days.evaluateAll((buttons) => buttons.map((button) => (button as HTMLButtonElement).value));
+    expect(values.length).toBeGreaterThan(8);
+    // One day in the Tab order: the first bookable one.
+    expect(await page.locator("[data-month] table button[name=date][tabindex='0']").count()).toBe(1);
+    expect(await page.locator("[data-month] table[role=grid]").count()).toBeGreaterThan(0);
+    await days.first().focus();
+    const focused = () => page.evaluate(() => (document.activeElement as HTMLButtonElement).value);
+    await page.keyboard.press(forward);
+    expect(await focused()).toBe(values[1]);
+    await page.keyboard.press(backward);
+    expect(await focused()).toBe(values[0]);
+    // Down: a week on (or the next bookable day after it).
+    await page.keyboard.press("ArrowDown");
+    const week = await focused();
+    expect(week).toBe(values.find((value) => (Date.parse(value) - Date.parse(values[0]!)) / 86_400_000 >= 7));
+    // The day the keys reached is the one Tab comes back to, and Enter chooses it.
+    expect(await page.locator("[data-month] table button[name=date][tabindex='0']").evaluate((b) => (b as HTMLButtonElement).value)).toBe(week);
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.searchParams.get("date") === week);
     await context.close();
   });
 });

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 const pages = [
-  { path: "/", title: /Sakina/, heading: { en: en.home.title, ar: ar.home.title } },
+  { path: "/", title: { en: en.meta.appName, ar: ar.meta.appName }, heading: { en: en.home.title, ar: ar.home.title } },
   { path: "/privacy", title: /Privacy Policy/, heading: "Privacy Policy" },
   { path: "/terms", title: /Terms of Service/, heading: "Terms of Service" },
   { path: "/cookies", title: /Cookie Policy/, heading: "Cookie Policy" },

@@ -74,8 +74,8 @@ describe("availability", () => {
   it.each([
     ["2026-02-30", "The date must be a real date written YYYY-MM-DD."],
     ["tomorrow", "The date must be a real date written YYYY-MM-DD."],
-    ["2099-01-01", "Bookings are open from today to 30 days ahead; that date is outside."],
-    ["2020-01-01", "Bookings are open from today to 30 days ahead; that date is outside."],
+    ["2099-01-01", "Bookings are open from today to 60 days ahead; that date is outside."],
+    ["2020-01-01", "Bookings are open from today to 60 days ahead; that date is outside."],
   ])("answers %s with a 400 and a clear message", async (date, message) => {
     const response = await fetch(`${server.url}/api/booking/availability/demo-salon/${date}/${serviceNamed("Haircut").id}`);
     expect(response.status).toBe(400);

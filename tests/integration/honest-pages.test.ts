@@ -118,6 +118,9 @@ describe("the booking's promise about the confirmation call, on a server without
     const booked = await bookThroughPage(httpClient(app.url), "demo-salon", { serviceName: "Haircut", phone: "(212) 555-0162", email });
     const business = "Sakina Demo Salon";
     expect(callPromiseIn(booked.contactHtml)).toBe(fill(en.book.promiseNone, { business }));
+    // The phone field's hint does not promise the call the line below it rules out.
+    expect(visibleText(booked.contactHtml)).not.toContain(en.book.phoneHint);
+    expect(visibleText(booked.contactHtml)).toContain(en.book.phoneHintNoCall);
     expect(callPromiseIn(booked.confirmHtml)).toBe(fill(en.book.promiseNoneEmailed, { business }));
     expect(callPromiseIn(booked.doneHtml)).toBe(fill(en.book.promiseNoneEmailed, { business }));
     const mail = await waitForMail(app.dataDir, email, /Sakina Demo Salon/);
@@ -144,6 +147,55 @@ describe("forms the server validates", () => {
   });
 });
 
+describe("a server without payments", () => {
+  it("says so on the first step of /get-started and /subscribe, before anything is typed", async () => {
+    for (const path of ["/get-started?lng=de", "/subscribe?lng=de"]) {
+      const text = visibleText(await (await httpClient(app.url).get(path)).text());
+      expect(text, path).toContain(de.payment.notConfigured);
+    }
+  });
+});
+
+describe("Back after booking", () => {
+  it("leads the browser that booked to its booking, while anyone else is told the time is taken", async () => {
+    const visitor = httpClient(app.url);
+    const booked = await bookThroughPage(visitor, "demo-salon", { serviceName: "Haircut", phone: "(212) 555-0163", email: "back-after@example.com" });
+    const slot = `/book/demo-salon?service=${booked.serviceId}&date=${booked.date}&time=${booked.time}&lng=en`;
+    // The confirm step and the details step, as Back reaches them: the booking made, not a refusal.
+    for (const path of [`${slot}&step=confirm`, slot]) {
+      const back = await visitor.get(path);
+      expect(back.status, path).toBe(302);
+      expect(back.headers.get("location"), path).toBe("/book/demo-salon?step=done");
+    }
+    const someoneElse = visibleText(await (await httpClient(app.url).get(slot)).text());
+    expect(someoneElse).toContain(en.book.timeUnavailable);
+  });
+});
+
+describe("every field's error in one answer", () => {
+  it("names a wrong e-mail and the phone \"12\" together on /subscribe and /get-started, not one per submit", async () => {
+    const subscribe = await httpClient(app.url).postForm(
+      "/subscribe?lng=en",
+      { fullName: "Nour Saleh", email: "nour@", phone: "12", callFrequency: "weekly" },
+      { tokenFrom: "/subscribe?lng=en" },
+    );
+    expect(subscribe.status).toBe(400);
+    const subscribeText = visibleText(await subscribe.text());
+    expect(subscribeText).toContain(en.subscribe.emailInvalid);
+    expect(subscribeText).toContain(en.dialling.invalid);
+
+    const register = await httpClient(app.url).postForm(
+      "/get-started?lng=en",
+      { name: "Nour's Studio", ownerName: "Nour Saleh", email: "nour@", phone: "12", industry: "service" },
+      { tokenFrom: "/get-started?lng=en" },
+    );
+    expect(register.status).toBe(400);
+    const registerText = visibleText(await register.text());
+    expect(registerText).toContain(en.register.emailInvalid);
+    expect(registerText).toContain(en.register.phoneInvalid);
+  });
+});
+
 describe("the e-mail verification link", () => {
   it("opens in the language the owner registered in, and a second time says the address is verified and offers sign-in", async () => {
     const client = httpClient(app.url);
@@ -165,12 +217,15 @@ describe("the e-mail verification link", () => {
     const fields = { token: link.searchParams.get("token")!, email: link.searchParams.get("email")! };
     const first = visibleText(await (await visitor.postForm(path, fields, { tokenFrom: path })).text());
     expect(first).toContain(de.verify.successTitle);
+    // No payment provider on this server: said beside "Complete payment", before it is followed.
+    expect(first).toContain(de.payment.notConfigured);
     const again = await httpClient(app.url).postForm(path, fields, { tokenFrom: path });
     expect(again.status).toBe(200);
     const html = await again.text();
     const text = visibleText(html);
     expect(text).toContain(de.verify.alreadyTitle);
     expect(text).toContain(de.verify.alreadyPaymentBody);
+    expect(text).toContain(de.payment.notConfigured);
     expect(text).not.toContain(de.verify.errorTitle);
     expect(text).not.toContain(de.verify.registerAgain);
     expect(html).toContain('href="/login"');

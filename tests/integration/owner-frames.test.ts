@@ -21,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(() => close?.());
 
-/** The site's header offers "Login"; the owner's frame never does. */
+/** The site's header offers "Log in"; the owner's frame never does. */
 const loginLink = /<a[^>]+href="\/login(\?[^"]*)?"/;
 const ownerNav = 'aria-label="Your business"';
 

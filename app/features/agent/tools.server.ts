@@ -262,7 +262,7 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
   const availableTimes: ChatTool = {
     name: AVAILABLE_TIMES,
     description:
-      "The free start times of one service at a business on a date (the business's local time), or, without a date, the next days with free times. Bookings are open from today to 30 days ahead.",
+      "The free start times of one service at a business on a date (the business's local time), or, without a date, the next days with free times. Bookings are open from today to the end of the business's booking window.",
     parameters: {
       type: "object",
       properties: {
@@ -287,7 +287,7 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
           freeDays.add(utcToZoned(start, business.timeZone).date);
           if (freeDays.size === DAYS_SUGGESTED) break;
         }
-        if (freeDays.size === 0) return `${business.name} has no free time for ${service.name} in the next 30 days.`;
+        if (freeDays.size === 0) return `${business.name} has no free time for ${service.name} in the next ${business.bookingWindowDays} days.`;
         const days = [...freeDays].map((day) => {
           const times = availability
             .day(day)
@@ -301,7 +301,7 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       if (result.error === "unknown_service") return `Unknown service_id for ${business.name}: use a service_id from find_business.`;
       if (result.error === "bad_date") return "The date must be a real date written YYYY-MM-DD.";
       if (result.error === "outside_window")
-        return "That date is outside the booking window: bookings are open from today to 30 days ahead.";
+        return `That date is outside the booking window: bookings are open from today to ${business.bookingWindowDays} days ahead.`;
       const free = result.slots!.filter((slot) => slot.available).map((slot) => slot.time);
       if (free.length === 0)
         return `No free times for ${result.service!.name} at ${business.name} on ${weekdayOf(date)} ${date}. Offer another day.`;
@@ -375,7 +375,7 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
       if (result.kind === "key_reused")
         return "Not booked: this conversation already asked for this service at this time with other details (another name or e-mail). Nothing new was booked; ask the caller whether the first details stand.";
       if (result.kind === "not_a_slot")
-        return "Not booked: that is not a bookable time (outside opening hours, too soon, or outside the 30-day window). Use available_times and offer one of its times.";
+        return "Not booked: that is not a bookable time (outside opening hours, too soon, or outside the booking window). Use available_times and offer one of its times.";
       const { booking } = result;
       const when = localWhen(booking.startsAt, business.timeZone);
       if (result.duplicate)

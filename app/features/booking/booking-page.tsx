@@ -182,13 +182,18 @@ function DateStep({ data }: { data: StepData<"date"> }) {
         {anyFree ? (
           <p className="mt-3 hidden text-slate-600 lg:block">{t("book.timesBeside")}</p>
         ) : (
-          <p className="mt-3 text-slate-700">{t("book.noDates")}</p>
+          <p className="mt-3 text-slate-700">{t("book.noDates", { days: data.business.windowDays })}</p>
         )}
       </div>
       <Form method="get" preventScrollReset className="mt-4 lg:col-start-1 lg:row-start-1 lg:mt-0" data-month>
         <input type="hidden" name="service" value={data.serviceId} />
         <ZoneInput data={data} />
-        <MonthTables days={data.days} stackedFrom="lg" />
+        <MonthTables
+          days={data.days}
+          stackedFrom="lg"
+          month={data.month}
+          monthHref={(month) => bookHref(data, { service: data.serviceId, month })}
+        />
       </Form>
     </div>
   );
@@ -204,7 +209,13 @@ function TimeStep({ data }: { data: StepData<"time"> }) {
       <Form method="get" preventScrollReset className="hidden lg:block" data-month>
         <input type="hidden" name="service" value={data.serviceId} />
         <ZoneInput data={data} />
-        <MonthTables days={data.days} selected={data.date} stacked />
+        <MonthTables
+          days={data.days}
+          selected={data.date}
+          stacked
+          month={data.month}
+          monthHref={(month) => bookHref(data, { service: data.serviceId, date: data.date, month })}
+        />
       </Form>
       <div data-times>
         <StepHeading data={data} step={`time-${data.date}`} id="time-step-title">
@@ -332,7 +343,7 @@ function ContactStep({ data, actionData }: { data: StepData<"contact">; actionDa
         autoComplete="tel"
         defaultValue={fields.phone.initialValue}
         errors={fields.phone.errors}
-        hint={t("book.phoneHint")}
+        hint={data.phoneHint}
       />
       <Field
         label={t("book.email")}

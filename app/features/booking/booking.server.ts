@@ -37,7 +37,6 @@ import type { Db } from "#models/db";
 import { batchedCalls } from "~/lib/sharing/coalesce";
 import { perKey } from "~/lib/sharing/per-key";
 
-export const BOOKING_WINDOW_DAYS = 30;
 
 /** The public side of a business: only active businesses have a booking page. */
 export async function bookableBusiness(services: AppServices, bookingLink: string) {
@@ -93,7 +92,11 @@ async function readAvailabilityInputs(services: AppServices, businessId: number,
 
 type AvailabilityInputs = Awaited<ReturnType<typeof readAvailabilityInputs>>;
 
-const windowAround = (now: number) => ({ from: now - 86_400_000, to: now + (BOOKING_WINDOW_DAYS + 1) * 86_400_000 });
+/** The instants a business's booking window can touch, a day either side for any offset. */
+const windowAround = (now: number, business: Pick<Business, "bookingWindowDays">) => ({
+  from: now - 86_400_000,
+  to: now + (business.bookingWindowDays + 1) * 86_400_000,
+});
 
 /**
  * Everything slot computation needs for one business and service, read once. `busyWithin` narrows
@@ -104,7 +107,7 @@ export async function availabilityFor(
   business: Business,
   service: BusinessService,
   now = Date.now(),
-  busyWithin: { from: number; to: number } = windowAround(now),
+  busyWithin: { from: number; to: number } = windowAround(now, business),
 ) {
   return availabilityFrom(business, service, await readAvailabilityInputs(services, business.id, busyWithin), now);
 }
@@ -117,7 +120,7 @@ function availabilityFrom(business: Business, service: BusinessService, inputs: 
     daysOff: new Set(inputs.daysOff),
     serviceMinutes: service.durationMinutes,
     minimumNoticeMinutes: business.minimumNoticeMinutes,
-    windowDays: BOOKING_WINDOW_DAYS,
+    windowDays: business.bookingWindowDays,
   };
   return {
     rules,
@@ -138,7 +141,7 @@ function availabilityFrom(business: Business, service: BusinessService, inputs: 
   };
 }
 
-/** How far past its reading a booking page's cached window still covers the 30 days (the read cache keeps it seconds). */
+/** How far past its reading a booking page's cached window still covers the whole window (the read cache keeps it seconds). */
 const PAGE_READ_SLACK_MS = 60_000;
 
 /**
@@ -154,7 +157,7 @@ export function bookingPageReads(services: AppServices, bookingLink: string) {
     const business = await findBusinessByBookingLink(services.db, bookingLink);
     if (!business || business.status !== "active") return { business, services: [], inputs: null };
     const now = Date.now();
-    const window = windowAround(now);
+    const window = windowAround(now, business);
     const [offered, inputs] = await Promise.all([
       bookableServices(services, business),
       readAvailabilityInputs(services, business.id, { from: window.from, to: window.to + PAGE_READ_SLACK_MS }),
@@ -187,7 +190,9 @@ export async function slotsForDay(services: AppServices, business: Business, ser
   return { service, slots: availability.day(localDate) };
 }
 
-export type DayAvailability = { error: AvailabilityError | "not_found" } | { slots: { time: string; available: boolean }[] };
+export type DayAvailability =
+  | { error: AvailabilityError | "not_found"; windowDays?: number }
+  | { slots: { time: string; available: boolean }[] };
 
 export const availabilityKey = (bookingLink: string, serviceId: number, localDate: string) =>
   `availability\n${bookingLink}\n${serviceId}\n${localDate}`;
@@ -207,7 +212,7 @@ export function dayAvailability(
     const business = await bookableBusiness(services, bookingLink);
     if (!business) return { error: "not_found" as const };
     const result = await slotsForDay(services, business, serviceId, localDate);
-    if (!result.slots) return { error: result.error! };
+    if (!result.slots) return { error: result.error!, windowDays: business.bookingWindowDays };
     return { slots: result.slots.map(({ time, available }) => ({ time, available })) };
   });
 }

@@ -46,7 +46,7 @@ export function describeConfirmationPromise(
   promise: ConfirmationPromise,
   options: { emailed: boolean; now?: Date },
 ) {
-  const name = isolatedText(business.name);
+  const name = isolatedText(business.name, language);
   if (promise.kind === "call_now") return t("book.promiseNow", { business: name });
   if (promise.kind === "call_later") {
     return t("book.promiseLater", {

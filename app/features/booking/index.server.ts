@@ -6,7 +6,6 @@ export {
   availabilityFor,
   bookableBusiness,
   bookableServices,
-  BOOKING_WINDOW_DAYS,
   queueConfirmationCall,
   normalizeCustomerPhone,
   placeBooking,

@@ -2,7 +2,9 @@ import { useTranslation } from "~/ui/translation";
 import { formatLocalDate, formatMonth, weekdayName } from "~/lib/when";
 
 /**
- * The 30-day window as month tables. A bookable day is a submit button named in full ("Thursday
+ * The booking window as month tables, two at a time: `month` is the first one shown (the first
+ * of the window by default) and `monthHref` the address of another, for the links to the months
+ * before and after (plain links: they work without JavaScript). A bookable day is a submit button named in full ("Thursday
  * 12 March, 6 times available"); other days are plain text. Weeks start on Monday, except in
  * English (Sunday) and Arabic (Saturday), as people there read calendars. `selected`: the day
  * whose times are shown beside it (`aria-current`); `stacked`: one month under the other, in a
@@ -14,20 +16,45 @@ export function MonthTables({
   selected,
   stacked = false,
   stackedFrom,
+  month: firstShown,
+  monthHref,
 }: {
   days: { date: string; count: number }[];
   selected?: string;
   stacked?: boolean;
   stackedFrom?: "lg";
+  month?: string | null;
+  monthHref?: (month: string) => string;
 }) {
   const { t, i18n } = useTranslation();
   const firstWeekday = i18n.language === "en" ? 0 : i18n.language === "ar" ? 6 : 1;
   const byDate = new Map(days.map((d) => [d.date, d.count]));
-  const months = [...new Set(days.map((d) => d.date.slice(0, 7)))];
+  const allMonths = [...new Set(days.map((d) => d.date.slice(0, 7)))];
+  const start = Math.max(0, allMonths.indexOf(firstShown ?? selected?.slice(0, 7) ?? ""));
+  const months = allMonths.slice(start, start + MONTHS_SHOWN);
+  const before = allMonths[start - 1];
+  const after = allMonths[start + MONTHS_SHOWN];
   const weekdays = Array.from({ length: 7 }, (_, i) => (firstWeekday + i) % 7);
   const locale = i18n.language;
 
   return (
+    <div>
+      {monthHref && (before || after) ? (
+        <nav aria-label={t("book.monthsNav")} className="mb-3 flex justify-between gap-3 text-sm font-medium" data-month-nav>
+          {before ? (
+            <a href={monthHref(before)} className="rounded-lg px-2 py-2 text-teal-800 underline underline-offset-2 hover:bg-teal-50">
+              {t("book.monthBefore", { month: formatMonth(before, locale) })}
+            </a>
+          ) : (
+            <span />
+          )}
+          {after ? (
+            <a href={monthHref(after)} className="rounded-lg px-2 py-2 text-teal-800 underline underline-offset-2 hover:bg-teal-50">
+              {t("book.monthAfter", { month: formatMonth(after, locale) })}
+            </a>
+          ) : null}
+        </nav>
+      ) : null}
     <div
       className={stacked ? "grid gap-6" : stackedFrom === "lg" ? "grid gap-6 md:grid-cols-2 lg:grid-cols-1" : "grid gap-6 md:grid-cols-2"}
     >
@@ -89,5 +116,9 @@ export function MonthTables({
         );
       })}
     </div>
+    </div>
   );
 }
+
+/** Two months at a time: a window of 30 days is always in view at once, a longer one a page at a time. */
+const MONTHS_SHOWN = 2;

@@ -16,12 +16,12 @@ import {
 import { bookingSetup, type Business } from "#models/businesses";
 import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
-import { BOOKING_WINDOW_DAYS, changeBooking } from "~/features/booking/index.server";
+import { changeBooking } from "~/features/booking/index.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/index";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatLocalDate, formatSeconds, formatWhen, zoneName } from "~/lib/when";
 import type { Owner } from "~/features/business/owner.server";
-import { isolate } from "~/features/business/bidi";
+import { isolatedText } from "~/ui/bidi";
 import { formatPhone } from "~/platform/phone.server";
 import { formatTimeOfDay, isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { parseDbId } from "~/lib/ids";
@@ -189,7 +189,7 @@ async function bookingMessage(owner: Owner, url: URL) {
   if (!done || !id || !["confirmed", "cancelled", "moved", "no_show"].includes(done)) return null;
   const found = await findBusinessBooking(owner.services.db, owner.business.id, id);
   if (!found) return null;
-  const name = isolate(found.booking.customerName);
+  const name = isolatedText(found.booking.customerName, owner.locale);
   // Nobody is told of a no-show: the owner's record only.
   if (done === "no_show") return owner.t("owner.booking.noShowDone", { name });
   const text = owner.t(`owner.bookings.done.${done as "confirmed"}`, { name });
@@ -220,7 +220,7 @@ export async function loadBookingPage(owner: Owner, bookingId: number | null, ur
         : [],
     };
   }
-  return { booking: view!, reschedule, message: await bookingMessage(owner, url) };
+  return { booking: view!, reschedule, windowDays: owner.business.bookingWindowDays, message: await bookingMessage(owner, url) };
 }
 
 /** The form's value for a start: its wall time in the business's zone, "HH:MM". */
@@ -241,7 +241,7 @@ async function ownerAvailability(services: AppServices, business: Business, book
       services.db,
       business.id,
       new Date(now - 86_400_000),
-      new Date(now + (BOOKING_WINDOW_DAYS + 1) * 86_400_000),
+      new Date(now + (business.bookingWindowDays + 1) * 86_400_000),
       booking.id,
     ),
   ]);
@@ -251,7 +251,7 @@ async function ownerAvailability(services: AppServices, business: Business, book
     daysOff: new Set(closures.map((d) => d.date)),
     serviceMinutes: Math.round((booking.endsAt.getTime() - booking.startsAt.getTime()) / 60_000),
     minimumNoticeMinutes: 0,
-    windowDays: BOOKING_WINDOW_DAYS,
+    windowDays: business.bookingWindowDays,
   };
   const free = computeSlots(rules, busy, now);
   return {

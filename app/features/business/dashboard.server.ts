@@ -1,3 +1,4 @@
+import { bookingWindowOptions, noticeOptions } from "~/features/business/booking-rules";
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { TFunction } from "i18next";
 import { z } from "zod";
@@ -21,7 +22,6 @@ import { isCalendarDate } from "~/lib/validation";
 import { callsUnavailable } from "~/calls/readiness.server";
 import { REMINDER_CALL_HOURS } from "~/features/booking/index.server";
 
-export const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440] as const;
 
 export function serviceSchema(t: TFunction) {
   return z.object({
@@ -91,6 +91,10 @@ export function settingsSchema(t: TFunction, deploymentCountries: readonly strin
       .optional(),
     timeZone: z.enum(timeZones, t("settings.timeZoneInvalid")),
     minimumNoticeMinutes: z.coerce.number().refine((v) => (noticeOptions as readonly number[]).includes(v), t("settings.noticeInvalid")),
+    bookingWindowDays: z.coerce
+      .number()
+      .refine((v) => (bookingWindowOptions as readonly number[]).includes(v), t("settings.bookingWindowInvalid"))
+      .default(60),
     defaultLanguage: z.enum(supportedLanguages, t("language.invalid")),
     confirmationLanguage: z.enum(supportedLanguages, t("language.invalid")),
     // Chosen in the voice settings now; an older form (or API caller) that still sends it is checked.
@@ -355,6 +359,7 @@ export async function loadSettingsPage(owner: Owner, url: URL) {
       // The zones in words ("Eastern Time (GMT-5)"); the value stays the zone's id.
       zoneOptions: zoneChoices(locale),
       minimumNoticeMinutes: business.minimumNoticeMinutes,
+      bookingWindowDays: business.bookingWindowDays,
       defaultLanguage: business.defaultLanguage,
       confirmationLanguage: business.confirmationLanguage,
       confirmationVoice: business.confirmationVoice,

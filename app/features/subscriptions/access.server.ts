@@ -71,18 +71,15 @@ export async function checkSignup(
   if (!phone) fields.phone = [t("subscribe.phoneRequired")];
   if (!callFrequency) fields.callFrequency = [t("subscribe.frequencyRequired")];
   else if (!callFrequencies.includes(callFrequency as CallFrequency)) fields.callFrequency = [t("subscribe.frequencyInvalid")];
+  // The number is put through the policy even when another field is wrong: every error comes in one answer.
+  const screened = phone
+    ? await screenNumber(services, phone.slice(0, 40), { path: "support", origin: requestOrigin(services, "visitor", options.ip) })
+    : null;
+  if (screened && !screened.ok) fields.phone = [refusalMessage(t, screened.reason)];
   if (!fullName || !email || !phone || !callFrequency) {
     return { ok: false, message: t("subscribe.incompleteBody"), fields };
   }
-  if (Object.keys(fields).length > 0) return { ok: false, message: Object.values(fields)[0]![0]!, fields };
-  const screened = await screenNumber(services, phone.slice(0, 40), {
-    path: "support",
-    origin: requestOrigin(services, "visitor", options.ip),
-  });
-  if (!screened.ok) {
-    const message = refusalMessage(t, screened.reason);
-    return { ok: false, message, fields: { phone: [message] } };
-  }
+  if (Object.keys(fields).length > 0 || !screened?.ok) return { ok: false, message: Object.values(fields)[0]![0]!, fields };
   return {
     ok: true,
     value: { fullName, email, phone: screened.e164, callFrequency: callFrequency as CallFrequency, language: options.language },

@@ -1,3 +1,4 @@
+import { PaymentsNotConfigured } from "~/ui/payments-not-configured";
 import { Form, Link, useNavigate, useNavigation } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "../../routes/+types/subscribe";
@@ -32,7 +33,10 @@ export function SubscribePage({ loaderData, actionData }: Pick<Route.ComponentPr
       {actionData && "checkEmail" in actionData ? (
         <CheckEmail email={actionData.checkEmail} />
       ) : loaderData.step === "form" ? (
-        <DetailsStep actionData={actionData} locale={i18n.language} />
+        <>
+          {loaderData.paymentsConfigured ? null : <PaymentsNotConfigured />}
+          <DetailsStep actionData={actionData} locale={i18n.language} />
+        </>
       ) : (
         <PaymentStep
           pending={loaderData.pending!}

@@ -3,6 +3,7 @@ import { data, Form, Link, useNavigation, useSubmit } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/verify-email";
 import { StarterOffer } from "~/features/business/signup/get-started-page";
+import { PaymentsNotConfigured } from "~/ui/payments-not-configured";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass } from "~/ui/form/button";
 import { alreadyVerifiedBusiness, verifyBusinessEmail } from "~/features/business/signup/verification.server";
@@ -16,7 +17,8 @@ export function loader({ url, context }: Route.LoaderArgs) {
   const token = url.searchParams.get("token") ?? "";
   const email = url.searchParams.get("email") ?? "";
   const { t } = getI18n(context);
-  return { token, email, linkComplete: Boolean(token && email), title: `${t("verify.title")} · Sakina` };
+  const paymentsConfigured = Boolean(context.get(servicesContext).payments);
+  return { token, email, linkComplete: Boolean(token && email), paymentsConfigured, title: `${t("verify.title")} · Sakina` };
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title ?? "Sakina" }];
@@ -99,6 +101,7 @@ export default function VerifyEmail({ loaderData, actionData }: Route.ComponentP
             <p role="status" className="text-slate-700">
               {actionData.paymentDue ? t("verify.alreadyPaymentBody") : t("verify.alreadyBody")}
             </p>
+            {actionData.paymentDue && !loaderData.paymentsConfigured ? <PaymentsNotConfigured /> : null}
             <div className="flex flex-wrap gap-3">
               {actionData.paymentDue ? (
                 <Link to="/get-started" className={buttonClass()}>
@@ -132,6 +135,7 @@ export default function VerifyEmail({ loaderData, actionData }: Route.ComponentP
               </dd>
             </dl>
             <StarterOffer />
+            {loaderData.paymentsConfigured ? null : <PaymentsNotConfigured />}
             <Link to="/get-started" className={`${buttonClass()} w-full`}>
               {t("verify.completePayment")}
             </Link>

@@ -78,7 +78,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   const zone = chosenZone ?? business.timeZone;
   // A page reached from another step (not the first one landed on) gives its heading the focus.
   const arrived = [...url.searchParams.keys()].some((key) => key !== "lng" && key !== "tz");
-  const title = (step: Step) => `${t(`book.stepTitles.${step}`)} – ${isolatedText(business.name)}`;
+  const title = (step: Step) => `${t(`book.stepTitles.${step}`)} – ${isolatedText(business.name, locale)}`;
   /** The business's wall time on a date, as an instant shown in the visitor's zone. */
   const shown = (date: string, time: string, style: "full" | "time") => {
     const instant = zonedTimeToUtc(date, parseTimeOfDay(time) ?? 0, business.timeZone);
@@ -94,6 +94,8 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
     description: business.description,
     timeZone: business.timeZone,
     link: business.bookingLink,
+    /** How many days ahead the calendar reaches. */
+    windowDays: business.bookingWindowDays,
   };
   const base = {
     kind: "page" as const,
@@ -160,6 +162,9 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
 
   const availability = pageAvailability(business, service, inputs);
   const date = url.searchParams.get("date") ?? "";
+  // The first month the calendar shows (month navigation), when it is one of the window's.
+  const monthParam = url.searchParams.get("month");
+  const month = monthParam && /^\d{4}-\d{2}$/.test(monthParam) ? monthParam : null;
   const windowDates = availability.windowDates();
   if (!windowDates.includes(date)) {
     const counts = availability.countsByDate();
@@ -168,29 +173,31 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       title: title("date"),
       step: "date" as const,
       serviceId: service.id,
+      month,
       days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
       dateError: date ? t("book.dateUnavailable") : null,
     };
   }
 
   const time = url.searchParams.get("time") ?? "";
-  // Back from the done page lands on the steps of the booking this browser just made: that time is
-  // taken now (by it), so the page shows the booking made, not "That time is not available".
-  const minute = time ? parseTimeOfDay(time) : null;
-  if (minute !== null) {
-    const placed = await placedBooking(services, request, business);
-    if (
-      placed &&
-      placed.booking.status !== "cancelled" &&
-      placed.booking.serviceId === service.id &&
-      placed.booking.startsAt.getTime() === zonedTimeToUtc(date, minute, business.timeZone)
-    ) {
-      throw redirect(stepUrl(business.bookingLink, { step: "done", tz: chosenZone ?? undefined }));
-    }
-  }
   const slots = availability.day(date).map(({ time, available }) => ({ time, available, label: shown(date, time, "time") }));
   const chosenSlot = slots.find((slot) => slot.time === time && slot.available);
   if (!chosenSlot) {
+    // Back from the done page lands on the time this browser has just booked: it is taken by
+    // that booking, not lost, so the visitor sees the booking made instead of a refusal.
+    if (time) {
+      const placed = await placedBooking(services, request, business);
+      const minute = parseTimeOfDay(time);
+      if (
+        placed &&
+        minute !== null &&
+        placed.booking.serviceId === service.id &&
+        placed.booking.status !== "cancelled" &&
+        placed.booking.startsAt.getTime() === zonedTimeToUtc(date, minute, business.timeZone)
+      ) {
+        throw redirect(stepUrl(business.bookingLink, { step: "done", tz: chosenZone ?? undefined }));
+      }
+    }
     const counts = availability.countsByDate();
     return {
       ...base,
@@ -198,6 +205,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       step: "time" as const,
       serviceId: service.id,
       date,
+      month,
       day: formatLocalDate(date, locale, "day"),
       // The month beside the times on a wide screen.
       days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
@@ -222,6 +230,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       callPromise: await callPromise(Boolean(draft.email)),
     };
   }
+  const promise = await confirmationPromise(services, business);
   return {
     ...base,
     title: title("contact"),
@@ -231,7 +240,9 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
     time,
     when: shown(date, time, "full"),
     draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null,
-    callPromise: await callPromise(false),
+    callPromise: describeConfirmationPromise(t, locale, business, promise, { emailed: false }),
+    // The phone's hint and the promise below it say the same: no call is promised when none will ring.
+    phoneHint: promise.kind === "no_call" ? t("book.phoneHintNoCall") : t("book.phoneHint"),
   };
 }
 
@@ -263,15 +274,12 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
   if (form.get("intent") === "contact") {
     const submission = parseWithZod(form, { schema: contactSchema(t) });
-    if (submission.status !== "success") {
-      // Every field's error in one answer: the phone's own check too, not on the next submit.
-      const typed = String(form.get("phone") ?? "").trim();
-      const phoneError = typed && !submission.error?.phone?.length && !normalizeCustomerPhone(typed, business).ok;
-      const reply = phoneError ? submission.reply({ fieldErrors: { phone: [t("book.phoneInvalid")] } }) : submission.reply();
-      return data({ reply }, { status: 400 });
-    }
-    const phone = normalizeCustomerPhone(submission.value.phone, business);
-    if (!phone.ok) return data({ reply: submission.reply({ fieldErrors: { phone: [t("book.phoneInvalid")] } }) }, { status: 400 });
+    // The number is read even when another field is wrong: every error comes in one answer.
+    const typedPhone = String(form.get("phone") ?? "").trim();
+    const phoneRefused = submission.status === "error" && Boolean(submission.error?.phone);
+    const phone = phoneRefused || !typedPhone ? null : normalizeCustomerPhone(typedPhone, business);
+    const phoneErrors = phone && !phone.ok ? { fieldErrors: { phone: [t("book.phoneInvalid")] } } : {};
+    if (submission.status !== "success" || !phone?.ok) return data({ reply: submission.reply(phoneErrors) }, { status: 400 });
     const draft: BookingDraft = {
       link,
       name: submission.value.name,

@@ -81,7 +81,7 @@ export async function loader({ url, params, context }: Route.LoaderArgs) {
     return data(
       {
         kind: "gone" as const,
-        title: business ? `${t("manageLink.replacedTitle")} · ${isolatedText(business.name)}` : t("manageLink.unknownTitle"),
+        title: business ? `${t("manageLink.replacedTitle")} · ${isolatedText(business.name, language)}` : t("manageLink.unknownTitle"),
         locale,
         business: business ? frameOf(business) : null,
         bookingLink: business ? `/book/${business.bookingLink}` : null,
@@ -120,7 +120,7 @@ export async function loader({ url, params, context }: Route.LoaderArgs) {
   const calendar = bookingCalendar(services, booking, business, service.name, params.token, t("flows.calendarDescription", { business: business.name }));
   return {
     kind: "booking" as const,
-    title: `${t("manage.title")} · ${isolatedText(business.name)}`,
+    title: `${t("manage.title")} · ${isolatedText(business.name, language)}`,
     locale,
     business: frameOf(business),
     businessName: business.name,

@@ -6,7 +6,7 @@ import { BookingCard } from "~/features/business/dashboard/bookings";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerAction } from "~/features/business/owner-action.server";
 import { ownerForPage, ownerTitle } from "~/features/business/owner.server";
-import { isolate } from "~/features/business/bidi";
+import { isolatedText, tIsolated } from "~/ui/bidi";
 import { parseDbId } from "~/lib/ids";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, linkClass } from "~/ui/form/button";
@@ -22,7 +22,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
   const page = await loadBookingPage(owner, parseDbId(params.bookingId), url);
-  const title = ownerTitle(owner, owner.t("owner.booking.title", { name: isolate(page.booking.customerName) }));
+  const title = ownerTitle(owner, owner.t("owner.booking.title", { name: isolatedText(page.booking.customerName, owner.locale) }));
   return { kind: "owner" as const, title, shell: owner.shell, ...page };
 }
 
@@ -49,7 +49,7 @@ export default function BookingPage({ loaderData, actionData }: Route.ComponentP
         </Link>
       </p>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">
-        {t("owner.booking.title", { name: isolate(page.booking.customerName) })}
+        {tIsolated(t, "owner.booking.title", { name: page.booking.customerName })}
       </h1>
       <div className="mt-4">
         <BookingCard booking={page.booking} returnTo={here} linkToPage={false} />
@@ -65,7 +65,7 @@ export default function BookingPage({ loaderData, actionData }: Route.ComponentP
           </h2>
           <p className="mt-1 text-sm text-slate-700">{t("owner.reschedule.intro")}</p>
           {page.reschedule.dates.length === 0 ? (
-            <p className="mt-3 text-slate-700">{t("owner.reschedule.noTimes")}</p>
+            <p className="mt-3 text-slate-700">{t("owner.reschedule.noTimes", { days: page.windowDays })}</p>
           ) : (
             <Form method="get" action={`${here}#reschedule`} className="mt-3 flex flex-wrap items-end gap-3">
               <SelectField

@@ -1,4 +1,5 @@
 import { Form, Link } from "react-router";
+import { bookingWindowOptions, noticeOptions } from "~/features/business/booking-rules";
 import { useTranslation } from "~/ui/translation";
 import { languageNames, supportedLanguages } from "~/i18n";
 import { voiceName } from "~/lib/voices";
@@ -7,7 +8,6 @@ import { Button } from "~/ui/form/button";
 import { Field, SelectField, TextareaField } from "~/ui/form/field";
 import { errorsFor, submittedValue, type BusinessSettings, type DashboardActionData } from "~/features/business/dashboard/types";
 
-const noticeOptions = [0, 15, 30, 60, 120, 240, 720, 1440];
 
 export function SettingsSection({ business, actionData }: { business: BusinessSettings; actionData?: DashboardActionData }) {
   const { t } = useTranslation();
@@ -75,6 +75,20 @@ export function SettingsSection({ business, actionData }: { business: BusinessSe
                   : minutes === 60
                     ? t("settings.oneHour")
                     : t("settings.hours", { hours: minutes / 60 })}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          id="settings-window"
+          label={t("settings.bookingWindow")}
+          name="bookingWindowDays"
+          hint={t("settings.bookingWindowHint")}
+          defaultValue={val("bookingWindowDays", String(business.bookingWindowDays))}
+          errors={err("bookingWindowDays")}
+        >
+          {bookingWindowOptions.map((days) => (
+            <option key={days} value={days}>
+              {t("settings.windowDays", { days })}
             </option>
           ))}
         </SelectField>

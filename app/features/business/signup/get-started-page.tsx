@@ -1,3 +1,4 @@
+import { PaymentsNotConfigured } from "~/ui/payments-not-configured";
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { useState } from "react";
@@ -31,6 +32,7 @@ export function GetStartedPage({ loaderData, actionData }: Pick<Route.ComponentP
         <Steps steps={steps} current={current} />
       </div>
       <div className="mt-8 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm sm:p-8">
+        {loaderData.step === "register" && !loaderData.paymentsConfigured ? <PaymentsNotConfigured /> : null}
         {loaderData.step === "register" ? <RegisterForm title={loaderData.title} actionData={actionData} /> : null}
         {loaderData.step === "verify" ? <CheckInbox email={loaderData.email} /> : null}
         {loaderData.step === "payment" && loaderData.business ? (

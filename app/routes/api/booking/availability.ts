@@ -14,7 +14,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     if (result.error === "not_found") return apiError(404, t("book.invalidBody"));
     const message = {
       bad_date: t("book.apiBadDate"),
-      outside_window: t("book.apiOutsideWindow"),
+      outside_window: t("book.apiOutsideWindow", { days: result.windowDays }),
       unknown_service: t("book.apiUnknownService"),
     }[result.error];
     return apiError(400, message, { code: result.error });

@@ -1,0 +1,1 @@
+ALTER TABLE "businesses" ADD COLUMN "booking_window_days" integer DEFAULT 60 NOT NULL;
