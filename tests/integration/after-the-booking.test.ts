@@ -3,6 +3,8 @@ import ICAL from "ical.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, bookings, businesses, calls } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
+import { bookingAgent } from "~/features/booking/agent.server";
+import { CANCEL_BOOKING } from "~/voice/agents.server";
 import { startAppInProcess } from "../support/app-in-process";
 import { bookThroughPage } from "../support/book-through-page";
 import { httpClient } from "../support/http-client";
@@ -210,6 +212,35 @@ describe("a change the customer makes", () => {
     // Sent again, nothing more happens and nobody is e-mailed twice.
     expect((await customerPosts(manage, { intent: "cancel" })).status).toBe(302);
     expect(await mailsTo(email, /^You cancelled/)).toHaveLength(1);
+  });
+});
+
+describe("a cancel on the confirmation call", () => {
+  it("is the customer's change too: both e-mailed, METHOD:CANCEL, and the owner's list says by whom", async () => {
+    const email = "casey-on-the-phone@example.com";
+    const { id, first } = await customerBooksInLosAngeles(email);
+    const booking = await bookingRow(id);
+    const [call] = await app.services.db
+      .insert(calls)
+      .values({
+        purpose: "booking_confirmation",
+        status: "in-progress",
+        language: "en",
+        voice: "alloy",
+        toNumber: booking.customerPhone,
+        businessId: booking.businessId,
+        bookingId: id,
+        confirmationRound: booking.confirmationRound,
+        timeLimitSeconds: 300,
+      })
+      .returning();
+    const agent = await bookingAgent(app.services, call!);
+    await agent.tools.find((tool) => tool.name === CANCEL_BOOKING)!.run({ reason: "cannot come" });
+    expect((await bookingRow(id)).status).toBe("cancelled");
+    const mail = await waitForMail(app.dataDir, email, /^You cancelled your booking at/);
+    expect(calendarOf(mail)).toMatchObject({ method: "CANCEL", uid: calendarOf(first).uid });
+    await waitForMail(app.dataDir, businessEmail, /^Casey \d+ cancelled their booking/);
+    expect(await (await owner.get(`/dashboard/bookings/${id}`)).text()).toContain("Cancelled by the customer");
   });
 });
 
