@@ -9,7 +9,8 @@ import { MonthTables } from "~/features/booking/month-tables";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/form/button";
 import { SelectField } from "~/ui/form/field";
-import { utcToZoned } from "~/lib/zoned-time";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
+import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { availabilityFor } from "~/features/booking/booking.server";
 import { changeBooking, customerZone } from "~/features/booking/booking-change.server";
 import { bookingCalendar, replaceManageLink } from "~/features/booking/manage-link.server";
@@ -174,7 +175,14 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     const token = await replaceManageLink(services, booking, business);
     return redirect(token ? here(token, { new: "1" }) : here(params.token));
   }
-  const start = Number(form.get("start"));
+  // The chosen instant; a form of an older page sends the business's date and wall time instead.
+  const legacyDate = String(form.get("date") ?? "");
+  const legacyMinute = parseTimeOfDay(String(form.get("time") ?? ""));
+  const start = form.has("start")
+    ? Number(form.get("start"))
+    : isCalendarDate(legacyDate) && legacyMinute !== null && legacyMinute < 1440
+      ? zonedTimeToUtc(legacyDate, legacyMinute, business.timeZone)
+      : NaN;
   if (!Number.isSafeInteger(start)) return redirect(here(params.token, { reschedule: "1" }));
   const zone = tz ?? customerZone(booking, business);
   const availability = await availabilityFor(services, business, service);
