@@ -9,7 +9,8 @@ import { startServer, type RunningServer } from "../support/server";
 
 // Issue 47's journey in a real browser: a visitor in Los Angeles books, the owner moves the
 // booking, the customer's first e-mailed link still opens it, in Pacific Time; both e-mails and
-// the updated calendar file arrive (SEQUENCE 1), then the customer cancels (METHOD:CANCEL).
+// the updated calendar file arrive (SEQUENCE 1), the customer asks for a new link (the old one
+// says so), then cancels (METHOD:CANCEL).
 vi.setConfig({ testTimeout: 180_000 });
 
 let server: RunningServer;
@@ -104,6 +105,18 @@ describe("after the booking, in a real browser", () => {
     expect(when).toContain(new Date(update.start).toLocaleTimeString("en-US", { timeZone: "America/Los_Angeles", hour: "numeric", minute: "2-digit" }));
     await expectAccessible(page, true, "manage after the owner's move");
 
+    // Only the customer's own request replaces the link: the old one then says so, in the business's frame.
+    await page.getByRole("button", { name: en.manageLink.newLinkButton }).click();
+    await page.waitForURL((address) => address.pathname !== new URL(manage).pathname);
+    const renewed = page.url();
+    await waitForMail(server.dataDir, email, /^Your new link for your booking at/);
+    const replaced = await page.goto(manage);
+    expect(replaced?.status()).toBe(410);
+    await page.getByRole("heading", { name: en.manageLink.replacedTitle }).waitFor();
+    await expectAccessible(page, true, "replaced manage link");
+    await page.goto(renewed);
+    await hydrated(page);
+
     // The customer cancels: the owner is told, and the calendar file removes the event.
     await page.getByRole("link", { name: en.manage.cancel }).click();
     await page.getByRole("button", { name: en.manage.cancelYes }).click();
@@ -113,6 +126,11 @@ describe("after the booking, in a real browser", () => {
     await waitForMail(server.dataDir, "demo@sakina.app", /^Pacific Visitor cancelled their booking/);
     await ownerPage.goto(`${server.url}/dashboard?lng=en`);
     await ownerPage.locator("article", { hasText: reference }).getByText("Cancelled by the customer").waitFor();
+    // An unknown link: a page of its own (not a bare 404 to Sakina's home), axe clean.
+    const unknown = await page.goto(`${server.url}/booking/no-such-link-000000000000000`);
+    expect(unknown?.status()).toBe(404);
+    await page.getByRole("heading", { name: en.manageLink.unknownTitle }).waitFor();
+    await expectAccessible(page, true, "unknown manage link");
     await ownerContext.close();
     await visitor.close();
   });
