@@ -146,6 +146,20 @@ describe("the customer's link", () => {
     expect(oldHtml).toContain("This link was replaced");
     expect(oldHtml).toContain("Demo Salon");
     expect(oldHtml).toContain('href="/book/demo-salon"');
+
+    // Each new link e-mails the customer: a holder of the link cannot flood them (five a day).
+    let current = `${app.url}${fresh.pathname}`;
+    for (let more = 2; more <= 5; more++) {
+      const again = await customerPosts(current, { intent: "new-link" });
+      current = new URL(again.headers.get("location")!, app.url).href.replace(/\?.*$/, "");
+    }
+    const refused = await customerPosts(current, { intent: "new-link" });
+    expect(refused.status).toBe(302);
+    expect(new URL(refused.headers.get("location")!, app.url).pathname).toBe(new URL(current).pathname);
+    expect((await fetch(current)).status).toBe(200);
+    // The fifth link's e-mail came, and it carries the link that still works.
+    await waitForMail(app.dataDir, email, /^Your new link/, { after: 4 });
+    expect((await mailsTo(email, /^Your new link/)).map((mail) => linkIn(mail, "/booking/"))).toContain(current);
   });
 
   it("answers an unknown link with a page saying how to reach the business, not Sakina's home", async () => {

@@ -25,6 +25,7 @@ import { FocusHeading } from "~/ui/form/focus";
 import { PageTitle } from "~/ui/form/error-summary";
 import type { ShellHandle } from "~/ui/shell/shell";
 import { redirectWithToast } from "~/platform/http/toast.server";
+import { firstExceededRule } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 
 async function load(services: AppServices, token: string) {
@@ -172,6 +173,16 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     return redirect(here(params.token, { cancelled: "1" }));
   }
   if (form.get("intent") === "new-link") {
+    // A few a day per booking: each one e-mails the customer, so a link's holder cannot flood them.
+    const exceeded = await firstExceededRule(context, [
+      { name: "manage-link:booking", subject: String(booking.id), limit: 5, windowSeconds: 86_400 },
+    ]);
+    if (exceeded) {
+      return redirectWithToast(services, here(params.token), {
+        type: "error",
+        title: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
+      });
+    }
     const token = await replaceManageLink(services, booking, business);
     return redirect(token ? here(token, { new: "1" }) : here(params.token));
   }
