@@ -26,6 +26,7 @@ export default [
   route("reset-password", "routes/account/reset-password.tsx"),
   route("dashboard", "routes/dashboard/dashboard.tsx"),
   route("dashboard/bookings/:bookingId", "routes/dashboard/dashboard.booking.tsx"),
+  route("dashboard/schedule", "routes/dashboard/dashboard.schedule.tsx"),
   route("dashboard/services", "routes/dashboard/dashboard.services.tsx"),
   route("dashboard/hours", "routes/dashboard/dashboard.hours.tsx"),
   route("dashboard/calls", "routes/dashboard/dashboard.calls.tsx"),

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { newBookingReference, parseBookingReference } from "./booking-reference";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
@@ -388,10 +388,11 @@ export async function setBookingCallStateIf(db: Db, bookingId: number, callState
 /** Call states in which a confirmation call is still planned or under way. */
 export const CALL_STATES_IN_PROGRESS = ["queued", "scheduled", "calling", "retry_2", "retry_3"];
 
-export type OwnerBookingFilter = "upcoming" | "attention" | "past";
+export type OwnerBookingFilter = "upcoming" | "attention" | "cancelled" | "past";
 
 /**
- * The owner's list. Upcoming: not yet over, soonest first. Needs attention: not yet over and
+ * The owner's list. Upcoming: not yet over and not cancelled, soonest first. Cancelled: those
+ * not yet over that were cancelled, soonest first. Needs attention: not yet over and
  * waiting for the owner: the customer asked for another time or could not be reached, or the
  * booking is still unconfirmed with no call planned or under way (not called because the dialling
  * policy refused the number, calls not configured, a call that ended without an answer to the
@@ -422,12 +423,12 @@ export async function listOwnerBookings(
  */
 export async function countOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date()) {
   const attention = sql<number>`count(*) filter (where ${needsAttention})`.mapWith(Number);
-  if (filter === "past") {
+  if (filter === "past" || filter === "cancelled") {
     const [[past], [upcoming]] = await Promise.all([
       db
         .select({ count: count() })
         .from(bookings)
-        .where(ownerFilter(businessId, "past", now)),
+        .where(ownerFilter(businessId, filter, now)),
       db
         .select({ attention })
         .from(bookings)
@@ -459,7 +460,8 @@ function ownerFilter(businessId: number, filter: OwnerBookingFilter, now: Date) 
     // start at today instead of reading the business's whole history.
     gt(bookings.startsAt, new Date(now.getTime() - LONGEST_BOOKING_MS)),
   );
-  return and(eq(bookings.businessId, businessId), notOver, filter === "attention" ? needsAttention : undefined);
+  const status = filter === "cancelled" ? eq(bookings.status, "cancelled") : ne(bookings.status, "cancelled");
+  return and(eq(bookings.businessId, businessId), notOver, status, filter === "attention" ? needsAttention : undefined);
 }
 
 /** What a reminder scan needs: how long before a start it is sent, and the last moment it is still of use. */
@@ -588,4 +590,29 @@ export async function bookingsMissingConfirmationCall(db: Db, olderThanSeconds: 
       ),
     )
     .limit(500);
+}
+
+/**
+ * The bookings of a business that start in [from, to), soonest first, with their service's name:
+ * the owner's day and week views. Cancelled bookings are left out unless asked for.
+ */
+export async function listBookingsStartingBetween(
+  db: Db,
+  businessId: number,
+  range: { from: Date; to: Date },
+  options: { cancelled?: boolean } = {},
+) {
+  return db
+    .select({ booking: bookings, serviceName: businessServices.name })
+    .from(bookings)
+    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
+    .where(
+      and(
+        eq(bookings.businessId, businessId),
+        gte(bookings.startsAt, range.from),
+        lt(bookings.startsAt, range.to),
+        ...(options.cancelled ? [] : [ne(bookings.status, "cancelled")]),
+      ),
+    )
+    .orderBy(asc(bookings.startsAt), asc(bookings.id));
 }

@@ -209,7 +209,8 @@ try {
       const telephonyShot = `owner-telephony-${language}-${width}`;
       const feedShot = `owner-calendar-feed-${language}-${width}`;
       const remindersShot = `owner-reminders-${language}-${width}`;
-      if ([telephonyShot, feedShot, remindersShot].some((name) => name.includes(only))) {
+      const scheduleShots = (["day", "week"] as const).map((view) => ({ view, shot: `owner-schedule-${view}-${language}-${width}` }));
+      if ([telephonyShot, feedShot, remindersShot, ...scheduleShots.map((s) => s.shot)].some((name) => name.includes(only))) {
         await signInDemoOwner(page, server.url, server.dataDir, language);
         if (telephonyShot.includes(only)) {
           await page.goto(`${server.url}/telephony`, { waitUntil: "networkidle" });
@@ -222,6 +223,11 @@ try {
           const file = path.join(out, `${feedShot}.png`);
           await page.locator("section[aria-labelledby=calendar-feed-title]").screenshot({ path: file });
           console.log(path.relative(root, file));
+        }
+        for (const { view, shot } of scheduleShots) {
+          if (!shot.includes(only)) continue;
+          await page.goto(`${server.url}/dashboard/schedule?view=${view}`, { waitUntil: "networkidle" });
+          await shoot(page, shot);
         }
         if (remindersShot.includes(only)) {
           await page.goto(`${server.url}/dashboard/settings`, { waitUntil: "networkidle" });

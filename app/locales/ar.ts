@@ -905,6 +905,25 @@ const ar = {
   },
   // تطبيق صاحب النشاط التجاري (/dashboard وصفحاته).
   owner: {
+    schedule: {
+      dayTitle: "اليوم",
+      weekTitle: "الأسبوع",
+      weekOf: "من {{first}} إلى {{last}}",
+      navLabel: "طرق العرض والتواريخ",
+      list: "القائمة",
+      day: "يوم",
+      week: "أسبوع",
+      dayBefore: "اليوم السابق",
+      dayAfter: "اليوم التالي",
+      weekBefore: "الأسبوع السابق",
+      weekAfter: "الأسبوع التالي",
+      today: "اليوم",
+      todayMark: "اليوم",
+      reference: "المرجع",
+      noBookings: "لا توجد حجوزات في هذا اليوم.",
+      none: "لا حجوزات",
+      viewsLabel: "عرض اليوم والأسبوع",
+    },
     done: "تم",
     shell: {
       app: "تطبيق صاحب النشاط",
@@ -925,9 +944,11 @@ const ar = {
       filter: {
         upcoming: "القادمة",
         attention: "تحتاج إلى متابعة",
+        cancelled: "الملغاة",
         past: "السابقة",
       },
       noneAttention: "لا شيء يحتاج إلى متابعتك.",
+      noneCancelled: "لم يُلغَ أي حجز قادم.",
       nonePast: "لا توجد حجوزات سابقة بعد.",
       phone: "الهاتف",
       email: "البريد الإلكتروني",

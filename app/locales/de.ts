@@ -941,6 +941,25 @@ const de = {
   },
   // Die App der Geschäftsinhaber (/dashboard und seine Seiten).
   owner: {
+    schedule: {
+      dayTitle: "Tag",
+      weekTitle: "Woche",
+      weekOf: "{{first}} bis {{last}}",
+      navLabel: "Ansichten und Daten",
+      list: "Liste",
+      day: "Tag",
+      week: "Woche",
+      dayBefore: "Vorheriger Tag",
+      dayAfter: "Nächster Tag",
+      weekBefore: "Vorherige Woche",
+      weekAfter: "Nächste Woche",
+      today: "Heute",
+      todayMark: "heute",
+      reference: "Referenz",
+      noBookings: "An diesem Tag gibt es keine Buchungen.",
+      none: "Keine Buchungen",
+      viewsLabel: "Tages- und Wochenansicht",
+    },
     done: "Erledigt",
     shell: {
       app: "Inhaber-App",
@@ -962,9 +981,11 @@ const de = {
       filter: {
         upcoming: "Anstehend",
         attention: "Zu erledigen",
+        cancelled: "Storniert",
         past: "Vergangen",
       },
       noneAttention: "Nichts zu erledigen.",
+      noneCancelled: "Keine anstehende Buchung wurde storniert.",
       nonePast: "Noch keine vergangenen Buchungen.",
       phone: "Telefon",
       email: "E-Mail",

@@ -924,6 +924,25 @@ const en = {
   },
   // The business owner's app (/dashboard and its pages).
   owner: {
+    schedule: {
+      dayTitle: "Day",
+      weekTitle: "Week",
+      weekOf: "{{first}} to {{last}}",
+      navLabel: "Views and dates",
+      list: "List",
+      day: "Day",
+      week: "Week",
+      dayBefore: "Previous day",
+      dayAfter: "Next day",
+      weekBefore: "Previous week",
+      weekAfter: "Next week",
+      today: "Today",
+      todayMark: "today",
+      reference: "Reference",
+      noBookings: "No bookings on this day.",
+      none: "No bookings",
+      viewsLabel: "Day and week views",
+    },
     done: "Done",
     shell: {
       app: "Owner's app",
@@ -944,9 +963,11 @@ const en = {
       filter: {
         upcoming: "Upcoming",
         attention: "Needs attention",
+        cancelled: "Cancelled",
         past: "Past",
       },
       noneAttention: "Nothing needs your attention.",
+      noneCancelled: "No upcoming booking was cancelled.",
       nonePast: "No past bookings yet.",
       phone: "Phone",
       email: "E-mail",

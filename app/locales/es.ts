@@ -934,6 +934,25 @@ const es = {
   },
   // La aplicación del propietario del negocio (/dashboard y sus páginas).
   owner: {
+    schedule: {
+      dayTitle: "Día",
+      weekTitle: "Semana",
+      weekOf: "Del {{first}} al {{last}}",
+      navLabel: "Vistas y fechas",
+      list: "Lista",
+      day: "Día",
+      week: "Semana",
+      dayBefore: "Día anterior",
+      dayAfter: "Día siguiente",
+      weekBefore: "Semana anterior",
+      weekAfter: "Semana siguiente",
+      today: "Hoy",
+      todayMark: "hoy",
+      reference: "Referencia",
+      noBookings: "No hay reservas este día.",
+      none: "Sin reservas",
+      viewsLabel: "Vistas de día y de semana",
+    },
     done: "Hecho",
     shell: {
       app: "App del negocio",
@@ -955,9 +974,11 @@ const es = {
       filter: {
         upcoming: "Próximas",
         attention: "Requieren atención",
+        cancelled: "Canceladas",
         past: "Pasadas",
       },
       noneAttention: "Nada requiere tu atención.",
+      noneCancelled: "No se ha cancelado ninguna reserva próxima.",
       nonePast: "Aún no hay reservas pasadas.",
       phone: "Teléfono",
       email: "Correo electrónico",

@@ -942,6 +942,25 @@ const fr = {
   },
   // L'application du gérant (/dashboard et ses pages).
   owner: {
+    schedule: {
+      dayTitle: "Jour",
+      weekTitle: "Semaine",
+      weekOf: "Du {{first}} au {{last}}",
+      navLabel: "Vues et dates",
+      list: "Liste",
+      day: "Jour",
+      week: "Semaine",
+      dayBefore: "Jour précédent",
+      dayAfter: "Jour suivant",
+      weekBefore: "Semaine précédente",
+      weekAfter: "Semaine suivante",
+      today: "Aujourd’hui",
+      todayMark: "aujourd’hui",
+      reference: "Référence",
+      noBookings: "Aucune réservation ce jour-là.",
+      none: "Aucune réservation",
+      viewsLabel: "Vues par jour et par semaine",
+    },
     done: "Fait",
     shell: {
       app: "Espace gérant",
@@ -963,9 +982,11 @@ const fr = {
       filter: {
         upcoming: "À venir",
         attention: "À traiter",
+        cancelled: "Annulées",
         past: "Passées",
       },
       noneAttention: "Rien à traiter.",
+      noneCancelled: "Aucune réservation à venir n’a été annulée.",
       nonePast: "Pas encore de réservations passées.",
       phone: "Téléphone",
       email: "E-mail",

@@ -935,6 +935,25 @@ const it = {
   },
   // L'app del titolare dell'attività (/dashboard e le sue pagine).
   owner: {
+    schedule: {
+      dayTitle: "Giorno",
+      weekTitle: "Settimana",
+      weekOf: "Dal {{first}} al {{last}}",
+      navLabel: "Viste e date",
+      list: "Elenco",
+      day: "Giorno",
+      week: "Settimana",
+      dayBefore: "Giorno precedente",
+      dayAfter: "Giorno successivo",
+      weekBefore: "Settimana precedente",
+      weekAfter: "Settimana successiva",
+      today: "Oggi",
+      todayMark: "oggi",
+      reference: "Riferimento",
+      noBookings: "Nessuna prenotazione in questo giorno.",
+      none: "Nessuna prenotazione",
+      viewsLabel: "Viste per giorno e per settimana",
+    },
     done: "Fatto",
     shell: {
       app: "App del titolare",
@@ -956,9 +975,11 @@ const it = {
       filter: {
         upcoming: "In arrivo",
         attention: "Da gestire",
+        cancelled: "Annullate",
         past: "Passate",
       },
       noneAttention: "Niente da gestire.",
+      noneCancelled: "Nessuna prenotazione futura è stata annullata.",
       nonePast: "Ancora nessuna prenotazione passata.",
       phone: "Telefono",
       email: "E-mail",

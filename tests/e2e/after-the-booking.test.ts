@@ -124,7 +124,7 @@ describe("after the booking, in a real browser", () => {
     const cancelled = await waitForMail(server.dataDir, email, /^You cancelled your booking at/);
     expect(eventOf(cancelled)).toMatchObject({ uid: created.uid, method: "CANCEL", status: "CANCELLED", sequence: 2 });
     await waitForMail(server.dataDir, "demo@sakina.app", /^Pacific Visitor cancelled their booking/);
-    await ownerPage.goto(`${server.url}/dashboard?lng=en`);
+    await ownerPage.goto(`${server.url}/dashboard?filter=cancelled&lng=en`);
     await ownerPage.locator("article", { hasText: reference }).getByText("Cancelled by the customer").waitFor();
     // An unknown link: a page of its own (not a bare 404 to Sakina's home), axe clean.
     const unknown = await page.goto(`${server.url}/booking/no-such-link-000000000000000`);

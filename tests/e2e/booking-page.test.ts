@@ -168,7 +168,9 @@ describe.each([
     const week = await focused();
     expect(week).toBe(values.find((value) => (Date.parse(value) - Date.parse(values[0]!)) / 86_400_000 >= 7));
     // The day the keys reached is the one Tab comes back to, and Enter chooses it.
-    expect(await page.locator("[data-month] table button[name=date][tabindex='0']").evaluate((b) => (b as HTMLButtonElement).value)).toBe(week);
+    expect(await page.locator("[data-month] table button[name=date][tabindex='0']").evaluate((b) => (b as HTMLButtonElement).value)).toBe(
+      week,
+    );
     await page.keyboard.press("Enter");
     await page.waitForURL((url) => url.searchParams.get("date") === week);
     await context.close();

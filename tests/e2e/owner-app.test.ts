@@ -108,6 +108,15 @@ describe.each([
       expect(describeViolations(violations), page.url()).toBe("");
     }
 
+    // The day and week views, reached from the bookings list: accessible, in the owner's frame.
+    for (const view of ["day", "week"] as const) {
+      await page.goto(`${server.url}/dashboard/schedule?view=${view}`);
+      await page
+        .getByRole("heading", { level: 1, name: view === "day" ? t.owner.schedule.dayTitle : t.owner.schedule.weekTitle })
+        .waitFor();
+      expect(describeViolations(await axeViolations(page, { javaScript })), page.url()).toBe("");
+    }
+
     // The voice settings (the spec's screen 14, also /voice): in the owner's frame, accessible.
     await page.goto(`${server.url}/voice-settings`);
     await page.getByRole("heading", { level: 1, name: t.voiceSettings.title }).waitFor();

@@ -159,7 +159,11 @@ describe("a server without payments", () => {
 describe("Back after booking", () => {
   it("leads the browser that booked to its booking, while anyone else is told the time is taken", async () => {
     const visitor = httpClient(app.url);
-    const booked = await bookThroughPage(visitor, "demo-salon", { serviceName: "Haircut", phone: "(212) 555-0163", email: "back-after@example.com" });
+    const booked = await bookThroughPage(visitor, "demo-salon", {
+      serviceName: "Haircut",
+      phone: "(212) 555-0163",
+      email: "back-after@example.com",
+    });
     const slot = `/book/demo-salon?service=${booked.serviceId}&date=${booked.date}&time=${booked.time}&lng=en`;
     // The confirm step and the details step, as Back reaches them: the booking made, not a refusal.
     for (const path of [`${slot}&step=confirm`, slot]) {
@@ -173,7 +177,7 @@ describe("Back after booking", () => {
 });
 
 describe("every field's error in one answer", () => {
-  it("names a wrong e-mail and the phone \"12\" together on /subscribe and /get-started, not one per submit", async () => {
+  it('names a wrong e-mail and the phone "12" together on /subscribe and /get-started, not one per submit', async () => {
     const subscribe = await httpClient(app.url).postForm(
       "/subscribe?lng=en",
       { fullName: "Nour Saleh", email: "nour@", phone: "12", callFrequency: "weekly" },

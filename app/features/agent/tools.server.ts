@@ -287,7 +287,8 @@ export function customerServiceTools(services: AppServices, session: AgentSessio
           freeDays.add(utcToZoned(start, business.timeZone).date);
           if (freeDays.size === DAYS_SUGGESTED) break;
         }
-        if (freeDays.size === 0) return `${business.name} has no free time for ${service.name} in the next ${business.bookingWindowDays} days.`;
+        if (freeDays.size === 0)
+          return `${business.name} has no free time for ${service.name} in the next ${business.bookingWindowDays} days.`;
         const days = [...freeDays].map((day) => {
           const times = availability
             .day(day)

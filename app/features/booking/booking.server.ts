@@ -37,7 +37,6 @@ import type { Db } from "#models/db";
 import { batchedCalls } from "~/lib/sharing/coalesce";
 import { perKey } from "~/lib/sharing/per-key";
 
-
 /** The public side of a business: only active businesses have a booking page. */
 export async function bookableBusiness(services: AppServices, bookingLink: string) {
   const business = await findBusinessByBookingLink(services.db, bookingLink);
@@ -191,8 +190,7 @@ export async function slotsForDay(services: AppServices, business: Business, ser
 }
 
 export type DayAvailability =
-  | { error: AvailabilityError | "not_found"; windowDays?: number }
-  | { slots: { time: string; available: boolean }[] };
+  { error: AvailabilityError | "not_found"; windowDays?: number } | { slots: { time: string; available: boolean }[] };
 
 export const availabilityKey = (bookingLink: string, serviceId: number, localDate: string) =>
   `availability\n${bookingLink}\n${serviceId}\n${localDate}`;

@@ -55,67 +55,67 @@ export function MonthTables({
           ) : null}
         </nav>
       ) : null}
-    <div
-      className={stacked ? "grid gap-6" : stackedFrom === "lg" ? "grid gap-6 md:grid-cols-2 lg:grid-cols-1" : "grid gap-6 md:grid-cols-2"}
-    >
-      {months.map((month) => {
-        const [year, monthIndex] = month.split("-").map(Number) as [number, number];
-        const first = new Date(Date.UTC(year, monthIndex - 1, 1));
-        const daysInMonth = new Date(Date.UTC(year, monthIndex, 0)).getUTCDate();
-        const lead = (first.getUTCDay() - firstWeekday + 7) % 7;
-        const cells: (number | null)[] = [...Array(lead).fill(null), ...Array.from({ length: daysInMonth }, (_, i) => i + 1)];
-        while (cells.length % 7) cells.push(null);
-        const weeks = Array.from({ length: cells.length / 7 }, (_, w) => cells.slice(w * 7, w * 7 + 7));
-        return (
-          <table key={month} className="w-full table-fixed border-collapse text-center">
-            <caption className="pb-2 text-start font-semibold text-slate-900">{formatMonth(month, locale)}</caption>
-            <thead>
-              <tr>
-                {weekdays.map((day) => (
-                  <th key={day} scope="col" className="pb-1 text-xs font-medium text-slate-600">
-                    <abbr title={weekdayName(day, locale, "long")} className="no-underline">
-                      {weekdayName(day, locale, "short")}
-                    </abbr>
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {weeks.map((week, w) => (
-                <tr key={w}>
-                  {week.map((day, d) => {
-                    if (day === null) return <td key={d} />;
-                    const date = `${month}-${String(day).padStart(2, "0")}`;
-                    const count = byDate.get(date) ?? 0;
-                    const full = formatLocalDate(date, locale, "day");
-                    return (
-                      <td key={d} className="p-0.5">
-                        {count > 0 ? (
-                          <button
-                            type="submit"
-                            name="date"
-                            value={date}
-                            aria-label={count === 1 ? t("book.dayOne", { day: full }) : t("book.dayMany", { day: full, count })}
-                            aria-current={date === selected ? "date" : undefined}
-                            className={`h-10 w-full rounded-lg font-semibold hover:bg-teal-700 hover:text-white ${
-                              date === selected ? "bg-teal-700 text-white" : "bg-teal-50 text-teal-900"
-                            }`}
-                          >
-                            {day}
-                          </button>
-                        ) : (
-                          <span className="block py-2 text-slate-500">{day}</span>
-                        )}
-                      </td>
-                    );
-                  })}
+      <div
+        className={stacked ? "grid gap-6" : stackedFrom === "lg" ? "grid gap-6 md:grid-cols-2 lg:grid-cols-1" : "grid gap-6 md:grid-cols-2"}
+      >
+        {months.map((month) => {
+          const [year, monthIndex] = month.split("-").map(Number) as [number, number];
+          const first = new Date(Date.UTC(year, monthIndex - 1, 1));
+          const daysInMonth = new Date(Date.UTC(year, monthIndex, 0)).getUTCDate();
+          const lead = (first.getUTCDay() - firstWeekday + 7) % 7;
+          const cells: (number | null)[] = [...Array(lead).fill(null), ...Array.from({ length: daysInMonth }, (_, i) => i + 1)];
+          while (cells.length % 7) cells.push(null);
+          const weeks = Array.from({ length: cells.length / 7 }, (_, w) => cells.slice(w * 7, w * 7 + 7));
+          return (
+            <table key={month} className="w-full table-fixed border-collapse text-center">
+              <caption className="pb-2 text-start font-semibold text-slate-900">{formatMonth(month, locale)}</caption>
+              <thead>
+                <tr>
+                  {weekdays.map((day) => (
+                    <th key={day} scope="col" className="pb-1 text-xs font-medium text-slate-600">
+                      <abbr title={weekdayName(day, locale, "long")} className="no-underline">
+                        {weekdayName(day, locale, "short")}
+                      </abbr>
+                    </th>
+                  ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        );
-      })}
-    </div>
+              </thead>
+              <tbody>
+                {weeks.map((week, w) => (
+                  <tr key={w}>
+                    {week.map((day, d) => {
+                      if (day === null) return <td key={d} />;
+                      const date = `${month}-${String(day).padStart(2, "0")}`;
+                      const count = byDate.get(date) ?? 0;
+                      const full = formatLocalDate(date, locale, "day");
+                      return (
+                        <td key={d} className="p-0.5">
+                          {count > 0 ? (
+                            <button
+                              type="submit"
+                              name="date"
+                              value={date}
+                              aria-label={count === 1 ? t("book.dayOne", { day: full }) : t("book.dayMany", { day: full, count })}
+                              aria-current={date === selected ? "date" : undefined}
+                              className={`h-10 w-full rounded-lg font-semibold hover:bg-teal-700 hover:text-white ${
+                                date === selected ? "bg-teal-700 text-white" : "bg-teal-50 text-teal-900"
+                              }`}
+                            >
+                              {day}
+                            </button>
+                          ) : (
+                            <span className="block py-2 text-slate-500">{day}</span>
+                          )}
+                        </td>
+                      );
+                    })}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          );
+        })}
+      </div>
     </div>
   );
 }

@@ -30,7 +30,7 @@ import type { AppServices } from "~/platform/services.server";
 import { planNoticeFor, planRefusalText } from "~/features/business/plan.server";
 import { PLAN_PAUSED_STATE } from "#models/businesses";
 
-export const bookingFilters = ["upcoming", "attention", "past"] as const satisfies readonly OwnerBookingFilter[];
+export const bookingFilters = ["upcoming", "attention", "cancelled", "past"] as const satisfies readonly OwnerBookingFilter[];
 
 export function parseFilter(value: string | null): OwnerBookingFilter {
   return (bookingFilters as readonly string[]).includes(value ?? "") ? (value as OwnerBookingFilter) : "upcoming";

@@ -22,7 +22,6 @@ import { isCalendarDate } from "~/lib/validation";
 import { callsUnavailable } from "~/calls/readiness.server";
 import { REMINDER_CALL_HOURS } from "~/features/booking/index.server";
 
-
 export function serviceSchema(t: TFunction) {
   return z.object({
     serviceId: dbId(t("services.notFound")).optional(),

@@ -17,7 +17,12 @@ describe("registrationSchema (the check the browser runs before posting)", () =>
   it("leaves a plausible number to the server's full check", async () => {
     const i18n = i18next.createInstance();
     await i18n.init({ lng: "en", resources: { en: { translation: en } } });
-    const result = registrationSchema(i18n.t).safeParse({ name: "Studio", ownerName: "Nour", email: "nour@example.com", phone: "+1 (212) 555-0100" });
+    const result = registrationSchema(i18n.t).safeParse({
+      name: "Studio",
+      ownerName: "Nour",
+      email: "nour@example.com",
+      phone: "+1 (212) 555-0100",
+    });
     expect(result.success).toBe(true);
   });
 });

@@ -24,12 +24,14 @@ export function registrationSchema(t: TFunction) {
 
 /** A business phone number as typed: there, and not absurdly long. */
 export function businessPhoneText(t: TFunction) {
-  return z
-    .string(t("register.phoneRequired"))
-    .trim()
-    .min(1, t("register.phoneRequired"))
-    .max(32, t("register.phoneInvalid"))
-    // No phone number has fewer than 7 digits or more than 15 (E.164): said here, in the browser,
-    // beside any other field's error, before the server's full check of the number.
-    .refine((typed) => typed === "" || /^(?:\D*\d){7,15}\D*$/.test(typed), t("register.phoneInvalid"));
+  return (
+    z
+      .string(t("register.phoneRequired"))
+      .trim()
+      .min(1, t("register.phoneRequired"))
+      .max(32, t("register.phoneInvalid"))
+      // No phone number has fewer than 7 digits or more than 15 (E.164): said here, in the browser,
+      // beside any other field's error, before the server's full check of the number.
+      .refine((typed) => typed === "" || /^(?:\D*\d){7,15}\D*$/.test(typed), t("register.phoneInvalid"))
+  );
 }

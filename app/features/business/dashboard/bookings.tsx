@@ -17,7 +17,7 @@ export function StatusBadge({ status, label }: { status: string; label: string }
   return <span className={`inline-block rounded-full px-2.5 py-0.5 text-xs font-semibold ${statusTone[status] ?? ""}`}>{label}</span>;
 }
 
-export const bookingFilterIds = ["upcoming", "attention", "past"] as const;
+export const bookingFilterIds = ["upcoming", "attention", "cancelled", "past"] as const;
 
 /** The three lists as links (`?filter=`), so they work without JavaScript. */
 export function BookingFilters({ current, attentionCount }: { current: string; attentionCount: number }) {

@@ -32,6 +32,7 @@ export function OwnerDashboard({
   const empty = {
     upcoming: t("bookings.noneUpcoming"),
     attention: t("owner.bookings.noneAttention"),
+    cancelled: t("owner.bookings.noneCancelled"),
     past: t("owner.bookings.nonePast"),
   }[page.filter];
   return (
@@ -41,6 +42,14 @@ export function OwnerDashboard({
       <PlanNotice notice={page.planNotice} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("bookings.title")}</h1>
       <p className="mt-1 text-sm text-slate-700">{t("owner.bookings.intro", { zone: page.zoneName })}</p>
+      <nav aria-label={t("owner.schedule.viewsLabel")} className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm">
+        <Link to="/dashboard/schedule?view=day" className={linkClass}>
+          {t("owner.schedule.dayTitle")}
+        </Link>
+        <Link to="/dashboard/schedule?view=week" className={linkClass}>
+          {t("owner.schedule.weekTitle")}
+        </Link>
+      </nav>
       {!page.setup.hasService || !page.setup.hasHours ? (
         <section aria-labelledby="checklist-title" className="mt-4 rounded-2xl border border-teal-200 bg-teal-50 p-4 text-teal-950">
           <h2 id="checklist-title" className="font-semibold">

@@ -8,7 +8,6 @@ import { Button } from "~/ui/form/button";
 import { Field, SelectField, TextareaField } from "~/ui/form/field";
 import { errorsFor, submittedValue, type BusinessSettings, type DashboardActionData } from "~/features/business/dashboard/types";
 
-
 export function SettingsSection({ business, actionData }: { business: BusinessSettings; actionData?: DashboardActionData }) {
   const { t } = useTranslation();
   const err = (field: string) => errorsFor(actionData, "save-settings", field);
