@@ -151,6 +151,10 @@ export function newManageLinkEmail(
     replyTo: input.businessEmail,
     subject,
     text: `${[...lines, `${t("bookingEmail.manage")}: ${input.manageUrl}`].join("\n\n")}\n`,
-    html: emailLayout({ lang, title: subject, bodyHtml: lines.map(paragraphs).join("") + button(input.manageUrl, t("bookingEmail.manageButton")) }),
+    html: emailLayout({
+      lang,
+      title: subject,
+      bodyHtml: lines.map(paragraphs).join("") + button(input.manageUrl, t("bookingEmail.manageButton")),
+    }),
   };
 }

@@ -212,10 +212,7 @@ export async function findByIdempotencyKey(db: Db, businessId: number, key: stri
  */
 export async function replaceManageToken(db: Db, bookingId: number, sealManageToken?: (token: string) => string) {
   const manageToken = randomBytes(24).toString("base64url");
-  const [old] = await db
-    .select({ hash: bookings.manageTokenHash })
-    .from(bookings)
-    .where(eq(bookings.id, bookingId));
+  const [old] = await db.select({ hash: bookings.manageTokenHash }).from(bookings).where(eq(bookings.id, bookingId));
   if (!old) return null;
   await db.insert(replacedManageLinks).values({ tokenHash: old.hash, bookingId }).onConflictDoNothing();
   await db

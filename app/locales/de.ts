@@ -763,7 +763,8 @@ const de = {
     cancelledByYouBody: "Hallo {{name}}, Ihre Buchung bei {{business}} ist storniert. Die Zeit ist wieder frei.",
     calendarRemoves: "Die angehängte Kalenderdatei entfernt den Termin aus Ihrem Kalender.",
     newLinkSubject: "Ihr neuer Link zu Ihrer Buchung bei {{business}}",
-    newLinkBody: "Hallo {{name}}, hier ist wie gewünscht der neue Link zu Ihrer Buchung bei {{business}}. Der alte Link funktioniert nicht mehr.",
+    newLinkBody:
+      "Hallo {{name}}, hier ist wie gewünscht der neue Link zu Ihrer Buchung bei {{business}}. Der alte Link funktioniert nicht mehr.",
     owner: {
       movedSubject: "{{name}} hat die Buchung auf {{when}} verschoben",
       movedBody: "{{name}} hat die Buchung auf eine neue Zeit verschoben.",
@@ -801,11 +802,13 @@ const de = {
     newLinkDone: "Das ist Ihr neuer Link: Der alte funktioniert nicht mehr.",
     newLinkDoneEmailed: "Das ist Ihr neuer Link: Der alte funktioniert nicht mehr. Wir haben ihn Ihnen auch per E-Mail gesendet.",
     replacedTitle: "Dieser Link wurde ersetzt",
-    replacedBody: "Für diese Buchung wurde ein neuer Link angefordert, daher funktioniert dieser nicht mehr. Der neue Link ging an die E-Mail-Adresse der Buchung.",
+    replacedBody:
+      "Für diese Buchung wurde ein neuer Link angefordert, daher funktioniert dieser nicht mehr. Der neue Link ging an die E-Mail-Adresse der Buchung.",
     contactBusiness: "Sie erreichen {{business}} unter {{phone}}.",
     unknownTitle: "Wir konnten diese Buchung nicht finden",
     unknownBody: "Der Link ist vielleicht unvollständig (prüfen Sie, ob er ganz kopiert wurde), oder die Buchung besteht nicht mehr.",
-    unknownContact: "Die Telefonnummer des Geschäfts steht in der E-Mail mit diesem Link; rufen Sie dort an, um Ihre Buchung zu ändern oder zu stornieren.",
+    unknownContact:
+      "Die Telefonnummer des Geschäfts steht in der E-Mail mit diesem Link; rufen Sie dort an, um Ihre Buchung zu ändern oder zu stornieren.",
     bookingPage: "Buchungsseite des Geschäfts",
   },
   bookingStatus: {

@@ -789,7 +789,8 @@ const en = {
     newLinkDone: "This is your new link: the old one no longer works.",
     newLinkDoneEmailed: "This is your new link: the old one no longer works. We e-mailed it to you too.",
     replacedTitle: "This link was replaced",
-    replacedBody: "A new link to this booking was asked for, so this one no longer works. The new link went to the e-mail address given with the booking.",
+    replacedBody:
+      "A new link to this booking was asked for, so this one no longer works. The new link went to the e-mail address given with the booking.",
     contactBusiness: "To reach {{business}}, call {{phone}}.",
     unknownTitle: "We could not find this booking",
     unknownBody: "The link may be incomplete (check that it was copied whole), or the booking no longer exists.",

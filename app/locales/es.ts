@@ -758,7 +758,8 @@ const es = {
     cancelledByYouBody: "Hola, {{name}}: tu reserva en {{business}} está cancelada. La hora vuelve a estar libre.",
     calendarRemoves: "El archivo de calendario adjunto quita la cita de tu calendario.",
     newLinkSubject: "Tu nuevo enlace para tu reserva en {{business}}",
-    newLinkBody: "Hola, {{name}}: aquí tienes el nuevo enlace a tu reserva en {{business}}, como pediste. El enlace anterior ya no funciona.",
+    newLinkBody:
+      "Hola, {{name}}: aquí tienes el nuevo enlace a tu reserva en {{business}}, como pediste. El enlace anterior ya no funciona.",
     owner: {
       movedSubject: "{{name}} ha cambiado su reserva a {{when}}",
       movedBody: "{{name}} ha cambiado su reserva a otra hora.",
@@ -796,7 +797,8 @@ const es = {
     newLinkDone: "Este es tu nuevo enlace: el anterior ya no funciona.",
     newLinkDoneEmailed: "Este es tu nuevo enlace: el anterior ya no funciona. También te lo hemos enviado por correo electrónico.",
     replacedTitle: "Este enlace se ha sustituido",
-    replacedBody: "Se pidió un enlace nuevo para esta reserva, así que este ya no funciona. El nuevo enlace se envió al correo electrónico de la reserva.",
+    replacedBody:
+      "Se pidió un enlace nuevo para esta reserva, así que este ya no funciona. El nuevo enlace se envió al correo electrónico de la reserva.",
     contactBusiness: "Para contactar con {{business}}, llama al {{phone}}.",
     unknownTitle: "No hemos encontrado esta reserva",
     unknownBody: "Puede que el enlace esté incompleto (comprueba que se copió entero) o que la reserva ya no exista.",

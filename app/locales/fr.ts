@@ -763,7 +763,8 @@ const fr = {
     cancelledByYouBody: "Bonjour {{name}}, votre réservation chez {{business}} est annulée. Le créneau est de nouveau libre.",
     calendarRemoves: "Le fichier de calendrier joint retire le rendez-vous de votre calendrier.",
     newLinkSubject: "Votre nouveau lien pour votre réservation chez {{business}}",
-    newLinkBody: "Bonjour {{name}}, voici le nouveau lien vers votre réservation chez {{business}}, comme demandé. L'ancien lien ne fonctionne plus.",
+    newLinkBody:
+      "Bonjour {{name}}, voici le nouveau lien vers votre réservation chez {{business}}, comme demandé. L'ancien lien ne fonctionne plus.",
     owner: {
       movedSubject: "{{name}} a déplacé sa réservation au {{when}}",
       movedBody: "{{name}} a déplacé sa réservation à un nouvel horaire.",
@@ -801,11 +802,13 @@ const fr = {
     newLinkDone: "Voici votre nouveau lien : l'ancien ne fonctionne plus.",
     newLinkDoneEmailed: "Voici votre nouveau lien : l'ancien ne fonctionne plus. Nous vous l'avons aussi envoyé par e-mail.",
     replacedTitle: "Ce lien a été remplacé",
-    replacedBody: "Un nouveau lien a été demandé pour cette réservation, celui-ci ne fonctionne donc plus. Le nouveau lien a été envoyé à l'adresse e-mail de la réservation.",
+    replacedBody:
+      "Un nouveau lien a été demandé pour cette réservation, celui-ci ne fonctionne donc plus. Le nouveau lien a été envoyé à l'adresse e-mail de la réservation.",
     contactBusiness: "Pour joindre {{business}}, appelez le {{phone}}.",
     unknownTitle: "Nous n'avons pas trouvé cette réservation",
     unknownBody: "Le lien est peut-être incomplet (vérifiez qu'il a été copié en entier), ou la réservation n'existe plus.",
-    unknownContact: "Le numéro de l'établissement figure dans l'e-mail qui contenait ce lien ; appelez-le pour modifier ou annuler votre réservation.",
+    unknownContact:
+      "Le numéro de l'établissement figure dans l'e-mail qui contenait ce lien ; appelez-le pour modifier ou annuler votre réservation.",
     bookingPage: "La page de réservation de l'établissement",
   },
   bookingStatus: {

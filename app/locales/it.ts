@@ -758,7 +758,8 @@ const it = {
     cancelledByYouBody: "Ciao {{name}}, la tua prenotazione da {{business}} è annullata. L'orario è di nuovo libero.",
     calendarRemoves: "Il file di calendario allegato toglie l'appuntamento dal tuo calendario.",
     newLinkSubject: "Il tuo nuovo link per la prenotazione da {{business}}",
-    newLinkBody: "Ciao {{name}}, ecco il nuovo link alla tua prenotazione da {{business}}, come hai chiesto. Il vecchio link non funziona più.",
+    newLinkBody:
+      "Ciao {{name}}, ecco il nuovo link alla tua prenotazione da {{business}}, come hai chiesto. Il vecchio link non funziona più.",
     owner: {
       movedSubject: "{{name}} ha spostato la prenotazione a {{when}}",
       movedBody: "{{name}} ha spostato la prenotazione a un nuovo orario.",
@@ -796,11 +797,13 @@ const it = {
     newLinkDone: "Questo è il tuo nuovo link: il vecchio non funziona più.",
     newLinkDoneEmailed: "Questo è il tuo nuovo link: il vecchio non funziona più. Te l'abbiamo inviato anche per e-mail.",
     replacedTitle: "Questo link è stato sostituito",
-    replacedBody: "È stato chiesto un nuovo link per questa prenotazione, quindi questo non funziona più. Il nuovo link è stato inviato all'indirizzo e-mail della prenotazione.",
+    replacedBody:
+      "È stato chiesto un nuovo link per questa prenotazione, quindi questo non funziona più. Il nuovo link è stato inviato all'indirizzo e-mail della prenotazione.",
     contactBusiness: "Per contattare {{business}}, chiama il {{phone}}.",
     unknownTitle: "Non abbiamo trovato questa prenotazione",
     unknownBody: "Il link potrebbe essere incompleto (controlla di averlo copiato per intero), oppure la prenotazione non esiste più.",
-    unknownContact: "Il numero dell'attività è nell'e-mail con cui hai ricevuto questo link; chiamala per cambiare o annullare la prenotazione.",
+    unknownContact:
+      "Il numero dell'attività è nell'e-mail con cui hai ricevuto questo link; chiamala per cambiare o annullare la prenotazione.",
     bookingPage: "La pagina delle prenotazioni dell'attività",
   },
   bookingStatus: {

@@ -102,7 +102,9 @@ describe("after the booking, in a real browser", () => {
     await hydrated(page);
     const when = await page.locator("[data-booking-when]").innerText();
     expect(when).toContain("Pacific Time");
-    expect(when).toContain(new Date(update.start).toLocaleTimeString("en-US", { timeZone: "America/Los_Angeles", hour: "numeric", minute: "2-digit" }));
+    expect(when).toContain(
+      new Date(update.start).toLocaleTimeString("en-US", { timeZone: "America/Los_Angeles", hour: "numeric", minute: "2-digit" }),
+    );
     await expectAccessible(page, true, "manage after the owner's move");
 
     // Only the customer's own request replaces the link: the old one then says so, in the business's frame.

@@ -23,7 +23,9 @@ beforeAll(async () => {
   const [demo] = await db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
   businessEmail = demo!.email;
   const passwordHash = await hashPassword("after the booking password");
-  await db.insert(accounts).values({ businessId: demo!.id, name: "Salon Owner", email: OWNER_EMAIL, passwordHash, mustChangePassword: false });
+  await db
+    .insert(accounts)
+    .values({ businessId: demo!.id, name: "Salon Owner", email: OWNER_EMAIL, passwordHash, mustChangePassword: false });
   owner = httpClient(app.url);
   expect((await owner.postJson("/api/auth/login", { email: OWNER_EMAIL, password: "after the booking password" })).status).toBe(200);
 });
@@ -33,7 +35,8 @@ afterAll(async () => {
 });
 
 const bookingRow = async (id: number) => (await app.services.db.select().from(bookings).where(eq(bookings.id, id)))[0]!;
-const mailsTo = async (to: string, subject: RegExp) => (await readOutbox(app.dataDir)).filter((m) => m.to.includes(to) && subject.test(m.subject));
+const mailsTo = async (to: string, subject: RegExp) =>
+  (await readOutbox(app.dataDir)).filter((m) => m.to.includes(to) && subject.test(m.subject));
 
 /** The .ics attached to an e-mail, parsed by ical.js as a calendar app would. */
 function calendarOf(mail: OutboxMail) {
@@ -110,7 +113,9 @@ describe("the customer's link", () => {
 
     expect((await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: String(id) })).status).toBe(302);
     const { date, time } = await ownerFreeTime(id);
-    expect((await owner.postForm(`/dashboard/bookings/${id}`, { intent: "reschedule-booking", bookingId: String(id), date, time })).status).toBe(302);
+    expect(
+      (await owner.postForm(`/dashboard/bookings/${id}`, { intent: "reschedule-booking", bookingId: String(id), date, time })).status,
+    ).toBe(302);
     const moved = await waitForMail(app.dataDir, email, /has a new time$/);
 
     // The same link in every e-mail, and it still opens the booking at its new time, in Pacific Time.

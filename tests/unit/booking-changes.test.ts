@@ -75,9 +75,9 @@ describe("a change of a booking", () => {
 
   it("finds a path around it", () => {
     // What the test reads would catch: a route calling the model directly.
-    const text = 'const row = await cancelBusinessBooking(services.db, business.id, booking.id);';
+    const text = "const row = await cancelBusinessBooking(services.db, business.id, booking.id);";
     expect(new RegExp(`\\b${CHANGES[1]}\\b`).test(text)).toBe(true);
-    const updates = bookingUpdates('await db.update(bookings).set({ startsAt, endsAt, updatedAt: new Date() }).where(x);');
+    const updates = bookingUpdates("await db.update(bookings).set({ startsAt, endsAt, updatedAt: new Date() }).where(x);");
     expect(updates).toHaveLength(1);
     expect(updates[0]!.body).toMatch(/(?:^|,)\s*startsAt\s*(?::|,|$)/);
   });

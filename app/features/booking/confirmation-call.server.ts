@@ -87,4 +87,3 @@ async function confirmationCallFinished(services: AppServices, call: Call) {
   await setBookingStatus(services.db, booking.id, "unreachable", "unreachable");
   await setBookingCallState(services.db, booking.id, "unreachable");
 }
-

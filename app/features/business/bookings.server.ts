@@ -286,12 +286,14 @@ export async function handleBookingAction(owner: Owner, form: FormData): Promise
   const { booking } = found;
   if (intent === "confirm-booking") {
     const result = await changeBooking(services, { booking, business, by: "owner" }, { kind: "confirmed" });
-    if (result.kind !== "changed" && booking.status !== "confirmed") return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
+    if (result.kind !== "changed" && booking.status !== "confirmed")
+      return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
     return { ok: true, bookingId: booking.id, done: "confirmed" };
   }
   if (intent === "cancel-booking") {
     const result = await changeBooking(services, { booking, business, by: "owner" }, { kind: "cancelled" });
-    if (result.kind !== "changed" && booking.status !== "cancelled") return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
+    if (result.kind !== "changed" && booking.status !== "cancelled")
+      return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
     return { ok: true, bookingId: booking.id, done: "cancelled" };
   }
   if (intent === "reschedule-booking") return reschedule(owner, booking, form);

@@ -16,7 +16,14 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   const service = booking && business ? await findService(services.db, business.id, booking.serviceId) : null;
   // An unknown or replaced link: its page says so, in the business's frame when it can.
   if (!booking || !business || !service) throw redirect(`/booking/${encodeURIComponent(params.token)}`);
-  const calendar = bookingCalendar(services, booking, business, service.name, params.token, t("flows.calendarDescription", { business: business.name }));
+  const calendar = bookingCalendar(
+    services,
+    booking,
+    business,
+    service.name,
+    params.token,
+    t("flows.calendarDescription", { business: business.name }),
+  );
   return new Response(calendar.ics(), {
     headers: {
       "Content-Type": `text/calendar; charset=utf-8; method=${booking.status === "cancelled" ? "CANCEL" : "PUBLISH"}`,

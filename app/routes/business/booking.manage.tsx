@@ -119,7 +119,14 @@ export async function loader({ url, params, context }: Route.LoaderArgs) {
       slots: chosen ? byDate.get(chosen)!.map((start) => ({ start, label: formatWhen(start, view.zone, view.locale, "time") })) : [],
     };
   }
-  const calendar = bookingCalendar(services, booking, business, service.name, params.token, t("flows.calendarDescription", { business: business.name }));
+  const calendar = bookingCalendar(
+    services,
+    booking,
+    business,
+    service.name,
+    params.token,
+    t("flows.calendarDescription", { business: business.name }),
+  );
   return {
     kind: "booking" as const,
     title: `${t("manage.title")} · ${isolatedText(business.name, language)}`,
@@ -441,10 +448,7 @@ function BookingView({ data }: { data: BookingData }) {
               </Form>
             )}
             <p className="mt-4 text-sm text-slate-600">{tIsolated(t, "book.zoneNote", { zone: data.view.zoneName })}</p>
-            <ViewChoice
-              data={data}
-              extra={data.reschedule.date ? { reschedule: "1", date: data.reschedule.date } : { reschedule: "1" }}
-            />
+            <ViewChoice data={data} extra={data.reschedule.date ? { reschedule: "1", date: data.reschedule.date } : { reschedule: "1" }} />
           </section>
         ) : null}
         {data.calendar ? (
