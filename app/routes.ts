@@ -45,6 +45,7 @@ export default [
   route("book/:bookingLink", "routes/business/book.tsx"),
   route("book/:bookingLink/calendar.ics", "routes/business/book.calendar.ts"),
   route("booking/:token", "routes/business/booking.manage.tsx"),
+  route("booking/:token/calendar.ics", "routes/business/booking.calendar.ts"),
   route("calendar/:file", "routes/calendar.feed.ts"),
   route("api/booking/business/:bookingLink", "routes/api/booking/business.ts"),
   route("api/booking/services/:bookingLink", "routes/api/booking/services.ts"),

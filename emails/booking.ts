@@ -112,6 +112,8 @@ export function customerReminderEmail(
   > & {
     manageUrl: string | null;
     businessPhone: string;
+    /** The booking's calendar sequence: the file replaces the copy a calendar holds after a change. */
+    sequence?: number;
   },
 ): EmailMessage {
   const subject = t("bookingEmail.reminderSubject", { service: input.serviceName, business: input.businessName, when: input.when });
@@ -150,6 +152,7 @@ export function customerReminderEmail(
           description: `${t("bookingEmail.reference")}: ${input.reference}\n${input.manageUrl ? `${t("bookingEmail.manage")}: ${input.manageUrl}` : input.businessName}`,
           location: input.businessAddress,
           ...(input.manageUrl ? { url: input.manageUrl } : {}),
+          sequence: input.sequence ?? 0,
         }),
       },
     ],

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, ne, no
 import { newBookingReference, parseBookingReference } from "./booking-reference";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
-import { bookings, businesses, businessServices, calendarBusy, calls, type CallOrigin } from "./schema";
+import { bookings, businesses, businessServices, calendarBusy, calls, replacedManageLinks, type CallOrigin } from "./schema";
 
 export type Booking = typeof bookings.$inferSelect;
 type BookingStatus = Booking["status"];
@@ -59,6 +59,8 @@ export interface NewBooking {
   customerEmail: string | null;
   notes: string | null;
   language: string;
+  /** The zone the customer booked in (see bookings.customerTimeZone); null when not known. */
+  customerTimeZone?: string | null;
   idempotencyKey: string | null;
   /** Hash of the request that carried the key: only the same request replays its booking (see replayOf). */
   idempotencyRequestHash?: string | null;
@@ -211,12 +213,16 @@ export async function findByIdempotencyKey(db: Db, businessId: number, key: stri
 }
 
 /**
- * A new secret for the customer's own page of a booking: only its hash is stored, so a message
- * that must carry the link (the business changed the booking) gets a new one, and the old link
- * stops working.
+ * A new secret for the customer's own page of a booking, asked for by the customer (the only way
+ * a link is replaced while its booking lives): only its hash is stored, so the old link stops
+ * working; its hash is kept in replaced_manage_links, so the old link can still say whose booking
+ * it was and that a new one was sent. Run it in the transaction that sends the new link.
  */
-export async function renewManageToken(db: Db, bookingId: number, sealManageToken?: (token: string) => string) {
+export async function replaceManageToken(db: Db, bookingId: number, sealManageToken?: (token: string) => string) {
   const manageToken = randomBytes(24).toString("base64url");
+  const [old] = await db.select({ hash: bookings.manageTokenHash }).from(bookings).where(eq(bookings.id, bookingId));
+  if (!old) return null;
+  await db.insert(replacedManageLinks).values({ tokenHash: old.hash, bookingId }).onConflictDoNothing();
   await db
     .update(bookings)
     .set({ manageTokenHash: hashToken(manageToken), manageTokenSealed: sealManageToken?.(manageToken) ?? null })
@@ -230,6 +236,21 @@ export async function findBookingByManageToken(db: Db, token: string) {
     .from(bookings)
     .where(eq(bookings.manageTokenHash, hashToken(token)));
   return row ?? null;
+}
+
+/** The booking a link the customer replaced belonged to, or null (never a booking's link). */
+export async function findBookingOfReplacedLink(db: Db, token: string) {
+  const [row] = await db
+    .select({ booking: bookings })
+    .from(replacedManageLinks)
+    .innerJoin(bookings, eq(bookings.id, replacedManageLinks.bookingId))
+    .where(eq(replacedManageLinks.tokenHash, hashToken(token)));
+  return row?.booking ?? null;
+}
+
+/** Who made the booking's last change of time or status, for the owner's list. */
+export async function recordBookingChange(db: Db, bookingId: number, change: string, by: "owner" | "customer") {
+  await db.update(bookings).set({ lastChange: change, lastChangeBy: by }).where(eq(bookings.id, bookingId));
 }
 
 /**
@@ -252,47 +273,6 @@ export async function findBooking(db: Db, bookingId: number) {
   return row ?? null;
 }
 
-/** Cancelling frees the slot at once (the constraint ignores cancelled bookings); a no-show stays what it was. */
-export async function cancelBooking(db: Db, bookingId: number) {
-  const [row] = await db
-    .update(bookings)
-    .set({ status: "cancelled", updatedAt: new Date() })
-    .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
-    .returning();
-  return row ?? null;
-}
-
-/**
- * Moves a booking to another time under the same no-overlap guarantee. The update has a
- * transaction (a savepoint inside the caller's) of its own, so a clash leaves the caller's
- * transaction usable.
- */
-export async function rescheduleBooking(db: Db, bookingId: number, startsAt: Date, endsAt: Date) {
-  try {
-    const [row] = await db.transaction((tx) =>
-      tx
-        .update(bookings)
-        .set({
-          startsAt,
-          endsAt,
-          status: "pending",
-          callState: "queued",
-          callOutcome: null,
-          // A new time is a new confirmation, with calls of its own.
-          confirmationRound: sql`${bookings.confirmationRound} + 1`,
-          timeSetAt: new Date(),
-          updatedAt: new Date(),
-        })
-        .where(and(eq(bookings.id, bookingId), notInArray(bookings.status, ["cancelled", "no_show"])))
-        .returning(),
-    );
-    return row ? ({ kind: "moved", booking: row } as const) : ({ kind: "gone" } as const);
-  } catch (error) {
-    if (pgErrorCode(error) === EXCLUSION_VIOLATION) return { kind: "taken" } as const;
-    throw error;
-  }
-}
-
 export async function setBookingStatus(db: Db, bookingId: number, status: BookingStatus, outcome?: string) {
   const [row] = await db
     .update(bookings)
@@ -301,6 +281,11 @@ export async function setBookingStatus(db: Db, bookingId: number, status: Bookin
     .where(and(eq(bookings.id, bookingId), ne(bookings.status, "no_show")))
     .returning();
   return row ?? null;
+}
+
+/** What the confirmation call came to, on the booking (its status changed another way). */
+export async function setBookingCallOutcome(db: Db, bookingId: number, outcome: string) {
+  await db.update(bookings).set({ callOutcome: outcome, updatedAt: new Date() }).where(eq(bookings.id, bookingId));
 }
 
 export async function setBookingCallState(db: Db, bookingId: number, callState: string) {

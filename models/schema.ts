@@ -410,6 +410,15 @@ export const bookings = pgTable(
      * bookings made before reminders, whose reminder goes without one.
      */
     manageTokenSealed: text("manage_token_sealed"),
+    /**
+     * The time zone the customer booked in (the booking page's zone, theirs): their e-mails,
+     * calendar files and manage page speak it. Null for bookings made before it was kept (and by
+     * paths that know no zone): the business's zone then.
+     */
+    customerTimeZone: text("customer_time_zone"),
+    /** The last change of time or status (moved, cancelled, confirmed) and who made it ("owner" or "customer"), for the owner's list. */
+    lastChange: text("last_change"),
+    lastChangeBy: text("last_change_by"),
     /** When the booking got its current time (made or moved): a reminder is for a time told well before. */
     timeSetAt: timestamp("time_set_at", { withTimezone: true })
       .notNull()
@@ -461,6 +470,21 @@ export const bookings = pgTable(
     index("bookings_starts_at").on(table.startsAt),
   ],
 );
+
+/**
+ * Manage links the customer replaced by asking for a new one (the only way a link stops working
+ * while its booking exists): by the old secret's hash, so the old link can still say whose booking
+ * it was and that a new link went to the customer, in the business's own frame.
+ */
+export const replacedManageLinks = pgTable("replaced_manage_links", {
+  tokenHash: text("token_hash").primaryKey(),
+  bookingId: integer("booking_id")
+    .notNull()
+    .references(() => bookings.id, { onDelete: "cascade" }),
+  replacedAt: timestamp("replaced_at", { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
+});
 
 /**
  * The owner's private calendar subscription link (/calendar/<token>.ics), one per business. The

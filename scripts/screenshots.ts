@@ -1,7 +1,8 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
 // and Arabic, the home page's crisis box for three countries, the owner's frame (/telephony signed
 // in) and the calendar feed, reminder and CalDAV panels of the owner's settings, then the booking flow step
-// by step (service to done, the manage page, rescheduling and the cancel), and the owner's page of
+// by step (service to done, the manage page, rescheduling, a new link, a replaced and an unknown
+// link, and the cancel), and the owner's page of
 // one call with its quality timeline (a call with known figures), written to screenshots/
 // (ignored by git), so anyone can look before they ship.
 // `npm run screenshots -- booking-flow` takes only the shots whose names contain that word.
@@ -170,10 +171,10 @@ async function bookingFlow(page: Page, url: string, language: string, width: num
   await page.locator("input[name=intent][value=confirm]").waitFor({ state: "attached" });
   await shoot(page, name("5-confirm"));
   await page.locator("input[name=intent][value=confirm] ~ div button[type=submit]").click();
-  await page.locator("a[href^='/booking/']").waitFor();
+  await page.locator("a[href^='/booking/']:not([download])").waitFor();
   await shoot(page, name("6-done"));
 
-  await page.locator("a[href^='/booking/']").click();
+  await page.locator("a[href^='/booking/']:not([download])").click();
   await page.locator("a[href$='?reschedule=1']").waitFor();
   await settled();
   const manage = new URL(page.url()).pathname;
@@ -185,9 +186,20 @@ async function bookingFlow(page: Page, url: string, language: string, width: num
     .locator("table button")
     .nth(pick + 1)
     .click();
-  await page.locator("input[name=time]").first().waitFor();
+  await page.locator("input[name=start]").first().waitFor();
   await shoot(page, name("9-reschedule-time"));
   await page.locator(`form a[href='${manage}']`).click();
+  // A new link, asked for by the customer: the page at its new address, then the old one.
+  await page.locator("input[name=intent][value=new-link] ~ button[type=submit]").click();
+  await page.waitForURL((address) => address.pathname !== manage);
+  await page.locator("p[role=status]").waitFor();
+  await shoot(page, name("9b-manage-new-link"));
+  const renewed = new URL(page.url()).pathname;
+  await page.goto(`${url}${manage}?lng=${language}`, { waitUntil: "networkidle" });
+  await shoot(page, name("9c-link-replaced"));
+  await page.goto(`${url}/booking/no-such-link-0000000000000?lng=${language}`, { waitUntil: "networkidle" });
+  await shoot(page, name("9d-link-unknown"));
+  await page.goto(`${url}${renewed}?lng=${language}`, { waitUntil: "networkidle" });
   await page.locator("a[href$='?cancel=1']").click();
   await page.locator("input[name=intent][value=cancel]").waitFor({ state: "attached" });
   await shoot(page, name("10-cancel-confirm"));

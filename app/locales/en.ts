@@ -283,7 +283,8 @@ const en = {
   },
   caldav: {
     title: "Your own calendar (CalDAV)",
-    intro: "Connect the calendar you already use (iCloud, Fastmail, Nextcloud or any CalDAV server). Times you are busy there are not offered for booking, and every booking, move and cancellation is written into it.",
+    intro:
+      "Connect the calendar you already use (iCloud, Fastmail, Nextcloud or any CalDAV server). Times you are busy there are not offered for booking, and every booking, move and cancellation is written into it.",
     url: "Server or calendar address",
     urlHint: "For example https://caldav.icloud.com/, https://caldav.fastmail.com/ or your Nextcloud's https://…/remote.php/dav",
     username: "Username",
@@ -770,6 +771,61 @@ const en = {
     cancelledBody: "Nothing more is needed. You are welcome to book another time.",
     bookAgain: "Book again",
     chooseDate: "Choose a new date",
+  },
+  // A booking's changes, whoever made them (issue 47): the customer's and the owner's e-mails, the owner's list.
+  bookingChanges: {
+    movedByYouSubject: "You moved your booking at {{business}}",
+    movedByYouBody: "Hello {{name}}, your booking at {{business}} now has this time.",
+    cancelledByYouSubject: "You cancelled your booking at {{business}}",
+    cancelledByYouBody: "Hello {{name}}, your booking at {{business}} is cancelled. The time is free again.",
+    calendarRemoves: "The attached calendar file takes the appointment out of your calendar.",
+    newLinkSubject: "Your new link for your booking at {{business}}",
+    newLinkBody: "Hello {{name}}, here is the new link to your booking at {{business}}, as you asked. The old link no longer works.",
+    owner: {
+      movedSubject: "{{name}} moved their booking to {{when}}",
+      movedBody: "{{name}} moved their booking to a new time.",
+      cancelledSubject: "{{name}} cancelled their booking ({{when}})",
+      cancelledBody: "{{name}} cancelled their booking. The time is free again.",
+    },
+    mark: {
+      customer: {
+        moved: "Moved by the customer",
+        cancelled: "Cancelled by the customer",
+        confirmed: "Confirmed by the customer",
+      },
+      owner: {
+        moved: "Moved by you",
+        cancelled: "Cancelled by you",
+        confirmed: "Confirmed by you",
+      },
+    },
+  },
+  // The customer's manage page beyond the booking itself: zone, calendar, a new link, lost links.
+  manageLink: {
+    zone: "Time zone",
+    clock: "Clock",
+    clock12: "12-hour",
+    clock24: "24-hour",
+    clockDefault: "Default",
+    show: "Show times",
+    addToCalendar: "Add to calendar",
+    icsFile: "Calendar file (.ics)",
+    google: "Google Calendar",
+    outlook: "Outlook",
+    newLinkTitle: "A new link",
+    newLinkBody: "If someone else may have this link, get a new one: this one stops working at once.",
+    newLinkEmailed: "We e-mail the new link to you.",
+    newLinkButton: "Give me a new link",
+    newLinkDone: "This is your new link: the old one no longer works.",
+    newLinkDoneEmailed: "This is your new link: the old one no longer works. We e-mailed it to you too.",
+    replacedTitle: "This link was replaced",
+    replacedBody:
+      "A new link to this booking was asked for, so this one no longer works. The new link went to the e-mail address given with the booking.",
+    contactBusiness: "To reach {{business}}, call {{phone}}.",
+    unknownTitle: "We could not find this booking",
+    unknownBody: "The link may be incomplete (check that it was copied whole), or the booking no longer exists.",
+    unknownContact: "The business's phone number is in the e-mail that brought you this link; call them to change or cancel your booking.",
+    bookingPage: "The business's booking page",
   },
   bookingStatus: {
     pending: "Waiting for confirmation",

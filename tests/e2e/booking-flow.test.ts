@@ -89,7 +89,7 @@ describe.each(journeys)("the steps take the focus, JavaScript $javaScript, $loca
       .locator("table button")
       .nth(day + 1)
       .click();
-    await page.locator("input[name=time]").first().waitFor();
+    await page.locator("input[name=start]").first().waitFor();
     await expectFocusOn(page, (await page.locator("#reschedule-title").innerText()).trim());
     expect(await page.getByRole("link", { name: text.manage.cancel }).count()).toBe(0);
     await expectAccessible(page, javaScript, "reschedule time");

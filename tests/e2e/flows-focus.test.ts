@@ -96,7 +96,7 @@ describe.each(languages)("with JavaScript and the keyboard only, in $locale", ({
     expect(await region!.evaluate((element) => element.isConnected)).toBe(true);
     expect(await region!.evaluate((element) => element.textContent)).toContain(text.book.sentTitle);
     expect(await region!.evaluate((element) => element.textContent)).toContain("Layla Hassan");
-    await page.getByRole("link", { name: text.flows.addToCalendar }).waitFor();
+    await page.getByRole("link", { name: text.manageLink.icsFile }).waitFor();
     await page.getByRole("link", { name: text.flows.manageBooking }).waitFor();
     await context.close();
   });
@@ -172,7 +172,7 @@ describe("the booking-done page", () => {
     const body = await page.locator("main").innerText();
     expect(body).not.toContain(en.book.sentTitle);
     expect(body).not.toMatch(/Mallory|2030|10:00/);
-    expect(await page.getByRole("link", { name: en.flows.addToCalendar }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: en.manageLink.icsFile }).count()).toBe(0);
     expect((await context.request.get(`${server.url}/book/demo-salon/calendar.ics`)).status()).toBe(404);
     await context.close();
   });

@@ -53,6 +53,12 @@ const titleOf = (html: string) => /<title>([^<]*)<\/title>/.exec(html)?.[1]?.rep
 /** The label a time slot shows, by its value (the business's wall time). */
 const slotLabel = (html: string, time: string) =>
   new RegExp(`name="time" value="${time}"[^>]*>\\s*<bdi[^>]*>([^<]*)</bdi>`).exec(html)?.[1]?.replace(/\u202f/g, " ");
+/** On the manage page a time is its instant (grouped by the viewer's days, issue 47): the label of the one at `time` New York. */
+const startLabel = (html: string, date: string, time: string) => {
+  const [h, m] = time.split(":").map(Number);
+  const start = zonedTimeToUtc(date, h! * 60 + m!, "America/New_York");
+  return new RegExp(`name="start" value="${start}"[^>]*>\\s*<bdi[^>]*>([^<]*)</bdi>`).exec(html)?.[1]?.replace(/\u202f/g, " ");
+};
 const timeIn = (instant: number, timeZone: string) =>
   new Intl.DateTimeFormat("en", { timeZone, hour: "numeric", minute: "2-digit" }).format(instant).replace(/\u202f/g, " ");
 
@@ -130,10 +136,11 @@ describe("times in the visitor's time zone", () => {
     expect(titleOf(done)).toBe("Booking request sent – Sakina Demo Salon");
     expect(text(done)).toContain(timeIn(ten, "Europe/Berlin"));
     expect(text(done)).toContain("(Central European Time)");
-    // The booking keeps the business's time: the owner's 10:00 New York.
+    // The booking keeps the business's time (the owner's 10:00 New York); the customer's e-mail
+    // says it in the zone they booked in (issue 47), in words.
     const mail = await waitForMail(server.dataDir, email, /Sakina Demo Salon/);
-    expect(mail.text).toMatch(/10:00\sAM \(Eastern Time\)/);
-    expect(mail.text).not.toContain("America/New_York");
+    expect(mail.text).toContain(`${timeIn(ten, "Europe/Berlin")} (Central European Time)`);
+    expect(mail.text).not.toContain("Europe/Berlin");
   });
 });
 
@@ -229,15 +236,15 @@ describe("the customer's manage page", () => {
     const picking = await (await client.get(`${manage}?lng=en&reschedule=1&date=${date}`)).text();
     expect(picking).not.toContain("cancel=1");
     expect(picking).not.toContain('value="cancel"');
-    expect(slotLabel(picking, "09:00")).toBe("9:00 AM");
+    expect(startLabel(picking, date, "09:00")).toBe("9:00 AM");
     // The times are the business's, and the page says so in words, as the booking page does.
     expect(text(picking)).toContain("Times are shown in Eastern Time.");
     const german = await (await client.get(`${manage}?lng=de&reschedule=1&date=${date}`)).text();
     // German writes the hour on a 24-hour clock, with no AM or PM: as the booking page writes it.
-    expect(slotLabel(german, "09:00")).toBe(
+    expect(startLabel(german, date, "09:00")).toBe(
       new Intl.DateTimeFormat("de", { hour: "numeric", minute: "2-digit", timeZone: "UTC" }).format(Date.UTC(2024, 0, 1, 9)),
     );
-    expect(slotLabel(german, "09:00")).not.toMatch(/AM/);
+    expect(startLabel(german, date, "09:00")).not.toMatch(/AM/);
   });
 });
 

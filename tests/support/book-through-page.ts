@@ -10,7 +10,7 @@ type Client = ReturnType<typeof httpClient>;
 export async function bookThroughPage(
   client: Client,
   link: string,
-  options: { serviceName: string; phone: string; email: string; name?: string; lng?: string },
+  options: { serviceName: string; phone: string; email: string; name?: string; lng?: string; tz?: string },
 ) {
   const lng = options.lng ?? "en";
   const services = (await (await client.get(`/api/booking/services/${link}`)).json()) as { id: number; name: string }[];
@@ -27,7 +27,9 @@ export async function bookThroughPage(
     time = slots.find((slot) => slot.available)?.time ?? "";
   }
   if (!time) throw new Error("no free time in 30 days");
-  const contactUrl = `/book/${link}?service=${service.id}&date=${date}&time=${time}&lng=${lng}`;
+  // A visitor whose browser said its zone (app/ui/enhance.js adds it): the flow carries it.
+  const tz = options.tz ? `&tz=${encodeURIComponent(options.tz)}` : "";
+  const contactUrl = `/book/${link}?service=${service.id}&date=${date}&time=${time}&lng=${lng}${tz}`;
   const contactHtml = await (await client.get(contactUrl)).text();
   const contact = await client.postForm(
     contactUrl,
@@ -39,6 +41,7 @@ export async function bookThroughPage(
       name: options.name ?? "Layla Hassan",
       phone: options.phone,
       email: options.email,
+      ...(options.tz ? { tz: options.tz } : {}),
     },
     { tokenFrom: contactUrl },
   );
@@ -48,7 +51,7 @@ export async function bookThroughPage(
   const idempotencyKey = /name="idempotencyKey" value="([^"]+)"/.exec(confirmHtml)?.[1] ?? "";
   const confirmed = await client.postForm(
     confirmUrl,
-    { intent: "confirm", service: String(service.id), date, time, idempotencyKey },
+    { intent: "confirm", service: String(service.id), date, time, idempotencyKey, ...(options.tz ? { tz: options.tz } : {}) },
     { tokenFrom: confirmUrl },
   );
   expect(confirmed.status).toBe(302);

@@ -23,7 +23,8 @@ const CALL_PATHS: Record<string, string[]> = {
   "app/features/business/call-centre.server.ts": ["test"],
   // A booking's confirmation (booking page, API, manage page and owner's moves, the agent's bookings
   // in text chat, browser voice and on the phone), then its next attempt after no answer.
-  "app/features/booking/booking.server.ts": ["booking_confirmation", "booking_confirmation"],
+  "app/features/booking/booking.server.ts": ["booking_confirmation"],
+  "app/features/booking/confirmation-call.server.ts": ["booking_confirmation"],
   // The AI reminder before the appointment.
   "app/features/booking/reminders.server.ts": ["booking_reminder"],
   // The paid call, its first attempt and the next ones.

@@ -1,6 +1,7 @@
 import { formatBookingReference } from "#models/booking-reference";
 import { announceBusinessChange } from "#models/analytics";
-import { findBooking, setBookingStatus, type Booking } from "#models/bookings";
+import { findBooking, setBookingCallOutcome, setBookingStatus, type Booking } from "#models/bookings";
+import { changeBooking } from "./booking-change.server";
 import { findService } from "#models/business-services";
 import { findBusinessById, type Business } from "#models/businesses";
 import { optOut, setCallOutcome, setCallSummary, type Call } from "#models/calls";
@@ -148,7 +149,14 @@ function bookingTools(
       name: CANCEL_BOOKING,
       description: "The customer cancels the appointment.",
       parameters: { type: "object", properties: { reason: { type: "string" } }, required: [] },
-      run: async () => (await record("cancelled", "cancelled"), "Booking cancelled; the time is free again."),
+      run: async () => {
+        // A cancel by the customer, as on their manage page: the owner is told, the calendar file updated.
+        const current = await findBooking(services.db, booking.id);
+        if (current) await changeBooking(services, { booking: current, business, by: "customer" }, { kind: "cancelled" });
+        if (recordOnBooking) await setBookingCallOutcome(services.db, booking.id, "cancelled");
+        await setCallOutcome(services.db, call.id, "cancelled");
+        return "Booking cancelled; the time is free again.";
+      },
     },
     {
       name: REQUEST_RESCHEDULE,

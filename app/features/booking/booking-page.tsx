@@ -499,15 +499,39 @@ function DoneStep({ data }: { data: StepData<"done"> }) {
       <p className="text-sm text-slate-700">{t("bookingEmail.referenceHint")}</p>
       {booking.emailed ? <p className="text-sm text-slate-700">{t("flows.doneEmailed")}</p> : null}
       <div className="flex flex-wrap items-center gap-3 pt-1">
-        <a href={booking.calendarUrl} download="booking.ics" className={buttonClass()}>
-          {t("flows.addToCalendar")}
-        </a>
         {booking.manageUrl ? (
-          <Link to={booking.manageUrl} className={buttonClass("secondary")}>
+          <Link to={booking.manageUrl} className={buttonClass()}>
             {t("flows.manageBooking")}
           </Link>
         ) : null}
       </div>
+      {/* From the manage link, so they work after this browser's booking session too. */}
+      <section aria-labelledby="done-calendar" className="space-y-2">
+        <h3 id="done-calendar" className="font-semibold text-slate-900">
+          {t("flows.addToCalendar")}
+        </h3>
+        <ul className="flex flex-wrap gap-3">
+          <li>
+            <a href={booking.calendar.ics} download="booking.ics" className={buttonClass("secondary")}>
+              {t("manageLink.icsFile")}
+            </a>
+          </li>
+          {booking.calendar.google ? (
+            <li>
+              <a href={booking.calendar.google} target="_blank" rel="noopener noreferrer" className={buttonClass("secondary")}>
+                {t("manageLink.google")}
+              </a>
+            </li>
+          ) : null}
+          {booking.calendar.outlook ? (
+            <li>
+              <a href={booking.calendar.outlook} target="_blank" rel="noopener noreferrer" className={buttonClass("secondary")}>
+                {t("manageLink.outlook")}
+              </a>
+            </li>
+          ) : null}
+        </ul>
+      </section>
       <p>
         <Link to={bookHref(data, {})} className={linkClass}>
           {t("book.another")}

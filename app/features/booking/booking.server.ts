@@ -8,7 +8,6 @@ import {
   listBusyIntervals,
   markBookingNotCalled,
   setBookingCallState,
-  setBookingStatus,
   replayOf,
   settledAnswer,
   type Booking,
@@ -25,19 +24,14 @@ import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
-import { originOfBooking, originOfCall, queueCall, visitorOrigin, type CallOrigin } from "~/calls/gate.server";
+import { originOfBooking, queueCall, visitorOrigin, type CallOrigin } from "~/calls/gate.server";
 import { manageTokenSealer } from "~/features/booking/manage-link.server";
 import {
   confirmationPromise,
   describeConfirmationPromise,
   describeConfirmationPromiseToOwner,
 } from "~/features/booking/confirmation-promise.server";
-import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
-import { reportCallUsageJob } from "~/features/business/index.server";
-import { failCall, isOptedOut, type Call } from "#models/calls";
-import { admitConfirmationCall } from "~/features/business/index.server";
-import { bookingAgent, voicemailFor } from "./agent.server";
-import { nextCallingTime } from "./calling-hours";
+import type { AppJob, AppServices } from "~/platform/services.server";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import type { Db } from "#models/db";
 import { batchedCalls } from "~/lib/sharing/coalesce";
@@ -259,6 +253,8 @@ export interface BookingRequest {
   start: number;
   customer: { name: string; phone: string; email: string | null; notes: string | null };
   language: string;
+  /** The zone the customer saw the times in (the booking page's `tz`); their e-mails and manage page use it. Null: the business's. */
+  customerTimeZone?: string | null;
   /** The request's retry key and who sent it: it replays only for that client and this same request. */
   idempotency: Idempotency | null;
   origin: string;
@@ -401,7 +397,8 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
   // but taken a moment ago goes on to the transaction, which answers "taken".
   if (!availability.day(localDate).some((slot) => slot.start === request.start)) return { kind: "not_a_slot" as const };
   // The owner's own calendar asked again about this very time: an event added since its last sync.
-  if (await calendarBusyAt(services, request.business.id, request.business.timeZone, request.start, endsAt.getTime())) return { kind: "taken" as const };
+  if (await calendarBusyAt(services, request.business.id, request.business.timeZone, request.start, endsAt.getTime()))
+    return { kind: "taken" as const };
   // Read before the booking's transaction, which holds the embedded database's one connection.
   const announcement = await prepareAnnouncement(services, request);
   return createBooking(services.db, {
@@ -415,6 +412,7 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
     customerEmail: request.customer.email,
     notes: request.customer.notes,
     language: request.language,
+    customerTimeZone: request.customerTimeZone ?? null,
     idempotencyKey: key?.key ?? null,
     idempotencyRequestHash: key?.requestHash ?? null,
     origin: request.callOrigin,
@@ -474,7 +472,7 @@ async function announceBooking(
       sendEmailJob,
       customerBookingEmail(customerT, request.language, booking.customerEmail, {
         ...base,
-        when: formatWhen(booking.startsAt, business.timeZone, request.language),
+        when: formatWhen(booking.startsAt, booking.customerTimeZone ?? business.timeZone, request.language),
         callPromise: describeConfirmationPromise(customerT, request.language, business, promise, { emailed: true }),
       }),
       { tx },
@@ -555,85 +553,5 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
     });
   },
 };
-
-export const CONFIRMATION_ATTEMPTS = 3;
-
-/**
- * A booking's confirmation call: the business's assistant speaks and leaves a voicemail for a
- * machine. It is dialled only to a customer who did not opt out, within calling hours where the
- * business is (put off until then otherwise), and when the plan admits it. Then it makes its
- * booking "calling" once placed (and one call counted against the plan), done when a person
- * answered, another attempt half an hour later when nobody or a machine did, and "unreachable"
- * after the last attempt.
- */
-export const confirmationCallPurpose: CallPurpose = {
-  agent: bookingAgent,
-  voicemail: voicemailFor,
-  async admit(services, call, defer) {
-    if (!call.businessId || !call.toNumber) return true;
-    const business = await findBusinessById(services.db, call.businessId);
-    if (business && (await isOptedOut(services.db, business.id, call.toNumber))) {
-      await failCall(services.db, call.id, "The customer asked not to be called again.");
-      if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "opted_out");
-      return false;
-    }
-    const later = business ? nextCallingTime(Date.now(), business.timeZone) : null;
-    if (later) {
-      await defer(later);
-      if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "scheduled");
-      return false;
-    }
-    // The plan decides, under a lock, whether this call may be placed (and counts it once).
-    return admitConfirmationCall(services, call);
-  },
-  async notCalled(services, call, reason) {
-    if (call.bookingId) await markBookingNotCalled(services.db, call.bookingId, reason);
-  },
-  async placed(services, call) {
-    if (call.bookingId) await setBookingCallState(services.db, call.bookingId, "calling");
-    if (call.businessId) await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId });
-    if (call.businessId) await announceBusinessChange(services.db, call.businessId);
-  },
-  async finished(services, call) {
-    await confirmationCallFinished(services, call);
-    // The call's length and result, and perhaps the booking (unreachable), changed.
-    if (call.businessId) await announceBusinessChange(services.db, call.businessId);
-  },
-};
-
-/** The free demo call: the same assistant, confirming a pretend booking (a demo call has none). */
-export const demoCallPurpose: CallPurpose = { agent: bookingAgent };
-
-async function confirmationCallFinished(services: AppServices, call: Call) {
-  if (!call.bookingId) return;
-  const booking = await findBooking(services.db, call.bookingId);
-  if (!booking || booking.status !== "pending") return;
-  const machine = call.answeredBy?.startsWith("machine") || call.outcome === "voicemail";
-  if (call.status === "completed" && !machine) {
-    await setBookingCallState(services.db, booking.id, call.outcome ? `done:${call.outcome}` : "answered");
-    return;
-  }
-  // A call for a time the booking has since moved from: the new time has its own calls.
-  if (call.confirmationRound !== null && call.confirmationRound !== booking.confirmationRound) return;
-  if (call.attempt < CONFIRMATION_ATTEMPTS && call.toNumber) {
-    // Told twice that the call ended (a replayed callback, the sweeper), the next attempt is made once.
-    const next = await queueCall(services, {
-      purpose: "booking_confirmation",
-      to: call.toNumber,
-      language: call.language,
-      voice: call.voice,
-      businessId: call.businessId,
-      bookingId: call.bookingId,
-      confirmationRound: booking.confirmationRound,
-      attempt: call.attempt + 1,
-      origin: originOfCall(call),
-      startAfter: new Date(Date.now() + 30 * 60_000),
-    });
-    if (next.ok && next.created) await setBookingCallState(services.db, booking.id, `retry_${call.attempt + 1}`);
-    return;
-  }
-  await setBookingStatus(services.db, booking.id, "unreachable", "unreachable");
-  await setBookingCallState(services.db, booking.id, "unreachable");
-}
 
 export type { TFunction };

@@ -7,14 +7,14 @@ export {
   bookableBusiness,
   bookableServices,
   queueConfirmationCall,
-  confirmationCallPurpose,
-  demoCallPurpose,
   normalizeCustomerPhone,
   placeBooking,
   slotsForDay,
 } from "./booking.server";
+export { confirmationCallPurpose, demoCallPurpose } from "./confirmation-call.server";
 export { confirmationPromise, describeConfirmationPromise } from "./confirmation-promise.server";
 export { manageTokenSealer } from "./manage-link.server";
+export { changeBooking, customerZone, type ChangedBy } from "./booking-change.server";
 export { bookingRemindersJob, REMINDER_CALL_HOURS, reminderCallPurpose, REMINDERS_CRON } from "./reminders.server";
 export {
   calendarConnectionStatus,

@@ -74,12 +74,13 @@ async function sendEmailReminder(services: AppServices, bookingId: number, now: 
       businessAddress: business.address,
       businessPhone: formatPhone(business.phone),
       serviceName: service?.name ?? "",
-      when: formatWhen(booking.startsAt, business.timeZone, booking.language),
+      when: formatWhen(booking.startsAt, booking.customerTimeZone ?? business.timeZone, booking.language),
       start: booking.startsAt,
       end: booking.endsAt,
       customerName: booking.customerName,
       reference: formatBookingReference(booking.reference),
       manageUrl: manageLinkOf(services, booking.manageTokenSealed),
+      sequence: booking.calendarSequence,
     });
     await services.jobs.enqueue(sendEmailJob, message, { tx });
     return true;

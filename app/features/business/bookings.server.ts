@@ -1,29 +1,22 @@
 import { data } from "react-router";
 import { announceBusinessChange } from "#models/analytics";
 import type { TFunction } from "i18next";
-import { bookingChangeEmail, type BookingChange } from "#emails/booking-changes";
 import { formatBookingReference } from "#models/booking-reference";
 import {
   CALL_STATES_IN_PROGRESS,
-  cancelBusinessBooking,
-  confirmBusinessBooking,
   findBusinessBooking,
   listBusyIntervals,
   countOwnerBookings,
   listOwnerBookings,
   markBusinessBookingNoShow,
-  moveBusinessBooking,
   setBookingCallStateIf,
   type Booking,
   type OwnerBookingFilter,
-  renewManageToken,
 } from "#models/bookings";
 import { bookingSetup, type Business } from "#models/businesses";
 import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
-import { queueCalendarWrite, queueConfirmationCall } from "~/features/booking/index.server";
-import { formatWhenWithZone as emailWhen } from "~/lib/when";
-import { confirmationPromise, describeConfirmationPromise, manageTokenSealer } from "~/features/booking/index.server";
+import { changeBooking } from "~/features/booking/index.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/index";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatLocalDate, formatSeconds, formatWhen, zoneName } from "~/lib/when";
@@ -33,8 +26,6 @@ import { formatPhone } from "~/platform/phone.server";
 import { formatTimeOfDay, isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { parseDbId } from "~/lib/ids";
 import { pageCount, pageOf } from "~/ui/pager";
-import { sendEmailJob } from "~/platform/data/email-jobs.server";
-import { translatorFor } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
 import { planNoticeFor, planRefusalText } from "~/features/business/plan.server";
 import { PLAN_PAUSED_STATE } from "#models/businesses";
@@ -73,6 +64,11 @@ function bookingView(
     notes: booking.notes,
     status: booking.status,
     statusLabel: t(`bookingStatus.${booking.status}`),
+    /** Who made the last change of time or status: "Cancelled by the customer", "Moved by you". */
+    changeMark:
+      booking.lastChange && (booking.lastChangeBy === "customer" || booking.lastChangeBy === "owner")
+        ? t(`bookingChanges.mark.${booking.lastChangeBy}.${booking.lastChange as "moved"}`, { defaultValue: "" }) || null
+        : null,
     notCalled: booking.notCalledReason
       ? t("notCalled.message", {
           reason:
@@ -287,43 +283,25 @@ export async function handleBookingAction(owner: Owner, form: FormData): Promise
   const bookingId = parseDbId(form.get("bookingId"));
   const found = bookingId ? await findBusinessBooking(services.db, business.id, bookingId) : null;
   if (!found) throw data(null, { status: 404 });
-  const { booking, serviceName } = found;
+  const { booking } = found;
   if (intent === "confirm-booking") {
-    const confirmed = await services.db.transaction(async (tx) => {
-      const row = await confirmBusinessBooking(tx, business.id, booking.id);
-      if (row) await queueCalendarWrite(services, tx, row);
-      return row;
-    });
-    if (confirmed) {
-      await announceBusinessChange(services.db, business.id);
-      await settleCalls(services, booking.id, { keepReminder: true });
-      await tellCustomer(services, business, confirmed, serviceName, "confirmed");
-    } else if (booking.status !== "confirmed") {
+    const result = await changeBooking(services, { booking, business, by: "owner" }, { kind: "confirmed" });
+    if (result.kind !== "changed" && booking.status !== "confirmed")
       return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
-    }
     return { ok: true, bookingId: booking.id, done: "confirmed" };
   }
   if (intent === "cancel-booking") {
-    const cancelled = await services.db.transaction(async (tx) => {
-      const row = await cancelBusinessBooking(tx, business.id, booking.id);
-      if (row) await queueCalendarWrite(services, tx, row);
-      return row;
-    });
-    if (cancelled) {
-      await announceBusinessChange(services.db, business.id);
-      await settleCalls(services, booking.id);
-      await tellCustomer(services, business, cancelled, serviceName, "cancelled");
-    } else if (booking.status !== "cancelled") {
+    const result = await changeBooking(services, { booking, business, by: "owner" }, { kind: "cancelled" });
+    if (result.kind !== "changed" && booking.status !== "cancelled")
       return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
-    }
     return { ok: true, bookingId: booking.id, done: "cancelled" };
   }
-  if (intent === "reschedule-booking") return reschedule(owner, booking, serviceName, form);
+  if (intent === "reschedule-booking") return reschedule(owner, booking, form);
   if (intent === "no-show-booking") return markNoShow(owner, booking);
   return { ok: false, intent, formError: t("common.genericError") };
 }
 
-async function reschedule(owner: Owner, booking: Booking, serviceName: string, form: FormData): Promise<BookingActionResult> {
+async function reschedule(owner: Owner, booking: Booking, form: FormData): Promise<BookingActionResult> {
   const { services, business, t } = owner;
   const intent = "reschedule-booking";
   const date = String(form.get("date") ?? "");
@@ -336,20 +314,14 @@ async function reschedule(owner: Owner, booking: Booking, serviceName: string, f
   const availability = await ownerAvailability(services, business, booking);
   if (!availability.isFree(start)) return { ok: false, intent, errors: { time: [t("owner.reschedule.taken")] } };
   const length = booking.endsAt.getTime() - booking.startsAt.getTime();
-  // The new time, the old time's call dropped and the new time's own confirmation call asked
-  // for, together: a crash after the commit cannot leave the moved booking without its call.
-  const moved = await services.db.transaction(async (tx) => {
-    const result = await moveBusinessBooking(tx, business.id, booking.id, new Date(start), new Date(start + length));
-    if (result.kind !== "moved") return result;
-    await cancelQueuedBookingCalls(tx, booking.id);
-    await queueConfirmationCall(services, tx, result.booking, services.publicOrigin());
-    await queueCalendarWrite(services, tx, result.booking);
-    return result;
-  });
+  // The new time, the old time's calls dropped, the new time's confirmation call and the e-mails, together.
+  const moved = await changeBooking(
+    services,
+    { booking, business, by: "owner" },
+    { kind: "moved", start: new Date(start), end: new Date(start + length) },
+  );
   if (moved.kind === "taken") return { ok: false, intent, errors: { time: [t("owner.reschedule.taken")] } };
-  if (moved.kind === "gone") return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
-  await announceBusinessChange(services.db, business.id);
-  await tellCustomer(services, business, moved.booking, serviceName, "moved", booking.startsAt);
+  if (moved.kind === "unchanged") return { ok: false, intent, formError: t("owner.bookings.cannotChange") };
   return { ok: true, bookingId: booking.id, done: "moved" };
 }
 
@@ -379,46 +351,4 @@ async function markNoShow(owner: Owner, booking: Booking, now = new Date()): Pro
 async function settleCalls(services: AppServices, bookingId: number, { keepReminder = false } = {}) {
   await cancelQueuedBookingCalls(services.db, bookingId, keepReminder ? ["booking_confirmation"] : undefined);
   await setBookingCallStateIf(services.db, bookingId, "by_owner", CALL_STATES_IN_PROGRESS);
-}
-
-async function tellCustomer(
-  services: AppServices,
-  business: Business,
-  booking: Booking,
-  serviceName: string,
-  change: BookingChange,
-  previousStart?: Date,
-) {
-  if (!booking.customerEmail) return;
-  const t = await translatorFor(booking.language);
-  // The customer's page of the booking goes with every change that leaves something to change.
-  const manageUrl =
-    change === "cancelled"
-      ? null
-      : `${services.publicOrigin()}/booking/${await renewManageToken(services.db, booking.id, manageTokenSealer(services))}`;
-  // A new time's confirmation call, said as it will really be (the usual line when it is a call now).
-  const promise = change === "moved" ? await confirmationPromise(services, business) : null;
-  const callPromise =
-    promise && promise.kind !== "call_now"
-      ? describeConfirmationPromise(t, booking.language, business, promise, { emailed: true })
-      : undefined;
-  await services.jobs.enqueue(
-    sendEmailJob,
-    bookingChangeEmail(t, booking.language, booking.customerEmail, change, {
-      bookingId: booking.id,
-      businessName: business.name,
-      businessPhone: formatPhone(business.phone),
-      businessEmail: business.email,
-      businessAddress: business.address,
-      serviceName,
-      customerName: booking.customerName,
-      when: emailWhen(booking.startsAt, business.timeZone, booking.language),
-      ...(previousStart ? { previousWhen: emailWhen(previousStart, business.timeZone, booking.language) } : {}),
-      ...(callPromise ? { callPromise } : {}),
-      start: booking.startsAt,
-      end: booking.endsAt,
-      ...(manageUrl ? { manageUrl } : {}),
-      reference: formatBookingReference(booking.reference),
-    }),
-  );
 }

@@ -15,6 +15,13 @@ export function bookingIcs(input: {
   description: string;
   location?: string | null;
   url?: string;
+  /**
+   * The event's SEQUENCE (RFC 5545 3.8.7.4): the booking's calendar sequence, which grows with
+   * every change of its time or status, so a calendar replaces the copy it holds. 0 when new.
+   */
+  sequence?: number;
+  /** A cancellation: METHOD:CANCEL with STATUS:CANCELLED, which removes the event (RFC 5546 3.2.5). */
+  cancelled?: boolean;
 }) {
   const stamp = (date: Date) =>
     date
@@ -26,9 +33,10 @@ export function bookingIcs(input: {
     "VERSION:2.0",
     "PRODID:-//Sakina//Bookings//EN",
     "CALSCALE:GREGORIAN",
-    "METHOD:PUBLISH",
+    input.cancelled ? "METHOD:CANCEL" : "METHOD:PUBLISH",
     "BEGIN:VEVENT",
     `UID:${escapeText(input.uid)}`,
+    `SEQUENCE:${input.sequence ?? 0}`,
     `DTSTAMP:${stamp(new Date())}`,
     `DTSTART:${stamp(input.start)}`,
     `DTEND:${stamp(input.end)}`,
@@ -36,6 +44,7 @@ export function bookingIcs(input: {
     `DESCRIPTION:${escapeText(input.description)}`,
     ...(input.location ? [`LOCATION:${escapeText(input.location)}`] : []),
     ...(input.url ? [`URL:${withoutControls(input.url)}`] : []),
+    ...(input.cancelled ? ["STATUS:CANCELLED"] : []),
     "END:VEVENT",
     "END:VCALENDAR",
   ];

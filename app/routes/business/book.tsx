@@ -1,3 +1,4 @@
+import { bookingCalendar } from "~/features/booking/manage-link.server";
 import { randomUUID } from "node:crypto";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
@@ -132,7 +133,17 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
           when: formatWhen(placed.booking.startsAt, zone, locale, "full"),
           customerName: placed.booking.customerName,
           manageUrl: placed.manageToken ? `/booking/${placed.manageToken}` : null,
-          calendarUrl: `/book/${business.bookingLink}/calendar.ics`,
+          // From the manage link (the session's file when it is not known).
+          calendar: placed.manageToken
+            ? bookingCalendar(
+                services,
+                placed.booking,
+                business,
+                placed.service.name,
+                placed.manageToken,
+                t("flows.calendarDescription", { business: business.name }),
+              ).links
+            : { ics: `/book/${business.bookingLink}/calendar.ics`, google: null, outlook: null },
           emailed: Boolean(placed.booking.customerEmail),
         }
       : null;
@@ -168,8 +179,8 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
     };
   }
 
-  const slots = availability.day(date).map(({ time, available }) => ({ time, available, label: shown(date, time, "time") }));
   const time = url.searchParams.get("time") ?? "";
+  const slots = availability.day(date).map(({ time, available }) => ({ time, available, label: shown(date, time, "time") }));
   const chosenSlot = slots.find((slot) => slot.time === time && slot.available);
   if (!chosenSlot) {
     // Back from the done page lands on the time this browser has just booked: it is taken by
@@ -298,6 +309,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     start: zonedTimeToUtc(date, minute, business.timeZone),
     customer: { name: draft.name, phone: draft.phone, email: draft.email || null, notes: draft.notes || null },
     language: getLocale(context),
+    customerTimeZone: tz ?? null,
     idempotency: confirmKey ? { client: "form", key: confirmKey } : null,
     origin: services.publicOrigin(),
     callOrigin: visitorOrigin(services, clientIp(context)),

@@ -1,29 +1,31 @@
 import { data, Form, Link, redirect } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/booking.manage";
-import { announceBusinessChange } from "#models/analytics";
 import { formatBookingReference } from "#models/booking-reference";
-import { cancelBooking, findBookingByManageToken, rescheduleBooking } from "#models/bookings";
+import { findBookingByManageToken, findBookingOfReplacedLink } from "#models/bookings";
 import { findService } from "#models/business-services";
-import { findBusinessById } from "#models/businesses";
+import { findBusinessById, type Business } from "#models/businesses";
 import { MonthTables } from "~/features/booking/month-tables";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/form/button";
+import { SelectField } from "~/ui/form/field";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
-import { parseTimeOfDay } from "~/lib/time";
-import { availabilityFor, queueConfirmationCall } from "~/features/booking/booking.server";
-import { queueCalendarWrite } from "~/features/booking/index.server";
-import { formatLocalDate, formatWhen as formatInstant, formatWhenWithZone, zoneName } from "~/lib/when";
+import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
+import { availabilityFor } from "~/features/booking/booking.server";
+import { changeBooking, customerZone } from "~/features/booking/booking-change.server";
+import { bookingCalendar, replaceManageLink } from "~/features/booking/manage-link.server";
+import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/lib/when";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { formatPhone } from "~/platform/phone.server";
 import { BookingShell } from "~/ui/shell/booking-shell";
-import { isolatedText, tIsolated } from "~/ui/bidi";
+import { isolatedText, Ltr, tIsolated } from "~/ui/bidi";
 import { FocusHeading } from "~/ui/form/focus";
 import { PageTitle } from "~/ui/form/error-summary";
 import type { ShellHandle } from "~/ui/shell/shell";
 import { redirectWithToast } from "~/platform/http/toast.server";
+import { firstExceededRule } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
 
 async function load(services: AppServices, token: string) {
@@ -34,68 +36,123 @@ async function load(services: AppServices, token: string) {
   return business && service ? { booking, business, service } : null;
 }
 
+const frameOf = (business: Business) => ({
+  name: business.name,
+  industry: business.industry,
+  phone: formatPhone(business.phone),
+  address: business.address,
+  description: null,
+});
+
+/** The viewer's choices carried by every link and form of the page: the zone and the clock. */
+function viewOf(url: URL, fallbackZone: string, language: string) {
+  const tz = knownTimeZone(url.searchParams.get("tz"));
+  const clockParam = url.searchParams.get("clock");
+  const clock = clockParam === "12" || clockParam === "24" ? clockParam : null;
+  const zone = tz ?? fallbackZone;
+  // A 12- or 24-hour clock is the language's own unless chosen (Intl's hour-cycle extension).
+  const locale = clock ? `${language}-u-hc-${clock === "24" ? "h23" : "h12"}` : language;
+  const keep: Record<string, string> = {};
+  if (tz) keep.tz = tz;
+  if (clock) keep.clock = clock;
+  return { zone, clock, locale, keep };
+}
+
+/** A link within the page, keeping the zone and the clock chosen. */
+function hrefWith(keep: Record<string, string>, params: Record<string, string> = {}) {
+  const search = new URLSearchParams({ ...params, ...keep }).toString();
+  return search ? `?${search}` : ".";
+}
+
 /**
- * The customer's own page for one booking, reached by the secret link in their e-mail. Each of
- * its steps is an address, as on the booking page: `?cancel=1` asks to confirm the cancel,
- * `?reschedule=1[&date=]` picks a new time, `?cancelled=1` is where a cancel ends.
+ * The customer's own page for one booking, reached by the secret link in their e-mail (the same
+ * link for as long as the booking lives). Each of its steps is an address, as on the booking page:
+ * `?cancel=1` asks to confirm the cancel, `?reschedule=1[&date=]` picks a new time, `?cancelled=1`
+ * is where a cancel ends. `tz` and `clock` choose how times are written (the zone the customer
+ * booked in by default); days are the viewer's days in that zone. A link the customer replaced
+ * answers in the business's frame; an unknown one in a plain frame, saying how to reach the business.
  */
 export async function loader({ url, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const { t, language } = getI18n(context);
+  const locale = getLocale(context);
   const found = await load(services, params.token);
-  if (!found) throw data(null, { status: 404 });
+  if (!found) {
+    const replaced = await findBookingOfReplacedLink(services.db, params.token);
+    const business = replaced ? await findBusinessById(services.db, replaced.businessId) : null;
+    return data(
+      {
+        kind: "gone" as const,
+        title: business ? `${t("manageLink.replacedTitle")} · ${isolatedText(business.name, language)}` : t("manageLink.unknownTitle"),
+        locale,
+        business: business ? frameOf(business) : null,
+        bookingLink: business ? `/book/${business.bookingLink}` : null,
+      },
+      { status: business ? 410 : 404 },
+    );
+  }
   const { booking, business, service } = found;
+  const view = viewOf(url, customerZone(booking, business), language);
   const live = booking.status !== "cancelled" && booking.startsAt.getTime() > Date.now();
   let reschedule: null | {
-    zone: string;
     days: { date: string; count: number }[];
     date: string | null;
     day: string | null;
-    slots: { time: string; available: boolean; label: string }[];
+    slots: { start: number; label: string }[];
   } = null;
   if (live && url.searchParams.has("reschedule")) {
     const availability = await availabilityFor(services, business, service);
+    // The free times grouped by the viewer's own days in the zone shown: a time just after
+    // midnight there is under the day it falls on, whatever the business's day is.
+    const byDate = new Map<string, number[]>();
+    for (const start of availability.freeStarts()) {
+      const { date } = utcToZoned(start, view.zone);
+      byDate.set(date, [...(byDate.get(date) ?? []), start]);
+    }
+    const dates = [...new Set(availability.windowDates().concat([...byDate.keys()]))].sort();
     const date = url.searchParams.get("date");
-    const counts = availability.countsByDate();
-    const windowDates = availability.windowDates();
-    const chosen = date && windowDates.includes(date) ? date : null;
+    const chosen = date && byDate.has(date) ? date : null;
     reschedule = {
-      // The times below are the business's; said in words, as the booking page says its zone.
-      zone: zoneName(business.timeZone, language),
-      days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
+      days: dates.map((d) => ({ date: d, count: byDate.get(d)?.length ?? 0 })),
       date: chosen,
       day: chosen ? formatLocalDate(chosen, language, "day") : null,
-      // Written as the booking page writes them (12- or 24-hour as the language does).
-      slots: chosen
-        ? availability.day(chosen).map(({ time, available }) => ({
-            time,
-            available,
-            label: formatInstant(zonedTimeToUtc(chosen, parseTimeOfDay(time) ?? 0, business.timeZone), business.timeZone, language, "time"),
-          }))
-        : [],
+      slots: chosen ? byDate.get(chosen)!.map((start) => ({ start, label: formatWhen(start, view.zone, view.locale, "time") })) : [],
     };
   }
+  const calendar = bookingCalendar(
+    services,
+    booking,
+    business,
+    service.name,
+    params.token,
+    t("flows.calendarDescription", { business: business.name }),
+  );
   return {
+    kind: "booking" as const,
     title: `${t("manage.title")} · ${isolatedText(business.name, language)}`,
-    locale: getLocale(context),
-    business: {
-      name: business.name,
-      industry: business.industry,
-      phone: formatPhone(business.phone),
-      address: business.address,
-      description: null,
-    },
+    locale,
+    business: frameOf(business),
     businessName: business.name,
     serviceName: service.name,
     reference: formatBookingReference(booking.reference),
-    when: formatWhenWithZone(booking.startsAt, business.timeZone, language),
+    when: `${formatWhen(booking.startsAt, view.zone, view.locale, "full")} (${zoneName(view.zone, language)})`,
     status: booking.status,
     live,
+    emailed: Boolean(booking.customerEmail),
     bookingLink: `/book/${business.bookingLink}`,
     confirmCancel: live && url.searchParams.has("cancel"),
     // A step reached from another one gives its heading the focus (see app/features/booking/booking-page.tsx).
-    arrived: [...url.searchParams.keys()].some((key) => key !== "lng"),
+    arrived: [...url.searchParams.keys()].some((key) => !["lng", "tz", "clock"].includes(key)),
     taken: url.searchParams.get("taken") === "1",
+    newLink: url.searchParams.get("new") === "1",
+    view: {
+      zone: view.zone,
+      zoneName: zoneName(view.zone, language),
+      clock: view.clock ?? "",
+      keep: view.keep,
+      zoneOptions: zoneOptions(language, [view.zone, customerZone(booking, business), business.timeZone]),
+    },
+    calendar: booking.status === "cancelled" ? null : calendar.links,
     reschedule,
   };
 }
@@ -109,48 +166,141 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (!found) throw data(null, { status: 404 });
   const { booking, business, service } = found;
   const form = await request.formData();
-  const here = `/booking/${params.token}`;
+  const keep = new URLSearchParams();
+  const tz = knownTimeZone(form.get("tz"));
+  if (tz) keep.set("tz", tz);
+  const clock = form.get("clock");
+  if (clock === "12" || clock === "24") keep.set("clock", clock);
+  const here = (token: string, params: Record<string, string> = {}) => {
+    const search = new URLSearchParams({ ...params, ...Object.fromEntries(keep) }).toString();
+    return `/booking/${token}${search ? `?${search}` : ""}`;
+  };
   if (form.get("intent") === "cancel") {
-    const cancelled = await services.db.transaction(async (tx) => {
-      const row = await cancelBooking(tx, booking.id);
-      if (row) await queueCalendarWrite(services, tx, row);
-      return row;
-    });
-    if (cancelled) await announceBusinessChange(services.db, business.id);
-    return redirect(`${here}?cancelled=1`);
+    await changeBooking(services, { booking, business, by: "customer" }, { kind: "cancelled" });
+    return redirect(here(params.token, { cancelled: "1" }));
   }
-  const date = String(form.get("date") ?? "");
-  const minute = parseTimeOfDay(String(form.get("time") ?? ""));
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || minute === null) return redirect(`${here}?reschedule=1`);
-  const start = zonedTimeToUtc(date, minute, business.timeZone);
-  const availability = await availabilityFor(services, business, service);
-  const free = availability.freeStarts();
-  // The booking's own current time counts as busy; moving onto it is no move at all.
-  if (!free.includes(start)) return redirect(`${here}?reschedule=1&date=${date}&taken=1`);
-  // The new time and its confirmation call's job commit together (a crash between them would leave it uncalled).
-  const moved = await services.db.transaction(async (tx) => {
-    const result = await rescheduleBooking(tx, booking.id, new Date(start), new Date(start + service.durationMinutes * 60_000));
-    if (result.kind === "moved") {
-      await queueConfirmationCall(services, tx, result.booking, services.publicOrigin());
-      await queueCalendarWrite(services, tx, result.booking);
+  if (form.get("intent") === "new-link") {
+    // A few a day per booking: each one e-mails the customer, so a link's holder cannot flood them.
+    const exceeded = await firstExceededRule(context, [
+      { name: "manage-link:booking", subject: String(booking.id), limit: 5, windowSeconds: 86_400 },
+    ]);
+    if (exceeded) {
+      return redirectWithToast(services, here(params.token), {
+        type: "error",
+        title: t("common.tooManyRequests", { minutes: exceeded.retryAfterMinutes }),
+      });
     }
-    return result;
-  });
-  if (moved.kind === "taken") return redirect(`${here}?reschedule=1&date=${utcToZoned(start, business.timeZone).date}&taken=1`);
-  if (moved.kind === "moved") await announceBusinessChange(services.db, business.id);
+    const token = await replaceManageLink(services, booking, business);
+    return redirect(token ? here(token, { new: "1" }) : here(params.token));
+  }
+  // The chosen instant; a form of an older page sends the business's date and wall time instead.
+  const legacyDate = String(form.get("date") ?? "");
+  const legacyMinute = parseTimeOfDay(String(form.get("time") ?? ""));
+  const start = form.has("start")
+    ? Number(form.get("start"))
+    : isCalendarDate(legacyDate) && legacyMinute !== null && legacyMinute < 1440
+      ? zonedTimeToUtc(legacyDate, legacyMinute, business.timeZone)
+      : NaN;
+  if (!Number.isSafeInteger(start)) return redirect(here(params.token, { reschedule: "1" }));
+  const zone = tz ?? customerZone(booking, business);
+  const availability = await availabilityFor(services, business, service);
+  // The booking's own current time counts as busy; moving onto it is no move at all.
+  if (!availability.freeStarts().includes(start)) {
+    return redirect(here(params.token, { reschedule: "1", date: utcToZoned(start, zone).date, taken: "1" }));
+  }
+  const moved = await changeBooking(
+    services,
+    { booking, business, by: "customer" },
+    { kind: "moved", start: new Date(start), end: new Date(start + service.durationMinutes * 60_000) },
+  );
+  if (moved.kind === "taken") return redirect(here(params.token, { reschedule: "1", date: utcToZoned(start, zone).date, taken: "1" }));
   // What the new time's confirmation call will really be (now, at a stated time, or none), as the booking page says it.
   const promise = await confirmationPromise(services, business);
-  return redirectWithToast(services, here, {
+  return redirectWithToast(services, here(params.token), {
     type: "success",
     title: t("manage.moved"),
     description: describeConfirmationPromise(t, getLocale(context), business, promise, { emailed: Boolean(booking.customerEmail) }),
   });
 }
 
-export default function ManageBooking({ loaderData }: Route.ComponentProps) {
+/** The zone and clock the page's times are written in; a plain GET form, so it works without JavaScript. */
+function ViewChoice({ data, extra }: { data: BookingData; extra: Record<string, string> }) {
   const { t } = useTranslation();
-  const data = loaderData;
+  return (
+    <Form method="get" className="mt-4 flex flex-wrap items-end gap-3" aria-label={t("manageLink.zone")}>
+      {Object.entries(extra).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <SelectField id="manage-zone" label={t("manageLink.zone")} name="tz" defaultValue={data.view.zone} className="grow basis-64">
+        {data.view.zoneOptions.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </SelectField>
+      <SelectField id="manage-clock" label={t("manageLink.clock")} name="clock" defaultValue={data.view.clock} className="basis-40">
+        <option value="">{t("manageLink.clockDefault")}</option>
+        <option value="12">{t("manageLink.clock12")}</option>
+        <option value="24">{t("manageLink.clock24")}</option>
+      </SelectField>
+      <Button type="submit" variant="secondary">
+        {t("manageLink.show")}
+      </Button>
+    </Form>
+  );
+}
+
+/** The zone and clock as hidden fields of a form that posts or moves within the page. */
+function KeepInputs({ keep }: { keep: Record<string, string> }) {
+  return (
+    <>
+      {Object.entries(keep).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+    </>
+  );
+}
+
+type LoaderData = Route.ComponentProps["loaderData"];
+type BookingData = Extract<LoaderData, { kind: "booking" }>;
+
+function GoneLink({ data }: { data: Extract<LoaderData, { kind: "gone" }> }) {
+  const { t } = useTranslation();
+  const business = data.business;
+  return (
+    <BookingShell business={business} locale={data.locale}>
+      <PageTitle title={data.title} />
+      <div className="mx-auto max-w-3xl px-4 py-8 sm:py-10">
+        <FocusHeading level={1} className="text-2xl font-semibold tracking-tight text-slate-900">
+          {business ? t("manageLink.replacedTitle") : t("manageLink.unknownTitle")}
+        </FocusHeading>
+        <p className="mt-3 text-slate-700">{business ? t("manageLink.replacedBody") : t("manageLink.unknownBody")}</p>
+        <p className="mt-3 text-slate-700">
+          {business?.phone
+            ? tIsolated(t, "manageLink.contactBusiness", { business: business.name, phone: <Ltr>{business.phone}</Ltr> })
+            : t("manageLink.unknownContact")}
+        </p>
+        {data.bookingLink ? (
+          <p className="mt-6">
+            <Link to={data.bookingLink} className={buttonClass("secondary")}>
+              {t("manageLink.bookingPage")}
+            </Link>
+          </p>
+        ) : null}
+      </div>
+    </BookingShell>
+  );
+}
+
+export default function ManageBooking({ loaderData }: Route.ComponentProps) {
+  if (loaderData.kind === "gone") return <GoneLink data={loaderData} />;
+  return <BookingView data={loaderData} />;
+}
+
+function BookingView({ data }: { data: BookingData }) {
+  const { t } = useTranslation();
   const cancelled = data.status === "cancelled";
+  const keep = data.view.keep;
   return (
     <BookingShell business={data.business} locale={data.locale}>
       <PageTitle title={data.title} />
@@ -160,10 +310,15 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
             {t("manage.cancelledTitle")}
           </FocusHeading>
         ) : (
-          <FocusHeading key="booking" level={1} className="text-2xl font-semibold tracking-tight text-slate-900">
+          <FocusHeading key="booking" level={1} arrived={data.newLink} className="text-2xl font-semibold tracking-tight text-slate-900">
             {t("manage.title")}
           </FocusHeading>
         )}
+        {data.newLink ? (
+          <p role="status" className="mt-3 rounded-lg bg-teal-50 p-3 font-medium text-teal-900">
+            {data.emailed ? t("manageLink.newLinkDoneEmailed") : t("manageLink.newLinkDone")}
+          </p>
+        ) : null}
         {cancelled ? <p className="mt-3 text-slate-700">{t("manage.cancelledBody")}</p> : null}
         <div className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
           <dl className="grid grid-cols-1 gap-x-4 gap-y-2 sm:grid-cols-[auto_1fr]">
@@ -182,7 +337,7 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
               <bdi>{data.serviceName}</bdi>
             </dd>
             <dt className="font-medium text-slate-600">{t("book.summaryWhen")}</dt>
-            <dd className="text-slate-900">
+            <dd className="text-slate-900" data-booking-when>
               <bdi>{data.when}</bdi>
             </dd>
             <dt className="font-medium text-slate-600">{t("manage.status")}</dt>
@@ -191,10 +346,10 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
           {/* While a new time is picked the cancel is not offered: one decision at a time. */}
           {data.live && !data.reschedule && !data.confirmCancel ? (
             <div className="mt-6 flex flex-wrap gap-3">
-              <Link to="?reschedule=1" className={buttonClass()}>
+              <Link to={hrefWith(keep, { reschedule: "1" })} className={buttonClass()}>
                 {t("manage.reschedule")}
               </Link>
-              <Link to="?cancel=1" className={buttonClass("secondary")}>
+              <Link to={hrefWith(keep, { cancel: "1" })} className={buttonClass("secondary")}>
                 {t("manage.cancel")}
               </Link>
             </div>
@@ -206,6 +361,7 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
               </Link>
             </p>
           ) : null}
+          {!data.reschedule ? <ViewChoice data={data} extra={{}} /> : null}
         </div>
         {data.confirmCancel ? (
           <section className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
@@ -215,11 +371,12 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
             <p className="mt-3 text-slate-700">{tIsolated(t, "manage.cancelConfirmBody", { business: data.businessName })}</p>
             <Form method="post" noValidate className="mt-4 flex flex-wrap items-center gap-4">
               <AuthenticityTokenInput />
+              <KeepInputs keep={keep} />
               <input type="hidden" name="intent" value="cancel" />
               <Button type="submit" variant="danger">
                 {t("manage.cancelYes")}
               </Button>
-              <Link to="." className={linkClass}>
+              <Link to={hrefWith(keep)} className={linkClass}>
                 {t("manage.keep")}
               </Link>
             </Form>
@@ -235,8 +392,8 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
             {data.reschedule.date ? (
               <Form method="post" noValidate>
                 <AuthenticityTokenInput />
+                <KeepInputs keep={keep} />
                 <input type="hidden" name="intent" value="reschedule" />
-                <input type="hidden" name="date" value={data.reschedule.date} />
                 <FocusHeading
                   key={`time-${data.reschedule.date}`}
                   id="reschedule-title"
@@ -249,22 +406,21 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
                   <div className="mt-3 grid grid-cols-[repeat(auto-fill,minmax(6rem,1fr))] gap-2">
                     {data.reschedule.slots.map((slot) => (
                       <label
-                        key={slot.time}
-                        className={`flex items-center justify-center gap-1.5 rounded-lg border px-1.5 py-2 text-sm ${slot.available ? "cursor-pointer border-slate-300 has-[:checked]:border-teal-700 has-[:checked]:bg-teal-50" : "border-slate-200 text-slate-500 line-through"}`}
+                        key={slot.start}
+                        className="flex cursor-pointer items-center justify-center gap-1.5 rounded-lg border border-slate-300 px-1.5 py-2 text-sm has-[:checked]:border-teal-700 has-[:checked]:bg-teal-50"
                       >
-                        <input type="radio" name="time" value={slot.time} disabled={!slot.available} required className="accent-teal-700" />
+                        <input type="radio" name="start" value={slot.start} required className="accent-teal-700" />
                         <bdi className="whitespace-nowrap">{slot.label}</bdi>
-                        {slot.available ? null : <span className="sr-only">{t("book.unavailable")}</span>}
                       </label>
                     ))}
                   </div>
                 </fieldset>
                 <div className="mt-4 flex flex-wrap items-center gap-4">
                   <Button type="submit">{t("manage.moveHere")}</Button>
-                  <Link to="?reschedule=1" className={linkClass}>
+                  <Link to={hrefWith(keep, { reschedule: "1" })} className={linkClass}>
                     {t("book.otherDate")}
                   </Link>
-                  <Link to="." className={linkClass}>
+                  <Link to={hrefWith(keep)} className={linkClass}>
                     {t("manage.keep")}
                   </Link>
                 </div>
@@ -280,20 +436,72 @@ export default function ManageBooking({ loaderData }: Route.ComponentProps) {
                   {t("manage.chooseDate")}
                 </FocusHeading>
                 <input type="hidden" name="reschedule" value="1" />
+                <KeepInputs keep={keep} />
                 <div className="mt-4">
                   <MonthTables days={data.reschedule.days} />
                 </div>
                 <p className="mt-4">
-                  <Link to="." className={linkClass}>
+                  <Link to={hrefWith(keep)} className={linkClass}>
                     {t("manage.keep")}
                   </Link>
                 </p>
               </Form>
             )}
-            <p className="mt-4 text-sm text-slate-600">{tIsolated(t, "book.zoneNote", { zone: data.reschedule.zone })}</p>
+            <p className="mt-4 text-sm text-slate-600">{tIsolated(t, "book.zoneNote", { zone: data.view.zoneName })}</p>
+            <ViewChoice data={data} extra={data.reschedule.date ? { reschedule: "1", date: data.reschedule.date } : { reschedule: "1" }} />
+          </section>
+        ) : null}
+        {data.calendar ? (
+          <section className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm" aria-labelledby="calendar-title">
+            <h2 id="calendar-title" className="text-lg font-semibold text-slate-900">
+              {t("manageLink.addToCalendar")}
+            </h2>
+            <CalendarLinks links={data.calendar} />
+          </section>
+        ) : null}
+        {data.live ? (
+          <section className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm" aria-labelledby="new-link-title">
+            <h2 id="new-link-title" className="text-lg font-semibold text-slate-900">
+              {t("manageLink.newLinkTitle")}
+            </h2>
+            <p className="mt-2 text-slate-700">
+              {t("manageLink.newLinkBody")} {data.emailed ? t("manageLink.newLinkEmailed") : null}
+            </p>
+            <Form method="post" noValidate className="mt-3">
+              <AuthenticityTokenInput />
+              <KeepInputs keep={keep} />
+              <input type="hidden" name="intent" value="new-link" />
+              <Button type="submit" variant="secondary">
+                {t("manageLink.newLinkButton")}
+              </Button>
+            </Form>
           </section>
         ) : null}
       </div>
     </BookingShell>
+  );
+}
+
+/** The .ics file and Google's and Outlook's own pages, from the manage link. */
+export function CalendarLinks({ links }: { links: { ics: string; google: string; outlook: string } }) {
+  const { t } = useTranslation();
+  return (
+    <ul className="mt-3 flex flex-wrap gap-3">
+      <li>
+        <a href={links.ics} download="booking.ics" className={buttonClass("secondary")}>
+          {t("manageLink.icsFile")}
+        </a>
+      </li>
+      <li>
+        <a href={links.google} target="_blank" rel="noopener noreferrer" className={buttonClass("secondary")}>
+          {t("manageLink.google")}
+        </a>
+      </li>
+      <li>
+        <a href={links.outlook} target="_blank" rel="noopener noreferrer" className={buttonClass("secondary")}>
+          {t("manageLink.outlook")}
+        </a>
+      </li>
+    </ul>
   );
 }

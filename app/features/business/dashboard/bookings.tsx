@@ -87,7 +87,14 @@ export function BookingCard({
             <bdi>{booking.serviceName}</bdi>
           </p>
         </div>
-        <StatusBadge status={booking.status} label={booking.statusLabel} />
+        <div className="flex flex-col items-end gap-1">
+          <StatusBadge status={booking.status} label={booking.statusLabel} />
+          {booking.changeMark ? (
+            <span className="text-xs font-medium text-slate-700" data-change-mark>
+              {booking.changeMark}
+            </span>
+          ) : null}
+        </div>
       </div>
       <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[10rem_1fr]">
         <dt className="font-medium text-slate-600">{t("bookingEmail.reference")}</dt>

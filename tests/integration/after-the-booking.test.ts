@@ -1,0 +1,297 @@
+import { eq } from "drizzle-orm";
+import ICAL from "ical.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accounts, bookings, businesses, calls } from "#models/schema";
+import { hashPassword } from "~/features/auth/passwords.server";
+import { bookingAgent } from "~/features/booking/agent.server";
+import { CANCEL_BOOKING } from "~/voice/agents.server";
+import { startAppInProcess } from "../support/app-in-process";
+import { bookThroughPage } from "../support/book-through-page";
+import { httpClient } from "../support/http-client";
+import { linkIn, readOutbox, waitForMail, type OutboxMail } from "../support/outbox";
+
+// Issue 47: after the booking. One link for the booking's whole life, both sides told of every
+// change with a calendar file that updates calendars, and the zone the customer booked in.
+let app: Awaited<ReturnType<typeof startAppInProcess>>;
+let owner: ReturnType<typeof httpClient>;
+const OWNER_EMAIL = "after-owner@example.com";
+let businessEmail = "";
+
+beforeAll(async () => {
+  app = await startAppInProcess({});
+  const db = app.services.db;
+  const [demo] = await db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
+  businessEmail = demo!.email;
+  const passwordHash = await hashPassword("after the booking password");
+  await db
+    .insert(accounts)
+    .values({ businessId: demo!.id, name: "Salon Owner", email: OWNER_EMAIL, passwordHash, mustChangePassword: false });
+  owner = httpClient(app.url);
+  expect((await owner.postJson("/api/auth/login", { email: OWNER_EMAIL, password: "after the booking password" })).status).toBe(200);
+});
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+const bookingRow = async (id: number) => (await app.services.db.select().from(bookings).where(eq(bookings.id, id)))[0]!;
+const mailsTo = async (to: string, subject: RegExp) =>
+  (await readOutbox(app.dataDir)).filter((m) => m.to.includes(to) && subject.test(m.subject));
+
+/** The .ics attached to an e-mail, parsed by ical.js as a calendar app would. */
+function calendarOf(mail: OutboxMail) {
+  const part = mail.raw.split(/\r?\n--/).find((p) => /filename="?booking\.ics/i.test(p));
+  if (!part) throw new Error(`no .ics in "${mail.subject}"`);
+  const [headers = "", ...body] = part.split(/\r?\n\r?\n/);
+  const text = /base64/i.test(headers) ? Buffer.from(body.join("").replace(/\s/g, ""), "base64").toString("utf8") : body.join("\n\n");
+  return parseIcs(text);
+}
+
+function parseIcs(text: string) {
+  const calendar = new ICAL.Component(ICAL.parse(text));
+  const event = calendar.getFirstSubcomponent("vevent")!;
+  return {
+    method: String(calendar.getFirstPropertyValue("method")),
+    uid: String(event.getFirstPropertyValue("uid")),
+    sequence: Number(event.getFirstPropertyValue("sequence")),
+    status: event.getFirstPropertyValue("status") as string | null,
+    start: (event.getFirstPropertyValue("dtstart") as ICAL.Time).toJSDate().getTime(),
+  };
+}
+
+let phones = 0;
+async function customerBooksInLosAngeles(email: string) {
+  phones += 1;
+  const guest = httpClient(app.url, { localAddress: `127.0.2.${phones}` });
+  await bookThroughPage(guest, "demo-salon", {
+    serviceName: "Haircut",
+    phone: `+1212555${String(3000 + phones)}`,
+    email,
+    name: `Casey ${phones}`,
+    tz: "America/Los_Angeles",
+  });
+  const [row] = await app.services.db.select().from(bookings).where(eq(bookings.customerEmail, email));
+  const first = await waitForMail(app.dataDir, email, /^Your booking request at/);
+  return { id: row!.id, first, manage: linkIn(first, "/booking/") };
+}
+
+/** A free time for the booking in the owner's reschedule form: its date and first free time. */
+async function ownerFreeTime(id: number) {
+  const page = await (await owner.get(`/dashboard/bookings/${id}`)).text();
+  const date = /<option value="(\d{4}-\d{2}-\d{2})"/.exec(page)?.[1];
+  const times = await (await owner.get(`/dashboard/bookings/${id}?date=${date}`)).text();
+  const time = /name="time" value="(\d{2}:\d{2})"/.exec(times)?.[1];
+  expect(date && time, "a free time to move to").toBeTruthy();
+  return { date: date!, time: time! };
+}
+
+/** The manage page's first free time on its first day with one (the customer's side). */
+async function customerFreeStart(manage: string, query = "") {
+  const dates = await (await fetch(`${manage}?reschedule=1${query}`)).text();
+  const date = /value="(\d{4}-\d{2}-\d{2})"[^>]*name="date"/.exec(dates)?.[1];
+  const times = await (await fetch(`${manage}?reschedule=1&date=${date}${query}`)).text();
+  const start = /name="start" value="(\d+)"/.exec(times)?.[1];
+  expect(start, "a free time on the manage page").toBeTruthy();
+  return { date: date!, start: start!, html: times };
+}
+
+async function customerPosts(manage: string, fields: Record<string, string>) {
+  const guest = httpClient(app.url);
+  const path = new URL(manage).pathname;
+  return guest.postForm(path, fields, { tokenFrom: path });
+}
+
+describe("the customer's link", () => {
+  it("still opens the booking after the owner confirms and moves it, in the zone the customer booked in", async () => {
+    const email = "casey-la@example.com";
+    const { id, first, manage } = await customerBooksInLosAngeles(email);
+    expect((await bookingRow(id)).customerTimeZone).toBe("America/Los_Angeles");
+    // The first e-mail speaks the customer's zone, not the business's (New York).
+    expect(first.text).toContain("Pacific Time");
+    expect(first.text).not.toContain("Eastern Time");
+    expect(calendarOf(first)).toMatchObject({ sequence: 0, method: "PUBLISH" });
+
+    expect((await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: String(id) })).status).toBe(302);
+    const { date, time } = await ownerFreeTime(id);
+    expect(
+      (await owner.postForm(`/dashboard/bookings/${id}`, { intent: "reschedule-booking", bookingId: String(id), date, time })).status,
+    ).toBe(302);
+    const moved = await waitForMail(app.dataDir, email, /has a new time$/);
+
+    // The same link in every e-mail, and it still opens the booking at its new time, in Pacific Time.
+    expect(linkIn(moved, "/booking/")).toBe(manage);
+    const page = await fetch(manage);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Pacific Time");
+    const row = await bookingRow(id);
+    const ics = calendarOf(moved);
+    expect(ics.uid).toBe(calendarOf(first).uid);
+    expect(ics.sequence).toBe(row.calendarSequence);
+    expect(ics.sequence).toBeGreaterThan(0);
+    expect(ics.start).toBe(row.startsAt.getTime());
+    expect(moved.text).toContain("Pacific Time");
+    // The owner's list marks who changed it.
+    expect(await (await owner.get(`/dashboard/bookings/${id}`)).text()).toContain("Moved by you");
+  });
+
+  it("is replaced only when the customer asks; the old link then says so in the business's frame", async () => {
+    const email = "casey-newlink@example.com";
+    const { manage } = await customerBooksInLosAngeles(email);
+    const asked = await customerPosts(manage, { intent: "new-link" });
+    expect(asked.status).toBe(302);
+    const fresh = new URL(asked.headers.get("location")!, app.url);
+    expect(fresh.pathname).not.toBe(new URL(manage).pathname);
+    const mail = await waitForMail(app.dataDir, email, /^Your new link for your booking at/);
+    expect(linkIn(mail, "/booking/")).toBe(`${app.url}${fresh.pathname}`);
+    expect((await fetch(`${app.url}${fresh.pathname}`)).status).toBe(200);
+    const old = await fetch(manage);
+    expect(old.status).toBe(410);
+    const oldHtml = await old.text();
+    expect(oldHtml).toContain("This link was replaced");
+    expect(oldHtml).toContain("Demo Salon");
+    expect(oldHtml).toContain('href="/book/demo-salon"');
+
+    // Each new link e-mails the customer: a holder of the link cannot flood them (five a day).
+    let current = `${app.url}${fresh.pathname}`;
+    for (let more = 2; more <= 5; more++) {
+      const again = await customerPosts(current, { intent: "new-link" });
+      current = new URL(again.headers.get("location")!, app.url).href.replace(/\?.*$/, "");
+    }
+    const refused = await customerPosts(current, { intent: "new-link" });
+    expect(refused.status).toBe(302);
+    expect(new URL(refused.headers.get("location")!, app.url).pathname).toBe(new URL(current).pathname);
+    expect((await fetch(current)).status).toBe(200);
+    // The fifth link's e-mail came, and it carries the link that still works.
+    await waitForMail(app.dataDir, email, /^Your new link/, { after: 4 });
+    expect((await mailsTo(email, /^Your new link/)).map((mail) => linkIn(mail, "/booking/"))).toContain(current);
+  });
+
+  it("answers an unknown link with a page saying how to reach the business, not Sakina's home", async () => {
+    const response = await fetch(`${app.url}/booking/not-a-real-token-at-all-0000`);
+    expect(response.status).toBe(404);
+    const html = await response.text();
+    expect(html).toContain("We could not find this booking");
+    expect(html).toContain("The business&#x27;s phone number is in the e-mail");
+  });
+});
+
+describe("a change the customer makes", () => {
+  it("moves the booking: both sides are e-mailed, the calendar file updates, the old time's call is withdrawn", async () => {
+    const email = "casey-moves@example.com";
+    const { id, first, manage } = await customerBooksInLosAngeles(email);
+    const before = await bookingRow(id);
+    // A confirmation call still waiting for the old time.
+    const [queued] = await app.services.db
+      .insert(calls)
+      .values({
+        purpose: "booking_confirmation",
+        language: "en",
+        voice: "alloy",
+        toNumber: before.customerPhone,
+        businessId: before.businessId,
+        bookingId: id,
+        confirmationRound: before.confirmationRound,
+        timeLimitSeconds: 300,
+      })
+      .returning();
+    const { start } = await customerFreeStart(manage);
+    const moved = await customerPosts(manage, { intent: "reschedule", start });
+    expect(moved.status).toBe(302);
+    const after = await bookingRow(id);
+    expect(after.startsAt.getTime()).toBe(Number(start));
+    expect(after.lastChangeBy).toBe("customer");
+
+    const customerMail = await waitForMail(app.dataDir, email, /^You moved your booking at/);
+    expect(customerMail.text).toContain("Pacific Time");
+    expect(linkIn(customerMail, "/booking/")).toBe(manage);
+    const ics = calendarOf(customerMail);
+    expect(ics).toMatchObject({ uid: calendarOf(first).uid, sequence: after.calendarSequence, start: Number(start), method: "PUBLISH" });
+    expect(ics.sequence).toBeGreaterThan(0);
+    const ownerMail = await waitForMail(app.dataDir, businessEmail, /moved their booking to/);
+    expect(ownerMail.text).toContain(`/dashboard/bookings/${id}`);
+
+    const [call] = await app.services.db.select().from(calls).where(eq(calls.id, queued!.id));
+    expect(call!.status).toBe("canceled");
+    expect(await (await owner.get(`/dashboard/bookings/${id}`)).text()).toContain("Moved by the customer");
+  });
+
+  it("cancels the booking: METHOD:CANCEL to the customer, an e-mail to the owner, and the owner's list says by whom", async () => {
+    const email = "casey-cancels@example.com";
+    const { id, first, manage } = await customerBooksInLosAngeles(email);
+    const cancelled = await customerPosts(manage, { intent: "cancel" });
+    expect(cancelled.status).toBe(302);
+    expect((await bookingRow(id)).status).toBe("cancelled");
+    const mail = await waitForMail(app.dataDir, email, /^You cancelled your booking at/);
+    const ics = calendarOf(mail);
+    expect(ics).toMatchObject({ method: "CANCEL", status: "CANCELLED", uid: calendarOf(first).uid });
+    expect(ics.sequence).toBe((await bookingRow(id)).calendarSequence);
+    await waitForMail(app.dataDir, businessEmail, /cancelled their booking/);
+    expect(await (await owner.get(`/dashboard/bookings/${id}`)).text()).toContain("Cancelled by the customer");
+    // Sent again, nothing more happens and nobody is e-mailed twice.
+    expect((await customerPosts(manage, { intent: "cancel" })).status).toBe(302);
+    expect(await mailsTo(email, /^You cancelled/)).toHaveLength(1);
+  });
+});
+
+describe("a cancel on the confirmation call", () => {
+  it("is the customer's change too: both e-mailed, METHOD:CANCEL, and the owner's list says by whom", async () => {
+    const email = "casey-on-the-phone@example.com";
+    const { id, first } = await customerBooksInLosAngeles(email);
+    const booking = await bookingRow(id);
+    const [call] = await app.services.db
+      .insert(calls)
+      .values({
+        purpose: "booking_confirmation",
+        status: "in-progress",
+        language: "en",
+        voice: "alloy",
+        toNumber: booking.customerPhone,
+        businessId: booking.businessId,
+        bookingId: id,
+        confirmationRound: booking.confirmationRound,
+        timeLimitSeconds: 300,
+      })
+      .returning();
+    const agent = await bookingAgent(app.services, call!);
+    await agent.tools.find((tool) => tool.name === CANCEL_BOOKING)!.run({ reason: "cannot come" });
+    expect((await bookingRow(id)).status).toBe("cancelled");
+    const mail = await waitForMail(app.dataDir, email, /^You cancelled your booking at/);
+    expect(calendarOf(mail)).toMatchObject({ method: "CANCEL", uid: calendarOf(first).uid });
+    await waitForMail(app.dataDir, businessEmail, /^Casey \d+ cancelled their booking/);
+    expect(await (await owner.get(`/dashboard/bookings/${id}`)).text()).toContain("Cancelled by the customer");
+  });
+});
+
+describe("times on the manage page", () => {
+  it("offers a zone and a clock without JavaScript, and groups days by the viewer's own days", async () => {
+    const email = "casey-zones@example.com";
+    const { manage } = await customerBooksInLosAngeles(email);
+    const page = await (await fetch(manage)).text();
+    expect(page).toMatch(/<select[^>]*name="tz"/);
+    expect(page).toMatch(/<select[^>]*name="clock"/);
+    const tokyo = await (await fetch(`${manage}?tz=Asia%2FTokyo&clock=24`)).text();
+    expect(tokyo).toContain("Japan");
+    // Each time listed under a day falls on that day in Tokyo.
+    const { date, html } = await customerFreeStart(manage, "&tz=Asia%2FTokyo");
+    const starts = [...html.matchAll(/name="start" value="(\d+)"/g)].map((m) => Number(m[1]));
+    expect(starts.length).toBeGreaterThan(0);
+    for (const start of starts) expect(new Date(start).toLocaleDateString("en-CA", { timeZone: "Asia/Tokyo" })).toBe(date);
+  });
+});
+
+describe("add to calendar", () => {
+  it("comes from the manage link, without the booking session: .ics, Google and Outlook", async () => {
+    const email = "casey-calendar@example.com";
+    const { id, manage } = await customerBooksInLosAngeles(email);
+    const page = await (await fetch(manage)).text();
+    expect(page).toContain("https://calendar.google.com/calendar/render?action=TEMPLATE");
+    expect(page).toContain("https://outlook.live.com/calendar/0/deeplink/compose?");
+    const file = await fetch(`${manage}/calendar.ics`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-type")).toContain("text/calendar");
+    const ics = parseIcs(await file.text());
+    expect(ics.start).toBe((await bookingRow(id)).startsAt.getTime());
+    expect(ics.uid).toBe(`booking-${id}@sakina.app`);
+  });
+});
