@@ -118,7 +118,10 @@ async function callQualityShots(browser: Browser, shots: string[]) {
  * a wrong password refused, connected and synced, and the server down with a write waiting.
  */
 async function calDavShots(browser: Browser, wanted: (shot: string) => boolean) {
-  const [app, radicale] = await Promise.all([startAppInProcess({ SEED_DEMO_DATA: "true" }), startRadicale()]);
+  const [app, radicale] = await Promise.all([
+    startAppInProcess({ SEED_DEMO_DATA: "true", CALDAV_PRIVATE_ADDRESSES: "allow" }),
+    startRadicale(),
+  ]);
   try {
     await bookDemoHaircut(app.url);
     for (const language of languages) {

@@ -311,12 +311,14 @@ const de = {
     problemCredentials: "Der Kalenderserver hat Benutzername oder Passwort abgelehnt.",
     problemNotCalendar: "Die Adresse ist kein Kalender.",
     problemUnreachable: "Der Kalenderserver war nicht erreichbar.",
+    problemPrivateAddress: "Die Adresse des Kalenders liegt in einem privaten Netz.",
     problemSealed: "Das gespeicherte Passwort kann nicht mehr gelesen werden; bitte neu verbinden.",
     errorCredentials:
       "Der Server hat diesen Benutzernamen und dieses Passwort abgelehnt. Bitte prüfen (iCloud und Fastmail brauchen ein App-Passwort).",
     errorNotCalendar:
       "Unter dieser Adresse wurde kein Kalender gefunden. Verwenden Sie die Adresse Ihres Kalenders oder die CalDAV-Adresse Ihres Servers.",
     errorUnreachable: "Der Server unter dieser Adresse war nicht erreichbar. Bitte die Adresse prüfen.",
+    errorPrivateAddress: "Diese Adresse liegt in einem privaten Netz, das der Server von Sakina für Kalender nicht erreicht. Verwenden Sie die öffentliche Adresse Ihres Kalenders.",
     urlInvalid: "Geben Sie die Adresse ein, beginnend mit https://",
     usernameRequired: "Geben Sie Ihren Benutzernamen ein.",
     passwordRequired: "Geben Sie das Passwort oder App-Passwort ein.",

@@ -307,12 +307,14 @@ const es = {
     problemCredentials: "el servidor del calendario rechazó el usuario o la contraseña.",
     problemNotCalendar: "la dirección no es un calendario.",
     problemUnreachable: "no se pudo contactar con el servidor del calendario.",
+    problemPrivateAddress: "la dirección del calendario está en una red privada.",
     problemSealed: "la contraseña guardada ya no se puede leer; vuelve a conectar.",
     errorCredentials:
       "El servidor rechazó este usuario y esta contraseña. Revísalos (iCloud y Fastmail necesitan una contraseña de aplicación).",
     errorNotCalendar:
       "No se encontró ningún calendario en esta dirección. Usa la dirección de tu calendario o la dirección CalDAV de tu servidor.",
     errorUnreachable: "No se pudo contactar con el servidor en esta dirección. Revisa la dirección.",
+    errorPrivateAddress: "Esta dirección está en una red privada a la que el servidor de Sakina no accede para los calendarios. Usa la dirección pública de tu calendario.",
     urlInvalid: "Escribe la dirección, empezando por https://",
     usernameRequired: "Escribe tu usuario.",
     passwordRequired: "Escribe la contraseña o la contraseña de aplicación.",

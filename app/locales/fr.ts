@@ -311,11 +311,13 @@ const fr = {
     problemCredentials: "le serveur d’agenda a refusé le nom d’utilisateur ou le mot de passe.",
     problemNotCalendar: "l’adresse n’est pas un agenda.",
     problemUnreachable: "le serveur d’agenda était injoignable.",
+    problemPrivateAddress: "l’adresse de l’agenda est sur un réseau privé.",
     problemSealed: "le mot de passe enregistré ne peut plus être lu ; connectez-vous à nouveau.",
     errorCredentials:
       "Le serveur a refusé ce nom d’utilisateur et ce mot de passe. Vérifiez-les (iCloud et Fastmail demandent un mot de passe d’application).",
     errorNotCalendar: "Aucun agenda trouvé à cette adresse. Utilisez l’adresse de votre agenda ou l’adresse CalDAV de votre serveur.",
     errorUnreachable: "Le serveur à cette adresse est injoignable. Vérifiez l’adresse.",
+    errorPrivateAddress: "Cette adresse est sur un réseau privé que le serveur de Sakina n’atteint pas pour les calendriers. Utilisez l’adresse publique de votre calendrier.",
     urlInvalid: "Saisissez l’adresse, commençant par https://",
     usernameRequired: "Saisissez votre nom d’utilisateur.",
     passwordRequired: "Saisissez le mot de passe ou le mot de passe d’application.",

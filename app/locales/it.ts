@@ -307,12 +307,14 @@ const it = {
     problemCredentials: "il server del calendario ha rifiutato nome utente o password.",
     problemNotCalendar: "l’indirizzo non è un calendario.",
     problemUnreachable: "il server del calendario non era raggiungibile.",
+    problemPrivateAddress: "l’indirizzo del calendario è su una rete privata.",
     problemSealed: "la password salvata non si può più leggere; collegati di nuovo.",
     errorCredentials:
       "Il server ha rifiutato questo nome utente e questa password. Controllali (iCloud e Fastmail richiedono una password per app).",
     errorNotCalendar:
       "Nessun calendario trovato a questo indirizzo. Usa l’indirizzo del tuo calendario o l’indirizzo CalDAV del tuo server.",
     errorUnreachable: "Il server a questo indirizzo non è raggiungibile. Controlla l’indirizzo.",
+    errorPrivateAddress: "Questo indirizzo è su una rete privata che il server di Sakina non raggiunge per i calendari. Usa l’indirizzo pubblico del tuo calendario.",
     urlInvalid: "Inserisci l’indirizzo, che inizia con https://",
     usernameRequired: "Inserisci il tuo nome utente.",
     passwordRequired: "Inserisci la password o la password per app.",

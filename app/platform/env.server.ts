@@ -123,6 +123,12 @@ export const envSchema = z.object({
   DIAL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
   /** Free demo calls per day, all callers together. */
   DEMO_CALLS_PER_DAY: z.coerce.number().int().min(0).default(50),
+  /**
+   * Whether owners' CalDAV calendars may be on this server's own network (loopback, private and
+   * link-local addresses): "refuse" by default, so an address typed into the settings cannot make
+   * the server reach what only it can reach; "allow" for a server whose calendars live beside it.
+   */
+  CALDAV_PRIVATE_ADDRESSES: z.enum(["allow", "refuse"]).default("refuse"),
   RECORD_CALLS: z
     .enum(["true", "false"])
     .default("false")

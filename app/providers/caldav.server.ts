@@ -1,4 +1,5 @@
 import ical, { type VEvent } from "node-ical";
+import { outboundRequest, PrivateAddressError, type OutboundResponse } from "~/platform/security/outbound.server";
 
 /**
  * A small CalDAV client (RFC 4791 over WebDAV, RFC 4918), enough for the owner's calendar sync:
@@ -10,9 +11,11 @@ export interface CalDavAccount {
   url: string;
   username: string;
   password: string;
+  /** CALDAV_PRIVATE_ADDRESSES=allow: the server may reach calendars on its own network. */
+  allowPrivateAddresses?: boolean;
 }
 
-export type CalDavProblem = "credentials" | "not_calendar" | "unreachable";
+export type CalDavProblem = "credentials" | "not_calendar" | "unreachable" | "private_address";
 
 export class CalDavError extends Error {
   constructor(
@@ -28,15 +31,17 @@ export class CalDavError extends Error {
 const TIMEOUT_MS = 10_000;
 
 async function request(
-  account: Pick<CalDavAccount, "username" | "password">,
+  account: Pick<CalDavAccount, "username" | "password" | "allowPrivateAddresses">,
   method: string,
   url: string,
   options: { body?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
 ) {
   const auth = Buffer.from(`${account.username}:${account.password}`, "utf8").toString("base64");
-  let response: Response;
+  let response: OutboundResponse;
   try {
-    response = await fetch(url, {
+    // Only public addresses, each hop checked (app/platform/security/outbound.server.ts): the
+    // address is the owner's to type, the request Sakina's server's to make.
+    response = await outboundRequest(url, {
       method,
       headers: {
         Authorization: `Basic ${auth}`,
@@ -46,10 +51,11 @@ async function request(
         ...options.headers,
       },
       body: options.body,
-      redirect: "follow",
       signal: AbortSignal.timeout(options.timeoutMs ?? TIMEOUT_MS),
+      allowPrivate: account.allowPrivateAddresses === true,
     });
   } catch (error) {
+    if (error instanceof PrivateAddressError) throw new CalDavError("private_address", `${method} ${safeUrl(url)}: ${error.message}`);
     throw new CalDavError("unreachable", `${method} ${safeUrl(url)}: ${(error as Error).message}`);
   }
   if (response.status === 401 || response.status === 403) {

@@ -19,7 +19,11 @@ let browser: Browser;
 let password: string;
 
 beforeAll(async () => {
-  [app, radicale, browser] = await Promise.all([startAppInProcess({ SEED_DEMO_DATA: "true" }), startRadicale(), launchBrowser()]);
+  [app, radicale, browser] = await Promise.all([
+    startAppInProcess({ SEED_DEMO_DATA: "true", CALDAV_PRIVATE_ADDRESSES: "allow" }),
+    startRadicale(),
+    launchBrowser(),
+  ]);
   password = await demoOwnerPassword(app.url, app.dataDir);
   // A booking of the demo salon's, for the write that waits while the server is down.
   await bookDemoHaircut(app.url);

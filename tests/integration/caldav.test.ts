@@ -42,7 +42,7 @@ const utc = (ms: number) =>
 
 beforeAll(async () => {
   radicale = await startRadicale();
-  app = await startAppInProcess({});
+  app = await startAppInProcess({ CALDAV_PRIVATE_ADDRESSES: "allow" });
   const [demo] = await app.services.db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
   business = { id: demo!.id, timeZone: demo!.timeZone };
   owner = httpClient(app.url);

@@ -63,7 +63,13 @@ const BOOKING_CHECK_TIMEOUT_MS = 3_000;
 function accountOf(services: AppServices, connection: CalendarConnection): (CalDavAccount & { calendarUrl: string }) | null {
   const password = unseal(services.signingSecret, SEAL_PURPOSE, connection.passwordSealed);
   if (password === null) return null;
-  return { url: connection.calendarUrl, calendarUrl: connection.calendarUrl, username: connection.username, password };
+  return {
+    url: connection.calendarUrl,
+    calendarUrl: connection.calendarUrl,
+    username: connection.username,
+    password,
+    allowPrivateAddresses: services.env.CALDAV_PRIVATE_ADDRESSES === "allow",
+  };
 }
 
 /** What the owner is told of a failure, in few words (stored; the page says it in the owner's language by its kind). */
@@ -75,7 +81,7 @@ function describe(error: unknown): string {
 export function problemOf(stored: string | null): CalDavProblem | "sealed" | null {
   if (!stored) return null;
   const kind = stored.split(":")[0];
-  return kind === "credentials" || kind === "not_calendar" || kind === "sealed" ? kind : "unreachable";
+  return kind === "credentials" || kind === "not_calendar" || kind === "sealed" || kind === "private_address" ? kind : "unreachable";
 }
 
 /**
@@ -90,7 +96,7 @@ export async function connectCalendar(
 ): Promise<{ ok: true } | { ok: false; problem: CalDavProblem }> {
   let calendarUrl: string;
   try {
-    calendarUrl = await discoverCalendar(input);
+    calendarUrl = await discoverCalendar({ ...input, allowPrivateAddresses: services.env.CALDAV_PRIVATE_ADDRESSES === "allow" });
   } catch (error) {
     return { ok: false, problem: error instanceof CalDavError ? error.problem : "unreachable" };
   }

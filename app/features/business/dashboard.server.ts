@@ -312,6 +312,8 @@ async function connectCalendarFromForm(services: AppServices, t: TFunction, busi
   if (connected.problem === "credentials")
     return { intent, ok: false, errors: { calendarPassword: [t("caldav.errorCredentials")] }, reply };
   if (connected.problem === "not_calendar") return { intent, ok: false, errors: { calendarUrl: [t("caldav.errorNotCalendar")] }, reply };
+  if (connected.problem === "private_address")
+    return { intent, ok: false, errors: { calendarUrl: [t("caldav.errorPrivateAddress")] }, reply };
   return { intent, ok: false, errors: { calendarUrl: [t("caldav.errorUnreachable")] }, reply };
 }
 
@@ -324,6 +326,7 @@ async function calendarPanel(owner: Owner) {
     credentials: "caldav.problemCredentials",
     not_calendar: "caldav.problemNotCalendar",
     unreachable: "caldav.problemUnreachable",
+    private_address: "caldav.problemPrivateAddress",
     sealed: "caldav.problemSealed",
   } as const;
   return {
