@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import { bookingEventUid, bookingIcs } from "~/lib/calendar/ics";
 import type { EmailMessage } from "~/providers/email.server";
-import { button, emailLayout, paragraphs } from "./layout";
+import { button, emailLayout, paragraphs, shownIn } from "./layout";
 
 /** A change of a booking's time or status; the customer hears of each, in their language. */
 export type BookingChange = "confirmed" | "cancelled" | "moved";
@@ -66,22 +66,23 @@ export function bookingChangeEmail(
   input: BookingChangeInput,
   by: ChangedBy = "owner",
 ): EmailMessage {
+  const shown = shownIn(input, lang);
   // What the business did is told as theirs; what the customer did, as theirs ("you moved").
   const key = by === "customer" && change !== "confirmed" ? `bookingChanges.${change}ByYou` : `owner.email.${change}`;
-  const subject = t(`${key}Subject` as "owner.email.movedSubject", { business: input.businessName });
+  const subject = t(`${key}Subject` as "owner.email.movedSubject", { business: shown.businessName });
   const details = [
     `${t("bookingEmail.reference")}: ${input.reference}`,
-    `${t("bookingEmail.service")}: ${input.serviceName}`,
+    `${t("bookingEmail.service")}: ${shown.serviceName}`,
     `${t("bookingEmail.when")}: ${input.when}`,
     ...(input.previousWhen ? [`${t("owner.email.previously")}: ${input.previousWhen}`] : []),
-    ...(input.businessAddress && change !== "cancelled" ? [`${t("bookingEmail.where")}: ${input.businessAddress}`] : []),
+    ...(shown.businessAddress && change !== "cancelled" ? [`${t("bookingEmail.where")}: ${shown.businessAddress}`] : []),
   ].join("\n");
   const lines = [
-    t(`${key}Body` as "owner.email.movedBody", { name: input.customerName, business: input.businessName }),
+    t(`${key}Body` as "owner.email.movedBody", { name: shown.customerName, business: shown.businessName }),
     details,
     ...(change === "moved" ? [input.callPromise ?? t("owner.email.movedCall")] : []),
     ...(change === "cancelled" ? [t("bookingChanges.calendarRemoves")] : []),
-    t("owner.email.contact", { business: input.businessName, phone: input.businessPhone }),
+    t("owner.email.contact", { business: shown.businessName, phone: input.businessPhone }),
   ];
   const manage = input.manageUrl && change !== "cancelled" ? button(input.manageUrl, t("bookingEmail.manageButton")) : "";
   const textLines = manage ? [...lines, `${t("bookingEmail.manage")}: ${input.manageUrl}`] : lines;
@@ -115,12 +116,13 @@ export function ownerBookingChangeEmail(
   change: Exclude<BookingChange, "confirmed">,
   input: OwnerChangeInput,
 ): EmailMessage {
-  const subject = t(`bookingChanges.owner.${change}Subject`, { name: input.customerName, when: input.when });
+  const shown = shownIn(input, lang);
+  const subject = t(`bookingChanges.owner.${change}Subject`, { name: shown.customerName, when: input.when });
   const lines = [
-    t(`bookingChanges.owner.${change}Body`, { name: input.customerName }),
+    t(`bookingChanges.owner.${change}Body`, { name: shown.customerName }),
     [
       `${t("bookingEmail.reference")}: ${input.reference}`,
-      `${t("bookingEmail.service")}: ${input.serviceName}`,
+      `${t("bookingEmail.service")}: ${shown.serviceName}`,
       `${t("bookingEmail.when")}: ${input.when}`,
       ...(input.previousWhen ? [`${t("owner.email.previously")}: ${input.previousWhen}`] : []),
     ].join("\n"),
@@ -141,9 +143,10 @@ export function newManageLinkEmail(
   to: string,
   input: { customerName: string; businessName: string; businessEmail: string; manageUrl: string; reference: string },
 ): EmailMessage {
-  const subject = t("bookingChanges.newLinkSubject", { business: input.businessName });
+  const shown = shownIn(input, lang);
+  const subject = t("bookingChanges.newLinkSubject", { business: shown.businessName });
   const lines = [
-    t("bookingChanges.newLinkBody", { name: input.customerName, business: input.businessName }),
+    t("bookingChanges.newLinkBody", { name: shown.customerName, business: shown.businessName }),
     `${t("bookingEmail.reference")}: ${input.reference}`,
   ];
   return {

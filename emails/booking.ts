@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import { bookingEventUid, bookingIcs } from "~/lib/calendar/ics";
 import type { EmailMessage } from "~/providers/email.server";
-import { button, emailLayout, paragraphs } from "./layout";
+import { button, emailLayout, paragraphs, shownIn } from "./layout";
 
 export interface BookingEmailInput {
   bookingId: number;
@@ -28,15 +28,16 @@ export function ownerBookingEmail(
   to: string,
   input: BookingEmailInput & { callPromise?: string },
 ): EmailMessage {
-  const subject = t("bookingEmail.ownerSubject", { service: input.serviceName, when: input.when });
+  const shown = shownIn(input, lang);
+  const subject = t("bookingEmail.ownerSubject", { service: shown.serviceName, when: input.when });
   const lines = [
-    t("bookingEmail.ownerBody", { name: input.customerName }),
+    t("bookingEmail.ownerBody", { name: shown.customerName }),
     [
       `${t("bookingEmail.reference")}: ${input.reference}`,
-      `${t("bookingEmail.service")}: ${input.serviceName}`,
+      `${t("bookingEmail.service")}: ${shown.serviceName}`,
       `${t("bookingEmail.when")}: ${input.when}`,
-      `${t("bookingEmail.customer")}: ${input.customerName}, ${input.customerPhone}${input.customerEmail ? `, ${input.customerEmail}` : ""}`,
-      ...(input.notes ? [`${t("bookingEmail.notes")}: ${input.notes}`] : []),
+      `${t("bookingEmail.customer")}: ${shown.customerName}, ${input.customerPhone}${shown.customerEmail ? `, ${shown.customerEmail}` : ""}`,
+      ...(shown.notes ? [`${t("bookingEmail.notes")}: ${shown.notes}`] : []),
     ].join("\n"),
     input.callPromise ?? t("bookingEmail.ownerCall"),
     `${t("bookingEmail.dashboard")}: ${input.dashboardUrl}`,
@@ -56,15 +57,16 @@ export function customerBookingEmail(
   to: string,
   input: BookingEmailInput & { callPromise: string },
 ): EmailMessage {
-  const subject = t("bookingEmail.customerSubject", { business: input.businessName });
+  const shown = shownIn(input, lang);
+  const subject = t("bookingEmail.customerSubject", { business: shown.businessName });
   const details = [
     `${t("bookingEmail.reference")}: ${input.reference}`,
-    `${t("bookingEmail.service")}: ${input.serviceName}`,
+    `${t("bookingEmail.service")}: ${shown.serviceName}`,
     `${t("bookingEmail.when")}: ${input.when}`,
-    ...(input.businessAddress ? [`${t("bookingEmail.where")}: ${input.businessAddress}`] : []),
+    ...(shown.businessAddress ? [`${t("bookingEmail.where")}: ${shown.businessAddress}`] : []),
   ].join("\n");
   const lines = [
-    t("bookingEmail.customerBody", { name: input.customerName, business: input.businessName }),
+    t("bookingEmail.customerBody", { name: shown.customerName, business: shown.businessName }),
     details,
     `${input.callPromise} ${t("bookingEmail.calendarAttached")}`,
     t("bookingEmail.referenceHint"),
@@ -116,18 +118,19 @@ export function customerReminderEmail(
     sequence?: number;
   },
 ): EmailMessage {
-  const subject = t("bookingEmail.reminderSubject", { service: input.serviceName, business: input.businessName, when: input.when });
+  const shown = shownIn(input, lang);
+  const subject = t("bookingEmail.reminderSubject", { service: shown.serviceName, business: shown.businessName, when: input.when });
   const details = [
     `${t("bookingEmail.reference")}: ${input.reference}`,
-    `${t("bookingEmail.service")}: ${input.serviceName}`,
+    `${t("bookingEmail.service")}: ${shown.serviceName}`,
     `${t("bookingEmail.when")}: ${input.when}`,
-    ...(input.businessAddress ? [`${t("bookingEmail.where")}: ${input.businessAddress}`] : []),
+    ...(shown.businessAddress ? [`${t("bookingEmail.where")}: ${shown.businessAddress}`] : []),
   ].join("\n");
   const change = input.manageUrl
     ? `${t("bookingEmail.reminderChange")} ${input.manageUrl}`
     : t("bookingEmail.reminderChangeByPhone", { phone: input.businessPhone });
   const lines = [
-    t("bookingEmail.reminderBody", { name: input.customerName, business: input.businessName }),
+    t("bookingEmail.reminderBody", { name: shown.customerName, business: shown.businessName }),
     details,
     `${change} ${t("bookingEmail.calendarAttached")}`,
   ];

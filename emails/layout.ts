@@ -1,4 +1,5 @@
 import type { TFunction } from "i18next";
+import { isolatedText } from "~/lib/isolate";
 import type { EmailMessage } from "~/providers/email.server";
 
 /** Escapes text for HTML e-mail bodies; every interpolated value goes through it. */
@@ -53,4 +54,20 @@ export function linkEmail(
       bodyHtml: `${paragraphs(input.intro)}${button(input.link, input.buttonLabel)}<p style="font-size:14px;color:#475569;word-break:break-all">${escapeHtml(input.link)}</p>${paragraphs(input.after)}${paragraphs(t("email.signature"))}`,
     }),
   };
+}
+
+const TYPED = ["customerName", "businessName", "serviceName", "notes", "businessAddress", "customerEmail"] as const;
+
+/**
+ * An e-mail's input with what people typed (names, a service, notes, an address) in Unicode
+ * isolates where the e-mail's language reads the other way: "Notes: First visit." keeps its
+ * period at the end of the Latin text in an Arabic e-mail. Calendar files take the plain input.
+ */
+export function shownIn<T extends Partial<Record<(typeof TYPED)[number], string | null>>>(input: T, lang: string): T {
+  const shown = { ...input };
+  for (const field of TYPED) {
+    const value = shown[field];
+    if (typeof value === "string") (shown as Record<string, unknown>)[field] = isolatedText(value, lang);
+  }
+  return shown;
 }

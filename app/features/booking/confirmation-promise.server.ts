@@ -2,7 +2,7 @@ import type { TFunction } from "i18next";
 import { countPlanCallsSince, type Business } from "#models/businesses";
 import { periodStartOf, planDecision } from "~/features/business/index.server";
 import { nextCallingTime } from "./calling-hours";
-import { isolatedText } from "~/ui/bidi";
+import { isolatedText } from "~/lib/isolate";
 import type { AppServices } from "~/platform/services.server";
 import { formatRelativeDays, formatWhen, zoneLongName } from "~/lib/when";
 import { utcToZoned } from "~/lib/zoned-time";

@@ -21,7 +21,7 @@ import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } fro
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatLocalDate, formatSeconds, formatWhen, zoneName } from "~/lib/when";
 import type { Owner } from "~/features/business/owner.server";
-import { isolatedText } from "~/ui/bidi";
+import { isolatedText } from "~/lib/isolate";
 import { formatPhone } from "~/platform/phone.server";
 import { formatTimeOfDay, isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { parseDbId } from "~/lib/ids";
