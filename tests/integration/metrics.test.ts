@@ -49,7 +49,7 @@ describe("the metrics listener", () => {
     expect(wrong.status).toBe(401);
 
     // Through the public port, with the token too, /metrics is an unknown page.
-    for (const headers of [{}, { Authorization: `Bearer ${METRICS_TOKEN}` }]) {
+    for (const headers of [{}, { Authorization: `Bearer ${METRICS_TOKEN}` }] as Record<string, string>[]) {
       const viaPublic = await fetch(`${app.url}/metrics`, { headers });
       expect(viaPublic.status).toBe(404);
       expect(await viaPublic.text()).not.toMatch(/sakina_|nodejs_eventloop/);
