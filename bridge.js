@@ -45,7 +45,9 @@ try {
   await vite?.close();
   process.exit(1);
 }
-for (const line of bridge.summary) log.info(line);
+// The start-up banner is for the person starting it: plain text; the event itself is logged.
+for (const line of bridge.summary) console.log(line);
+log.info("the bridge is listening");
 
 let closing = false;
 async function shutdown(signal) {

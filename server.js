@@ -64,7 +64,11 @@ server.on("error", async (error) => {
 });
 server.listen(port, host, () => {
   const { address, port: boundPort } = server.address();
-  for (const line of appServer.describe({ address, port: boundPort })) log.info(line);
+  // The start-up banner is for the person starting the server (the address to open, the demo
+  // owner's first password): plain text on the terminal, never a log event a shipper would keep.
+  // The event itself is logged.
+  for (const line of appServer.describe({ address, port: boundPort })) console.log(line);
+  log.info({ address, port: boundPort }, "listening");
 });
 
 let closing = false;

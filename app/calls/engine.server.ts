@@ -127,11 +127,27 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
       });
       await markCallPlaced(services.db, call.id, { providerCallId: placed.providerCallId, fromNumber: placed.from });
       callsPlaced.inc({ purpose: call.purpose });
+      log.info(
+        { callId: call.id, purpose: call.purpose, businessId: call.businessId ?? undefined, attempt: call.attempt },
+        `call ${call.id} dialled`,
+      );
       // A paid call's first attempt is queued when its payment is claimed: the wait the caller paid through.
       if (call.purpose === "empathy" && call.attempt === 1) paymentToDial.observe((Date.now() - call.createdAt.getTime()) / 1000);
       await purpose.placed?.(services, call);
     } catch (error) {
-      if (error instanceof TelephonyError) dialFailures.inc({ purpose: call.purpose, transient: String(error.transient) });
+      if (error instanceof TelephonyError) {
+        dialFailures.inc({ purpose: call.purpose, transient: String(error.transient) });
+        log.info(
+          {
+            callId: call.id,
+            purpose: call.purpose,
+            businessId: call.businessId ?? undefined,
+            transient: error.transient,
+            code: error.code,
+          },
+          `call ${call.id}: the dial failed: ${error.message}`,
+        );
+      }
       if (error instanceof TelephonyError && !error.transient) {
         await failCall(services.db, call.id, `${error.code ?? ""} ${error.message}`.trim());
         await releasePlanCall(services.db, call.id);
@@ -252,7 +268,19 @@ async function onCallFinished(services: AppServices, call: Call, origin: string)
   const verdict = deliveryOf(call, services.env.CALL_DELIVERED_MIN_SECONDS);
   const judged = await setCallDelivery(services.db, call.id, verdict);
   // Counted once: the first to judge the call (a repeated callback finds it judged).
-  if (judged) callsFinished.inc({ purpose: call.purpose, outcome: call.status });
+  if (judged) {
+    callsFinished.inc({ purpose: call.purpose, outcome: call.status });
+    log.info(
+      {
+        callId: call.id,
+        purpose: call.purpose,
+        businessId: call.businessId ?? undefined,
+        outcome: call.status,
+        delivered: verdict.delivered,
+      },
+      `call ${call.id} ended: ${call.status}${call.lastError ? ` (${call.lastError})` : ""}`,
+    );
+  }
   await services.callPurposes[call.purpose].finished?.(services, judged ?? call, origin);
   await wakeWaitingCalls(services);
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Gauge, Registry } from "prom-client";
 import { liveCallCounts } from "#models/calls";
 import { refundFigures } from "#models/empathy";
+import { callPurpose } from "#models/schema";
 import type { Db } from "#models/db";
 import type { Env } from "~/platform/env.server";
 import type { Jobs } from "~/platform/data/jobs.server";
@@ -29,7 +30,10 @@ function databaseGauges(services: { db: Db; jobs: Jobs }) {
     async collect() {
       this.reset();
       const rows = await liveCallCounts(services.db).catch(failed("the live calls"));
-      for (const row of rows ?? []) this.set({ purpose: row.purpose }, Number(row.count));
+      if (!rows) return;
+      // Every purpose, 0 included: "no calls" is a value, not a missing series.
+      for (const purpose of callPurpose.enumValues) this.set({ purpose }, 0);
+      for (const row of rows) this.set({ purpose: row.purpose }, Number(row.count));
     },
   });
   new Gauge({

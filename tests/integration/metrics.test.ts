@@ -91,7 +91,11 @@ describe("counters an operator alerts on", () => {
     const before = await scrape(metricsUrl);
     twilio.setOutcome(phone, "busy");
     // The first dial is refused outright (a permanent error); the next two attempts ring busy.
-    twilio.failNext(400, { code: 21215, message: "Account not authorized to call this number" });
+    // (Twilio's message names the number: the log line that says the dial failed must not.)
+    twilio.failNext(400, {
+      code: 21215,
+      message: `Account not authorized to call ${phone}. Perhaps you need to enable some international permissions: https://www.twilio.com/console/voice/calls/geo-permissions/low-risk`,
+    });
     const paid = await payAndAskForCall({ url: app.url, stripe: stripeApi, phone, forwardedFor: "198.51.100.49" });
     const requestId = parseEmpathyToken(app.services, paid.token)!;
     await waitFor(async () => (await findEmpathyRequest(app.services.db, requestId))?.status === "refunded", {

@@ -1,4 +1,5 @@
 import { bookingsMade } from "~/platform/observability/metrics.server";
+import { log } from "~/platform/observability/log.server";
 import type { TFunction } from "i18next";
 import { formatWhenWithZone as formatWhen } from "~/lib/when";
 import { customerBookingEmail, ownerBookingEmail } from "#emails/booking";
@@ -416,7 +417,13 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
     followUp: (tx, booking, manageToken) =>
       announceBooking(services, tx, request, announcement, booking, `${request.origin}/booking/${manageToken}`),
   });
-  if (result.kind === "created") bookingsMade.inc({ source: request.callOrigin.kind });
+  if (result.kind === "created") {
+    bookingsMade.inc({ source: request.callOrigin.kind });
+    log.info(
+      { bookingId: result.booking.id, businessId: request.business.id, source: request.callOrigin.kind },
+      `booking ${result.booking.id} made`,
+    );
+  }
   return result;
 }
 

@@ -1,4 +1,5 @@
 import { paymentsReceived, refunds } from "~/platform/observability/metrics.server";
+import { errorFields, log } from "~/platform/observability/log.server";
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import type { Call } from "#models/calls";
@@ -220,6 +221,10 @@ export async function startEmpathyCall(services: AppServices, paymentIntentId: s
   });
   if (!started) return { ok: false, reason: "already_used", request: (await findEmpathyRequest(services.db, paid.id)) ?? paid };
   paymentsReceived.inc({ kind: "paid_call" });
+  log.info(
+    { empathyRequestId: started.request.id, callId: started.callId ?? undefined },
+    `paid call ${started.request.id}: payment claimed`,
+  );
   services.jobs.wake(placeCallJob);
   return { ok: true, ...started };
 }
@@ -344,9 +349,11 @@ export async function refundEmpathyRequest(services: AppServices, tx: Db, reques
     .refund(paymentIntentId, { purpose: PURPOSE, empathyRequestId: String(request.id), reason: "call_not_reached" }, refundKey(request.id))
     .catch((error: unknown) => {
       refunds.inc({ result: "error" });
+      log.info({ empathyRequestId: request.id, ...errorFields(error) }, `the refund of paid call ${request.id} was refused`);
       throw error;
     });
   refunds.inc({ result: "refunded" });
+  log.info({ empathyRequestId: request.id, refundId }, `paid call ${request.id} refunded`);
   const now = new Date();
   // The payment's row first, as an admin's refund locks it: one order of locks, no deadlock.
   await markPaymentRefunded(tx, paymentIntentId, now);
@@ -396,6 +403,7 @@ export async function surfaceGivenUpRefunds(services: AppServices) {
       const failed = await setEmpathyStatus(tx, Number(key), "refund_failed", ["refunding"]);
       if (!failed) return;
       refunds.inc({ result: "given_up" });
+      log.warn({ empathyRequestId: failed.id }, `paid call ${failed.id}: the refund job gave up (refund_failed); an admin refunds by hand`);
       for (const to of admins) {
         await services.jobs.enqueue(
           sendEmailJob,

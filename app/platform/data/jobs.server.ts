@@ -269,6 +269,8 @@ export async function startJobQueue(
               () => void jobRuns.inc({ queue: definition.name, result: "completed" }),
               (error: unknown) => {
                 jobRuns.inc({ queue: definition.name, result: "failed" });
+                // pg-boss retries it while it has tries left (a failure for good shows in sakina_jobs{state="failed"}).
+                log.info(errorFields(error), `${definition.name} job failed`);
                 throw error;
               },
             ),

@@ -42,8 +42,13 @@ const SECRET_KEYS =
   /"((?:customer|owner|contact|first|last|full|display|caller|account)?[Nn]ame|phone\w*|\w*[Nn]umber|e?mail|email\w*|to|from|token|\w*[Tt]oken|authorization|cookie|password|secret|\w*[Ss]ecret|apiKey|api_key)":"(?:[^"\\]|\\.)*"/g;
 /** E-mail addresses. */
 const EMAIL = /[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+/g;
-/** Phone numbers: international (+ or 00) with at least 7 digits, and Saudi/Gulf mobile numbers written locally (05…). */
-const PHONE = /(?<![\w+])(?:\+|00)[1-9](?:[\s().-]?\d){6,14}(?!\d)|(?<!\d)05\d(?:[\s-]?\d){7}(?!\d)/g;
+/**
+ * Phone numbers: international (+, or 00 after a space or a quote) with at least 7 digits, Saudi
+ * and Gulf mobile numbers written locally (05…), and North American ones ((212) 555-0199). Never
+ * inside a word or an id (a UUID's "-0012-" stays).
+ */
+const PHONE =
+  /(?<![\w+])\+[1-9](?:[\s().-]?\d){6,14}(?!\d)|(?<=^|[\s"'(:=,])00[1-9](?:[\s().-]?\d){6,14}(?!\d)|(?<![\w-])05\d(?:[\s-]?\d){7}(?![\w-])|(?<![\w-])\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}(?![\w-])/g;
 /** Credentials: bearer/basic headers, Stripe and Twilio secrets, JWTs, token-like query parameters. */
 const CREDENTIALS =
   /\b(?:Bearer|Basic)\s+[\w.~+/=-]+|\b(?:sk|rk|whsec|pk)_(?:test|live)?_?\w{8,}|\beyJ[\w-]+\.[\w-]+\.[\w-]+|([?&;](?:token|key|secret|signature|sig|code|password)=)[^&\s"\\]+/gi;
