@@ -62,7 +62,8 @@ export function routePatterns(build: ServerBuild | (() => Promise<ServerBuild>))
     // A page's data request (React Router's single fetch) is the page's route, marked as data.
     const data = pathname.endsWith(".data");
     const path = data ? pathname.slice(0, -".data".length).replace(/\/_root$/, "/") || "/" : pathname;
-    const matches = matchRoutes(tree as Parameters<typeof matchRoutes>[0], path);
+    // A path whose escapes decode to no text is matched as the literal it is (as request-handler.server.ts does), without React Router's warning.
+    const matches = matchRoutes(tree as Parameters<typeof matchRoutes>[0], decodes(path) ? path : path.replaceAll("%", "%25"));
     if (!matches || matches.length === 0) return "unmatched";
     const pattern = `/${matches
       .map((match) => match.route.path)
@@ -106,4 +107,13 @@ export function observeRequests(handler: RequestListener, routeOf: (pathname: st
     response.once("close", done);
     withLogContext({ requestId }, () => handler(request, response));
   };
+}
+
+function decodes(path: string) {
+  try {
+    // The result is used: a bundler may drop a call whose value is not.
+    return typeof decodeURIComponent(path) === "string";
+  } catch {
+    return false;
+  }
 }

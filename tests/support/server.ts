@@ -115,8 +115,19 @@ export async function startServer(
       }
       // The server's warnings and errors go to stderr: one nobody expected fails the test file.
       const allowed = options.allowStderr ?? [];
-      const unexpected = stderr.split("\n").filter((line) => line.trim() && !allowed.some((pattern) => pattern.test(line)));
+      // A JSON log line (the app's logger) is matched by its message, as tests/support/setup.ts does.
+      const unexpected = stderr.split("\n").filter((line) => line.trim() && !allowed.some((pattern) => pattern.test(logText(line))));
       if (unexpected.length > 0) throw new Error(`The server logged unexpected lines on stderr:\n${unexpected.join("\n")}`);
     },
   };
+}
+
+/** A JSON log line's message and its error's stack; any other line as it is. */
+function logText(line: string) {
+  try {
+    const entry = JSON.parse(line) as { msg?: string; err?: { stack?: string; message?: string } };
+    return [entry.msg, entry.err?.stack ?? entry.err?.message].filter(Boolean).join(" ");
+  } catch {
+    return line;
+  }
 }
