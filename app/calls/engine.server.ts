@@ -278,7 +278,7 @@ async function onCallFinished(services: AppServices, call: Call, origin: string)
         outcome: call.status,
         delivered: verdict.delivered,
       },
-      `call ${call.id} ended: ${call.status}${call.lastError ? ` (${call.lastError})` : ""}`,
+      `call ${call.id} ended: ${call.status}${call.status === "failed" && call.lastError ? ` (${call.lastError})` : ""}`,
     );
   }
   await services.callPurposes[call.purpose].finished?.(services, judged ?? call, origin);
