@@ -7,14 +7,17 @@
 // A failed promise in one call (a database write) must not end the others: it is logged and the
 // process goes on. An uncaught exception leaves it in an unknown state: logged, and it exits (a
 // supervisor restarts it).
+// The app's logger (JSON lines, redacted) once the bridge is loaded; before that, plain messages.
+let log = {
+  info: (message) => console.log(message),
+  error: (fields, message) => console.error(message ?? fields, message ? (fields?.err?.stack ?? fields?.err ?? "") : ""),
+};
+const errorFields = (error) => ({ err: error instanceof Error ? error : { message: String(error) } });
 process.on("unhandledRejection", (reason) => {
-  console.error(
-    "Unhandled promise rejection (the bridge keeps running):",
-    reason instanceof Error ? (reason.stack ?? reason.message) : reason,
-  );
+  log.error(errorFields(reason), "Unhandled promise rejection (the bridge keeps running)");
 });
 process.on("uncaughtException", (error, origin) => {
-  console.error(`Uncaught exception (${origin}); stopping:`, error?.stack ?? error);
+  log.error(errorFields(error), `Uncaught exception (${origin}); stopping`);
   process.exit(1);
 });
 
@@ -32,22 +35,26 @@ try {
       throw new Error("There is no build of the bridge (build/bridge/index.js): run `npm run build` first.");
     });
   }
+  log = mod.log;
   bridge = await mod.startBridgeServer();
 } catch (error) {
   // A bad setting, a missing build or a taken port is a message for the person starting it, not a stack.
   const expected = /^(Invalid environment variables|There is no build|Port \d+ is already in use)/.test(String(error?.message));
-  console.error(expected ? error.message : error);
+  if (expected) console.error(error.message);
+  else log.error(errorFields(error), "The bridge could not start");
   await vite?.close();
   process.exit(1);
 }
+// The start-up banner is for the person starting it: plain text; the event itself is logged.
 for (const line of bridge.summary) console.log(line);
+log.info("the bridge is listening");
 
 let closing = false;
 async function shutdown(signal) {
   if (closing) return;
   closing = true;
-  console.log(`${signal} received: closing the calls' streams and stopping.`);
-  await bridge.close().catch((error) => console.error(error));
+  log.info(`${signal} received: closing the calls' streams and stopping.`);
+  await bridge.close().catch((error) => log.error(errorFields(error), "Stopping failed"));
   await vite?.close();
   process.exit(0);
 }

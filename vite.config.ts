@@ -28,6 +28,8 @@ function precompressAssets(): Plugin {
 
 /** The files that run each in a process of its own: the browser tests (see `projects` below). */
 const ISOLATED = testFiles(["tests/e2e"]);
+/** The scan of the log the other tests wrote: `npm test` runs it after them (scripts/test.js). */
+const LOG_SCAN = testFiles(["tests/log-scan"]);
 
 export default defineConfig(({ mode }) =>
   mode === "bridge"
@@ -71,6 +73,10 @@ export default defineConfig(({ mode }) =>
           projects: [
             {
               extends: true,
+              test: { name: "log-scan", include: LOG_SCAN },
+            },
+            {
+              extends: true,
               test: {
                 name: "isolated",
                 include: ISOLATED,
@@ -84,7 +90,7 @@ export default defineConfig(({ mode }) =>
               test: {
                 name: "rest",
                 // Listed rather than excluded: a project's own `exclude` would drop the command line's.
-                include: testFiles(["app", "models", "tests"]).filter((file) => !ISOLATED.includes(file)),
+                include: testFiles(["app", "models", "tests"]).filter((file) => !ISOLATED.includes(file) && !LOG_SCAN.includes(file)),
                 // A worker runs file after file with the modules it already loaded (the server build,
                 // the fakes, the SDKs): loading them afresh for each file was about a third of the
                 // suite's CPU (bench/README.md, "CI's time"). Each file still starts its own apps,

@@ -6,6 +6,7 @@ import { isRouteErrorResponse, ServerRouter, type EntryContext, type HandleError
 import { NonceProvider } from "~/ui/shell/nonce";
 import { nonceContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
+import { errorFields, log } from "~/platform/observability/log.server";
 
 export const streamTimeout = 5_000;
 
@@ -16,7 +17,7 @@ export const streamTimeout = 5_000;
 export const handleError: HandleErrorFunction = (error, { request }) => {
   if (request.signal.aborted) return;
   if (isRouteErrorResponse(error) && error.status < 500) return;
-  console.error(error);
+  log.error(errorFields(error), "A request failed");
 };
 
 export default function handleRequest(
@@ -73,7 +74,7 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          if (shellRendered) console.error(error);
+          if (shellRendered) log.error(errorFields(error), "A page failed while it streamed");
         },
       },
     );

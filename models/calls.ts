@@ -542,3 +542,12 @@ export async function latestCallsOfBookings(db: Db, bookingIds: number[], purpos
     .where(and(inArray(calls.bookingId, bookingIds), inArray(calls.purpose, purposes)))
     .orderBy(calls.bookingId, calls.purpose, desc(calls.createdAt), desc(calls.id));
 }
+
+/** Calls live now (dialled and not ended), by purpose: every process's metrics read it (sakina_calls_live). */
+export async function liveCallCounts(db: Db) {
+  return db
+    .select({ purpose: calls.purpose, count: sql<number>`count(*)::int` })
+    .from(calls)
+    .where(inArray(calls.status, LIVE_STATUSES))
+    .groupBy(calls.purpose);
+}

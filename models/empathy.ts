@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { calls, empathyRequests, funnelEvents, payments } from "./schema";
 
@@ -146,4 +146,17 @@ export async function eraseExpiredEmpathyContacts(db: Db, now = new Date()) {
     }
     return expired.length;
   });
+}
+
+/** Money owed back: requests whose refund is on its way (and how long the oldest has waited), and those whose refund gave up (refund_failed). */
+export async function refundFigures(db: Db) {
+  const [row] = await db
+    .select({
+      waiting: sql<number>`count(*) filter (where ${empathyRequests.status} = 'refunding')::int`,
+      oldestSeconds: sql<number>`coalesce(extract(epoch from now() - min(${empathyRequests.updatedAt}) filter (where ${empathyRequests.status} = 'refunding')), 0)::float8`,
+      failed: sql<number>`count(*) filter (where ${empathyRequests.status} = 'refund_failed')::int`,
+    })
+    .from(empathyRequests)
+    .where(inArray(empathyRequests.status, ["refunding", "refund_failed"]));
+  return { waiting: Number(row?.waiting ?? 0), oldestSeconds: Number(row?.oldestSeconds ?? 0), failed: Number(row?.failed ?? 0) };
 }

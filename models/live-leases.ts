@@ -53,3 +53,12 @@ export async function releaseLease(db: Db, id: number) {
 export async function purgeExpiredLeases(db: Db) {
   await db.delete(liveLeases).where(lt(liveLeases.expiresAt, sql`now()`));
 }
+
+/** How many live leases of a kind there are now (bridges' heartbeats: the bridges up). */
+export async function liveLeaseCount(db: Db, kind: string) {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(liveLeases)
+    .where(and(eq(liveLeases.kind, kind), gt(liveLeases.expiresAt, sql`now()`)));
+  return Number(row?.count ?? 0);
+}

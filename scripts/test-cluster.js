@@ -1,7 +1,7 @@
 // `npm run test:cluster`: the deployment in deploy/ on this machine (nginx, two web processes and a
 // bridge process on one PostgreSQL database) started and tried through nginx against the fake
-// providers (tests/cluster/). Needs Debian's nginx and a PostgreSQL server: DATABASE_URL, by
-// default the local one at 127.0.0.1:5432. Builds what the processes run (the app's build when it
+// providers (tests/cluster/), and scraped by Prometheus. Needs Debian's nginx and prometheus and
+// a PostgreSQL server: DATABASE_URL, by default the local one at 127.0.0.1:5432. Builds what the processes run (the app's build when it
 // is missing, the bridge's always: a few seconds), then ends with one line "N passed, N failed".
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -22,6 +22,7 @@ const fail = (why) => {
 };
 
 if (spawnSync("nginx", ["-v"]).status !== 0) fail("nginx is not installed: sudo apt-get install -y nginx");
+if (spawnSync("prometheus", ["--version"]).status !== 0) fail("prometheus is not installed: sudo apt-get install -y prometheus");
 if (!existsSync(path.join(root, "build/server/index.js")) && run("npx", ["react-router", "build"]) !== 0) fail("The app's build failed.");
 if (run("npx", ["vite", "build", "--mode", "bridge", "--logLevel", "warn"]) !== 0) fail("The bridge's build failed.");
 

@@ -175,7 +175,17 @@ function vitest(args, name) {
   return status;
 }
 
-const mainArgs = [];
+// Every line the app's logger writes during the runs below is kept here (tests/support/setup.ts,
+// tests/support/server.ts); tests/log-scan then checks that none holds a phone number, an
+// e-mail address, a token or a customer's name.
+const logDir = path.join(os.tmpdir(), `sakina-test-log-${process.pid}`);
+rmSync(logDir, { recursive: true, force: true });
+mkdirSync(logDir, { recursive: true });
+process.env.SAKINA_LOG_DIR = logDir;
+// The whole suite must have logged something for the scan to mean anything; a filtered run may not.
+if (!e2eOnly && vitestFilters.length === 0) process.env.SAKINA_LOG_SCAN_FULL = "1";
+
+const mainArgs = ["--project", "rest", "--project", "isolated"];
 if (!chromium) mainArgs.push("--exclude", "tests/e2e/**");
 let status;
 if (e2eOnly) {
@@ -188,6 +198,31 @@ if (e2eOnly) {
   );
   const fuzz = phase("Route fuzz (vitest)", () => vitest(FUZZ, "fuzz"));
   status = rest || fuzz;
+}
+// The log the runs wrote, scanned (see above), as a test of its own.
+const scanned = phase("Log redaction scan (vitest)", () => vitest(["--project", "log-scan"], "log-scan"));
+status = status || scanned;
+rmSync(logDir, { recursive: true, force: true });
+
+// The alert rules (deploy/prometheus/): promtool checks them and runs each rule's tests, which
+// fire it on sample series and keep it quiet without. Debian's prometheus package has promtool.
+if (!e2eOnly) {
+  const promtool = spawnSync("promtool", ["--version"], { stdio: "ignore" }).status === 0;
+  if (!promtool) {
+    banner(["PROMTOOL NOT FOUND: the alert rules' tests cannot run.", "Fix: sudo apt-get install -y prometheus"]);
+    if (process.env.CI) {
+      failed += 1;
+      status = 1;
+    }
+  } else {
+    const rules = phase("Alert rules (promtool check rules, test rules)", () => [
+      run("promtool", ["check", "rules", "deploy/prometheus/alerts.yml"]),
+      run("promtool", ["test", "rules", "deploy/prometheus/alerts.test.yml"]),
+    ]);
+    passed += rules.filter((result) => result === 0).length;
+    failed += rules.filter((result) => result !== 0).length;
+    if (rules.some((result) => result !== 0)) status = 1;
+  }
 }
 if (!chromium) banner([...noBrowser, "The browser tests were SKIPPED."]);
 printPhases();

@@ -32,6 +32,8 @@ import { mediaStreamUrl, prepareVoiceSession, streamLimits } from "~/voice/bridg
 import { bridgeReachable } from "~/voice/bridge-leases.server";
 import { TelephonyError, type ProviderCallRecord } from "~/providers/telephony.server";
 import type { AppServices } from "~/platform/services.server";
+import { callsFinished, callsPlaced, dialFailures, paymentToDial } from "~/platform/observability/metrics.server";
+import { log } from "~/platform/observability/log.server";
 
 export const TIME_LIMITS: Record<Call["purpose"], number> = {
   empathy: 600,
@@ -124,8 +126,28 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
         ...(services.env.RECORD_CALLS ? { recordingStatusCallbackUrl: `${base}/webhooks/twilio/recording/${call.id}` } : {}),
       });
       await markCallPlaced(services.db, call.id, { providerCallId: placed.providerCallId, fromNumber: placed.from });
+      callsPlaced.inc({ purpose: call.purpose });
+      log.info(
+        { callId: call.id, purpose: call.purpose, businessId: call.businessId ?? undefined, attempt: call.attempt },
+        `call ${call.id} dialled`,
+      );
+      // A paid call's first attempt is queued when its payment is claimed: the wait the caller paid through.
+      if (call.purpose === "empathy" && call.attempt === 1) paymentToDial.observe((Date.now() - call.createdAt.getTime()) / 1000);
       await purpose.placed?.(services, call);
     } catch (error) {
+      if (error instanceof TelephonyError) {
+        dialFailures.inc({ purpose: call.purpose, transient: String(error.transient) });
+        log.info(
+          {
+            callId: call.id,
+            purpose: call.purpose,
+            businessId: call.businessId ?? undefined,
+            transient: error.transient,
+            code: error.code,
+          },
+          `call ${call.id}: the dial failed: ${error.message}`,
+        );
+      }
       if (error instanceof TelephonyError && !error.transient) {
         await failCall(services.db, call.id, `${error.code ?? ""} ${error.message}`.trim());
         await releasePlanCall(services.db, call.id);
@@ -159,7 +181,10 @@ async function adoptLostDial(services: AppServices, call: Call, claimedAt: Date,
   );
   const lost = found.find((placed) => !held.has(placed.providerCallId));
   if (!lost || !(await markCallPlaced(services.db, call.id, { providerCallId: lost.providerCallId, fromNumber: lost.from }))) return false;
-  console.warn(`call ${call.id}: an earlier dial reached the provider (${lost.providerCallId}); adopted, not dialled again`);
+  log.warn(
+    { callId: call.id },
+    `call ${call.id}: an earlier dial reached the provider (${lost.providerCallId}); adopted, not dialled again`,
+  );
   await applyStatusCallback(services, call.id, { CallStatus: lost.status }, origin);
   return true;
 }
@@ -241,8 +266,22 @@ export async function applyStatusCallback(
 /** Writes down whether the call was delivered, tells whatever asked for the call how it ended, and frees its line. */
 async function onCallFinished(services: AppServices, call: Call, origin: string) {
   const verdict = deliveryOf(call, services.env.CALL_DELIVERED_MIN_SECONDS);
-  const judged = (await setCallDelivery(services.db, call.id, verdict)) ?? call;
-  await services.callPurposes[call.purpose].finished?.(services, judged, origin);
+  const judged = await setCallDelivery(services.db, call.id, verdict);
+  // Counted once: the first to judge the call (a repeated callback finds it judged).
+  if (judged) {
+    callsFinished.inc({ purpose: call.purpose, outcome: call.status });
+    log.info(
+      {
+        callId: call.id,
+        purpose: call.purpose,
+        businessId: call.businessId ?? undefined,
+        outcome: call.status,
+        delivered: verdict.delivered,
+      },
+      `call ${call.id} ended: ${call.status}${call.status === "failed" && call.lastError ? ` (${call.lastError})` : ""}`,
+    );
+  }
+  await services.callPurposes[call.purpose].finished?.(services, judged ?? call, origin);
   await wakeWaitingCalls(services);
 }
 
@@ -329,7 +368,8 @@ export async function reconcileCall(
   if (!due.overdue) return null;
   if (call.providerCallId) await services.telephony.hangUp(call.providerCallId).catch(() => undefined);
   if (record && !due.abandoned) return null;
-  if (!unknownThere) console.warn(`call ${call.id}: ended without Twilio's record, which could not be fetched, long past its time limit`);
+  if (!unknownThere)
+    log.warn({ callId: call.id }, `call ${call.id}: ended without Twilio's record, which could not be fetched, long past its time limit`);
   const ended = await advanceCallStatus(services.db, call.id, call.status === "in-progress" ? "completed" : "failed", {
     lastError: "Ended by the sweeper: no end was reported within the time limit.",
   });
@@ -342,7 +382,10 @@ export async function reconcileCall(
  * speaks. It is hung up there, and the provider's record after the hang-up is its end.
  */
 async function hangUpUnbridged(services: AppServices, call: Call, record: ProviderCallRecord) {
-  console.warn(`call ${call.id}: no bridge renewed its lease (its process died); hung up at Twilio, which had it ${record.status}`);
+  log.warn(
+    { callId: call.id },
+    `call ${call.id}: no bridge renewed its lease (its process died); hung up at Twilio, which had it ${record.status}`,
+  );
   await services.telephony.hangUp(call.providerCallId!);
   return services.telephony.fetchCall(call.providerCallId!);
 }
@@ -368,7 +411,7 @@ export function startLeaseWatch(services: AppServices) {
   const timer = setInterval(() => {
     running = running
       .then(() => reconcileUnbridgedCalls(services))
-      .catch((error: Error) => console.warn(`The look for calls whose bridge died failed: ${error.message.split("\n")[0]}`));
+      .catch((error: Error) => log.warn(`The look for calls whose bridge died failed: ${error.message.split("\n")[0]}`));
   }, LEASE_WATCH_MS);
   timer.unref();
   return async () => {

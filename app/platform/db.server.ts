@@ -1,3 +1,4 @@
+import { log } from "~/platform/observability/log.server";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -65,7 +66,7 @@ export async function openDatabase(options: {
     // An idle connection dropped by the server is replaced on the next query; it is worth a log
     // line while running, and nothing once the pool is shutting down.
     pool.on("error", (error) => {
-      if (!closing) console.error("PostgreSQL pool error:", error.message);
+      if (!closing) log.error("PostgreSQL pool error: %s", error.message);
     });
     const db = drizzlePg(pool, { schema });
     const exclusively = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
@@ -94,7 +95,7 @@ export async function openDatabase(options: {
         const timer = setTimeout(() => {
           reconnects.delete(timer);
           listenOn(channel, onPayload).catch((error: Error) => {
-            console.error(`LISTEN ${channel} could not reconnect:`, error.message);
+            log.error(`LISTEN ${channel} could not reconnect: %s`, error.message);
             retry();
           });
         }, LISTEN_RECONNECT_MS);
@@ -102,7 +103,7 @@ export async function openDatabase(options: {
       };
       client.on("error", (error) => {
         if (closing) return;
-        console.error(`LISTEN ${channel} connection lost:`, error.message);
+        log.error(`LISTEN ${channel} connection lost: %s`, error.message);
         retry();
       });
       client.on("notification", (message) => {

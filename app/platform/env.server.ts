@@ -142,6 +142,19 @@ export const envSchema = z.object({
     .enum(["true", "false"])
     .default("true")
     .transform((value) => value === "true"),
+  /** How much the JSON log says (log.server.ts): trace, debug (every request too), info, warn, error, fatal. */
+  LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  /** Under `npm run dev` the log is printed readably; LOG_FORMAT=json keeps it JSON there too. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
+  /**
+   * The Prometheus metrics' own listener (GET /metrics), never the public port: unset, none. 0
+   * picks a free port (the tests). Every request must carry `Authorization: Bearer METRICS_TOKEN`.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Where the metrics listener listens: this machine only by default. */
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  /** The bearer token Prometheus sends (at least 32 characters, e.g. `openssl rand -hex 32`). */
+  METRICS_TOKEN: z.string().min(32, "must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)").optional(),
   /** Default: seed on the embedded database (a try-out), not on a real server. */
   SEED_DEMO_DATA: z
     .enum(["true", "false"])
@@ -198,6 +211,9 @@ function deploymentIssues(env: Env): { path: string[]; message: string }[] {
           "required with DATABASE_URL: every process serving the site must sign sessions with the same secret (at least 32 characters, e.g. the output of `openssl rand -hex 32`)",
       },
     ];
+  }
+  if (env.METRICS_PORT !== undefined && !env.METRICS_TOKEN) {
+    return [{ path: ["METRICS_TOKEN"], message: "required with METRICS_PORT: the metrics listener answers only requests that carry it" }];
   }
   return [];
 }

@@ -3,6 +3,7 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import nodemailer from "nodemailer";
 import type { Transporter } from "nodemailer";
+import { emailsSent } from "~/platform/observability/metrics.server";
 
 export interface EmailMessage {
   to: string;
@@ -23,6 +24,24 @@ export interface Mailer {
 }
 
 export function createMailer(options: { smtpUrl?: string; from: string; outboxDir: string }): Mailer {
+  const mailer = transportFor(options);
+  // Every send, counted by result (sakina_emails_sent_total), whichever transport it went through.
+  return {
+    ...mailer,
+    async send(message) {
+      try {
+        const sent = await mailer.send(message);
+        emailsSent.inc({ result: "sent" });
+        return sent;
+      } catch (error) {
+        emailsSent.inc({ result: "error" });
+        throw error;
+      }
+    },
+  };
+}
+
+function transportFor(options: { smtpUrl?: string; from: string; outboxDir: string }): Mailer {
   if (options.smtpUrl) {
     const transport = nodemailer.createTransport(options.smtpUrl);
     return {

@@ -19,6 +19,7 @@ import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
+import { errorFields, log } from "~/platform/observability/log.server";
 
 const urgencies = ["low", "normal", "high", "urgent"] as const;
 const LIMITS = { subject: 200, message: 5000, email: 254 };
@@ -76,7 +77,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     await services.jobs.enqueue(sendEmailJob, contactReceivedEmail(t, services.env.SUPPORT_EMAIL, contact));
     await services.jobs.enqueue(sendEmailJob, contactAcknowledgementEmail(t, locale, contact));
   } catch (error) {
-    console.error("Contact message could not be queued:", error);
+    log.error(errorFields(error), "Contact message could not be queued");
     return data(
       submission.reply({
         formErrors: [`${t("contact.failedTitle")}: ${t("contact.failedBody", { email: services.env.SUPPORT_EMAIL })}`],

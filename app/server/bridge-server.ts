@@ -12,6 +12,8 @@ import { createVoiceModel } from "~/providers/voice-model.server";
 import { mediaStreamEndpoint } from "./bridge-streams.server";
 import { callPurposes } from "./call-purposes.server";
 import { listeningOrigin } from "./startup.server";
+import { startMetricsListener } from "./metrics.server";
+import { observeRequests } from "./request-observer.server";
 
 /**
  * The call-audio bridge on a process of its own (`npm run start:bridge`, bridge.js): the
@@ -56,10 +58,15 @@ export async function startBridgeServer() {
   await jobs.enqueue(callSweeperJob, {});
 
   const answerHealth = healthCheck({ db: database.db, database });
-  const server = http.createServer((request, response) => {
-    if (answerHealth(request, response)) return;
-    response.writeHead(404, { "Content-Type": "text/plain" }).end("Not found: this process serves the call audio only.\n");
-  });
+  const server = http.createServer(
+    observeRequests(
+      (request, response) => {
+        if (answerHealth(request, response)) return;
+        response.writeHead(404, { "Content-Type": "text/plain" }).end("Not found: this process serves the call audio only.\n");
+      },
+      (pathname) => (pathname === "/healthz" ? "/healthz" : "unmatched"),
+    ),
+  );
   server.on("upgrade", mediaStreams.upgrade);
   await new Promise<void>((resolve, reject) => {
     server.once("error", async (error: NodeJS.ErrnoException) => {
@@ -75,6 +82,7 @@ export async function startBridgeServer() {
   });
   const bound = server.address() as AddressInfo;
   origin = listeningOrigin(bound);
+  const metrics = await startMetricsListener(env, { db: database.db, jobs });
 
   const configured = (name: string, yes: boolean, variables: string) => `${name}: ${yes ? "configured" : `not configured (${variables})`}`;
   return {
@@ -83,10 +91,14 @@ export async function startBridgeServer() {
       `Sakina's call-audio bridge is listening on ${bound.address}:${bound.port}`,
       `  Streams:   ${mediaStreamUrl(services, "{id}")}${env.MEDIA_STREAM_ORIGIN ? "" : " (MEDIA_STREAM_ORIGIN is not set)"}`,
       `  Database:  PostgreSQL at ${new URL(env.DATABASE_URL).host}${new URL(env.DATABASE_URL).pathname}`,
+      ...(metrics ? [`  Metrics:   ${metrics.url} (Authorization: Bearer METRICS_TOKEN)`] : []),
       `  Providers: ${configured("phone calls", services.telephony.configured, "TWILIO_*")} · ${configured("voice", services.voiceModel.configured, "OPENAI_API_KEY")}`,
     ],
     /** Ends the calls in progress (their sockets close), then the server and the database. */
+    /** The Prometheus metrics' own listener (METRICS_PORT), or null. */
+    metrics: metrics && { url: metrics.url },
     async close() {
+      await metrics?.close();
       await mediaStreams.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -95,3 +107,6 @@ export async function startBridgeServer() {
     },
   };
 }
+
+/** The process's logger, for bridge.js (its start-up lines, its last words). */
+export { log } from "~/platform/observability/log.server";

@@ -7,6 +7,8 @@ import { bridgeMediaStream, endBridgedCalls, mediaStreamUrl, qualityWritesSettle
 import { holdLiveSlot } from "~/platform/data/live-limit.server";
 import { bridgeLeases } from "~/voice/bridge-leases.server";
 import type { AppServices } from "~/platform/services.server";
+import { bridgeStreamsLive } from "~/platform/observability/metrics.server";
+import { log, withLogContext } from "~/platform/observability/log.server";
 
 /**
  * The call audio's WebSocket endpoint, `/media-stream/{callId}`: Twilio's signed handshake, then
@@ -37,8 +39,12 @@ export function mediaStreamEndpoint(services: BridgeServices, options: { heartbe
       }
       sockets.handleUpgrade(request, socket, head, (ws) => {
         leases.hold(callId);
-        ws.once("close", () => leases.drop(callId));
-        bridgeMediaStream(services, ws, callId);
+        bridgeStreamsLive.inc({ kind: "phone" });
+        ws.once("close", () => {
+          bridgeStreamsLive.dec({ kind: "phone" });
+          leases.drop(callId);
+        });
+        withLogContext({ callId }, () => bridgeMediaStream(services, ws, callId));
       });
     },
     /**
@@ -76,7 +82,11 @@ export function webCallStreamEndpoint(services: AppServices, clientIp: (request:
     // never sees the status of a refused handshake, only that it failed.
     sockets.handleUpgrade(request, socket, head, (ws) => {
       if (!slot) return ws.close(CLOSE_TOO_MANY_VOICES, "too many voice sessions from this address");
-      ws.once("close", () => void slot.release());
+      bridgeStreamsLive.inc({ kind: "web" });
+      ws.once("close", () => {
+        bridgeStreamsLive.dec({ kind: "web" });
+        void slot.release();
+      });
       bridgeWebCallVoice(services, ws, callId, clientIp(request));
     });
   }
@@ -86,7 +96,7 @@ export function webCallStreamEndpoint(services: AppServices, clientIp: (request:
       const webCallId = parseDbId(WEB_VOICE_PATH.exec(new URL(request.url ?? "/", "http://localhost").pathname)?.[1]);
       if (webCallId === null) return false;
       admit(request, socket, head, webCallId).catch((error: Error) => {
-        console.error("A voice stream could not be admitted:", error.message);
+        log.error("A voice stream could not be admitted: %s", error.message);
         socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
       });
       return true;

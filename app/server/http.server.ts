@@ -1,3 +1,4 @@
+import { errorFields, log } from "~/platform/observability/log.server";
 import type { IncomingMessage, RequestListener } from "node:http";
 import type { Duplex } from "node:stream";
 import { readdirSync } from "node:fs";
@@ -19,6 +20,8 @@ import { boundedBodies } from "~/platform/http/request-limits.server";
 import { healthCheck } from "~/platform/http/health.server";
 import { createRequestHandler } from "~/platform/http/request-handler.server";
 import { mediaStreamEndpoint, webCallStreamEndpoint } from "./bridge-streams.server";
+import { startMetricsListener } from "./metrics.server";
+import { observeRequests, routePatterns } from "./request-observer.server";
 import { availabilityFastPath } from "~/features/booking/availability-fast-path.server";
 import { isSignedInAdmin, mayConcernAdminArea, strangersBuild } from "~/features/admin/hidden-area.server";
 
@@ -46,6 +49,8 @@ export interface AppServer {
   /** WebSocket upgrades (the call audio bridge plugs in here); anything unknown is refused. */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   services: Awaited<ReturnType<typeof createServices>>;
+  /** The Prometheus metrics' own listener (METRICS_PORT), or null. */
+  metrics: { url: string } | null;
   /** The lines to print once the server listens on `bound`. */
   describe(bound: { address: string; port: number }): string[];
   close(): Promise<void>;
@@ -62,10 +67,7 @@ export interface AppServer {
 function keepServingOnUnhandledRejection() {
   if (process.listenerCount("unhandledRejection") > 0) return;
   process.on("unhandledRejection", (reason) => {
-    console.error(
-      "Unhandled promise rejection (the server keeps running):",
-      reason instanceof Error ? (reason.stack ?? reason.message) : reason,
-    );
+    log.error(errorFields(reason), "Unhandled promise rejection (the server keeps running)");
   });
 }
 
@@ -132,7 +134,7 @@ export async function createAppServer(options: {
   await followCacheChanges(services.database, clearCaches);
   const writes = writeAnnouncer(services.database, {
     clearHere: clearCaches,
-    onError: (error) => console.error("Could not tell other processes of a write:", error.message),
+    onError: (error) => log.error("Could not tell other processes of a write: %s", error.message),
   });
 
   app.use(boundedBodies());
@@ -179,24 +181,30 @@ export async function createAppServer(options: {
   const answerHealth = healthCheck(services);
   // Nor does a booking page's repeated question for a day whose slots are already known.
   const answerAvailability = availabilityFastPath(services, securityHeaderValues(security));
+  // Metrics on a socket of their own, never through this handler (the public port).
+  const metrics = await startMetricsListener(env, services);
   return {
     app,
-    handler: (req, res) => {
+    handler: observeRequests((req, res) => {
       if (answerHealth(req, res) || answerAvailability(req, res) || pageCache?.serve(req, res)) return;
       app(req, res);
-    },
+    }, routePatterns(options.build)),
     services,
+    metrics: metrics && { url: metrics.url },
     describe(bound) {
       // Without APP_URL, links and callbacks point at the address the server really listens on.
       services.setListeningOrigin(listeningOrigin(bound));
-      return startupSummary(services, bound);
+      return [
+        ...startupSummary(services, bound),
+        ...(metrics ? [`  Metrics:   ${metrics.url} (Authorization: Bearer METRICS_TOKEN)`] : []),
+      ];
     },
     upgrade(request, socket, head) {
       if (!webCallStreams.upgrade(request, socket, head)) mediaStreams.upgrade(request, socket, head);
     },
     async close() {
       writes.stop();
-      await Promise.all([webCallStreams.close(), mediaStreams.close()]);
+      await Promise.all([webCallStreams.close(), mediaStreams.close(), metrics?.close()]);
       await services.close();
     },
   };
@@ -219,3 +227,6 @@ export async function createProductionServer() {
   const build = (await import("virtual:react-router/server-build")) as unknown as ServerBuild;
   return createAppServer({ build });
 }
+
+/** The process's logger, for server.js (its start-up lines, its last words). */
+export { log } from "~/platform/observability/log.server";

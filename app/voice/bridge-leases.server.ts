@@ -1,8 +1,9 @@
+import { log } from "~/platform/observability/log.server";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Db } from "#models/db";
 import { renewBridgeLeases } from "#models/calls";
-import { acquireLease, anyLiveLease, releaseLease, renewLease } from "#models/live-leases";
+import { acquireLease, anyLiveLease, liveLeaseCount, releaseLease, renewLease } from "#models/live-leases";
 
 /**
  * A bridge's heartbeat and its calls' leases last this long unless renewed. Renewed every
@@ -50,7 +51,7 @@ export function bridgeLeases(db: Db, options: { heartbeat: boolean }) {
       failing = false;
     } catch (error) {
       // Said once per run of failures: the leases run out on their own if it lasts.
-      if (!failing) console.warn(`The bridge's leases could not be renewed: ${(error as Error).message.split("\n")[0]}`);
+      if (!failing) log.warn(`The bridge's leases could not be renewed: ${(error as Error).message.split("\n")[0]}`);
       failing = true;
     }
   };
@@ -77,4 +78,9 @@ export function bridgeLeases(db: Db, options: { heartbeat: boolean }) {
       if (heartbeatId !== null) await releaseLease(db, heartbeatId).catch(() => {});
     },
   };
+}
+
+/** How many bridges are up (fresh heartbeats), for the metrics. */
+export function liveBridgeCount(db: Db) {
+  return liveLeaseCount(db, HEARTBEAT);
 }

@@ -1,3 +1,5 @@
+import { bridgeFirstWords, bridgeFramesDropped, bridgeTurnLatency } from "~/platform/observability/metrics.server";
+import { log as logger } from "~/platform/observability/log.server";
 import WebSocket from "ws";
 import { recordCallEnd, recordFirstWords, type QualityReport } from "#models/call-quality";
 import { appendTranscript, consumeStreamToken, findCall, flagCall, markCallMoment, type Call, type CallMoment } from "#models/calls";
@@ -336,7 +338,7 @@ export function bridgeMediaStream(
   services: BridgeServices,
   twilio: WebSocket,
   callId: number,
-  log: (message: string) => void = console.warn,
+  log: (message: string) => void = (message) => logger.warn({ callId }, message),
   limits: StreamLimits = streamLimits(services.env),
 ) {
   bridgeCall(services, twilio, phoneLeg(services, callId, log), log, limits);
@@ -351,7 +353,7 @@ export function bridgeCall(
   services: Pick<BridgeServices, "voiceModel">,
   twilio: WebSocket,
   leg: CallerLeg,
-  log: (message: string) => void = console.warn,
+  log: (message: string) => void = (message) => logger.warn(message),
   limits: StreamLimits = STREAM_LIMITS,
 ) {
   const label = leg.label;
@@ -462,6 +464,8 @@ export function bridgeCall(
     if (model && model.readyState <= WebSocket.OPEN) model.close(1000, reason);
     if (twilio.readyState <= WebSocket.OPEN) twilio.close(code, reason);
     const report = quality.report();
+    if (state.droppedFrames > 0) bridgeFramesDropped.inc(state.droppedFrames);
+    if (report) observeQuality(report);
     if (report && leg.quality)
       keepWriting(leg.quality.ended(report).catch((error) => log(`${label}: could not keep its quality: ${reasonOf(error)}`)));
   }
@@ -521,7 +525,10 @@ export function bridgeCall(
 
   /** The caller's audio to the model (the hot path: no JSON work), or kept until the model is ready. */
   function hear(payload: string) {
-    if (state.callerAudio(payload) && model?.readyState === WebSocket.OPEN) model.send(appendAudioMessage(payload));
+    if (state.callerAudio(payload)) {
+      if (model?.readyState === WebSocket.OPEN) model.send(appendAudioMessage(payload));
+      else bridgeFramesDropped.inc();
+    }
     if (callerVoice.heard(payload)) callerSpeaking();
   }
 
@@ -787,4 +794,10 @@ export function bridgeCall(
   }
   twilio.on("close", () => close("twilio closed"));
   twilio.on("error", () => close("twilio error"));
+}
+
+/** A call's first words and turn waits, into the process's histograms (sakina_bridge_*). */
+function observeQuality(report: QualityReport) {
+  if (report.firstAudioAt) bridgeFirstWords.observe((report.firstAudioAt.getTime() - report.streamStartedAt.getTime()) / 1000);
+  for (const turn of report.turns) if (turn.latencyMs !== null) bridgeTurnLatency.observe(turn.latencyMs / 1000);
 }

@@ -71,11 +71,15 @@ export class CallState {
     this.markHead = heads.mark;
   }
 
+  /** Caller frames that came while the model was not ready and the early buffer was full: dropped. */
+  droppedFrames = 0;
+
   /** A frame of the caller's audio (the hot path): true to send it to the model now; kept until the model is ready, else dropped. */
   callerAudio(payload: string) {
     if (this.ended) return false;
     if (!this.ready) {
       if (this.early.length < MAX_EARLY_FRAMES) this.early.push(payload);
+      else this.droppedFrames += 1;
       return false;
     }
     return true;

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,6 +40,11 @@ let nginxUrl = "";
 const procs: Proc[] = [];
 let clusterEnv: Record<string, string> = {};
 let bridgePort = 0;
+let prometheus: ChildProcess | undefined;
+let prometheusUrl = "";
+const METRICS_TOKEN = "cluster-metrics-token-0123456789abcdef0123";
+/** Each process's metrics listener (METRICS_PORT), by name. */
+const metricsPorts: Record<string, number> = {};
 
 function start(name: string, script: string, port: number, env: Record<string, string>): Proc {
   const child = spawn(process.execPath, [script], {
@@ -167,6 +172,7 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
     const stripeUrl = new URL(stripe.url);
     stripeApi = new Stripe(stripe.secretKey, { host: stripeUrl.hostname, port: Number(stripeUrl.port), protocol: "http" });
     const [nginxPort, web1, web2, bridge] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    for (const name of ["web-1", "web-2", "bridge"]) metricsPorts[name] = await freePort();
     bridgePort = bridge;
     const origin = `http://127.0.0.1:${nginxPort}`;
     const env = {
@@ -189,13 +195,14 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
       CALL_DELIVERED_MIN_SECONDS: "1",
       // Two lines for the whole cluster, so the cap can be seen holding across both web processes.
       MAX_CONCURRENT_CALLS: "2",
+      METRICS_TOKEN,
     };
     clusterEnv = env;
     // All three at the same moment, on a database nothing has migrated yet.
     const started = [
-      start("web-1", "server.js", web1, env),
-      start("web-2", "server.js", web2, env),
-      start("bridge", "bridge.js", bridgePort, env),
+      start("web-1", "server.js", web1, { ...env, METRICS_PORT: String(metricsPorts["web-1"]) }),
+      start("web-2", "server.js", web2, { ...env, METRICS_PORT: String(metricsPorts["web-2"]) }),
+      start("bridge", "bridge.js", bridgePort, { ...env, METRICS_PORT: String(metricsPorts.bridge) }),
     ];
     for (const proc of started) {
       await waitFor(
@@ -211,6 +218,7 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
   });
 
   afterAll(async () => {
+    prometheus?.kill("SIGTERM");
     nginx?.kill("SIGQUIT");
     for (const proc of procs) proc.child.kill("SIGTERM");
     // A process still finishing its calls after 10 s is stopped the hard way.
@@ -227,6 +235,90 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
     await Promise.all([twilio?.close(), realtime?.close(), stripe?.close()]);
     await database?.drop();
     if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("Debian's prometheus scrapes every process with the token (deploy/prometheus/), and sees live calls from both web processes", async () => {
+    // The metrics are on each process's own port, with the token; never through nginx.
+    expect((await fetch(`${nginxUrl}/metrics`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${metricsPorts["web-1"]}/metrics`)).status).toBe(401);
+    // deploy/prometheus/prometheus.yml as it is, its targets set to the processes started here.
+    const config = (await readFile(path.join(root, "deploy/prometheus/prometheus.yml"), "utf8"))
+      .replace("scrape_interval: 15s", "scrape_interval: 1s")
+      .replace("evaluation_interval: 15s", "evaluation_interval: 1s")
+      .replace('["127.0.0.1:13000", "127.0.0.1:13001"]', `["127.0.0.1:${metricsPorts["web-1"]}", "127.0.0.1:${metricsPorts["web-2"]}"]`)
+      .replace('["127.0.0.1:13100"]', `["127.0.0.1:${metricsPorts.bridge}"]`)
+      .replace(/\n {2}- job_name: sakina_worker\n[\s\S]*$/, "\n");
+    const promDir = path.join(work, "prometheus");
+    await mkdir(promDir, { recursive: true });
+    await writeFile(path.join(promDir, "prometheus.yml"), config);
+    await writeFile(path.join(promDir, "metrics-token"), METRICS_TOKEN);
+    await copyFile(path.join(root, "deploy/prometheus/alerts.yml"), path.join(promDir, "alerts.yml"));
+    const port = await freePort();
+    prometheusUrl = `http://127.0.0.1:${port}`;
+    const promOutput: string[] = [];
+    prometheus = spawn(
+      "prometheus",
+      [
+        `--config.file=${path.join(promDir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${path.join(promDir, "data")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    prometheus.stdout!.on("data", (chunk: Buffer) => promOutput.push(chunk.toString()));
+    prometheus.stderr!.on("data", (chunk: Buffer) => promOutput.push(chunk.toString()));
+    await waitFor(
+      () =>
+        fetch(`${prometheusUrl}/-/ready`).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      {
+        what: `prometheus to be ready:\n${promOutput.join("")}`,
+        timeoutMs: 30_000,
+      },
+    );
+    type Result = { metric: Record<string, string>; value: [number, string] }[];
+    const ask = async (query: string) => {
+      const answer = (await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(query)}`)).json()) as {
+        status: string;
+        data: { result: Result };
+      };
+      expect(answer.status).toBe("success");
+      return answer.data.result;
+    };
+    // Every target up: prometheus sent the token the processes ask for.
+    const up = await waitFor(
+      async () => {
+        const result = await ask("up");
+        return result.length === 3 && result.every((series) => series.value[1] === "1") && result;
+      },
+      { what: "every target scraped", timeoutMs: 30_000 },
+    );
+    expect(up.map((series) => series.metric.job).sort()).toEqual(["sakina_bridge", "sakina_web", "sakina_web"]);
+    const live = await waitFor(
+      async () => {
+        const result = await ask('sakina_calls_live{job="sakina_web",purpose="empathy"}');
+        return result.length === 2 && result;
+      },
+      { what: "the live-calls series of both web processes", timeoutMs: 30_000 },
+    );
+    expect(new Set(live.map((series) => series.metric.instance))).toEqual(
+      new Set([`127.0.0.1:${metricsPorts["web-1"]}`, `127.0.0.1:${metricsPorts["web-2"]}`]),
+    );
+    // The bridge reports its own streams; the rules loaded, and none fires on a healthy cluster.
+    expect((await ask('sakina_bridge_streams_live{job="sakina_bridge"}')).length).toBeGreaterThanOrEqual(0);
+    const rules = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()) as {
+      data: { groups: { rules: { name: string; state: string }[] }[] };
+    };
+    const loaded = rules.data.groups.flatMap((group) => group.rules);
+    expect(loaded.map((rule) => rule.name)).toContain("SakinaNoLiveBridge");
+    expect(loaded.filter((rule) => rule.state === "firing").map((rule) => rule.name)).toEqual([]);
+    // Every panel of the Grafana dashboard (deploy/grafana/) is a query this Prometheus answers.
+    const dashboard = JSON.parse(await readFile(path.join(root, "deploy/grafana/sakina-operations.json"), "utf8")) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    for (const panel of dashboard.panels) for (const target of panel.targets) await ask(target.expr);
   });
 
   it("all start together on a fresh database, and the demo salon exists once", async () => {

@@ -13,6 +13,7 @@ import { type httpClient } from "../support/http-client";
 import { exhaustRetries } from "../support/jobs";
 import { waitForMail } from "../support/outbox";
 import { waitFor } from "../support/wait";
+import { expectLog } from "../support/console";
 import { payAndAskForCall } from "../support/paid-call";
 
 let stripe: FakeStripe;
@@ -58,6 +59,8 @@ async function paidCall(phone: string) {
 describe("a refund Stripe keeps refusing", () => {
   it("ends as refund_failed after the job's last retry: the caller is told honestly, the admins by e-mail and in their list, and their retry refunds once with the job's key", async () => {
     const admin = await enrolledAdmin(app);
+    // The operator's log says so too, as a warning (an alert fires on refund_failed as well).
+    expectLog("warn", /paid call \d+: the refund job gave up \(refund_failed\); an admin refunds by hand/);
     const phone = "+12125550177";
     twilio.setOutcome(phone, "busy");
     // Stripe's API is down for refunds until the test says otherwise.

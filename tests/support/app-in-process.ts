@@ -48,6 +48,8 @@ export async function startAppInProcess(env: Record<string, string>) {
       DATABASE_URL: database.databaseUrl ?? "",
       SESSION_SECRET: ({ ...database.env, ...env } as Record<string, string>).SESSION_SECRET ?? "",
     },
+    /** The app's Prometheus metrics listener (METRICS_PORT), if it has one. */
+    metricsUrl: app.metrics?.url,
     /** The app's request handler, to serve it on another address too. */
     handler: app.handler,
     services: app.services as AppServices,

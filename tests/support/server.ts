@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createIsolatedDatabase } from "./database";
@@ -108,10 +108,26 @@ export async function startServer(
       }
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
+      // Its log lines go with the suite's for the redaction scan (tests/log-scan).
+      if (process.env.SAKINA_LOG_DIR) {
+        const lines = output.split("\n").filter((line) => line.startsWith("{"));
+        await appendFile(path.join(process.env.SAKINA_LOG_DIR, `server-${process.pid}.jsonl`), lines.map((line) => `${line}\n`).join(""));
+      }
       // The server's warnings and errors go to stderr: one nobody expected fails the test file.
       const allowed = options.allowStderr ?? [];
-      const unexpected = stderr.split("\n").filter((line) => line.trim() && !allowed.some((pattern) => pattern.test(line)));
+      // A JSON log line (the app's logger) is matched by its message, as tests/support/setup.ts does.
+      const unexpected = stderr.split("\n").filter((line) => line.trim() && !allowed.some((pattern) => pattern.test(logText(line))));
       if (unexpected.length > 0) throw new Error(`The server logged unexpected lines on stderr:\n${unexpected.join("\n")}`);
     },
   };
+}
+
+/** A JSON log line's message and its error's stack; any other line as it is. */
+function logText(line: string) {
+  try {
+    const entry = JSON.parse(line) as { msg?: string; err?: { stack?: string; message?: string } };
+    return [entry.msg, entry.err?.stack ?? entry.err?.message].filter(Boolean).join(" ");
+  } catch {
+    return line;
+  }
 }

@@ -1,3 +1,4 @@
+import { appendFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, expect, vi } from "vitest";
@@ -37,6 +38,34 @@ for (const level of ["warn", "error"] as const satisfies LogLevel[]) {
     },
     { [WRAPPED]: true as const },
   );
+}
+
+// The app's own log lines (pino, app/platform/observability/log.server.ts) come here instead of
+// the terminal: a warning or an error fails the test as a console one does, unless expected;
+// lines below that are not printed. Each line, as the logger wrote it (redacted), is also kept in
+// SAKINA_LOG_DIR when `npm test` sets it: tests/log-scan checks afterwards that none holds a phone
+// number, an e-mail address, a token or a customer's name.
+const LOG_SINK = Symbol.for("sakina.log-sink");
+const logFile = process.env.SAKINA_LOG_DIR ? path.join(process.env.SAKINA_LOG_DIR, `worker-${process.pid}.jsonl`) : null;
+if (logFile) mkdirSync(path.dirname(logFile), { recursive: true });
+(globalThis as { [LOG_SINK]?: (line: string, level: number) => boolean })[LOG_SINK] ??= (line, level) => {
+  if (logFile) appendFileSync(logFile, line.endsWith("\n") ? line : `${line}\n`);
+  if (level < 40) return true;
+  const kind: LogLevel = level >= 50 ? "error" : "warn";
+  const text = logLineText(line);
+  if (!isExpected(kind, text)) noteUnexpected(`log.${kind}: ${text}`);
+  process.stderr.write(`log.${kind}: ${text}\n`);
+  return true;
+};
+
+/** A JSON log line as the text a test's expectLog matches: its message, then its error's stack (or message). */
+function logLineText(line: string) {
+  try {
+    const entry = JSON.parse(line) as { msg?: string; err?: { stack?: string; message?: string } };
+    return [entry.msg, entry.err?.stack ?? entry.err?.message].filter(Boolean).join(" ");
+  } catch {
+    return line.trim();
+  }
 }
 
 // The files this worker ran, in order: a line logged by work an earlier file left behind (a call

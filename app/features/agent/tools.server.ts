@@ -1,3 +1,4 @@
+import { log } from "~/platform/observability/log.server";
 import { formatBookingReference, parseBookingReference } from "#models/booking-reference";
 import { findBookingByManageToken, findBookingsByReference, type Booking } from "#models/bookings";
 import { findService, type BusinessService } from "#models/business-services";
@@ -418,7 +419,7 @@ function guarded(tool: ChatTool): ChatTool {
       } catch (error) {
         const cause = (error as { cause?: unknown })?.cause;
         const reason = (cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error)).split("\n")[0];
-        console.error(`Agent tool ${tool.name} failed: ${reason}`);
+        log.error({ tool: tool.name }, `Agent tool ${tool.name} failed: ${reason}`);
         return TOOL_FAILED;
       }
     },

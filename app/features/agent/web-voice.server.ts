@@ -1,3 +1,4 @@
+import { log as logger } from "~/platform/observability/log.server";
 import type WebSocket from "ws";
 import { appendWebCallMessages, findWebCall, type WebCall } from "#models/web-calls";
 import { BROWSER_AUDIO, bridgeCall, streamLimits, type BridgeServices, type CallerLeg } from "~/voice/bridge.server";
@@ -108,7 +109,7 @@ export function bridgeWebCallVoice(
   socket: WebSocket,
   callId: number,
   ip: string | null,
-  log: (message: string) => void = console.warn,
+  log: (message: string) => void = (message) => logger.warn({ webCallId: callId }, message),
 ) {
   bridgeCall(services satisfies BridgeServices, socket, browserLeg(services, socket, callId, ip, log), log, streamLimits(services.env));
 }

@@ -1,3 +1,4 @@
+import { log } from "~/platform/observability/log.server";
 import { BUSINESS_CHANGES_CHANNEL } from "#models/analytics";
 import type { DatabaseHandle } from "~/platform/db.server";
 import type { AppServices } from "~/platform/services.server";
@@ -27,7 +28,7 @@ const hubOf = perKey((database: DatabaseHandle): Hub => {
       .then(
         () => true,
         (error: Error) => {
-          console.error("Live analytics are off: could not listen for changes:", error.message);
+          log.error("Live analytics are off: could not listen for changes: %s", error.message);
           hubOf.forget(database);
           return false;
         },

@@ -1,3 +1,5 @@
+import { bookingsMade } from "~/platform/observability/metrics.server";
+import { log } from "~/platform/observability/log.server";
 import type { TFunction } from "i18next";
 import { formatWhenWithZone as formatWhen } from "~/lib/when";
 import { customerBookingEmail, ownerBookingEmail } from "#emails/booking";
@@ -401,7 +403,7 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
     return { kind: "taken" as const };
   // Read before the booking's transaction, which holds the embedded database's one connection.
   const announcement = await prepareAnnouncement(services, request);
-  return createBooking(services.db, {
+  const result = await createBooking(services.db, {
     sealManageToken: manageTokenSealer(services),
     businessId: request.business.id,
     serviceId: request.service.id,
@@ -419,6 +421,14 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
     followUp: (tx, booking, manageToken) =>
       announceBooking(services, tx, request, announcement, booking, `${request.origin}/booking/${manageToken}`),
   });
+  if (result.kind === "created") {
+    bookingsMade.inc({ source: request.callOrigin.kind });
+    log.info(
+      { bookingId: result.booking.id, businessId: request.business.id, source: request.callOrigin.kind },
+      `booking ${result.booking.id} made`,
+    );
+  }
+  return result;
 }
 
 /** What a new booking's e-mails say that does not depend on the booking itself: the translators and the call's promise. */

@@ -1,3 +1,4 @@
+import { log } from "~/platform/observability/log.server";
 import { findBusinessById } from "#models/businesses";
 import {
   addCalendarBusy,
@@ -271,7 +272,7 @@ export async function calendarBusyAt(services: AppServices, businessId: number, 
     await announceBusinessChange(services.db, businessId);
     return true;
   } catch (error) {
-    console.warn(`Calendar check at booking time for business ${businessId} failed; going by the last sync:`, describe(error));
+    log.warn({ businessId, problem: describe(error) }, "calendar check at booking time failed; going by the last sync");
     return false;
   }
 }

@@ -1,3 +1,5 @@
+import { paymentsReceived, refunds } from "~/platform/observability/metrics.server";
+import { errorFields, log } from "~/platform/observability/log.server";
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import type { Call } from "#models/calls";
@@ -218,6 +220,11 @@ export async function startEmpathyCall(services: AppServices, paymentIntentId: s
     return { request: refunding ?? claimed, callId: null };
   });
   if (!started) return { ok: false, reason: "already_used", request: (await findEmpathyRequest(services.db, paid.id)) ?? paid };
+  paymentsReceived.inc({ kind: "paid_call" });
+  log.info(
+    { empathyRequestId: started.request.id, callId: started.callId ?? undefined },
+    `paid call ${started.request.id}: payment claimed`,
+  );
   services.jobs.wake(placeCallJob);
   return { ok: true, ...started };
 }
@@ -338,11 +345,15 @@ const OWED: EmpathyRequest["status"][] = ["refunding", "refund_failed"];
 export async function refundEmpathyRequest(services: AppServices, tx: Db, request: EmpathyRequest) {
   const paymentIntentId = request.paymentIntentId;
   if (!paymentIntentId || !OWED.includes(request.status)) return null;
-  const { refundId } = await requirePayments(services.payments).refund(
-    paymentIntentId,
-    { purpose: PURPOSE, empathyRequestId: String(request.id), reason: "call_not_reached" },
-    refundKey(request.id),
-  );
+  const { refundId } = await requirePayments(services.payments)
+    .refund(paymentIntentId, { purpose: PURPOSE, empathyRequestId: String(request.id), reason: "call_not_reached" }, refundKey(request.id))
+    .catch((error: unknown) => {
+      refunds.inc({ result: "error" });
+      log.info({ empathyRequestId: request.id, ...errorFields(error) }, `the refund of paid call ${request.id} was refused`);
+      throw error;
+    });
+  refunds.inc({ result: "refunded" });
+  log.info({ empathyRequestId: request.id, refundId }, `paid call ${request.id} refunded`);
   const now = new Date();
   // The payment's row first, as an admin's refund locks it: one order of locks, no deadlock.
   await markPaymentRefunded(tx, paymentIntentId, now);
@@ -391,6 +402,8 @@ export async function surfaceGivenUpRefunds(services: AppServices) {
     await services.db.transaction(async (tx) => {
       const failed = await setEmpathyStatus(tx, Number(key), "refund_failed", ["refunding"]);
       if (!failed) return;
+      refunds.inc({ result: "given_up" });
+      log.warn({ empathyRequestId: failed.id }, `paid call ${failed.id}: the refund job gave up (refund_failed); an admin refunds by hand`);
       for (const to of admins) {
         await services.jobs.enqueue(
           sendEmailJob,

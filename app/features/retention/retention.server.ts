@@ -1,3 +1,4 @@
+import { log } from "~/platform/observability/log.server";
 import { eraseExpiredEmpathyContacts } from "#models/empathy";
 import { purgeExpiredLeases } from "#models/live-leases";
 import { purgeExpiredRateLimits } from "#models/rate-limits";
@@ -47,7 +48,7 @@ export const retentionJob: AppJob<Record<string, never>> = {
     try {
       await runRetention(services);
     } catch (error) {
-      console.error(`retention job failed (it runs again in ten minutes): ${(error as Error).message}`);
+      log.error(`retention job failed (it runs again in ten minutes): ${(error as Error).message}`);
       throw error;
     }
   },

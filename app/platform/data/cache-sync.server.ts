@@ -1,3 +1,4 @@
+import { log } from "~/platform/observability/log.server";
 import { sql } from "drizzle-orm";
 import { BUSINESS_CHANGES_CHANNEL } from "#models/analytics";
 import type { DatabaseHandle } from "../db.server";
@@ -19,7 +20,7 @@ export async function followCacheChanges(database: DatabaseHandle, clear: () => 
     await database.listen(BUSINESS_CHANGES_CHANNEL, clear);
     return true;
   } catch (error) {
-    console.error("Caches follow other processes' writes only by their time limit: could not listen:", (error as Error).message);
+    log.error("Caches follow other processes' writes only by their time limit: could not listen: %s", (error as Error).message);
     return false;
   }
 }

@@ -1,3 +1,5 @@
+import { errorFields, log, withLogContext } from "~/platform/observability/log.server";
+import { jobRuns } from "~/platform/observability/metrics.server";
 import { fromPglite, PgBoss } from "pg-boss";
 import type { DatabaseHandle, Db } from "~/platform/db.server";
 import { keyedHash, seal, unseal } from "~/platform/security/secret.server";
@@ -59,6 +61,8 @@ export interface Jobs {
    * will not do any more (a failed job stays in the queue's table until it is deleted, within a day).
    */
   givenUp(definition: JobDefinition<object, never>, field: string, keys: string[]): Promise<{ key: string; error: string }[]>;
+  /** Per queue: jobs due and not taken, retrying, running, given up, and how long the oldest due one has waited (for the metrics). */
+  stats(): Promise<{ queue: string; waiting: number; retrying: number; active: number; failed: number; oldestWaitingSeconds: number }[]>;
   /** Asks this process's worker of a kind to fetch now instead of at its next poll. */
   wake(definition: JobDefinition<object, never>): void;
   /** Runs a job kind on a cron schedule (kept in the database; every process may declare it). */
@@ -132,7 +136,7 @@ export async function startJobQueue(
   // worth reporting; before it, every queue error is.
   let stopped = false;
   boss.on("error", (error) => {
-    if (!stopped) console.error("Job queue error:", error);
+    if (!stopped) log.error(errorFields(error), "Job queue error");
   });
   await setAsidePgBoss10Schema(database, SCHEMA);
   await boss.start();
@@ -218,6 +222,28 @@ export async function startJobQueue(
     wake(definition) {
       wakeQueue(definition.name);
     },
+    async stats() {
+      // pg-boss 12's states: created (waiting, or scheduled for later), retry, active, completed,
+      // cancelled, failed. "Waiting" is a job due now that no worker took yet; its age runs from
+      // when it became due.
+      const { rows } = await boss.getDb().executeSql(
+        `SELECT name,
+                count(*) FILTER (WHERE state = 'created' AND start_after <= now()) AS waiting,
+                count(*) FILTER (WHERE state = 'retry') AS retrying,
+                count(*) FILTER (WHERE state = 'active') AS active,
+                count(*) FILTER (WHERE state = 'failed') AS failed,
+                coalesce(extract(epoch FROM now() - min(start_after) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())), 0) AS oldest
+         FROM ${SCHEMA}.job GROUP BY name`,
+      );
+      return (rows as Record<string, string | number>[]).map((row) => ({
+        queue: String(row.name),
+        waiting: Number(row.waiting),
+        retrying: Number(row.retrying),
+        active: Number(row.active),
+        failed: Number(row.failed),
+        oldestWaitingSeconds: Number(row.oldest),
+      }));
+    },
     async schedule(definition, cron) {
       await ensureQueue(definition);
       await boss.schedule(definition.name, cron, {}, { tz: "UTC" });
@@ -229,13 +255,26 @@ export async function startJobQueue(
       const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
       for (const definition of definitions) {
         await ensureQueue(definition);
-        const run = async (job: { id: string; data: unknown }) => {
+        const handle = async (job: { id: string; data: unknown }) => {
           if (!definition.sealed) return definition.handle(job.data as object, services);
           // Erased data is work already done: the process died before the job was marked complete.
           if (job.data === null) return;
           await definition.handle(openData(definition, job.data as object), services);
           await boss.getDb().executeSql(`UPDATE ${SCHEMA}.job SET data = NULL WHERE name = $1 AND id = $2`, [definition.name, job.id]);
         };
+        // Every line the job logs names it (and its queue); each run is counted by result.
+        const run = (job: { id: string; data: unknown }) =>
+          withLogContext({ jobId: job.id, queue: definition.name }, () =>
+            handle(job).then(
+              () => void jobRuns.inc({ queue: definition.name, result: "completed" }),
+              (error: unknown) => {
+                jobRuns.inc({ queue: definition.name, result: "failed" });
+                // pg-boss retries it while it has tries left (a failure for good shows in sakina_jobs{state="failed"}).
+                log.info(errorFields(error), `${definition.name} job failed`);
+                throw error;
+              },
+            ),
+          );
         const slots = definition.concurrency?.(services) ?? 1;
         if (slots > 1) {
           runners.set(definition.name, runConcurrently(boss, definition.name, slots, WORKER_POLL_SECONDS * 1000, run));
@@ -247,7 +286,7 @@ export async function startJobQueue(
         workerIds.set(definition.name, id);
       }
       dueCheck = watchDueJobs(boss, [...workerIds.keys(), ...runners.keys()], pollingIntervalSeconds * 1000, wakeQueue, (error) => {
-        if (!stopped) console.error("Job queue error (due check):", error);
+        if (!stopped) log.error(errorFields(error), "Job queue error (due check)");
       });
     },
     async stop() {
@@ -347,7 +386,7 @@ function runConcurrently(
         (error: unknown) => boss.fail(name, job.id, error instanceof Error ? { message: error.message } : { value: String(error) }),
       )
       .catch((error: unknown) => {
-        if (!stopping) console.error(`Job queue error (${name}):`, error);
+        if (!stopping) log.error({ ...errorFields(error), queue: name }, `Job queue error (${name})`);
       })
       .finally(() => {
         clearTimeout(timer);
@@ -357,7 +396,7 @@ function runConcurrently(
     running.add(task);
   };
   const fetchFailed = (error: unknown) => {
-    if (!stopping) console.error(`Job queue error (${name}):`, error);
+    if (!stopping) log.error({ ...errorFields(error), queue: name }, `Job queue error (${name})`);
     return [];
   };
   const loop = (async () => {

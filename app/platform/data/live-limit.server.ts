@@ -1,3 +1,4 @@
+import { limitLabel, rateLimitRefusals } from "~/platform/observability/metrics.server";
 import type { Db } from "#models/db";
 import { acquireLease, releaseLease, renewLease } from "#models/live-leases";
 import { rateLimitKey } from "~/platform/security/rate-limit.server";
@@ -40,7 +41,10 @@ export interface LiveSlot {
 export async function holdLiveSlot(services: { db: Db; signingSecret: string }, cap: LiveCap): Promise<LiveSlot | null> {
   const holder = rateLimitKey(services.signingSecret, cap);
   const id = await acquireLease(services.db, { kind: cap.name, holder, limit: cap.limit, ttlSeconds: LEASE_TTL_SECONDS });
-  if (id === null) return null;
+  if (id === null) {
+    rateLimitRefusals.inc({ limit: limitLabel(cap.name) });
+    return null;
+  }
   // A renewal or release that fails (the database is away, or closing at shutdown) only lets the
   // lease run out on its own within LEASE_TTL_SECONDS: nothing to report to the holder.
   const renewal = setInterval(() => void renewLease(services.db, id, LEASE_TTL_SECONDS).catch(() => {}), RENEW_EVERY_MS);

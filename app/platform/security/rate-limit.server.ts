@@ -1,3 +1,4 @@
+import { limitLabel, rateLimitRefusals } from "~/platform/observability/metrics.server";
 import { createHmac } from "node:crypto";
 import type { CountryCode } from "libphonenumber-js/max";
 import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
@@ -32,6 +33,7 @@ export async function firstExceededRule(context: Readonly<RouterContextProvider>
   const index = results.findIndex((result) => !result.allowed);
   if (index === -1) return null;
   const rule = rules[index]!;
+  rateLimitRefusals.inc({ limit: limitLabel(rule.name) });
   const { retryAfterSeconds } = results[index]!;
   context.set(retryAfterContext, Math.max(context.get(retryAfterContext) ?? 0, retryAfterSeconds));
   return { rule, retryAfterSeconds, retryAfterMinutes: Math.ceil(retryAfterSeconds / 60) };
@@ -71,6 +73,7 @@ export async function attemptWithBackoff(context: Readonly<RouterContextProvider
   const { db, signingSecret } = context.get(servicesContext);
   const result = await hitBackoff(db, rateLimitKey(signingSecret, rule), rule);
   if (result.allowed) return null;
+  rateLimitRefusals.inc({ limit: limitLabel(rule.name) });
   context.set(retryAfterContext, Math.max(context.get(retryAfterContext) ?? 0, result.retryAfterSeconds));
   return { rule, retryAfterSeconds: result.retryAfterSeconds, retryAfterMinutes: Math.ceil(result.retryAfterSeconds / 60) };
 }

@@ -49,7 +49,8 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const location = useLocation();
   // A refusal (403, 404) is an answer, not a failure to load.
   if (isRouteErrorResponse(error)) return <ErrorPage error={error} />;
-  console.error(error);
+  // In the browser; on the server, entry.server.tsx's handleError has logged it.
+  if (typeof document !== "undefined") console.error(error);
   return (
     <div className="mx-auto max-w-xl px-4 py-16">
       <div role="alert">

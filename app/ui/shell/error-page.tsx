@@ -16,7 +16,8 @@ export function ErrorPage({ error }: { error: unknown }) {
   } else if (isRouteErrorResponse(error) && error.status < 500) {
     title = t("errors.badRequestTitle");
     body = t("errors.badRequestBody");
-  } else if (!isRouteErrorResponse(error)) {
+  } else if (!isRouteErrorResponse(error) && typeof document !== "undefined") {
+    // In the browser; on the server, entry.server.tsx's handleError has logged it.
     console.error(error);
   }
   // A refusal that says why (a row id that is none, a call summary not found) shows its reason.
