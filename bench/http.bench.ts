@@ -7,7 +7,8 @@
 //
 //   npm run build && npm run bench:http [-- --seconds 10 --connections 20 --warm-up 2]
 //   options for working on it: --only "date step" (rows whose name holds it), --cpu-prof-dir DIR
-//   (a CPU profile of the app), --seeded DIR (seed once into DIR, start later runs from a copy)
+//   (a CPU profile of the app), --seeded DIR (seed once into DIR, start later runs from a copy);
+//   BENCH_NODE_OPTIONS="--import ./probe.mjs" is the app's NODE_OPTIONS (a preload that times its queries)
 //
 // The demo business gets 5,000 bookings (every two hours from a year ago to a month ahead, so the
 // 30-day window holds about 360 of them) for the availability API's case.
@@ -84,7 +85,15 @@ function startApp(dataDir: string): Promise<{ url: string; child: ChildProcess }
   const [command, ...args] = [...pin(0), process.execPath, ...profile, "server.js"];
   const child = spawn(command!, args, {
     cwd: root,
-    env: { PATH: process.env.PATH, NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "", NODE_ENV: "production", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SEED_DEMO_DATA: "false" },
+    env: {
+      PATH: process.env.PATH,
+      NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "",
+      NODE_ENV: "production",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      SEED_DEMO_DATA: "false",
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
