@@ -1,12 +1,13 @@
 import { Writable } from "node:stream";
 import { isbot } from "isbot";
-import { renderToPipeableStream } from "react-dom/server";
+import { renderToPipeableStream, renderToString } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
 import { isRouteErrorResponse, ServerRouter, type EntryContext, type HandleErrorFunction, type RouterContextProvider } from "react-router";
 import { NonceProvider } from "~/ui/shell/nonce";
 import { nonceContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { errorFields, log } from "~/platform/observability/log.server";
+import { pageHydrates } from "~/ui/shell/shell";
 
 export const streamTimeout = 5_000;
 
@@ -32,6 +33,27 @@ export default function handleRequest(
   }
   const nonce = loadContext.get(nonceContext);
   const i18n = getI18n(loadContext);
+  const page = (
+    <NonceProvider value={nonce}>
+      <I18nextProvider i18n={i18n}>
+        <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
+      </I18nextProvider>
+    </NonceProvider>
+  );
+
+  // A page that loads no React (ADR 0016: every public page, the booking steps) has nothing that
+  // waits: no hydration data to stream (React Router's StreamTransfer renders nothing without
+  // <Scripts>) and no Suspense of the app's own. It is rendered to one string, as the bench's
+  // floor is: React's streaming renderer copies every chunk into bytes as it goes and asked a
+  // fifth of such a page's render for it. The same HTML either way.
+  if (!pageHydrates(routeMatchesOf(routerContext))) {
+    const html = renderToString(page);
+    // The rule above is the one the page's <Layout> follows (usePageHydrates): a page that rendered
+    // <Scripts> anyway would lack its hydration data, which only the stream below carries.
+    if (routerContext.renderMeta?.didRenderScripts) throw new Error("a page without React rendered <Scripts>");
+    responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+    return new Response(`<!DOCTYPE html>${html}`, { headers: responseHeaders, status: responseStatusCode });
+  }
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
@@ -40,43 +62,42 @@ export default function handleRequest(
     const readyOption = userAgent && isbot(userAgent) ? "onAllReady" : "onShellReady";
     const timeout = setTimeout(() => abort(), streamTimeout + 1000);
 
-    const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={nonce}>
-        <I18nextProvider i18n={i18n}>
-          <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
-        </I18nextProvider>
-      </NonceProvider>,
-      {
-        nonce,
-        [readyOption]() {
-          shellRendered = true;
-          // An error after this point shows in its boundary's fallback: the page keeps this status.
-          const status = responseStatusCode;
-          // The whole page in one buffer: the server compresses and sends a page whole
-          // (platform/http/compress.server.ts), so a stream to read it from would only be undone.
-          const chunks: Buffer[] = [];
-          const body = new Writable({
-            write(chunk: Buffer, _encoding, callback) {
-              chunks.push(chunk);
-              callback();
-            },
-            final(callback) {
-              clearTimeout(timeout);
-              responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-              resolve(new Response(Buffer.concat(chunks), { headers: responseHeaders, status }));
-              callback();
-            },
-          });
-          pipe(body);
-        },
-        onShellError(error: unknown) {
-          reject(error);
-        },
-        onError(error: unknown) {
-          responseStatusCode = 500;
-          if (shellRendered) log.error(errorFields(error), "A page failed while it streamed");
-        },
+    const { pipe, abort } = renderToPipeableStream(page, {
+      nonce,
+      [readyOption]() {
+        shellRendered = true;
+        // An error after this point shows in its boundary's fallback: the page keeps this status.
+        const status = responseStatusCode;
+        // The whole page in one buffer: the server compresses and sends a page whole
+        // (platform/http/compress.server.ts), so a stream to read it from would only be undone.
+        const chunks: Buffer[] = [];
+        const body = new Writable({
+          write(chunk: Buffer, _encoding, callback) {
+            chunks.push(chunk);
+            callback();
+          },
+          final(callback) {
+            clearTimeout(timeout);
+            responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+            resolve(new Response(Buffer.concat(chunks), { headers: responseHeaders, status }));
+            callback();
+          },
+        });
+        pipe(body);
       },
-    );
+      onShellError(error: unknown) {
+        reject(error);
+      },
+      onError(error: unknown) {
+        responseStatusCode = 500;
+        if (shellRendered) log.error(errorFields(error), "A page failed while it streamed");
+      },
+    });
   });
+}
+
+/** The matched routes as useMatches() shows them to the page: each route module's handle and its loader data. */
+function routeMatchesOf(context: EntryContext) {
+  const { matches, loaderData } = context.staticHandlerContext;
+  return matches.map((match) => ({ handle: context.routeModules[match.route.id]?.handle, loaderData: loaderData[match.route.id] }));
 }

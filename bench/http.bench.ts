@@ -7,7 +7,8 @@
 //
 //   npm run build && npm run bench:http [-- --seconds 10 --connections 20 --warm-up 2]
 //   options for working on it: --only "date step" (rows whose name holds it), --cpu-prof-dir DIR
-//   (a CPU profile of the app), --seeded DIR (seed once into DIR, start later runs from a copy)
+//   (a CPU profile of the app), --seeded DIR (seed once into DIR, start later runs from a copy);
+//   BENCH_NODE_OPTIONS="--import ./probe.mjs" is the app's NODE_OPTIONS (a preload that times its queries)
 //
 // The demo business gets 5,000 bookings (every two hours from a year ago to a month ahead, so the
 // 30-day window holds about 360 of them) for the availability API's case.
@@ -84,7 +85,15 @@ function startApp(dataDir: string): Promise<{ url: string; child: ChildProcess }
   const [command, ...args] = [...pin(0), process.execPath, ...profile, "server.js"];
   const child = spawn(command!, args, {
     cwd: root,
-    env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SEED_DEMO_DATA: "false" },
+    env: {
+      PATH: process.env.PATH,
+      NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "",
+      NODE_ENV: "production",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      SEED_DEMO_DATA: "false",
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -289,9 +298,9 @@ console.log(
   `${seconds} s per run, after ${warmUpSeconds} s unmeasured on each of the app's rows; ${connections} connections; servers on CPU 0, load generator on CPU 1; Node ${process.version}`,
 );
 console.log(
-  "| request | bytes sent | app req/s | app p50 / p99 ms | static req/s | app / static | floor req/s (floor / static) | CPU µs per answer: app, static, floor |",
+  "| request | bytes sent | app req/s | app p50 / p99 ms | static req/s | app / static | floor req/s (floor / static) | app / floor | CPU µs per answer: app, static, floor |",
 );
-console.log("|---|---|---|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|---|---|");
 try {
   // Every row once, unmeasured: V8 compiles the render path as a server's traffic makes it do.
   // Without it the first rendered row carried that compiling: measured first, the owner's home
@@ -311,9 +320,11 @@ try {
     const cpu = (result: { cpuPerRequest: number | null } | null) =>
       result === null ? "–" : result.cpuPerRequest === null ? "?" : result.cpuPerRequest.toFixed(0);
     const floorCell = floorResult ? `${floorResult.rps.toFixed(0)} (${percent(floorResult.rps)})` : "–";
+    // Issue 46's measure: the app's rate as a share of the floor's, both measured in this run.
+    const ofFloor = floorResult ? `${((appResult.rps / floorResult.rps) * 100).toFixed(0)}%` : "–";
     console.log(
       `| ${target.name} | ${bytes} | ${appResult.rps.toFixed(0)}${errors} | ${appResult.p50} / ${appResult.p99} | ${staticResult.rps.toFixed(0)} | ` +
-        `${percent(appResult.rps)} | ${floorCell} | ${cpu(appResult)}, ${cpu(staticResult)}, ${cpu(floorResult)} |`,
+        `${percent(appResult.rps)} | ${floorCell} | ${ofFloor} | ${cpu(appResult)}, ${cpu(staticResult)}, ${cpu(floorResult)} |`,
     );
   }
 } finally {

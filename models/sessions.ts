@@ -1,6 +1,6 @@
 import { and, eq, gt, isNotNull, lt, ne } from "drizzle-orm";
 import type { Db } from "./db";
-import { accounts, sessions } from "./schema";
+import { accounts, businesses, sessions } from "./schema";
 
 export type Session = typeof sessions.$inferSelect;
 
@@ -24,12 +24,18 @@ export async function findSubscriberSession(db: Db, idHash: string, now = new Da
   return row?.subscriberId ? { subscriberId: row.subscriberId, lastSeenAt: row.lastSeenAt } : null;
 }
 
-/** The live session with this id hash and its account, or null when it is unknown or expired. */
+/**
+ * The live session with this id hash, its account and the account's business (null for an
+ * account without one), or null when it is unknown or expired. The business comes in the same
+ * statement: every page of an owner's app needs it, and on PGlite each statement costs a few
+ * tenths of a millisecond whatever it reads.
+ */
 export async function findLiveSession(db: Db, idHash: string, now = new Date()) {
   const [row] = await db
-    .select({ session: sessions, account: accounts })
+    .select({ session: sessions, account: accounts, business: businesses })
     .from(sessions)
     .innerJoin(accounts, eq(accounts.id, sessions.accountId))
+    .leftJoin(businesses, eq(businesses.id, accounts.businessId))
     .where(and(eq(sessions.idHash, idHash), gt(sessions.expiresAt, now)));
   return row ?? null;
 }

@@ -193,7 +193,7 @@ export async function getSignedIn(context: Readonly<RouterContextProvider>, requ
   const found = await findLiveSession(services.db, idHash);
   if (!found) return null;
   if (Date.now() - found.session.lastSeenAt.getTime() > TOUCH_AFTER_MS) await touchSession(services.db, idHash);
-  return { account: found.account, secondFactorPassed: found.session.secondFactorAt !== null };
+  return { account: found.account, business: found.business, secondFactorPassed: found.session.secondFactorAt !== null };
 }
 
 /**
@@ -202,9 +202,14 @@ export async function getSignedIn(context: Readonly<RouterContextProvider>, requ
  * page and no view (only the second-factor page asks getSignedIn for them).
  */
 export async function getAccount(context: Readonly<RouterContextProvider>, request: Request) {
+  return (await getAccountAndBusiness(context, request))?.account ?? null;
+}
+
+/** getAccount's account with its business (null for an account without one), read with the session. */
+export async function getAccountAndBusiness(context: Readonly<RouterContextProvider>, request: Request) {
   const signedIn = await getSignedIn(context, request);
   if (!signedIn || (signedIn.account.role === "admin" && !signedIn.secondFactorPassed)) return null;
-  return signedIn.account;
+  return { account: signedIn.account, business: signedIn.business };
 }
 
 /** This browser's session as a key (the hash of its id, never the id), or null: what per-session caps count. */

@@ -1,3 +1,3 @@
 /** What other features may use of auth on the server: the signed-in account and password hashing. */
-export { commitSubscriberLogout, getAccount, getSignedIn, getSubscriberId, passSecondFactor } from "./auth.server";
+export { commitSubscriberLogout, getAccount, getAccountAndBusiness, getSignedIn, getSubscriberId, passSecondFactor } from "./auth.server";
 export { generateTemporaryPassword, hashPassword, verifyPassword } from "./passwords.server";

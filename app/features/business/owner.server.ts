@@ -2,7 +2,7 @@ import { data, redirect, type RouterContextProvider } from "react-router";
 import type { TFunction } from "i18next";
 import { findBusinessById, type Business } from "#models/businesses";
 import type { Account } from "#models/accounts";
-import { getAccount } from "~/features/auth/index.server";
+import { getAccountAndBusiness } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
@@ -32,9 +32,10 @@ export async function ownerForPage(
 ): Promise<{ owner: Owner } | { refused: ReturnType<typeof data<NotAnOwner>> }> {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const account = await getAccount(context, request);
+  const signedIn = await getAccountAndBusiness(context, request);
+  const account = signedIn?.account;
   if (account?.mustChangePassword) throw redirect(`/change-password?redirectTo=${encodeURIComponent(url.pathname)}`);
-  const business = account?.businessId && !url.searchParams.has("userId") ? await findBusinessById(services.db, account.businessId) : null;
+  const business = account?.businessId && !url.searchParams.has("userId") ? signedIn!.business : null;
   if (!account || !business) {
     return {
       refused: data({ kind: "invalid" as const, title: `${t("dashboard.invalidTitle")} · Sakina` }, { status: account ? 404 : 401 }),
@@ -47,9 +48,10 @@ export async function ownerForPage(
 export async function ownerForAction(context: Readonly<RouterContextProvider>, request: Request): Promise<Owner> {
   const services = context.get(servicesContext);
   const { t } = getI18n(context);
-  const account = await getAccount(context, request);
+  const signedIn = await getAccountAndBusiness(context, request);
+  const account = signedIn?.account;
   if (!account?.businessId || account.mustChangePassword) throw data(null, { status: 403 });
-  const business = await findBusinessById(services.db, account.businessId);
+  const business = signedIn!.business;
   if (!business) throw data(null, { status: 403 });
   return ownerOf(services, t, getLocale(context), account, business);
 }

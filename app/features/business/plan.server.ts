@@ -244,9 +244,19 @@ function planNotice(t: TFunction, status: Business["planStatus"], decision: Retu
 
 /** Only the notice, for every page of the owner's app (past due, or calls stopped by the plan). */
 export async function planNoticeFor(services: AppServices, t: TFunction, business: Business, now = new Date()) {
-  if (business.planStatus === "past_due") return t("plan.notice.pastDue");
+  const since = planCallsCountedSince(business);
+  return planNoticeGiven(t, business, since ? await countPlanCallsSince(services.db, business.id, since) : 0, now);
+}
+
+/** Since when the notice counts the plan's calls (the starter's period), or null when it counts none. */
+export function planCallsCountedSince(business: Business) {
   const start = periodStartOf(business);
-  const used = business.planStatus === "starter" && start ? await countPlanCallsSince(services.db, business.id, start) : 0;
+  return business.planStatus === "starter" && start ? start : null;
+}
+
+/** planNoticeFor with the calls since planCallsCountedSince already counted (the bookings page reads them with its set-up). */
+export function planNoticeGiven(t: TFunction, business: Business, used: number, now = new Date()) {
+  if (business.planStatus === "past_due") return t("plan.notice.pastDue");
   const decision = planDecision(business, used, now);
   return decision.ok || decision.reason === "paused" ? null : t(`plan.notice.${decision.reason}`);
 }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { createCookie } from "react-router";
+import { createCookie, type Cookie } from "react-router";
 
 export const localeCookie = createCookie("lng", {
   path: "/",
@@ -11,7 +11,10 @@ export const localeCookie = createCookie("lng", {
 export function createAppCookies(secret: string, secure: boolean) {
   /** Signed, script-proof, same-site; Secure behind https. Without maxAge, gone with the browser session. */
   const signedCookie = (name: string, maxAge?: number) =>
-    createCookie(name, { path: "/", sameSite: "lax", httpOnly: true, secure, secrets: [secret], ...(maxAge ? { maxAge } : {}) });
+    verifiedHere(
+      createCookie(name, { path: "/", sameSite: "lax", httpOnly: true, secure, secrets: [secret], ...(maxAge ? { maxAge } : {}) }),
+      secret,
+    );
   return {
     /** One toast at a time, shown on the next page and then cleared. */
     toast: signedCookie("toast"),
@@ -68,4 +71,58 @@ export function tokenCookie(name: string, secret: string, secure: boolean): Toke
       return `${name}=${token}.${signature(token)}${flags}`;
     },
   };
+}
+
+/**
+ * React Router's signed cookie, read without WebCrypto when it can be: its value is
+ * `base64(JSON).base64(HMAC-SHA256)` (unpadded), checked here with node:crypto in the same call,
+ * where React Router imports a key and verifies on the thread pool for every request (a signed-in
+ * owner's session on every page). Only a value whose signature matches is answered here; anything
+ * else (no such cookie, a bad signature, an odd encoding) goes to React Router's own parse, so the
+ * answers are the same. Writing is React Router's.
+ */
+function verifiedHere(cookie: Cookie, secret: string): Cookie {
+  const prefix = `${cookie.name}=`;
+  return {
+    get name() {
+      return cookie.name;
+    },
+    get isSigned() {
+      return cookie.isSigned;
+    },
+    get expires() {
+      return cookie.expires;
+    },
+    serialize: (value, options) => cookie.serialize(value, options),
+    async parse(cookieHeader, options) {
+      const found = options ? undefined : verifiedValue(cookieHeader, prefix, secret);
+      return found !== undefined ? found : cookie.parse(cookieHeader, options);
+    },
+  };
+}
+
+/** The cookie's value if it is there, once, with a valid signature; undefined for React Router to decide. */
+function verifiedValue(cookieHeader: string | null, prefix: string, secret: string): unknown {
+  if (!cookieHeader) return undefined;
+  let raw: string | undefined;
+  for (const pair of cookieHeader.split(";")) {
+    const trimmed = pair.trimStart();
+    if (!trimmed.startsWith(prefix)) continue;
+    // A name given twice is left to React Router's parser, whichever it picks.
+    if (raw !== undefined) return undefined;
+    raw = trimmed.slice(prefix.length).trimEnd();
+  }
+  if (!raw) return undefined;
+  try {
+    const value = raw.includes("%") ? decodeURIComponent(raw) : raw;
+    const dot = value.lastIndexOf(".");
+    if (dot <= 0) return undefined;
+    const data = value.slice(0, dot);
+    const given = Buffer.from(value.slice(dot + 1));
+    const expected = Buffer.from(createHmac("sha256", secret).update(data).digest("base64").replace(/=+$/, ""));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(data, "base64")));
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,5 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
+import { optionListHtml, type Option } from "./option-list";
 
 const controlClass =
   "mt-1 block w-full rounded-lg border border-slate-400 bg-white px-3 py-2 text-base text-slate-900 shadow-sm placeholder:text-slate-500 focus:border-teal-700 focus:outline-2 focus:outline-offset-0 focus:outline-teal-700 aria-[invalid=true]:border-rose-700";
@@ -97,22 +98,45 @@ export function TextareaField({ label, errors, hint, className, ...textarea }: F
   );
 }
 
-export function SelectField({ label, errors, hint, className, children, ...select }: FieldFrame & SelectHTMLAttributes<HTMLSelectElement>) {
+export function SelectField({
+  label,
+  errors,
+  hint,
+  className,
+  children,
+  options,
+  ...select
+}: FieldFrame &
+  SelectHTMLAttributes<HTMLSelectElement> & {
+    /**
+     * A long list the same for many visitors, written once as HTML (ui/form/option-list.ts) instead
+     * of `children`; `defaultValue` marks the chosen one. Only on a page that loads no React.
+     */
+    options?: readonly Option[];
+  }) {
   const ids = useFieldIds(select.id);
   // A form posted back with one name repeated offers several values; a single select shows the first.
   const defaultValue = !select.multiple && Array.isArray(select.defaultValue) ? select.defaultValue[0] : select.defaultValue;
+  const control = {
+    ...select,
+    id: ids.controlId,
+    "aria-invalid": errors?.length ? true : undefined,
+    "aria-describedby": describedBy(ids, hint, errors),
+    className: controlClass,
+  };
   return (
     <Frame {...{ label, errors, hint, className, ids }} required={select.required}>
-      <select
-        {...select}
-        defaultValue={defaultValue}
-        id={ids.controlId}
-        aria-invalid={errors?.length ? true : undefined}
-        aria-describedby={describedBy(ids, hint, errors)}
-        className={controlClass}
-      >
-        {children}
-      </select>
+      {options ? (
+        <select
+          {...control}
+          defaultValue={undefined}
+          dangerouslySetInnerHTML={{ __html: optionListHtml(options, defaultValue === undefined ? undefined : String(defaultValue)) }}
+        />
+      ) : (
+        <select {...control} defaultValue={defaultValue}>
+          {children}
+        </select>
+      )}
     </Frame>
   );
 }

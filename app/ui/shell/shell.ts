@@ -35,7 +35,16 @@ export function usePageShell(): PageShell {
 
 /** Whether this page loads React (false when any matched route opts out with `hydrate: false`). */
 export function usePageHydrates(): boolean {
-  return useMatches().every((match) => {
+  return pageHydrates(useMatches());
+}
+
+/**
+ * The rule itself, for the matched routes' handles and loader data: the page (usePageHydrates)
+ * and the server's entry, which renders a page that loads no React to a string in one pass
+ * (entry.server.tsx), both ask it.
+ */
+export function pageHydrates(matches: readonly { handle?: unknown; loaderData?: unknown }[]): boolean {
+  return matches.every((match) => {
     const hydrate = (match.handle as ShellHandle | undefined)?.hydrate;
     return typeof hydrate === "function" ? hydrate(match.loaderData) : hydrate !== false;
   });
