@@ -169,6 +169,7 @@ export async function updateBusinessProfile(
       | "callCountries"
       | "reminderEmail"
       | "reminderCallHours"
+      | "textsEnabled"
     >
   >,
 ) {

@@ -579,6 +579,15 @@ const de = {
       "An Kundinnen und Kunden, die eine E-Mail-Adresse angegeben und mehr als einen Tag im Voraus gebucht haben, mit ihrem Link zum Ändern oder Stornieren und der Kalenderdatei.",
     remindersSave: "Erinnerungen speichern",
     remindersSaved: "Erinnerungen gespeichert",
+    textsTitle: "SMS",
+    textsEnabled: "Kunden per SMS benachrichtigen",
+    textsEnabledHint:
+      "Eine SMS-Erinnerung am Vortag und die Bestätigung mit dem Link zum Ändern oder Absagen, wenn ohne E-Mail-Adresse gebucht wurde. Kunden können jederzeit mit STOP antworten.",
+    textsAvailable: "SMS sind auf diesem Server verfügbar.",
+    textsNotOffered: "SMS sind nicht verfügbar: Auf diesem Server ist kein SMS-Absender (Twilio) eingerichtet.",
+    textsUnavailable: "SMS können nicht eingeschaltet werden: Dieser Server kann keine senden.",
+    textsSave: "SMS-Einstellung speichern",
+    textsSaved: "SMS-Einstellung gespeichert",
     reminderCall: "Erinnerungsanruf",
     reminderCallHint:
       "Der KI-Assistent ruft den Kunden in seiner Sprache an, innerhalb der Anrufzeiten (08:00–21:00). Jeder Erinnerungsanruf zählt als ein Anruf Ihres Tarifs.",
@@ -1922,6 +1931,12 @@ const de = {
       title: "Anrufqualität aller Unternehmen",
       intro: "Die Anrufe aller Unternehmen der letzten 30 Tage, pro Tag (UTC).",
     },
+  },
+  texts: {
+    confirmation: "Gebucht: {{service}} bei {{business}}, {{when}}. Ref. {{reference}}. Ändern oder absagen: {{link}}",
+    reminder: "Erinnerung: {{service}} bei {{business}}, {{when}}. Ändern oder absagen: {{link}}",
+    optOut: "Antworte STOP zum Abbestellen",
+    help: "{{name}}: SMS zu deinen Terminen. Antworte STOP zum Abbestellen, START für erneuten Empfang.",
   },
 } satisfies typeof en;
 

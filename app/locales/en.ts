@@ -568,6 +568,15 @@ const en = {
       "To customers who gave an e-mail address and booked more than a day ahead, with their link to change or cancel and the calendar file.",
     remindersSave: "Save reminders",
     remindersSaved: "Reminders saved",
+    textsTitle: "Texts (SMS)",
+    textsEnabled: "Text customers",
+    textsEnabledHint:
+      "A text reminder the day before, and the confirmation with the link to change or cancel when a customer books without an e-mail address. Customers can reply STOP at any time.",
+    textsAvailable: "Texts are available on this server.",
+    textsNotOffered: "Texts are not available: no text sender (Twilio) is set up on this server.",
+    textsUnavailable: "Texts cannot be turned on: this server cannot send them.",
+    textsSave: "Save texts setting",
+    textsSaved: "Texts setting saved",
     reminderCall: "Reminder call",
     reminderCallHint:
       "The AI assistant phones the customer in their language, inside calling hours (08:00–21:00). Each reminder call counts as one call of your plan.",
@@ -1876,6 +1885,12 @@ const en = {
       title: "Call quality across businesses",
       intro: "Every business's calls of the last 30 days, per day (UTC).",
     },
+  },
+  texts: {
+    confirmation: "Booked: {{service}} at {{business}}, {{when}}. Ref {{reference}}. Change or cancel: {{link}}",
+    reminder: "Reminder: {{service}} at {{business}}, {{when}}. Change or cancel: {{link}}",
+    optOut: "Reply STOP to opt out",
+    help: "{{name}}: texts about your appointments. Reply STOP to opt out, START to get them again.",
   },
 };
 

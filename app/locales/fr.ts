@@ -579,6 +579,15 @@ const fr = {
       "Aux clients qui ont donné une adresse e-mail et réservé plus d'un jour à l'avance, avec leur lien pour modifier ou annuler et le fichier de calendrier.",
     remindersSave: "Enregistrer les rappels",
     remindersSaved: "Rappels enregistrés",
+    textsTitle: "SMS",
+    textsEnabled: "Envoyer des SMS aux clients",
+    textsEnabledHint:
+      "Un rappel par SMS la veille, et la confirmation avec le lien pour modifier ou annuler quand un client réserve sans adresse e-mail. Les clients peuvent répondre STOP à tout moment.",
+    textsAvailable: "Les SMS sont disponibles sur ce serveur.",
+    textsNotOffered: "Les SMS ne sont pas disponibles : aucun expéditeur de SMS (Twilio) n'est configuré sur ce serveur.",
+    textsUnavailable: "Impossible d'activer les SMS : ce serveur ne peut pas en envoyer.",
+    textsSave: "Enregistrer le réglage SMS",
+    textsSaved: "Réglage SMS enregistré",
     reminderCall: "Appel de rappel",
     reminderCallHint:
       "L'assistant IA appelle le client dans sa langue, pendant les heures d'appel (08:00–21:00). Chaque appel de rappel compte comme un appel de votre forfait.",
@@ -1921,6 +1930,12 @@ const fr = {
       title: "Qualité des appels de toutes les entreprises",
       intro: "Les appels de toutes les entreprises sur les 30 derniers jours, par jour (UTC).",
     },
+  },
+  texts: {
+    confirmation: "Réservé : {{service}} chez {{business}}, {{when}}. Réf. {{reference}}. Modifier ou annuler : {{link}}",
+    reminder: "Rappel : {{service}} chez {{business}}, {{when}}. Modifier ou annuler : {{link}}",
+    optOut: "Répondez STOP pour vous désabonner",
+    help: "{{name}} : SMS sur vos rendez-vous. Répondez STOP pour vous désabonner, START pour les recevoir à nouveau.",
   },
 } satisfies typeof en;
 

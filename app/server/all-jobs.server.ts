@@ -5,6 +5,7 @@ import { bookingRemindersJob } from "~/features/booking/reminders.server";
 import { bookingConfirmationSweepJob } from "~/features/booking/confirmation-sweep.server";
 import { callSweeperJob, placeCallJob } from "~/calls/engine.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
+import { sendTextJob } from "~/texts/gate.server";
 import { empathyErasureJob, empathyRefundJob, empathyRefundSweepJob } from "~/features/empathy/empathy.server";
 import { retentionJob } from "~/features/retention/retention.server";
 import { scheduledCallsJob } from "~/features/subscriptions/index.server";
@@ -26,4 +27,5 @@ export const allJobs: AppJob<object>[] = [
   retentionJob,
   scheduledCallsJob,
   bookingRemindersJob,
+  sendTextJob,
 ];

@@ -42,6 +42,7 @@ import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/
 import type { Db } from "#models/db";
 import { batchedCalls } from "~/lib/sharing/coalesce";
 import { perKey } from "~/lib/sharing/per-key";
+import { queueConfirmationText } from "./texts.server";
 
 export const BOOKING_WINDOW_DAYS = 30;
 
@@ -473,7 +474,7 @@ async function announceBooking(
       }),
       { tx },
     );
-  }
+  } else await queueConfirmationText(services, tx, business, service.name, booking, manageUrl);
   await queueConfirmationCall(services, tx, booking, request.origin);
 }
 

@@ -115,6 +115,7 @@ import type { AddressInfo } from "node:net";
 import { callEndpoint, createCallEndpoint, listCalls } from "./calls";
 import { authorized, parseForm, send, sendError } from "./http";
 import { dial, finish } from "./lifecycle";
+import { createMessageEndpoint, inboundMessage, messageEndpoint, type FakeMessage } from "./messages";
 import { recordingEndpoint } from "./recordings";
 import { createState } from "./state";
 import { FINAL_STATUSES, sleep, twilioError } from "./util";
@@ -148,7 +149,8 @@ export interface FakeCall {
 }
 
 export interface CallbackDelivery {
-  kind: "status" | "voice" | "action" | "redirect" | "amd" | "stream-status" | "fallback" | "recording";
+  kind:
+    "status" | "voice" | "action" | "redirect" | "amd" | "stream-status" | "fallback" | "recording" | "message-status" | "inbound-message";
   callSid: string;
   url: string;
   method: "GET" | "POST";
@@ -193,6 +195,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     if (recordingPath) {
       if (recordingPath[1] !== state.accountSid) return sendError(res, twilioError(401, 20003, "Authenticate"));
       return recordingEndpoint(state, res, method, recordingPath[2]!, notFound, notAllowed);
+    }
+    const messagePath = /^\/2010-04-01\/Accounts\/([^/]+?)\/Messages(?:\/([^/]+?))?\.json$/.exec(url.pathname);
+    if (messagePath) {
+      if (messagePath[1] !== state.accountSid) return sendError(res, twilioError(401, 20003, "Authenticate"));
+      if (messagePath[2]) return messageEndpoint(state, res, method, messagePath[2], notFound);
+      if (method !== "POST") return notAllowed();
+      return createMessageEndpoint(state, res, params);
     }
     const match = /^\/2010-04-01\/Accounts\/([^/]+?)(?:\/Calls(?:\/([^/]+?))?)?\.json$/.exec(url.pathname);
     if (!match) return notFound();
@@ -286,6 +295,50 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     unreachableStreams: state.unreachableStreams,
     silentStreamDrops: state.silentStreamDrops,
     recordings: state.recordings,
+    /** Every message, sent (outbound-api) and received (inbound), by MessageSid. */
+    messages: state.messages,
+    /** The messages the app had Twilio send, in order. */
+    sentMessages(to?: string): FakeMessage[] {
+      return [...state.messages.values()].filter((m) => m.direction === "outbound-api" && (to === undefined || m.to === to));
+    },
+    /** Message creations refused, with Twilio's error (21211, 21610, …). */
+    refusedMessages: state.refusedMessages,
+    smsBlockedPrefixes: state.smsBlockedPrefixes,
+    undeliverableNumbers: state.undeliverableNumbers,
+    failNextMessage(status: number, error: { code: number; message: string }) {
+      state.messageFailures.push({ status, code: error.code, message: error.message });
+    },
+    /**
+     * A person texts `to` (one of the account's numbers): Twilio's STOP filtering, then the signed
+     * POST to the app's messaging webhook `url` (signed with `signWith` instead, to forge one).
+     * Resolves with the app's answer (status, Content-Type, body: the TwiML).
+     */
+    sendSms(options: { from: string; to: string; body: string; url: string; signWith?: string }) {
+      return inboundMessage(state, options);
+    },
+    /** Resolves once the message reached that status (sent, delivered, undelivered). */
+    waitForMessageStatus(sid: string, status: string, timeoutMs = 5000) {
+      return new Promise<FakeMessage>((resolve, reject) => {
+        const check = () => {
+          const message = state.messages.get(sid);
+          if (message?.events.includes(status as never)) {
+            done();
+            resolve(message);
+          }
+        };
+        const listener = (changed: string) => changed === sid && check();
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`Timed out waiting for message ${sid} to be ${status}`));
+        }, timeoutMs);
+        function done() {
+          clearTimeout(timer);
+          state.changes.off("message", listener);
+        }
+        state.changes.on("message", listener);
+        check();
+      });
+    },
     /** The next `status` callback of a call to `to` is lost on the way and, as Twilio does, not retried. */
     loseStatusCallback(to: string, status: CallStatus = "completed") {
       const lost = state.lostCallbacks.get(to) ?? new Set<string>();
