@@ -994,8 +994,9 @@ export const callDayResults = pgTable(
 /**
  * Every text (SMS) asked for, one row per purpose and key (`key`, unique): the send job inserts it
  * before it asks Twilio, and records Twilio's SID, so a retried job never sends twice. `status`:
- * queued (asked for), sending (the request went out, its answer not yet stored), then Twilio's own
- * (queued, sent, delivered, undelivered, failed), or refused (the policy or an opt-out stopped it).
+ * pending (asked for, not yet sent), sending (the request went out, its answer not yet stored),
+ * then Twilio's own (queued, sent, delivered, undelivered, failed), refused (the policy or an
+ * opt-out stopped it), or unconfirmed (the worker died while Twilio was asked; never sent again).
  */
 export const textMessages = pgTable(
   "text_messages",
@@ -1006,7 +1007,7 @@ export const textMessages = pgTable(
     purpose: text("purpose").notNull(),
     toPhone: text("to_phone").notNull(),
     fromPhone: text("from_phone"),
-    status: text("status").notNull().default("queued"),
+    status: text("status").notNull().default("pending"),
     providerSid: text("provider_sid"),
     errorCode: integer("error_code"),
     refusal: text("refusal"),

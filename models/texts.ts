@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { bookings, businesses, textMessages, textOptOuts } from "./schema";
 
@@ -41,12 +41,12 @@ export async function claimText(
   return row!;
 }
 
-/** Marks a queued text as going out now; false when another run of its job did so first. */
+/** Marks a pending text as going out now; false when another run of its job did so first. */
 export async function markTextSending(db: Db, id: number, fromPhone: string) {
   const rows = await db
     .update(textMessages)
     .set({ status: "sending", fromPhone, updatedAt: sql`now()` })
-    .where(and(eq(textMessages.id, id), eq(textMessages.status, "queued")))
+    .where(and(eq(textMessages.id, id), eq(textMessages.status, "pending"), isNull(textMessages.providerSid)))
     .returning({ id: textMessages.id });
   return rows.length > 0;
 }
@@ -68,7 +68,7 @@ export async function findTextById(db: Db, id: number) {
 }
 
 /** Twilio's later statuses never go back to an earlier one (a late "sent" after "delivered"). */
-const RANK: Record<string, number> = { queued: 0, sending: 1, accepted: 1, sent: 2, delivered: 3, undelivered: 3, failed: 3 };
+const RANK: Record<string, number> = { pending: 0, sending: 1, queued: 1, accepted: 1, sent: 2, delivered: 3, undelivered: 3, failed: 3 };
 
 /** A status callback's news for the text with that SID; an older status than the stored one changes nothing. */
 export async function applyTextStatus(db: Db, id: number, providerSid: string, status: string, errorCode: number | null) {

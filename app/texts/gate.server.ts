@@ -60,7 +60,7 @@ async function refusalOf(services: AppServices, request: TextRequest): Promise<{
 
 /**
  * Sends one text, at most once per key. The row is claimed first (unique key); a row already past
- * "queued" is a text an earlier run of this job handled (sent, refused, or in flight when its
+ * "pending" is a text an earlier run of this job handled (sent, refused, or in flight when its
  * worker died: that one is marked "unconfirmed" and never sent again, since Twilio may have it).
  * Twilio's 21610 (the number texted STOP to the sender) is stored as an opt-out.
  */
@@ -80,7 +80,8 @@ export const sendTextJob: AppJob<TextRequest> = {
       await updateText(services.db, row.id, { status: "unconfirmed" });
       return;
     }
-    if (row.status !== "queued") return;
+    // Sent already (Twilio's SID is kept), refused, or past sending: nothing more to do.
+    if (row.status !== "pending" || row.providerSid) return;
     const from = services.messaging.platformSender;
     if (!services.messaging.configured || !from) {
       await updateText(services.db, row.id, { status: "refused", refusal: "not_configured" });
@@ -110,7 +111,7 @@ export const sendTextJob: AppJob<TextRequest> = {
       }
       // Twilio's own trouble or a rate limit: nothing was sent; the queue tries again.
       if (failure.status !== undefined && (failure.status >= 500 || failure.status === 429)) {
-        await updateText(services.db, row.id, { status: "queued" });
+        await updateText(services.db, row.id, { status: "pending" });
         throw error;
       }
       // Refused by Twilio (a number it cannot text, a region not enabled), or the answer was lost:

@@ -5,7 +5,7 @@ CREATE TABLE "text_messages" (
 	"purpose" text NOT NULL,
 	"to_phone" text NOT NULL,
 	"from_phone" text,
-	"status" text DEFAULT 'queued' NOT NULL,
+	"status" text DEFAULT 'pending' NOT NULL,
 	"provider_sid" text,
 	"error_code" integer,
 	"refusal" text,
