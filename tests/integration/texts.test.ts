@@ -6,6 +6,7 @@ import { queueDueTextReminders } from "~/features/booking/texts.server";
 import { queueText, sendTextJob } from "~/texts/gate.server";
 import en from "~/locales/en";
 import es from "~/locales/es";
+import { startAppInProcess } from "../support/app-in-process";
 import { startAppWithFakes, type AppWithFakes } from "../support/app-with-fakes";
 import { httpClient } from "../support/http-client";
 import { jobsIdle } from "../support/jobs";
@@ -234,5 +235,38 @@ describe("the messaging webhook", () => {
         .from(textOptOuts)
         .where(and(eq(textOptOuts.phone, "+12125554008"))),
     ).toHaveLength(0);
+  });
+});
+
+describe("a server that cannot send texts", () => {
+  it("says so on the settings page and does not let the owner turn them on", async () => {
+    const app = await startAppInProcess({});
+    try {
+      const [demo] = await app.services.db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
+      const email = "no-texts-owner@example.com";
+      await app.services.db.insert(accounts).values({
+        businessId: demo!.id,
+        name: "Salon Owner",
+        email,
+        passwordHash: await hashPassword("no texts owner password"),
+        mustChangePassword: false,
+      });
+      const owner = httpClient(app.url);
+      expect((await owner.postJson("/api/auth/login", { email, password: "no texts owner password" })).status).toBe(200);
+      const page = await (await owner.get("/dashboard/settings")).text();
+      expect(page).toContain(en.settings.textsNotOffered);
+      expect(page).not.toContain('name="textsEnabled"');
+      const refused = await owner.postForm(
+        "/dashboard/settings",
+        { intent: "save-texts", textsEnabled: "on" },
+        { tokenFrom: "/dashboard/settings" },
+      );
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain(en.settings.textsUnavailable);
+      const [after] = await app.services.db.select().from(businesses).where(eq(businesses.id, demo!.id));
+      expect(after!.textsEnabled).toBe(false);
+    } finally {
+      await app.stop();
+    }
   });
 });

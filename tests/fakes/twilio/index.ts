@@ -107,6 +107,20 @@
  * RecordingStatus=completed, RecordingDuration, RecordingChannels, RecordingSource=OutboundAPI…) after the
  * final status callback. GET/DELETE /2010-04-01/Accounts/{Sid}/Recordings/{RecordingSid}.json (204; an
  * unknown or deleted sid 404 code 20404).
+ * Messages (SMS, ./messages.ts): POST /2010-04-01/Accounts/{Sid}/Messages.json checks as Twilio does, in its
+ * order: To (21604 "A 'To' phone number is required."), From (21603), Body (21602 "Message body is required."),
+ * To E.164 (21211), From one of ownedNumbers (21606), Body up to 1600 characters (21617), StatusCallback a URL
+ * (21609), To matching smsBlockedPrefixes (21408, region not enabled), and To that texted STOP to that From
+ * (21610 "Attempt to send to unsubscribed recipient"); then 201 with the Message (sid "SM…", status "queued",
+ * num_segments by GSM-7/UCS-2). No callback for the initial status; then signed callbacks to StatusCallback
+ * (MessageSid, MessageStatus/SmsStatus sent, then delivered, or undelivered with ErrorCode 30003 for a To in
+ * undeliverableNumbers). GET Messages/{sid}.json fetches one. fake.messages, fake.sentMessages(to?),
+ * fake.refusedMessages ({ params, error }), fake.failNextMessage(status, { code, message }),
+ * fake.waitForMessageStatus(sid, status), and fake.sendSms({ from, to, body, url, signWith? }): someone texts
+ * one of the account's numbers: Twilio's STOP filtering (STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE,
+ * OPTOUT stop that number's messages from `to`; START, YES, UNSTOP lift it), then the signed POST of Twilio's
+ * incoming-message parameters (MessageSid, SmsSid, SmsStatus=received, Body, From, To, NumMedia, NumSegments,
+ * AccountSid, ApiVersion, OptOutType for a keyword) to the app's messaging webhook; resolves with its answer.
  * Not modelled: incoming calls, <Gather>, <Play>, <Dial>, <Record>, <Start><Stream> (recorded as error 12200),
  * conferences, real ringing/answer delays (Timeout is validated, not waited for), prices.
  */
