@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { bookings, businesses, textMessages, textOptOuts } from "./schema";
 
@@ -72,14 +72,27 @@ const RANK: Record<string, number> = { pending: 0, sending: 1, queued: 1, accept
 
 /** A status callback's news for the text with that SID; an older status than the stored one changes nothing. */
 export async function applyTextStatus(db: Db, id: number, providerSid: string, status: string, errorCode: number | null) {
+  // The callback's URL names the row (and Twilio signed it); it may come before the send's answer was stored.
   const [row] = await db
     .select()
     .from(textMessages)
-    .where(and(eq(textMessages.id, id), eq(textMessages.providerSid, providerSid)));
-  if (!row || !(status in RANK)) return null;
+    .where(and(eq(textMessages.id, id), or(eq(textMessages.providerSid, providerSid), isNull(textMessages.providerSid))));
+  if (!row || !(status in RANK) || row.status === "pending") return null;
   if ((RANK[status] ?? 0) < (RANK[row.status] ?? 0)) return row;
-  await updateText(db, id, { status, errorCode });
-  return { ...row, status, errorCode };
+  await updateText(db, id, { status, errorCode, providerSid });
+  return { ...row, status, errorCode, providerSid };
+}
+
+/** Twilio accepted the text: its SID, and its status unless a status callback already brought a later one. */
+export async function recordTextSent(db: Db, id: number, providerSid: string, status: string) {
+  await db
+    .update(textMessages)
+    .set({
+      providerSid,
+      status: sql`case when ${textMessages.status} = 'sending' then ${status} else ${textMessages.status} end`,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(textMessages.id, id));
 }
 
 /** The window of the reminder text: the e-mail reminder's (a day before, late only while an hour is left). */

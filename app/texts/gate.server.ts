@@ -1,6 +1,6 @@
 import { findBusinessById } from "#models/businesses";
 import type { Db } from "#models/db";
-import { claimText, isTextOptedOut, markTextSending, optOutOfTexts, updateText } from "#models/texts";
+import { claimText, isTextOptedOut, markTextSending, optOutOfTexts, recordTextSent, updateText } from "#models/texts";
 import { allowedCountries, classifyNumber } from "~/calls/dialling-policy.server";
 import type { AppJob, AppServices } from "~/platform/services.server";
 import { TWILIO_UNSUBSCRIBED } from "~/providers/messaging.server";
@@ -100,7 +100,7 @@ export const sendTextJob: AppJob<TextRequest> = {
         body: request.body,
         statusCallback: `${services.publicOrigin()}/webhooks/twilio/message-status/${row.id}`,
       });
-      await updateText(services.db, row.id, { status: sent.status, providerSid: sent.sid });
+      await recordTextSent(services.db, row.id, sent.sid, sent.status);
     } catch (error) {
       const failure = error as TelephonyError;
       if (failure.code === TWILIO_UNSUBSCRIBED) {

@@ -118,6 +118,15 @@ describe("texts to customers", () => {
     const [row] = await textsTo(booking.customerPhone);
     expect(row).toMatchObject({ providerSid: sent[0]!.sid, status: "delivered", purpose: "booking_confirmation" });
 
+    // Twilio's callbacks may come before its answer to the send: they still reach the row.
+    const early = "+12125554009";
+    twilio().callbacksBeforeAnswer.add(early);
+    await booked(early);
+    await jobsIdle(env.services);
+    await twilio().flush();
+    const [earlyRow] = await textsTo(early);
+    expect(earlyRow).toMatchObject({ providerSid: twilio().sentMessages(early)[0]!.sid, status: "delivered" });
+
     // A booking with an e-mail gets the e-mail, not a text.
     const emailed = await booked("+12125554003", { email: "texts-emailed@example.com" });
     await jobsIdle(env.services);
@@ -221,6 +230,13 @@ describe("the messaging webhook", () => {
       body: new URLSearchParams({ From: phone, To: SMS_FROM, Body: "STOP" }),
     });
     expect(unsigned.status).toBe(403);
+    // A forged status callback cannot mark a text delivered or failed either.
+    const status = await fetch(`${env.url}/webhooks/twilio/message-status/1`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Twilio-Signature": "forged" },
+      body: new URLSearchParams({ MessageSid: "SM0", MessageStatus: "failed" }),
+    });
+    expect(status.status).toBe(403);
     expect(await env.services.db.select().from(textOptOuts).where(eq(textOptOuts.phone, phone))).toHaveLength(0);
   });
 

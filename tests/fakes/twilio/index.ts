@@ -114,7 +114,7 @@
  * (21610 "Attempt to send to unsubscribed recipient"); then 201 with the Message (sid "SM…", status "queued",
  * num_segments by GSM-7/UCS-2). No callback for the initial status; then signed callbacks to StatusCallback
  * (MessageSid, MessageStatus/SmsStatus sent, then delivered, or undelivered with ErrorCode 30003 for a To in
- * undeliverableNumbers). GET Messages/{sid}.json fetches one. fake.messages, fake.sentMessages(to?),
+ * undeliverableNumbers; for a To in callbacksBeforeAnswer they reach the app before the 201 does). GET Messages/{sid}.json fetches one. fake.messages, fake.sentMessages(to?),
  * fake.refusedMessages ({ params, error }), fake.failNextMessage(status, { code, message }),
  * fake.waitForMessageStatus(sid, status), and fake.sendSms({ from, to, body, url, signWith? }): someone texts
  * one of the account's numbers: Twilio's STOP filtering (STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE,
@@ -319,6 +319,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     refusedMessages: state.refusedMessages,
     smsBlockedPrefixes: state.smsBlockedPrefixes,
     undeliverableNumbers: state.undeliverableNumbers,
+    /** To numbers whose status callbacks reach the app before the message creation's 201 does. */
+    callbacksBeforeAnswer: state.callbacksBeforeAnswer,
     failNextMessage(status: number, error: { code: number; message: string }) {
       state.messageFailures.push({ status, code: error.code, message: error.message });
     },

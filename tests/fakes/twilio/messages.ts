@@ -158,7 +158,7 @@ function setStatus(state: FakeTwilioState, message: FakeMessage, status: Message
 }
 
 /** POST Messages.json: validated as Twilio does, then sent, then delivered (or not), each reported to StatusCallback. */
-export function createMessageEndpoint(state: FakeTwilioState, res: http.ServerResponse, params: FormParams) {
+export async function createMessageEndpoint(state: FakeTwilioState, res: http.ServerResponse, params: FormParams) {
   const planned = state.messageFailures.shift();
   if (planned) return sendError(res, twilioError(planned.status, planned.code, planned.message));
   const error = validate(state, params);
@@ -184,7 +184,11 @@ export function createMessageEndpoint(state: FakeTwilioState, res: http.ServerRe
     dateUpdated: now,
   };
   state.messages.set(message.sid, message);
-  send(res, 201, messageResource(state, message));
+  const answer = messageResource(state, message);
+  // Usually the answer goes first; for a To in callbacksBeforeAnswer the callbacks reach the app
+  // before the 201 does (a slow response on the way back), as can happen with Twilio.
+  const late = state.callbacksBeforeAnswer.has(to);
+  if (!late) send(res, 201, answer);
   state.changes.emit("message", message.sid);
   // No callback for the initial status (Twilio's docs); then sent and the handset's answer.
   const undeliverable = state.undeliverableNumbers.has(to);
@@ -193,6 +197,10 @@ export function createMessageEndpoint(state: FakeTwilioState, res: http.ServerRe
   if (undeliverable) message.errorCode = 30003;
   chain = setStatus(state, message, undeliverable ? "undelivered" : "delivered", chain);
   track(state, chain);
+  if (late) {
+    await chain;
+    send(res, 201, answer);
+  }
 }
 
 /** GET Messages/{sid}.json. */

@@ -57,6 +57,8 @@ export interface FakeTwilioState {
   smsBlockedPrefixes: string[];
   /** To numbers whose messages are sent but never delivered (undelivered, 30003). */
   undeliverableNumbers: Set<string>;
+  /** To numbers whose message status callbacks reach the app before the creation's 201 does. */
+  callbacksBeforeAnswer: Set<string>;
   /** Answers for the next message creations (failNextMessage). */
   messageFailures: { status: number; code: number; message: string }[];
   runtimes: Map<string, CallRuntime>;
@@ -141,6 +143,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     smsOptOuts: new Set(),
     smsBlockedPrefixes: [],
     undeliverableNumbers: new Set(),
+    callbacksBeforeAnswer: new Set(),
     messageFailures: [],
     runtimes,
     requests,
