@@ -19,14 +19,14 @@ module.exports = {
       severity: "error",
       comment: "Platform and providers serve every feature, so they import none (nor routes or the server wiring).",
       from: { path: "^app/(platform|providers)/" },
-      to: { path: "^app/(calls|voice|features|routes|server|ui)/|^app/root\\.tsx$|^emails/" },
+      to: { path: "^app/(calls|voice|texts|features|routes|server|ui)/|^app/root\\.tsx$|^emails/" },
     },
     {
       name: "calls-and-voice-below-features",
       severity: "error",
       comment:
         "The call engine (calls/) and the voice bridge (voice/) serve every call purpose and import none: each feature registers its purpose (agent, admission, lifecycle) at start-up through app/server/call-purposes.server.ts.",
-      from: { path: "^app/(calls|voice)/" },
+      from: { path: "^app/(calls|voice|texts)/" },
       to: { path: "^app/(features|routes|server|ui)/|^app/root\\.tsx$" },
     },
     {
@@ -56,7 +56,7 @@ module.exports = {
       severity: "error",
       comment: "ui/, lib/, locales/ and e-mail templates are used by features and routes, and use none of them.",
       from: { path: "^(app/(ui|lib|locales)/|emails/)" },
-      to: { path: "^app/(calls|voice|features|routes|server)/|^app/root\\.tsx$" },
+      to: { path: "^app/(calls|voice|texts|features|routes|server)/|^app/root\\.tsx$" },
     },
     {
       name: "lib-is-plain",

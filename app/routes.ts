@@ -62,6 +62,8 @@ export default [
   route("webhooks/stripe", "routes/webhooks/stripe.ts"),
   route("webhooks/twilio/status/:callId", "routes/webhooks/twilio-status.ts"),
   route("webhooks/twilio/recording/:callId", "routes/webhooks/twilio-recording.ts"),
+  route("webhooks/twilio/messages", "routes/webhooks/twilio-messages.ts"),
+  route("webhooks/twilio/message-status/:textId", "routes/webhooks/twilio-message-status.ts"),
   route("twilio/voice/:callId", "routes/twilio/voice.ts"),
   route("twilio/stream-ended/:callId", "routes/twilio/stream-ended.ts"),
   route("subscribe", "routes/subscribe.tsx"),

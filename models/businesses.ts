@@ -170,6 +170,7 @@ export async function updateBusinessProfile(
       | "callCountries"
       | "reminderEmail"
       | "reminderCallHours"
+      | "textsEnabled"
     >
   >,
 ) {

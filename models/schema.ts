@@ -101,6 +101,8 @@ export const businesses = pgTable("businesses", {
   reminderEmail: boolean("reminder_email").notNull().default(true),
   /** Hours before an appointment the AI reminder call goes (2, 4, 12 or 24); null: no reminder call (owner settings). */
   reminderCallHours: integer("reminder_call_hours"),
+  /** Texts (SMS) to customers: the reminder a day before, and the confirmation of a booking made without an e-mail (owner settings; off by default). */
+  textsEnabled: boolean("texts_enabled").notNull().default(false),
   verifiedAt: timestamp("verified_at", { withTimezone: true }),
   activatedAt: timestamp("activated_at", { withTimezone: true }),
   createdAt: timestamp("created_at", { withTimezone: true })
@@ -427,6 +429,8 @@ export const bookings = pgTable(
     reminderEmailFor: timestamp("reminder_email_for", { withTimezone: true }),
     /** The start time the AI reminder call was queued (or skipped) for: one reminder call per time, whatever retries. */
     reminderCallFor: timestamp("reminder_call_for", { withTimezone: true }),
+    /** The start time the customer's reminder text was queued for: one reminder text per time, whatever retries. */
+    reminderTextFor: timestamp("reminder_text_for", { withTimezone: true }),
     /** Where the AI confirmation call stands, and what came of it. */
     callState: text("call_state").notNull().default("queued"),
     callOutcome: text("call_outcome"),
@@ -1060,4 +1064,53 @@ export const callDayResults = pgTable(
     seconds: integer("seconds").notNull(),
   },
   (table) => [primaryKey({ columns: [table.businessId, table.day, table.result] })],
+);
+
+/**
+ * Every text (SMS) asked for, one row per purpose and key (`key`, unique): the send job inserts it
+ * before it asks Twilio, and records Twilio's SID, so a retried job never sends twice. `status`:
+ * pending (asked for, not yet sent), sending (the request went out, its answer not yet stored),
+ * then Twilio's own (queued, sent, delivered, undelivered, failed), refused (the policy or an
+ * opt-out stopped it), or unconfirmed (the worker died while Twilio was asked; never sent again).
+ */
+export const textMessages = pgTable(
+  "text_messages",
+  {
+    id: serial("id").primaryKey(),
+    key: text("key").notNull(),
+    businessId: integer("business_id").references(() => businesses.id, { onDelete: "cascade" }),
+    purpose: text("purpose").notNull(),
+    toPhone: text("to_phone").notNull(),
+    fromPhone: text("from_phone"),
+    status: text("status").notNull().default("pending"),
+    providerSid: text("provider_sid"),
+    errorCode: integer("error_code"),
+    refusal: text("refusal"),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    updatedAt: timestamp("updated_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [unique("text_messages_key").on(table.key), index("text_messages_provider_sid").on(table.providerSid)],
+);
+
+/**
+ * "STOP": numbers that asked for no more texts from a business (`businessId`) or from the platform's
+ * own sender (`businessId` null; `scope` "platform"). START removes the row.
+ */
+export const textOptOuts = pgTable(
+  "text_opt_outs",
+  {
+    id: serial("id").primaryKey(),
+    /** "business:<id>" or "platform": one row per scope and number. */
+    scope: text("scope").notNull(),
+    businessId: integer("business_id").references(() => businesses.id, { onDelete: "cascade" }),
+    phone: text("phone").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [unique("text_opt_outs_scope_phone").on(table.scope, table.phone)],
 );

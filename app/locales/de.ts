@@ -318,7 +318,8 @@ const de = {
     errorNotCalendar:
       "Unter dieser Adresse wurde kein Kalender gefunden. Verwenden Sie die Adresse Ihres Kalenders oder die CalDAV-Adresse Ihres Servers.",
     errorUnreachable: "Der Server unter dieser Adresse war nicht erreichbar. Bitte die Adresse prüfen.",
-    errorPrivateAddress: "Diese Adresse liegt in einem privaten Netz, das der Server von Sakina für Kalender nicht erreicht. Verwenden Sie die öffentliche Adresse Ihres Kalenders.",
+    errorPrivateAddress:
+      "Diese Adresse liegt in einem privaten Netz, das der Server von Sakina für Kalender nicht erreicht. Verwenden Sie die öffentliche Adresse Ihres Kalenders.",
     urlInvalid: "Geben Sie die Adresse ein, beginnend mit https://",
     usernameRequired: "Geben Sie Ihren Benutzernamen ein.",
     passwordRequired: "Geben Sie das Passwort oder App-Passwort ein.",
@@ -615,6 +616,15 @@ const de = {
       "An Kundinnen und Kunden, die eine E-Mail-Adresse angegeben und mehr als einen Tag im Voraus gebucht haben, mit ihrem Link zum Ändern oder Stornieren und der Kalenderdatei.",
     remindersSave: "Erinnerungen speichern",
     remindersSaved: "Erinnerungen gespeichert",
+    textsTitle: "SMS",
+    textsEnabled: "Kunden per SMS benachrichtigen",
+    textsEnabledHint:
+      "Eine SMS-Erinnerung am Vortag und die Bestätigung mit dem Link zum Ändern oder Absagen, wenn ohne E-Mail-Adresse gebucht wurde. Kunden können jederzeit mit STOP antworten.",
+    textsAvailable: "SMS sind auf diesem Server verfügbar.",
+    textsNotOffered: "SMS sind nicht verfügbar: Auf diesem Server ist kein SMS-Absender (Twilio) eingerichtet.",
+    textsUnavailable: "SMS können nicht eingeschaltet werden: Dieser Server kann keine senden.",
+    textsSave: "SMS-Einstellung speichern",
+    textsSaved: "SMS-Einstellung gespeichert",
     reminderCall: "Erinnerungsanruf",
     reminderCallHint:
       "Der KI-Assistent ruft den Kunden in seiner Sprache an, innerhalb der Anrufzeiten (08:00–21:00). Jeder Erinnerungsanruf zählt als ein Anruf Ihres Tarifs.",
@@ -2041,6 +2051,12 @@ const de = {
       title: "Anrufqualität aller Unternehmen",
       intro: "Die Anrufe aller Unternehmen der letzten 30 Tage, pro Tag (UTC).",
     },
+  },
+  texts: {
+    confirmation: "Gebucht: {{service}} bei {{business}}, {{when}}. Ref. {{reference}}. Ändern oder absagen: {{link}}",
+    reminder: "Erinnerung: {{service}} bei {{business}}, {{when}}. Ändern oder absagen: {{link}}",
+    optOut: "Antworte STOP zum Abbestellen",
+    help: "{{name}}: SMS zu deinen Terminen. Antworte STOP zum Abbestellen, START für erneuten Empfang.",
   },
 } satisfies typeof en;
 

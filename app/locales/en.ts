@@ -306,7 +306,8 @@ const en = {
     errorCredentials: "The server refused this username and password. Check them (iCloud and Fastmail need an app password).",
     errorNotCalendar: "No calendar was found at this address. Use your calendar's address or your server's CalDAV address.",
     errorUnreachable: "The server at this address could not be reached. Check the address.",
-    errorPrivateAddress: "This address is on a private network that Sakina's server does not reach for calendars. Use your calendar's public address.",
+    errorPrivateAddress:
+      "This address is on a private network that Sakina's server does not reach for calendars. Use your calendar's public address.",
     urlInvalid: "Enter the address, starting with https://",
     usernameRequired: "Enter your username.",
     passwordRequired: "Enter the password or app password.",
@@ -600,6 +601,15 @@ const en = {
       "To customers who gave an e-mail address and booked more than a day ahead, with their link to change or cancel and the calendar file.",
     remindersSave: "Save reminders",
     remindersSaved: "Reminders saved",
+    textsTitle: "Texts (SMS)",
+    textsEnabled: "Text customers",
+    textsEnabledHint:
+      "A text reminder the day before, and the confirmation with the link to change or cancel when a customer books without an e-mail address. Customers can reply STOP at any time.",
+    textsAvailable: "Texts are available on this server.",
+    textsNotOffered: "Texts are not available: no text sender (Twilio) is set up on this server.",
+    textsUnavailable: "Texts cannot be turned on: this server cannot send them.",
+    textsSave: "Save texts setting",
+    textsSaved: "Texts setting saved",
     reminderCall: "Reminder call",
     reminderCallHint:
       "The AI assistant phones the customer in their language, inside calling hours (08:00–21:00). Each reminder call counts as one call of your plan.",
@@ -1991,6 +2001,12 @@ const en = {
       title: "Call quality across businesses",
       intro: "Every business's calls of the last 30 days, per day (UTC).",
     },
+  },
+  texts: {
+    confirmation: "Booked: {{service}} at {{business}}, {{when}}. Ref {{reference}}. Change or cancel: {{link}}",
+    reminder: "Reminder: {{service}} at {{business}}, {{when}}. Change or cancel: {{link}}",
+    optOut: "Reply STOP to opt out",
+    help: "{{name}}: texts about your appointments. Reply STOP to opt out, START to get them again.",
   },
 };
 

@@ -314,7 +314,8 @@ const es = {
     errorNotCalendar:
       "No se encontró ningún calendario en esta dirección. Usa la dirección de tu calendario o la dirección CalDAV de tu servidor.",
     errorUnreachable: "No se pudo contactar con el servidor en esta dirección. Revisa la dirección.",
-    errorPrivateAddress: "Esta dirección está en una red privada a la que el servidor de Sakina no accede para los calendarios. Usa la dirección pública de tu calendario.",
+    errorPrivateAddress:
+      "Esta dirección está en una red privada a la que el servidor de Sakina no accede para los calendarios. Usa la dirección pública de tu calendario.",
     urlInvalid: "Escribe la dirección, empezando por https://",
     usernameRequired: "Escribe tu usuario.",
     passwordRequired: "Escribe la contraseña o la contraseña de aplicación.",
@@ -610,6 +611,15 @@ const es = {
       "A los clientes que dieron un correo y reservaron con más de un día de antelación, con su enlace para cambiar o cancelar y el archivo de calendario.",
     remindersSave: "Guardar recordatorios",
     remindersSaved: "Recordatorios guardados",
+    textsTitle: "SMS",
+    textsEnabled: "Enviar SMS a los clientes",
+    textsEnabledHint:
+      "Un recordatorio por SMS el día anterior y la confirmación con el enlace para cambiar o cancelar cuando un cliente reserva sin correo electrónico. Los clientes pueden responder STOP en cualquier momento.",
+    textsAvailable: "Los SMS están disponibles en este servidor.",
+    textsNotOffered: "Los SMS no están disponibles: este servidor no tiene un remitente de SMS (Twilio) configurado.",
+    textsUnavailable: "No se pueden activar los SMS: este servidor no puede enviarlos.",
+    textsSave: "Guardar ajuste de SMS",
+    textsSaved: "Ajuste de SMS guardado",
     reminderCall: "Llamada de recordatorio",
     reminderCallHint:
       "El asistente de IA llama al cliente en su idioma, dentro del horario de llamadas (08:00–21:00). Cada llamada de recordatorio cuenta como una llamada de su plan.",
@@ -2021,6 +2031,12 @@ const es = {
       title: "Calidad de las llamadas de todos los negocios",
       intro: "Las llamadas de todos los negocios de los últimos 30 días, por día (UTC).",
     },
+  },
+  texts: {
+    confirmation: "Reservado: {{service}} en {{business}}, {{when}}. Ref. {{reference}}. Cambiar o cancelar: {{link}}",
+    reminder: "Recordatorio: {{service}} en {{business}}, {{when}}. Cambiar o cancelar: {{link}}",
+    optOut: "Responde STOP para darte de baja",
+    help: "{{name}}: SMS sobre tus citas. Responde STOP para darte de baja y START para volver a recibirlos.",
   },
 } satisfies typeof en;
 

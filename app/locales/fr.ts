@@ -317,7 +317,8 @@ const fr = {
       "Le serveur a refusé ce nom d’utilisateur et ce mot de passe. Vérifiez-les (iCloud et Fastmail demandent un mot de passe d’application).",
     errorNotCalendar: "Aucun agenda trouvé à cette adresse. Utilisez l’adresse de votre agenda ou l’adresse CalDAV de votre serveur.",
     errorUnreachable: "Le serveur à cette adresse est injoignable. Vérifiez l’adresse.",
-    errorPrivateAddress: "Cette adresse est sur un réseau privé que le serveur de Sakina n’atteint pas pour les calendriers. Utilisez l’adresse publique de votre calendrier.",
+    errorPrivateAddress:
+      "Cette adresse est sur un réseau privé que le serveur de Sakina n’atteint pas pour les calendriers. Utilisez l’adresse publique de votre calendrier.",
     urlInvalid: "Saisissez l’adresse, commençant par https://",
     usernameRequired: "Saisissez votre nom d’utilisateur.",
     passwordRequired: "Saisissez le mot de passe ou le mot de passe d’application.",
@@ -615,6 +616,15 @@ const fr = {
       "Aux clients qui ont donné une adresse e-mail et réservé plus d'un jour à l'avance, avec leur lien pour modifier ou annuler et le fichier de calendrier.",
     remindersSave: "Enregistrer les rappels",
     remindersSaved: "Rappels enregistrés",
+    textsTitle: "SMS",
+    textsEnabled: "Envoyer des SMS aux clients",
+    textsEnabledHint:
+      "Un rappel par SMS la veille, et la confirmation avec le lien pour modifier ou annuler quand un client réserve sans adresse e-mail. Les clients peuvent répondre STOP à tout moment.",
+    textsAvailable: "Les SMS sont disponibles sur ce serveur.",
+    textsNotOffered: "Les SMS ne sont pas disponibles : aucun expéditeur de SMS (Twilio) n'est configuré sur ce serveur.",
+    textsUnavailable: "Impossible d'activer les SMS : ce serveur ne peut pas en envoyer.",
+    textsSave: "Enregistrer le réglage SMS",
+    textsSaved: "Réglage SMS enregistré",
     reminderCall: "Appel de rappel",
     reminderCallHint:
       "L'assistant IA appelle le client dans sa langue, pendant les heures d'appel (08:00–21:00). Chaque appel de rappel compte comme un appel de votre forfait.",
@@ -2040,6 +2050,12 @@ const fr = {
       title: "Qualité des appels de toutes les entreprises",
       intro: "Les appels de toutes les entreprises sur les 30 derniers jours, par jour (UTC).",
     },
+  },
+  texts: {
+    confirmation: "Réservé : {{service}} chez {{business}}, {{when}}. Réf. {{reference}}. Modifier ou annuler : {{link}}",
+    reminder: "Rappel : {{service}} chez {{business}}, {{when}}. Modifier ou annuler : {{link}}",
+    optOut: "Répondez STOP pour vous désabonner",
+    help: "{{name}} : SMS sur vos rendez-vous. Répondez STOP pour vous désabonner, START pour les recevoir à nouveau.",
   },
 } satisfies typeof en;
 

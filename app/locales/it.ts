@@ -314,7 +314,8 @@ const it = {
     errorNotCalendar:
       "Nessun calendario trovato a questo indirizzo. Usa l’indirizzo del tuo calendario o l’indirizzo CalDAV del tuo server.",
     errorUnreachable: "Il server a questo indirizzo non è raggiungibile. Controlla l’indirizzo.",
-    errorPrivateAddress: "Questo indirizzo è su una rete privata che il server di Sakina non raggiunge per i calendari. Usa l’indirizzo pubblico del tuo calendario.",
+    errorPrivateAddress:
+      "Questo indirizzo è su una rete privata che il server di Sakina non raggiunge per i calendari. Usa l’indirizzo pubblico del tuo calendario.",
     urlInvalid: "Inserisci l’indirizzo, che inizia con https://",
     usernameRequired: "Inserisci il tuo nome utente.",
     passwordRequired: "Inserisci la password o la password per app.",
@@ -611,6 +612,15 @@ const it = {
       "Ai clienti che hanno indicato un indirizzo e-mail e prenotato con più di un giorno di anticipo, con il link per modificare o annullare e il file del calendario.",
     remindersSave: "Salva promemoria",
     remindersSaved: "Promemoria salvati",
+    textsTitle: "SMS",
+    textsEnabled: "Invia SMS ai clienti",
+    textsEnabledHint:
+      "Un promemoria via SMS il giorno prima e la conferma con il link per modificare o annullare quando un cliente prenota senza indirizzo e-mail. I clienti possono rispondere STOP in qualsiasi momento.",
+    textsAvailable: "Gli SMS sono disponibili su questo server.",
+    textsNotOffered: "Gli SMS non sono disponibili: su questo server non è configurato un mittente SMS (Twilio).",
+    textsUnavailable: "Impossibile attivare gli SMS: questo server non può inviarli.",
+    textsSave: "Salva impostazione SMS",
+    textsSaved: "Impostazione SMS salvata",
     reminderCall: "Chiamata di promemoria",
     reminderCallHint:
       "L'assistente IA chiama il cliente nella sua lingua, negli orari di chiamata (08:00–21:00). Ogni chiamata di promemoria conta come una chiamata del suo piano.",
@@ -2028,6 +2038,12 @@ const it = {
       title: "Qualità delle chiamate di tutte le attività",
       intro: "Le chiamate di tutte le attività degli ultimi 30 giorni, per giorno (UTC).",
     },
+  },
+  texts: {
+    confirmation: "Prenotato: {{service}} da {{business}}, {{when}}. Rif. {{reference}}. Modifica o annulla: {{link}}",
+    reminder: "Promemoria: {{service}} da {{business}}, {{when}}. Modifica o annulla: {{link}}",
+    optOut: "Rispondi STOP per disiscriverti",
+    help: "{{name}}: SMS sui tuoi appuntamenti. Rispondi STOP per disiscriverti, START per riceverli di nuovo.",
   },
 } satisfies typeof en;
 

@@ -63,6 +63,8 @@ export const envSchema = z.object({
   TWILIO_FROM_NUMBER_SA: optionalString,
   TWILIO_FROM_NUMBER_AE: optionalString,
   TWILIO_API_URL: optionalUrl,
+  /** The number texts (SMS) go from; without it (or without the account's SID and token) no text is sent. */
+  TWILIO_SMS_FROM: optionalString,
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   OPENAI_REALTIME_MODEL: z.string().min(1).default("gpt-realtime"),

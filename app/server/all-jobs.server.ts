@@ -6,6 +6,7 @@ import { calendarReadJob, calendarSyncJob, calendarWriteJob } from "~/features/b
 import { bookingConfirmationSweepJob } from "~/features/booking/confirmation-sweep.server";
 import { callSweeperJob, placeCallJob } from "~/calls/engine.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
+import { sendTextJob } from "~/texts/gate.server";
 import { empathyErasureJob, empathyRefundJob, empathyRefundSweepJob } from "~/features/empathy/empathy.server";
 import { retentionJob } from "~/features/retention/retention.server";
 import { scheduledCallsJob } from "~/features/subscriptions/index.server";
@@ -30,4 +31,5 @@ export const allJobs: AppJob<object>[] = [
   calendarWriteJob,
   calendarReadJob,
   calendarSyncJob,
+  sendTextJob,
 ];

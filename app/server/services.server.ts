@@ -19,6 +19,7 @@ import { seedDemoData } from "~/features/business/demo-seed.server";
 import { createBilling } from "~/providers/billing.server";
 import { createPayments } from "~/providers/payments.server";
 import { createTelephony } from "~/providers/telephony.server";
+import { createMessaging } from "~/providers/messaging.server";
 import { createVoiceModel } from "~/providers/voice-model.server";
 import { createSpeech, createTextModel } from "~/providers/ai.server";
 import type { AppServices } from "~/platform/services.server";
@@ -56,6 +57,7 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     billing: createBilling(env),
     callPurposes,
     telephony: createTelephony(env),
+    messaging: createMessaging(env),
     voiceModel: createVoiceModel(env),
     textModel: createTextModel(env),
     speech: createSpeech(env),

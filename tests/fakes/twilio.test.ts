@@ -252,6 +252,62 @@ describe("REST API through the real SDK", () => {
   });
 });
 
+describe("Messages (SMS) through the real SDK", () => {
+  const raw = (fields: Record<string, string>) =>
+    fetch(`${fake.url}/2010-04-01/Accounts/${fake.accountSid}/Messages.json`, {
+      method: "POST",
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${fake.accountSid}:${fake.authToken}`).toString("base64")}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams(fields),
+    }).then(async (response) => ({ status: response.status, body: (await response.json()) as Json }));
+
+  it("creates a message as Twilio does (201, SM sid, queued), then reports sent and delivered, signed", async () => {
+    const message = await client.messages.create({
+      to: "+14155550123",
+      from: FROM,
+      body: "Hello",
+      statusCallback: `${app.url}/sms-status`,
+    });
+    expect(message.sid).toMatch(/^SM[0-9a-f]{32}$/);
+    expect(message).toMatchObject({ status: "queued", direction: "outbound-api", numSegments: "1", body: "Hello" });
+    await fake.waitForMessageStatus(message.sid, "delivered");
+    await fake.flush();
+    const callbacks = app.requests.filter((r) => r.path === "/sms-status");
+    expect(callbacks.map((r) => r.params.MessageStatus)).toEqual(["sent", "delivered"]);
+    for (const callback of callbacks)
+      expect(twilio.validateRequest(fake.authToken, callback.signature, callback.url, callback.params)).toBe(true);
+  });
+
+  it("refuses what Twilio refuses, with its codes", async () => {
+    expect((await raw({ From: FROM, Body: "x" })).body).toMatchObject({ code: 21604, status: 400 });
+    expect((await raw({ To: "+14155550123", From: FROM })).body).toMatchObject({ code: 21602 });
+    expect((await raw({ To: "0501234567", From: FROM, Body: "x" })).body).toMatchObject({ code: 21211 });
+    expect((await raw({ To: "+14155550123", From: "+15551230000", Body: "x" })).body).toMatchObject({ code: 21606 });
+    expect((await raw({ To: "+14155550123", From: FROM, Body: "x".repeat(1601) })).body).toMatchObject({ code: 21617 });
+    fake.smsBlockedPrefixes.push("+7");
+    try {
+      expect((await raw({ To: "+79123456789", From: FROM, Body: "x" })).body).toMatchObject({ code: 21408 });
+    } finally {
+      fake.smsBlockedPrefixes.length = 0;
+    }
+  });
+
+  it("sends an incoming text to the app signed, and filters a sender's STOP until START (21610)", async () => {
+    const stop = await fake.sendSms({ from: "+14155550199", to: FROM, body: "stop", url: `${app.url}/sms` });
+    expect(stop.status).toBe(204);
+    const delivered = app.requests.find((r) => r.path === "/sms" && r.params.Body === "stop")!;
+    expect(delivered.params).toMatchObject({ From: "+14155550199", To: FROM, SmsStatus: "received", NumMedia: "0" });
+    expect(delivered.params.MessageSid).toMatch(/^SM/);
+    expect(twilio.validateRequest(fake.authToken, delivered.signature, delivered.url, delivered.params)).toBe(true);
+    const refused = await failure(() => client.messages.create({ to: "+14155550199", from: FROM, body: "Hi" }));
+    expect(refused).toMatchObject({ status: 400, code: 21610, message: "Attempt to send to unsubscribed recipient" });
+    await fake.sendSms({ from: "+14155550199", to: FROM, body: "START", url: `${app.url}/sms` });
+    expect((await client.messages.create({ to: "+14155550199", from: FROM, body: "Hi" })).status).toBe("queued");
+  });
+});
+
 describe("a call with a bidirectional media stream", () => {
   it("runs the call: signed callbacks in order, the signed stream, playback, marks, clear, and completion", async () => {
     const created = await placeCall({ machineDetection: "DetectMessageEnd", machineDetectionTimeout: 15 });

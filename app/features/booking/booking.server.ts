@@ -39,6 +39,7 @@ import type { Db } from "#models/db";
 import { batchedCalls } from "~/lib/sharing/coalesce";
 import { perKey } from "~/lib/sharing/per-key";
 import { calendarBusyAt, queueCalendarWrite } from "./calendar-sync.server";
+import { queueConfirmationText } from "./texts.server";
 
 /** The public side of a business: only active businesses have a booking page. */
 export async function bookableBusiness(services: AppServices, bookingLink: string) {
@@ -487,7 +488,7 @@ async function announceBooking(
       }),
       { tx },
     );
-  }
+  } else await queueConfirmationText(services, tx, business, service.name, booking, manageUrl);
   await queueConfirmationCall(services, tx, booking, request.origin);
   await queueCalendarWrite(services, tx, booking);
 }

@@ -22,6 +22,7 @@ import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { formatPhone } from "~/platform/phone.server";
 import { manageLinkOf } from "~/features/booking/manage-link.server";
+import { queueDueTextReminders } from "./texts.server";
 import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
 import { formatBookingReference } from "#models/booking-reference";
 
@@ -45,6 +46,7 @@ export const bookingRemindersJob: AppJob<Record<string, never>> = {
     const now = new Date();
     await sendDueEmailReminders(services, now);
     await queueDueCallReminders(services, now);
+    await queueDueTextReminders(services, now);
   },
 };
 

@@ -161,6 +161,7 @@ const doneMessages = {
   "day-off-removed": "hours.dayOffRemoved",
   "settings-saved": "settings.saved",
   "reminders-saved": "settings.remindersSaved",
+  "texts-saved": "settings.textsSaved",
   "calendar-feed-rotated": "calendarFeed.rotated",
   "calendar-connected": "caldav.savedConnected",
   "calendar-disconnected": "caldav.savedDisconnected",
@@ -183,6 +184,7 @@ export const sectionIntents: Record<string, OwnerSection> = {
   "remove-day-off": "hours",
   "save-settings": "settings",
   "save-reminders": "settings",
+  "save-texts": "settings",
   "rotate-calendar-feed": "settings",
   "connect-calendar": "settings",
   "disconnect-calendar": "settings",
@@ -268,6 +270,13 @@ export async function handleDashboardAction(
         ...(call.hours === undefined ? {} : { reminderCallHours: call.hours }),
       });
       return { intent, ok: true, done: "reminders-saved", section: "settings" };
+    }
+    case "save-texts": {
+      // A checkbox: sent when ticked. Turned on only where this server can send texts.
+      const on = form.get("textsEnabled") === "on";
+      if (on && !services.messaging.configured) return { intent, ok: false, errors: { textsEnabled: [t("settings.textsUnavailable")] } };
+      await updateBusinessProfile(services.db, businessId, { textsEnabled: on });
+      return { intent, ok: true, done: "texts-saved", section: "settings" };
     }
     case "rotate-calendar-feed": {
       await rotateCalendarFeed(services, businessId);
@@ -434,6 +443,9 @@ export async function loadSettingsPage(owner: Owner, url: URL) {
       /** The reminder call is offered only where this server can place calls. */
       reminderCallOffered: !callsUnavailable(owner.services),
       reminderCallChoices: [...REMINDER_CALL_HOURS],
+      textsEnabled: business.textsEnabled,
+      /** Texts are offered only where this server can send them (Twilio with TWILIO_SMS_FROM). */
+      textsOffered: owner.services.messaging.configured,
     },
   };
 }

@@ -107,6 +107,13 @@ export const emailsSent = new Counter({
   registers,
 });
 
+export const textsSent = new Counter({
+  name: "sakina_texts_total",
+  help: "Texts (SMS) the gate settled, by result (sent, refused, opted_out, failed, unconfirmed, retry)",
+  labelNames: ["result"] as const,
+  registers,
+});
+
 export const rateLimitRefusals = new Counter({
   name: "sakina_rate_limit_refusals_total",
   help: "Requests a rate limit refused, by the limit's name",

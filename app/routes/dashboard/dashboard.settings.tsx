@@ -6,6 +6,7 @@ import { CalendarFeedPanel } from "~/features/business/dashboard/calendar-feed";
 import { CalDavPanel } from "~/features/business/dashboard/caldav";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { RemindersSection, SettingsSection } from "~/features/business/dashboard/settings";
+import { TextsSection } from "~/features/business/dashboard/texts-settings";
 import { ownerAction } from "~/features/business/owner-action.server";
 import { ownerForPage, ownerTitle } from "~/features/business/owner.server";
 import { OwnerShell, OwnerStatus } from "~/ui/shell/owner-shell";
@@ -37,6 +38,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
       <BookingLink url={loaderData.shell.bookingUrl} />
       <SettingsSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
       <RemindersSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
+      <TextsSection business={loaderData.business} actionData={actionData && "intent" in actionData ? actionData : undefined} />
       <CalendarFeedPanel links={loaderData.calendarFeed} />
       <CalDavPanel calendar={loaderData.calendar} actionData={actionData && "intent" in actionData ? actionData : undefined} />
     </OwnerShell>

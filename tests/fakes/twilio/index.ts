@@ -107,6 +107,20 @@
  * RecordingStatus=completed, RecordingDuration, RecordingChannels, RecordingSource=OutboundAPI…) after the
  * final status callback. GET/DELETE /2010-04-01/Accounts/{Sid}/Recordings/{RecordingSid}.json (204; an
  * unknown or deleted sid 404 code 20404).
+ * Messages (SMS, ./messages.ts): POST /2010-04-01/Accounts/{Sid}/Messages.json checks as Twilio does, in its
+ * order: To (21604 "A 'To' phone number is required."), From (21603), Body (21602 "Message body is required."),
+ * To E.164 (21211), From one of ownedNumbers (21606), Body up to 1600 characters (21617), StatusCallback a URL
+ * (21609), To matching smsBlockedPrefixes (21408, region not enabled), and To that texted STOP to that From
+ * (21610 "Attempt to send to unsubscribed recipient"); then 201 with the Message (sid "SM…", status "queued",
+ * num_segments by GSM-7/UCS-2). No callback for the initial status; then signed callbacks to StatusCallback
+ * (MessageSid, MessageStatus/SmsStatus sent, then delivered, or undelivered with ErrorCode 30003 for a To in
+ * undeliverableNumbers; for a To in callbacksBeforeAnswer they reach the app before the 201 does). GET Messages/{sid}.json fetches one. fake.messages, fake.sentMessages(to?),
+ * fake.refusedMessages ({ params, error }), fake.failNextMessage(status, { code, message }),
+ * fake.waitForMessageStatus(sid, status), and fake.sendSms({ from, to, body, url, signWith? }): someone texts
+ * one of the account's numbers: Twilio's STOP filtering (STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE,
+ * OPTOUT stop that number's messages from `to`; START, YES, UNSTOP lift it), then the signed POST of Twilio's
+ * incoming-message parameters (MessageSid, SmsSid, SmsStatus=received, Body, From, To, NumMedia, NumSegments,
+ * AccountSid, ApiVersion, OptOutType for a keyword) to the app's messaging webhook; resolves with its answer.
  * Not modelled: incoming calls, <Gather>, <Play>, <Dial>, <Record>, <Start><Stream> (recorded as error 12200),
  * conferences, real ringing/answer delays (Timeout is validated, not waited for), prices.
  */
@@ -115,6 +129,7 @@ import type { AddressInfo } from "node:net";
 import { callEndpoint, createCallEndpoint, listCalls } from "./calls";
 import { authorized, parseForm, send, sendError } from "./http";
 import { dial, finish } from "./lifecycle";
+import { createMessageEndpoint, inboundMessage, messageEndpoint, type FakeMessage } from "./messages";
 import { recordingEndpoint } from "./recordings";
 import { createState } from "./state";
 import { FINAL_STATUSES, sleep, twilioError } from "./util";
@@ -148,7 +163,8 @@ export interface FakeCall {
 }
 
 export interface CallbackDelivery {
-  kind: "status" | "voice" | "action" | "redirect" | "amd" | "stream-status" | "fallback" | "recording";
+  kind:
+    "status" | "voice" | "action" | "redirect" | "amd" | "stream-status" | "fallback" | "recording" | "message-status" | "inbound-message";
   callSid: string;
   url: string;
   method: "GET" | "POST";
@@ -193,6 +209,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     if (recordingPath) {
       if (recordingPath[1] !== state.accountSid) return sendError(res, twilioError(401, 20003, "Authenticate"));
       return recordingEndpoint(state, res, method, recordingPath[2]!, notFound, notAllowed);
+    }
+    const messagePath = /^\/2010-04-01\/Accounts\/([^/]+?)\/Messages(?:\/([^/]+?))?\.json$/.exec(url.pathname);
+    if (messagePath) {
+      if (messagePath[1] !== state.accountSid) return sendError(res, twilioError(401, 20003, "Authenticate"));
+      if (messagePath[2]) return messageEndpoint(state, res, method, messagePath[2], notFound);
+      if (method !== "POST") return notAllowed();
+      return createMessageEndpoint(state, res, params);
     }
     const match = /^\/2010-04-01\/Accounts\/([^/]+?)(?:\/Calls(?:\/([^/]+?))?)?\.json$/.exec(url.pathname);
     if (!match) return notFound();
@@ -286,6 +309,52 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     unreachableStreams: state.unreachableStreams,
     silentStreamDrops: state.silentStreamDrops,
     recordings: state.recordings,
+    /** Every message, sent (outbound-api) and received (inbound), by MessageSid. */
+    messages: state.messages,
+    /** The messages the app had Twilio send, in order. */
+    sentMessages(to?: string): FakeMessage[] {
+      return [...state.messages.values()].filter((m) => m.direction === "outbound-api" && (to === undefined || m.to === to));
+    },
+    /** Message creations refused, with Twilio's error (21211, 21610, …). */
+    refusedMessages: state.refusedMessages,
+    smsBlockedPrefixes: state.smsBlockedPrefixes,
+    undeliverableNumbers: state.undeliverableNumbers,
+    /** To numbers whose status callbacks reach the app before the message creation's 201 does. */
+    callbacksBeforeAnswer: state.callbacksBeforeAnswer,
+    failNextMessage(status: number, error: { code: number; message: string }) {
+      state.messageFailures.push({ status, code: error.code, message: error.message });
+    },
+    /**
+     * A person texts `to` (one of the account's numbers): Twilio's STOP filtering, then the signed
+     * POST to the app's messaging webhook `url` (signed with `signWith` instead, to forge one).
+     * Resolves with the app's answer (status, Content-Type, body: the TwiML).
+     */
+    sendSms(options: { from: string; to: string; body: string; url: string; signWith?: string }) {
+      return inboundMessage(state, options);
+    },
+    /** Resolves once the message reached that status (sent, delivered, undelivered). */
+    waitForMessageStatus(sid: string, status: string, timeoutMs = 5000) {
+      return new Promise<FakeMessage>((resolve, reject) => {
+        const check = () => {
+          const message = state.messages.get(sid);
+          if (message?.events.includes(status as never)) {
+            done();
+            resolve(message);
+          }
+        };
+        const listener = (changed: string) => changed === sid && check();
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`Timed out waiting for message ${sid} to be ${status}`));
+        }, timeoutMs);
+        function done() {
+          clearTimeout(timer);
+          state.changes.off("message", listener);
+        }
+        state.changes.on("message", listener);
+        check();
+      });
+    },
     /** The next `status` callback of a call to `to` is lost on the way and, as Twilio does, not retried. */
     loseStatusCallback(to: string, status: CallStatus = "completed") {
       const lost = state.lostCallbacks.get(to) ?? new Set<string>();

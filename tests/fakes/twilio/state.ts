@@ -6,6 +6,8 @@ import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { randomSid, type MediaStreamHandle } from "../media-stream";
 import type { CallbackDelivery, CallOutcome, FakeCall, FakeTwilioOptions, FormParams } from "./index";
+import type { FakeMessage } from "./messages";
+import type { TwilioError } from "./util";
 import { API_VERSION, rfc2822 } from "./util";
 
 export interface CallRuntime {
@@ -45,6 +47,20 @@ export interface FakeTwilioState {
     uri: string;
   };
   calls: Map<string, FakeCall>;
+  /** Messages (SMS), sent and received, by MessageSid. */
+  messages: Map<string, FakeMessage>;
+  /** Message creations Twilio refused, with the error it answered. */
+  refusedMessages: { params: FormParams; error: TwilioError }[];
+  /** "from|to": a number that texted STOP to one of the account's numbers (Twilio's STOP filtering). */
+  smsOptOuts: Set<string>;
+  /** To prefixes whose region has no SMS permission (21408); mutable. */
+  smsBlockedPrefixes: string[];
+  /** To numbers whose messages are sent but never delivered (undelivered, 30003). */
+  undeliverableNumbers: Set<string>;
+  /** To numbers whose message status callbacks reach the app before the creation's 201 does. */
+  callbacksBeforeAnswer: Set<string>;
+  /** Answers for the next message creations (failNextMessage). */
+  messageFailures: { status: number; code: number; message: string }[];
   runtimes: Map<string, CallRuntime>;
   requests: { method: string; path: string; params: FormParams; authorized: boolean; at: number }[];
   callbackDeliveries: CallbackDelivery[];
@@ -122,6 +138,13 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     phoneNumberSids,
     account,
     calls,
+    messages: new Map(),
+    refusedMessages: [],
+    smsOptOuts: new Set(),
+    smsBlockedPrefixes: [],
+    undeliverableNumbers: new Set(),
+    callbacksBeforeAnswer: new Set(),
+    messageFailures: [],
     runtimes,
     requests,
     callbackDeliveries,
