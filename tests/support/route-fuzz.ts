@@ -145,6 +145,8 @@ export const ROUTE_TABLE: Record<string, string[]> = {
   "/webhooks/stripe": [],
   "/webhooks/twilio/status/:callId": [],
   "/webhooks/twilio/recording/:callId": [],
+  "/webhooks/twilio/messages": [],
+  "/webhooks/twilio/message-status/:textId": [],
   "/twilio/voice/:callId": [],
   "/twilio/stream-ended/:callId": [],
   "/subscribe": ["checkout"],
