@@ -203,7 +203,7 @@ export async function createAppServer(options: {
       if (!webCallStreams.upgrade(request, socket, head)) mediaStreams.upgrade(request, socket, head);
     },
     async close() {
-      writes.stop();
+      await writes.stop();
       await Promise.all([webCallStreams.close(), mediaStreams.close(), metrics?.close()]);
       await services.close();
     },

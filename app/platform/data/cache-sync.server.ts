@@ -30,7 +30,8 @@ export async function followCacheChanges(database: DatabaseHandle, clear: () => 
  * The first write's notice goes at once; the writes answered in the next `intervalMs` share one
  * notice at its end, so a burst of a hundred bookings costs a few notices, not a hundred queries.
  * Every write is still followed by a notice sent after it was answered, within `intervalMs`; this
- * process empties its own caches at once (`clearHere`). `stop()` drops a notice still waiting.
+ * process empties its own caches at once (`clearHere`). `stop()` drops a notice still waiting and
+ * waits for the ones on their way.
  */
 export function writeAnnouncer(
   database: DatabaseHandle,
@@ -39,14 +40,22 @@ export function writeAnnouncer(
   const intervalMs = options.intervalMs ?? 50;
   let lastSent = -Infinity;
   let waiting: NodeJS.Timeout | null = null;
+  // Notices on their way: stop() waits for them, so none is still using the database it closes.
+  const inFlight = new Set<Promise<unknown>>();
+  let stopped = false;
   const send = () => {
     lastSent = performance.now();
-    database.db.execute(sql`select pg_notify(${CACHE_CHANGES_CHANNEL}, '')`).catch(options.onError);
+    const sent = database.db
+      .execute(sql`select pg_notify(${CACHE_CHANGES_CHANNEL}, '')`)
+      .catch(options.onError)
+      .finally(() => inFlight.delete(sent));
+    inFlight.add(sent);
   };
   return {
     announce() {
       options.clearHere();
-      if (waiting) return;
+      // Shut down: the database is closing, and the other processes hear of nothing more from here.
+      if (waiting || stopped) return;
       const wait = lastSent + intervalMs - performance.now();
       if (wait <= 0) return send();
       waiting = setTimeout(() => {
@@ -54,9 +63,12 @@ export function writeAnnouncer(
         send();
       }, wait);
     },
-    stop() {
+    /** Drops a notice still waiting and waits for those already sent. */
+    async stop() {
+      stopped = true;
       if (waiting) clearTimeout(waiting);
       waiting = null;
+      await Promise.allSettled([...inFlight]);
     },
   };
 }
