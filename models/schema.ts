@@ -1114,3 +1114,82 @@ export const textOptOuts = pgTable(
   },
   (table) => [unique("text_opt_outs_scope_phone").on(table.scope, table.phone)],
 );
+
+/** When the AI receptionist answers a business's number: never, always, or outside its opening hours. */
+export const receptionistMode = pgEnum("receptionist_mode", ["off", "always", "outside_hours"]);
+
+/**
+ * A phone number the business connected (a number of the platform's Twilio account, listed through
+ * IncomingPhoneNumbers; Sakina sets its voice and messaging URLs). A number belongs to one business
+ * and a business has at most one; calls to it are answered by the receptionist as its settings say.
+ */
+export const businessNumbers = pgTable(
+  "business_numbers",
+  {
+    id: serial("id").primaryKey(),
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    /** E.164, as the provider reports it in an inbound call's `To`. */
+    phoneNumber: text("phone_number").notNull(),
+    /** The provider's IncomingPhoneNumber SID (PN…). */
+    providerSid: text("provider_sid").notNull(),
+    receptionistMode: receptionistMode("receptionist_mode").notNull().default("always"),
+    /** The owner's phone (E.164) a caller who asks for a person is put through to; null: messages only. */
+    transferNumber: text("transfer_number"),
+    /** Transfers only inside the business's opening hours; outside them the receptionist takes a message. */
+    transferWithinHours: boolean("transfer_within_hours").notNull().default(true),
+    /** At most this many inbound calls at once for the business (inside MAX_CONCURRENT_CALLS); past it, the voicemail. */
+    maxConcurrentCalls: integer("max_concurrent_calls").notNull().default(2),
+    /** At most this many inbound calls a day from one caller's number; past it, the voicemail. */
+    maxCallsPerCallerPerDay: integer("max_calls_per_caller_per_day").notNull().default(5),
+    connectedAt: timestamp("connected_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    updatedAt: timestamp("updated_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [
+    unique("business_numbers_phone").on(table.phoneNumber),
+    unique("business_numbers_provider_sid").on(table.providerSid),
+    unique("business_numbers_business").on(table.businessId),
+  ],
+);
+
+export const ownerMessageKind = pgEnum("owner_message_kind", ["message", "voicemail"]);
+
+/**
+ * A message for the owner from an inbound call: one the receptionist took down when the caller
+ * wanted a person, or a voicemail (with its provider transcription) when every line was busy or
+ * the plan's calls were used up. The owner is e-mailed once per message (`emailedAt`).
+ */
+export const ownerMessages = pgTable(
+  "owner_messages",
+  {
+    id: serial("id").primaryKey(),
+    businessId: integer("business_id")
+      .notNull()
+      .references(() => businesses.id, { onDelete: "cascade" }),
+    callId: integer("call_id").references(() => calls.id, { onDelete: "set null" }),
+    kind: ownerMessageKind("kind").notNull(),
+    /** The caller's number (E.164), as the provider gave it. */
+    fromNumber: text("from_number"),
+    /** The message as taken down, or the voicemail's transcription (redacted like transcripts); null until transcribed. */
+    body: text("body"),
+    /** The caller's name, if they gave it. */
+    callerName: text("caller_name"),
+    /** The voicemail's recording at the provider (RE…), and the provider's voicemail call SID (CA…). */
+    recordingSid: text("recording_sid"),
+    providerCallId: text("provider_call_id"),
+    emailedAt: timestamp("emailed_at", { withTimezone: true }),
+    readAt: timestamp("read_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [
+    index("owner_messages_business_created").on(table.businessId, table.createdAt),
+    unique("owner_messages_recording").on(table.recordingSid),
+  ],
+);
