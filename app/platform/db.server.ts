@@ -68,6 +68,15 @@ export async function openDatabase(options: {
     pool.on("error", (error) => {
       if (!closing) log.error("PostgreSQL pool error: %s", error.message);
     });
+    // The pool listens for errors only on its idle connections: one checked out (a transaction
+    // between statements, the migration lock) whose server ends it (a restart, the database
+    // dropped) would otherwise throw from the socket, unhandled, and end the process. Its query
+    // fails and the pool discards it; the error is worth a line.
+    pool.on("connect", (client) => {
+      client.on("error", (error) => {
+        if (!closing) log.error("PostgreSQL connection lost: %s", error.message);
+      });
+    });
     const db = drizzlePg(pool, { schema });
     const exclusively = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
       const client = await pool.connect();

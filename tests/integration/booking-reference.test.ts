@@ -154,6 +154,8 @@ describe("the migration", () => {
     let close: () => Promise<void>;
     if (isolated.databaseUrl) {
       const pool = new pg.Pool({ connectionString: isolated.databaseUrl, max: 2 });
+      pool.on("connect", (client) => client.on("error", () => {}));
+      pool.on("error", () => {});
       const pgDb = drizzlePg(pool, { schema });
       db = pgDb as unknown as Db;
       migrate = (folder) => migratePg(pgDb, { migrationsFolder: folder });
