@@ -1,4 +1,5 @@
 import { and, eq, gt, lt, ne, sql } from "drizzle-orm";
+import { feedBookingColumns } from "./calendar-feeds";
 import type { Db } from "./db";
 import { bookings, businessServices, calendarBusy, calendarConnections, calendarEvents } from "./schema";
 
@@ -98,19 +99,7 @@ export async function addCalendarBusy(db: Db, businessId: number, intervals: { s
 /** What the owner's calendar gets of one booking (as the feed's event), or null when the booking is gone. */
 export async function findCalendarBooking(db: Db, bookingId: number) {
   const [row] = await db
-    .select({
-      id: bookings.id,
-      businessId: bookings.businessId,
-      startsAt: bookings.startsAt,
-      endsAt: bookings.endsAt,
-      status: bookings.status,
-      customerName: bookings.customerName,
-      serviceName: businessServices.name,
-      reference: bookings.reference,
-      sequence: bookings.calendarSequence,
-      createdAt: bookings.createdAt,
-      updatedAt: bookings.updatedAt,
-    })
+    .select({ ...feedBookingColumns, businessId: bookings.businessId })
     .from(bookings)
     .innerJoin(businessServices, eq(businessServices.id, bookings.serviceId))
     .where(eq(bookings.id, bookingId));

@@ -43,20 +43,23 @@ const FEED_LIMIT = 5_000;
  * a cancelled one only when it was cancelled after `since`. Never the customer's phone, e-mail or
  * notes: they are not selected.
  */
+/** What an event of the owner's calendar is made of (the feed's and the CalDAV calendar's). */
+export const feedBookingColumns = {
+  id: bookings.id,
+  startsAt: bookings.startsAt,
+  endsAt: bookings.endsAt,
+  status: bookings.status,
+  customerName: bookings.customerName,
+  serviceName: businessServices.name,
+  reference: bookings.reference,
+  sequence: bookings.calendarSequence,
+  createdAt: bookings.createdAt,
+  updatedAt: bookings.updatedAt,
+};
+
 export async function listFeedBookings(db: Db, businessId: number, since: Date) {
   return db
-    .select({
-      id: bookings.id,
-      startsAt: bookings.startsAt,
-      endsAt: bookings.endsAt,
-      status: bookings.status,
-      customerName: bookings.customerName,
-      serviceName: businessServices.name,
-      reference: bookings.reference,
-      sequence: bookings.calendarSequence,
-      createdAt: bookings.createdAt,
-      updatedAt: bookings.updatedAt,
-    })
+    .select(feedBookingColumns)
     .from(bookings)
     .innerJoin(businessServices, eq(businessServices.id, bookings.serviceId))
     .where(

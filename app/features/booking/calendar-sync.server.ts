@@ -28,13 +28,12 @@ import {
   type CalDavAccount,
   type CalDavProblem,
 } from "~/providers/caldav.server";
-import { bookingEventUid } from "~/lib/calendar/ics";
 import { calendarObjectIcs } from "~/lib/calendar/ics-feed";
 import { zonedTimeToUtc } from "~/lib/zoned-time";
 import { translatorFor } from "~/platform/i18n.server";
 import { seal, unseal } from "~/platform/security/secret.server";
 import type { AppJob, AppServices } from "~/platform/services.server";
-import { eventStatus, feedEventText } from "~/features/business/index.server";
+import { ownerCalendarEvent } from "~/features/business/index.server";
 
 /**
  * Two-way sync with the owner's own CalDAV calendar (issue 47, ADR 0037): its busy times block
@@ -168,18 +167,7 @@ async function writeBooking(services: AppServices, account: CalDavAccount, conne
   const business = await findBusinessById(services.db, booking.businessId);
   if (!business) return;
   const t = await translatorFor(business.defaultLanguage);
-  const url = `${services.publicOrigin()}/dashboard/bookings/${booking.id}`;
-  const ics = calendarObjectIcs({
-    uid: bookingEventUid(booking.id),
-    sequence: booking.sequence,
-    status: eventStatus[booking.status],
-    start: booking.startsAt,
-    end: booking.endsAt,
-    created: booking.createdAt,
-    lastModified: booking.updatedAt,
-    url,
-    ...feedEventText(t, booking, url),
-  });
+  const ics = calendarObjectIcs(ownerCalendarEvent(t, booking, services.publicOrigin()));
   // Written before the PUT with the ETag last known: a crash after the PUT leaves a row whose
   // ETag is stale, and the next write's If-Match fails once and reads the current one (putEvent).
   const etag = await putEvent(account, href, ics, stored?.etag ?? null);

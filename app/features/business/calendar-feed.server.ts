@@ -61,7 +61,7 @@ export async function rotateCalendarFeed(services: AppServices, businessId: numb
   return feedLinks(services, fresh.token);
 }
 
-export const eventStatus: Record<FeedBooking["status"], FeedEvent["status"]> = {
+const eventStatus: Record<FeedBooking["status"], FeedEvent["status"]> = {
   pending: "TENTATIVE",
   reschedule_requested: "TENTATIVE",
   unreachable: "TENTATIVE",
@@ -75,7 +75,7 @@ export const eventStatus: Record<FeedBooking["status"], FeedEvent["status"]> = {
  * state, and the way to the booking in the dashboard. Never a phone number or an e-mail address.
  * The description carries the booking's reference (issue 27.2), which the customer quotes on the phone.
  */
-export function feedEventText(t: TFunction, booking: FeedBooking, dashboardUrl: string) {
+function feedEventText(t: TFunction, booking: FeedBooking, dashboardUrl: string) {
   const firstName = booking.customerName.trim().split(/\s+/)[0] ?? "";
   return {
     summary: t("calendarFeed.eventSummary", { name: firstName, service: booking.serviceName }),
@@ -84,6 +84,25 @@ export function feedEventText(t: TFunction, booking: FeedBooking, dashboardUrl: 
       `${t("bookingEmail.reference")}: ${formatBookingReference(booking.reference)}`,
       t("calendarFeed.eventDetails", { url: dashboardUrl }),
     ].join("\n"),
+  };
+}
+
+/**
+ * One booking as an event of the owner's calendar: the feed's, and the one written to the owner's
+ * CalDAV calendar (booking/calendar-sync.server.ts), the same event under the same UID.
+ */
+export function ownerCalendarEvent(t: TFunction, booking: FeedBooking, origin: string): FeedEvent {
+  const url = `${origin}/dashboard/bookings/${booking.id}`;
+  return {
+    uid: bookingEventUid(booking.id),
+    sequence: booking.sequence,
+    status: eventStatus[booking.status],
+    start: booking.startsAt,
+    end: booking.endsAt,
+    created: booking.createdAt,
+    lastModified: booking.updatedAt,
+    url,
+    ...feedEventText(t, booking, url),
   };
 }
 
@@ -97,20 +116,7 @@ export async function calendarFeedBody(services: AppServices, file: string) {
   const t = await translatorFor(business.defaultLanguage);
   const origin = services.publicOrigin();
   const rows = await listFeedBookings(services.db, business.id, new Date(Date.now() - RECENT_MS));
-  const events = rows.map((booking): FeedEvent => {
-    const url = `${origin}/dashboard/bookings/${booking.id}`;
-    return {
-      uid: bookingEventUid(booking.id),
-      sequence: booking.sequence,
-      status: eventStatus[booking.status],
-      start: booking.startsAt,
-      end: booking.endsAt,
-      created: booking.createdAt,
-      lastModified: booking.updatedAt,
-      url,
-      ...feedEventText(t, booking, url),
-    };
-  });
+  const events = rows.map((booking) => ownerCalendarEvent(t, booking, origin));
   return calendarFeedIcs({
     name: t("calendarFeed.calendarName", { business: business.name }),
     description: t("calendarFeed.calendarDescription", { business: business.name }),

@@ -2,4 +2,4 @@
 export { reportCallUsageJob } from "./signup/onboarding.server";
 export type { Owner } from "./owner.server";
 export { admitConfirmationCall, admitReminderCall, loadPlanUsage, periodStartOf, planDecision } from "./plan.server";
-export { eventStatus, feedEventText } from "./calendar-feed.server";
+export { ownerCalendarEvent } from "./calendar-feed.server";
