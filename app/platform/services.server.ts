@@ -37,6 +37,14 @@ export interface CallPurpose {
    * number (`reason`). Without it a refused call ends like any failed call (`finished`).
    */
   notCalled?(services: AppServices, call: Call, reason: string): Promise<void>;
+  /**
+   * A caller who sounds in crisis hears the reviewed crisis script (the help lines of their
+   * number's country, app/voice/crisis.server.ts) instead of the model's reply. `callerNumber`
+   * says which of the call's numbers is the caller's. Without it the model answers as instructed.
+   */
+  crisis?: { callerNumber(call: Call): string | null };
+  /** What the agent is asked to say at set moments: `afterSeconds` from the start of its session. */
+  cues?(call: Call): { afterSeconds: number; instructions: string }[];
   /** The telephony provider accepted the call. */
   placed?(services: AppServices, call: Call): Promise<void>;
   /** The call ended (answered or not, or failed before it rang). */

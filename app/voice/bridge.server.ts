@@ -6,7 +6,6 @@ import { appendTranscript, consumeStreamToken, findCall, flagCall, markCallMomen
 import type { AppServices } from "~/platform/services.server";
 import { admitToolCall, END_CALL, withPurposeTools, type Agent } from "~/voice/agents.server";
 import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
-import { callTexts } from "~/voice/call-texts.server";
 import { CallQuality } from "~/voice/call-quality";
 import { CallerVoice } from "~/voice/caller-voice";
 import {
@@ -32,8 +31,6 @@ import { perKey } from "~/lib/sharing/per-key";
 export type { TwilioMessage } from "~/voice/bridge-codec.server";
 
 const TOOL_TIMEOUT_MS = 8_000;
-/** Calls whose agent reads the fixed crisis script: the listener (paid or subscribed) and the Saudi agent. */
-const CRISIS_SCRIPT_PURPOSES = new Set<Call["purpose"]>(["empathy", "support", "customer_service"]);
 /**
  * A mark follows every 250 ms of a reply's audio, and its end: the echoed marks tell how much the
  * caller has heard, to cut the reply there on barge-in, without a mark per 20 ms frame (each a
@@ -293,23 +290,15 @@ function phoneLeg(services: BridgeServices, callId: number, log: (message: strin
     },
     record: (moment) => markCallMoment(services.db, callId, moment),
     transcript: (role, text) => appendTranscript(services.db, callId, [{ role, text: redact(text), at: new Date().toISOString() }]),
-    crisisScript: (text) =>
-      call && CRISIS_SCRIPT_PURPOSES.has(call.purpose) && soundsLikeCrisis(text) ? crisisScript(call.language, call.toNumber) : null,
+    crisisScript(text) {
+      const crisis = call && services.callPurposes[call.purpose].crisis;
+      return call && crisis && soundsLikeCrisis(text) ? crisisScript(call.language, crisis.callerNumber(call)) : null;
+    },
     flag: (reason) => flagCall(services.db, callId, reason),
     sessionStarted({ requestResponse }) {
-      if (call?.purpose !== "empathy") return [];
-      const language = call.language;
-      return [
-        setTimeout(
-          () => {
-            // The reviewed sentence in the call's language, not an English instruction.
-            requestResponse({
-              instructions: `Say this to the caller, gently and word for word, then begin to close warmly: "${callTexts(language).oneMinuteLeft}"`,
-            });
-          },
-          (call.timeLimitSeconds - 60) * 1000,
-        ),
-      ];
+      if (!call) return [];
+      const cues = services.callPurposes[call.purpose].cues?.(call) ?? [];
+      return cues.map(({ afterSeconds, instructions }) => setTimeout(() => requestResponse({ instructions }), afterSeconds * 1000));
     },
     quality: {
       firstWords: (streamStartedAt, firstAudioAt) => recordFirstWords(services.db, callId, streamStartedAt, firstAudioAt),

@@ -56,4 +56,5 @@ export const customerServiceCallPurpose: CallPurpose = {
       // A booking made on the call counts where the call was asked for ("call me now": the visitor's address).
       origin: originOfCall(call),
     }),
+  crisis: { callerNumber: (call) => call.toNumber },
 };

@@ -31,6 +31,7 @@ import { placeCallJob, placeNow, publicOrigin } from "~/calls/engine.server";
 import { originOfCall, queueCall, requestOrigin, type CallOrigin } from "~/calls/gate.server";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { helpCountryOf } from "~/voice/crisis.server";
+import { callTexts } from "~/voice/call-texts.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppJob, AppServices, CallPurpose } from "~/platform/services.server";
 import { empathyAgent } from "./agent.server";
@@ -266,6 +267,14 @@ function queueAttempt(
  */
 export const empathyCallPurpose: CallPurpose = {
   agent: async (services, call) => empathyAgent(call, services.env.RECORD_CALLS),
+  crisis: { callerNumber: (call) => call.toNumber },
+  // A minute before the time limit: the reviewed sentence in the call's language, not an English instruction.
+  cues: (call) => [
+    {
+      afterSeconds: call.timeLimitSeconds - 60,
+      instructions: `Say this to the caller, gently and word for word, then begin to close warmly: "${callTexts(call.language).oneMinuteLeft}"`,
+    },
+  ],
   async placed(services, call) {
     if (call.empathyRequestId) await recordFunnelEvent(services.db, "call_initiated", call.empathyRequestId, call.language);
   },

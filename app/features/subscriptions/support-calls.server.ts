@@ -76,6 +76,7 @@ export async function requestSupportCall(
  */
 export const supportCallPurpose: CallPurpose = {
   agent: async (services, call) => subscriberAgent(services, call),
+  crisis: { callerNumber: (call) => call.toNumber },
   async placed(services, call) {
     if (call.supportCallId) await setSupportCallStatus(services.db, call.supportCallId, "calling", ["queued"]);
   },
