@@ -5,6 +5,7 @@ import "./node-version.js";
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { reactRouterCli } from "./react-router-cli.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const buildMarker = path.join(root, "build/server/index.js");
@@ -27,8 +28,11 @@ const verbose = process.argv.includes("--verbose");
 if (needsBuild) {
   const started = Date.now();
   console.log("Building Sakina… (first start, or the sources changed)");
-  const cli = path.join(root, "node_modules/@react-router/dev/bin.js");
-  const result = spawnSync(process.execPath, [cli, "build"], { cwd: root, stdio: verbose ? "inherit" : "pipe", encoding: "utf8" });
+  const result = spawnSync(process.execPath, [reactRouterCli(root), "build"], {
+    cwd: root,
+    stdio: verbose ? "inherit" : "pipe",
+    encoding: "utf8",
+  });
   if (result.status !== 0) {
     if (!verbose) process.stderr.write(`${result.stdout ?? ""}${result.stderr ?? ""}`);
     console.error("The build failed (its output is above).");
