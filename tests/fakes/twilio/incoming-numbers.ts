@@ -156,7 +156,8 @@ export function listIncomingNumbers(state: FakeTwilioState, res: http.ServerResp
   const all = [...state.incomingNumbers.values()]
     .filter((n) => !wantedNumber || n.phoneNumber.includes(wantedNumber))
     .filter((n) => wantedName === undefined || n.friendlyName === wantedName)
-    .filter((n) => wantedOrigin === undefined || wantedOrigin === "twilio");
+    // Every number of the fake was bought from Twilio (origin "twilio"), none hosted.
+    .filter(() => wantedOrigin === undefined || wantedOrigin === "twilio");
   const token = first(params, "PageToken");
   let start = page * pageSize;
   if (token) {
@@ -201,7 +202,8 @@ export function incomingNumberEndpoint(
   if (method !== "POST") return notAllowed();
   for (const key of Object.keys(params)) {
     if (Array.isArray(params[key])) return sendError(res, twilioError(400, 21200, `Parameter ${key} was given more than once`));
-    if (!KNOWN_UPDATE_PARAMS.has(key)) state.warnings.push(`IncomingPhoneNumbers/${sid}.json: unknown parameter ${key} (Twilio ignores it)`);
+    if (!KNOWN_UPDATE_PARAMS.has(key))
+      state.warnings.push(`IncomingPhoneNumbers/${sid}.json: unknown parameter ${key} (Twilio ignores it)`);
   }
   for (const name of URL_PARAMS) {
     const value = first(params, name);
@@ -210,7 +212,8 @@ export function incomingNumberEndpoint(
   }
   for (const name of METHOD_PARAMS) {
     const value = first(params, name);
-    if (value !== undefined && !/^(GET|POST)$/i.test(value)) return sendError(res, twilioError(400, 21200, `${name} must be either GET or POST`));
+    if (value !== undefined && !/^(GET|POST)$/i.test(value))
+      return sendError(res, twilioError(400, 21200, `${name} must be either GET or POST`));
   }
   const method_ = (value: string | undefined, current: "GET" | "POST") => (value ? (value.toUpperCase() as "GET" | "POST") : current);
   const url = (name: string) => first(params, name);

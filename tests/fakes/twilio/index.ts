@@ -211,8 +211,7 @@ export interface FakeTwilioOptions {
 
 export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   const state = createState(options);
-  for (const seed of options.incomingNumbers ?? state.ownedNumbers.map((phoneNumber) => ({ phoneNumber })))
-    addIncomingNumber(state, seed);
+  for (const seed of options.incomingNumbers ?? state.ownedNumbers.map((phoneNumber) => ({ phoneNumber }))) addIncomingNumber(state, seed);
 
   async function handleRest(req: http.IncomingMessage, res: http.ServerResponse) {
     const chunks: Buffer[] = [];
