@@ -195,10 +195,16 @@ async function offeredNumbers(owner: Owner) {
     .map((n) => ({
       sid: n.sid,
       phone: formatPhone(n.phoneNumber),
-      friendlyName: n.friendlyName,
+      /** Twilio's default name is the number itself, formatted: shown only when someone named it. */
+      friendlyName: isJustTheNumber(n.friendlyName, n.phoneNumber) ? null : n.friendlyName,
       /** Its calls go somewhere else now: connecting replaces that. */
       routedElsewhere: Boolean(n.voiceUrl && n.voiceUrl !== ours.voiceUrl),
     }));
+}
+
+function isJustTheNumber(name: string, e164: string) {
+  const digits = name.replace(/\D/g, "");
+  return digits.length > 0 && e164.replace(/\D/g, "").endsWith(digits) && !/[^\d\s()+\-.]/.test(name);
 }
 
 /** The codes that forward the business's old line to its number, shown as examples. */

@@ -34,7 +34,8 @@ export default function Phone({ loaderData, actionData }: Route.ComponentProps) 
   if (loaderData.kind === "invalid") return <NotSignedIn redirectTo="/dashboard/phone" />;
   return (
     <OwnerShell shell={loaderData.shell} current="phone">
-      <OwnerStatus message={loaderData.page.message} />
+      {/* A refused change answers at the address of the last saved one: its confirmation would contradict the errors. */}
+      <OwnerStatus message={actionData && !actionData.ok ? null : loaderData.page.message} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("phoneNumber.title")}</h1>
       <p className="mt-1 text-sm text-slate-700">{t("phoneNumber.intro")}</p>
       <PhoneNumberPanel page={loaderData.page} actionData={actionData && "intent" in actionData ? actionData : undefined} />

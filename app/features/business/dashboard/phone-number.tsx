@@ -106,7 +106,7 @@ function ChooseNumber({
                   <div className="min-w-0">
                     <label htmlFor={i === 0 ? "phone-number-first" : `phone-number-${number.sid}`} className="font-medium text-slate-900">
                       <Ltr>{number.phone}</Ltr>
-                      {number.friendlyName && number.friendlyName.replace(/\D/g, "") !== number.phone.replace(/\D/g, "") ? (
+                      {number.friendlyName ? (
                         <span className="ms-2 font-normal text-slate-700">
                           <bdi>{number.friendlyName}</bdi>
                         </span>
@@ -177,108 +177,116 @@ function ConnectedNumber({
         <p className="mt-1 text-sm text-slate-700">{t("phoneNumber.connectedHint")}</p>
       </section>
 
-      <section aria-labelledby="phone-settings-title" className={card}>
-        <h2 id="phone-settings-title" className="text-lg font-semibold text-slate-900">
-          {t("phoneNumber.settingsTitle")}
-        </h2>
-        <Form method="post" noValidate className="mt-4 space-y-5">
-          <AuthenticityTokenInput />
-          <input type="hidden" name="intent" value={intent} />
-          <ErrorSummary problems={problems} formErrors={err("_") ?? []} />
-          <fieldset aria-describedby={err("receptionistMode") ? "phone-mode-error" : undefined}>
-            <legend className="text-sm font-medium text-slate-800">{t("phoneNumber.modeLegend")}</legend>
-            {err("receptionistMode") ? (
-              <p id="phone-mode-error" className="mt-1 text-sm font-medium text-rose-700">
-                {err("receptionistMode")![0]}
-              </p>
-            ) : null}
-            <div className="mt-2 space-y-2">
-              {modes.map(([value, label, hint]) => (
-                <div key={value} className="flex items-start gap-3">
+      {/* The disconnect's confirmation comes alone, so it is in view without scrolling. */}
+      {page.confirmDisconnect ? null : (
+        <>
+          <section aria-labelledby="phone-settings-title" className={card}>
+            <h2 id="phone-settings-title" className="text-lg font-semibold text-slate-900">
+              {t("phoneNumber.settingsTitle")}
+            </h2>
+            <Form method="post" noValidate className="mt-4 space-y-5">
+              <AuthenticityTokenInput />
+              <input type="hidden" name="intent" value={intent} />
+              <ErrorSummary problems={problems} formErrors={err("_") ?? []} />
+              <fieldset aria-describedby={err("receptionistMode") ? "phone-mode-error" : undefined}>
+                <legend className="text-sm font-medium text-slate-800">{t("phoneNumber.modeLegend")}</legend>
+                {err("receptionistMode") ? (
+                  <p id="phone-mode-error" className="mt-1 text-sm font-medium text-rose-700">
+                    {err("receptionistMode")![0]}
+                  </p>
+                ) : null}
+                <div className="mt-2 space-y-2">
+                  {modes.map(([value, label, hint]) => (
+                    <div key={value} className="flex items-start gap-3">
+                      <input
+                        type="radio"
+                        id={`phone-mode-${value === "outside_hours" ? "outside" : value}`}
+                        name="receptionistMode"
+                        value={value}
+                        defaultChecked={mode === value}
+                        aria-describedby={`phone-mode-${value}-hint`}
+                        className="mt-1 size-5 shrink-0 accent-teal-700"
+                      />
+                      <div>
+                        <label
+                          htmlFor={`phone-mode-${value === "outside_hours" ? "outside" : value}`}
+                          className="font-medium text-slate-900"
+                        >
+                          {t(`phoneNumber.${label}`)}
+                        </label>
+                        <p id={`phone-mode-${value}-hint`} className="text-sm text-slate-700">
+                          {t(`phoneNumber.${hint}`)}
+                        </p>
+                      </div>
+                    </div>
+                  ))}
+                </div>
+              </fieldset>
+              <div className="grid gap-4 sm:grid-cols-2">
+                <Field
+                  id="phone-transfer"
+                  label={t("phoneNumber.transferNumber")}
+                  hint={t("phoneNumber.transferNumberHint")}
+                  name="transferNumber"
+                  type="tel"
+                  autoComplete="tel"
+                  maxLength={40}
+                  defaultValue={val("transferNumber", number.transferNumber)}
+                  errors={err("transferNumber")}
+                  className="sm:col-span-2"
+                />
+                <div className="flex items-start gap-3 sm:col-span-2">
                   <input
-                    type="radio"
-                    id={`phone-mode-${value === "outside_hours" ? "outside" : value}`}
-                    name="receptionistMode"
-                    value={value}
-                    defaultChecked={mode === value}
-                    aria-describedby={`phone-mode-${value}-hint`}
+                    type="checkbox"
+                    id="phone-within-hours"
+                    name="transferWithinHours"
+                    defaultChecked={withinHours}
+                    aria-describedby="phone-within-hours-hint"
                     className="mt-1 size-5 shrink-0 accent-teal-700"
                   />
                   <div>
-                    <label htmlFor={`phone-mode-${value === "outside_hours" ? "outside" : value}`} className="font-medium text-slate-900">
-                      {t(`phoneNumber.${label}`)}
+                    <label htmlFor="phone-within-hours" className="font-medium text-slate-900">
+                      {t("phoneNumber.transferWithinHours")}
                     </label>
-                    <p id={`phone-mode-${value}-hint`} className="text-sm text-slate-700">
-                      {t(`phoneNumber.${hint}`)}
+                    <p id="phone-within-hours-hint" className="text-sm text-slate-700">
+                      {t("phoneNumber.transferWithinHoursHint")}
                     </p>
                   </div>
                 </div>
-              ))}
-            </div>
-          </fieldset>
-          <div className="grid gap-4 sm:grid-cols-2">
-            <Field
-              id="phone-transfer"
-              label={t("phoneNumber.transferNumber")}
-              hint={t("phoneNumber.transferNumberHint")}
-              name="transferNumber"
-              type="tel"
-              autoComplete="tel"
-              maxLength={40}
-              defaultValue={val("transferNumber", number.transferNumber)}
-              errors={err("transferNumber")}
-              className="sm:col-span-2"
-            />
-            <div className="flex items-start gap-3 sm:col-span-2">
-              <input
-                type="checkbox"
-                id="phone-within-hours"
-                name="transferWithinHours"
-                defaultChecked={withinHours}
-                aria-describedby="phone-within-hours-hint"
-                className="mt-1 size-5 shrink-0 accent-teal-700"
-              />
-              <div>
-                <label htmlFor="phone-within-hours" className="font-medium text-slate-900">
-                  {t("phoneNumber.transferWithinHours")}
-                </label>
-                <p id="phone-within-hours-hint" className="text-sm text-slate-700">
-                  {t("phoneNumber.transferWithinHoursHint")}
-                </p>
+                <Field
+                  id="phone-concurrent"
+                  label={t("phoneNumber.concurrent")}
+                  hint={t("phoneNumber.concurrentHint", limits.concurrent)}
+                  name="maxConcurrentCalls"
+                  type="number"
+                  inputMode="numeric"
+                  min={limits.concurrent.min}
+                  max={limits.concurrent.max}
+                  required
+                  defaultValue={val("maxConcurrentCalls", String(number.maxConcurrentCalls))}
+                  errors={err("maxConcurrentCalls")}
+                />
+                <Field
+                  id="phone-per-caller"
+                  label={t("phoneNumber.perCaller")}
+                  hint={t("phoneNumber.perCallerHint", limits.perCaller)}
+                  name="maxCallsPerCallerPerDay"
+                  type="number"
+                  inputMode="numeric"
+                  min={limits.perCaller.min}
+                  max={limits.perCaller.max}
+                  required
+                  defaultValue={val("maxCallsPerCallerPerDay", String(number.maxCallsPerCallerPerDay))}
+                  errors={err("maxCallsPerCallerPerDay")}
+                />
               </div>
-            </div>
-            <Field
-              id="phone-concurrent"
-              label={t("phoneNumber.concurrent")}
-              hint={t("phoneNumber.concurrentHint", limits.concurrent)}
-              name="maxConcurrentCalls"
-              type="number"
-              inputMode="numeric"
-              min={limits.concurrent.min}
-              max={limits.concurrent.max}
-              required
-              defaultValue={val("maxConcurrentCalls", String(number.maxConcurrentCalls))}
-              errors={err("maxConcurrentCalls")}
-            />
-            <Field
-              id="phone-per-caller"
-              label={t("phoneNumber.perCaller")}
-              hint={t("phoneNumber.perCallerHint", limits.perCaller)}
-              name="maxCallsPerCallerPerDay"
-              type="number"
-              inputMode="numeric"
-              min={limits.perCaller.min}
-              max={limits.perCaller.max}
-              required
-              defaultValue={val("maxCallsPerCallerPerDay", String(number.maxCallsPerCallerPerDay))}
-              errors={err("maxCallsPerCallerPerDay")}
-            />
-          </div>
-          <Button type="submit">{t("phoneNumber.save")}</Button>
-        </Form>
-      </section>
+              <Button type="submit">{t("phoneNumber.save")}</Button>
+            </Form>
+          </section>
 
-      <ForwardingSteps number={number} numberSlot={numberSlot} />
+          <ForwardingSteps number={number} numberSlot={numberSlot} />
+        </>
+      )}
 
       <section aria-labelledby="phone-disconnect-title" className={card}>
         <h2 id="phone-disconnect-title" className="text-lg font-semibold text-slate-900">
