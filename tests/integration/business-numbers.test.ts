@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerBusiness } from "#models/businesses";
-import { accounts, businesses, businessNumbers } from "#models/schema";
+import { accounts, businesses, businessNumbers, textOptOuts } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import en from "~/locales/en";
 import { startAppWithFakes, type AppWithFakes } from "../support/app-with-fakes";
@@ -108,6 +108,19 @@ describe("the business's own number", () => {
     expect(html).toContain(`**61*${SALON_NUMBER}#`);
     expect(html).toContain("*714155550101");
     expect(env.twilio.warnings).toEqual([]);
+  });
+
+  it("a STOP texted to the connected number is the business's opt-out, not the platform's", async () => {
+    const customer = "+14155550177";
+    const answer = await env.twilio.sendSms({
+      from: customer,
+      to: SALON_NUMBER,
+      body: "STOP",
+      url: env.twilio.incomingNumber(SALON_NUMBER)!.smsUrl,
+    });
+    expect(answer.status).toBe(200);
+    const optOuts = await env.services.db.select().from(textOptOuts).where(eq(textOptOuts.phone, customer));
+    expect(optOuts.map((row) => row.scope)).toEqual([`business:${salonId}`]);
   });
 
   it("a number connected to one business cannot be connected by another", async () => {
