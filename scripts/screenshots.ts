@@ -163,6 +163,7 @@ async function phoneShots(browser: Browser, wanted: (shot: string) => boolean) {
       ownedNumbers: ["+15005550006"],
       incomingNumbers: [{ phoneNumber: "+14155550101" }, { phoneNumber: "+14155550102", friendlyName: "Front desk" }],
     },
+    realtime: true,
   });
   try {
     for (const language of languages) {

@@ -345,6 +345,7 @@ const de = {
     connected: "Verbunden: [[number]], seit {{when}}.",
     connectedHint:
       "Anrufe an diese Nummer werden wie unten eingestellt angenommen. SMS an sie erreichen Sakina, und STOP und START werden beachtet.",
+    voiceNotConfigured: "Die Rezeption kann noch nicht annehmen: Das Sprachmodell (OpenAI) ist auf diesem Server nicht eingerichtet.",
     settingsTitle: "Rezeption",
     modeLegend: "Wann die KI-Rezeption annimmt",
     modeOff: "Aus",

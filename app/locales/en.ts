@@ -332,6 +332,7 @@ const en = {
     connectedTitle: "Your business's number",
     connected: "Connected: [[number]], since {{when}}.",
     connectedHint: "Calls to it are answered as set below. Texts to it reach Sakina, and STOP and START are honoured.",
+    voiceNotConfigured: "The receptionist cannot answer yet: the voice model (OpenAI) is not configured on this server.",
     settingsTitle: "Receptionist",
     modeLegend: "When the AI receptionist answers",
     modeOff: "Off",

@@ -341,6 +341,7 @@ const es = {
     connected: "Conectado: [[number]], desde {{when}}.",
     connectedHint:
       "Las llamadas a este número se atienden según lo que indiques abajo. Los SMS llegan a Sakina, y se respetan STOP y START.",
+    voiceNotConfigured: "El recepcionista aún no puede contestar: el modelo de voz (OpenAI) no está configurado en este servidor.",
     settingsTitle: "Recepcionista",
     modeLegend: "Cuándo contesta el recepcionista de IA",
     modeOff: "Desactivado",

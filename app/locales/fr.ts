@@ -344,6 +344,7 @@ const fr = {
     connected: "Connecté : [[number]], depuis le {{when}}.",
     connectedHint:
       "Les appels vers ce numéro sont traités selon les réglages ci-dessous. Les SMS arrivent chez Sakina, et STOP et START sont respectés.",
+    voiceNotConfigured: "Le réceptionniste ne peut pas encore répondre : le modèle vocal (OpenAI) n'est pas configuré sur ce serveur.",
     settingsTitle: "Réceptionniste",
     modeLegend: "Quand le réceptionniste IA répond",
     modeOff: "Désactivé",

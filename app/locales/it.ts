@@ -341,6 +341,7 @@ const it = {
     connected: "Collegato: [[number]], dal {{when}}.",
     connectedHint:
       "Le chiamate a questo numero vengono gestite come impostato qui sotto. Gli SMS arrivano a Sakina, e STOP e START vengono rispettati.",
+    voiceNotConfigured: "Il receptionist non può ancora rispondere: il modello vocale (OpenAI) non è configurato su questo server.",
     settingsTitle: "Receptionist",
     modeLegend: "Quando risponde il receptionist IA",
     modeOff: "Disattivato",

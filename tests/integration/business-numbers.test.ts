@@ -238,4 +238,18 @@ describe("the business's own number", () => {
       expect(textOf(await odd.text())).toContain(t.chooseNumber);
     }
   });
+
+  it("two owners choosing one number at once: one connects it, the other is told it is taken", async () => {
+    const sid = sidOf(OTHER_NUMBER);
+    const before = env.twilio.incomingNumber(OTHER_NUMBER)!.updates.length;
+    const answers = await Promise.all(
+      [salonOwner, otherOwner].map((client) => client.postForm("/dashboard/phone", { intent: "connect-number", numberSid: sid })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([302, 400]);
+    const loser = answers.find((answer) => answer.status === 400)!;
+    expect(textOf(await loser.text())).toContain(t.taken);
+    const rows = await env.services.db.select().from(businessNumbers).where(eq(businessNumbers.providerSid, sid));
+    expect(rows).toHaveLength(1);
+    expect(env.twilio.incomingNumber(OTHER_NUMBER)!.updates).toHaveLength(before + 1);
+  });
 });

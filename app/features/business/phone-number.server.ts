@@ -244,6 +244,8 @@ export async function loadPhoneNumberPage(owner: Owner, url: URL) {
       state: "connected" as const,
       number: connectedView(owner, current),
       confirmDisconnect: url.searchParams.get("confirm") === "disconnect",
+      /** Calls reach the number, but without the voice model nobody answers them. */
+      voiceMissing: !services.voiceModel.configured,
       limits: { concurrent: CONCURRENT_CALLS, perCaller: CALLS_PER_CALLER },
     };
   }

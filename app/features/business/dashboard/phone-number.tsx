@@ -175,6 +175,11 @@ function ConnectedNumber({
           />
         </p>
         <p className="mt-1 text-sm text-slate-700">{t("phoneNumber.connectedHint")}</p>
+        {page.voiceMissing ? (
+          <p id="phone-voice-missing" className="mt-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950">
+            {t("phoneNumber.voiceNotConfigured")}
+          </p>
+        ) : null}
       </section>
 
       {/* The disconnect's confirmation comes alone, so it is in view without scrolling. */}
