@@ -33,6 +33,7 @@ export default [
   route("dashboard/calls/:callId", "routes/dashboard/dashboard.call.tsx"),
   route("dashboard/plan", "routes/dashboard/dashboard.plan.tsx"),
   route("dashboard/settings", "routes/dashboard/dashboard.settings.tsx"),
+  route("dashboard/phone", "routes/dashboard/dashboard.phone.tsx"),
   route("dashboard/analytics", "routes/dashboard/dashboard.analytics.tsx"),
   route("dashboard/analytics/events", "routes/dashboard/dashboard.analytics.events.ts"),
   route("dashboard/support", "routes/dashboard/dashboard.support.tsx"),

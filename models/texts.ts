@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "./db";
-import { bookings, businesses, textMessages, textOptOuts } from "./schema";
+import { bookings, businesses, businessNumbers, textMessages, textOptOuts } from "./schema";
 
 export type TextMessage = typeof textMessages.$inferSelect;
 
@@ -137,8 +137,17 @@ export async function languageOfPhone(db: Db, phone: string) {
   return row?.language ?? null;
 }
 
-/** The business whose own number `phone` is (the To of an inbound text), or null. */
+/**
+ * The business whose own number `phone` is (the To of an inbound text), or null: the number it
+ * connected (business_numbers), else the phone on its profile.
+ */
 export async function businessOfNumber(db: Db, phone: string) {
+  const [connected] = await db
+    .select({ id: businesses.id, name: businesses.name })
+    .from(businessNumbers)
+    .innerJoin(businesses, eq(businesses.id, businessNumbers.businessId))
+    .where(eq(businessNumbers.phoneNumber, phone));
+  if (connected) return connected;
   const [row] = await db.select({ id: businesses.id, name: businesses.name }).from(businesses).where(eq(businesses.phone, phone)).limit(1);
   return row ?? null;
 }

@@ -1,6 +1,7 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
 // and Arabic, the home page's crisis box for three countries, the owner's frame (/telephony signed
-// in) and the calendar feed, reminder and CalDAV panels of the owner's settings, then the booking flow step
+// in) and the calendar feed, reminder and CalDAV panels of the owner's settings, the owner's phone
+// page in each state (Twilio not configured, then against the fake Twilio), then the booking flow step
 // by step (service to done, the manage page, rescheduling, a new link, a replaced and an unknown
 // link, and the cancel), and the owner's page of
 // one call with its quality timeline (a call with known figures), written to screenshots/
@@ -19,6 +20,8 @@ import { demoOwnerPassword } from "../tests/support/demo-owner";
 import { startServer } from "../tests/support/server";
 import { bookDemoHaircut, walkCalDavStates } from "../tests/support/caldav-states";
 import { startRadicale } from "../tests/support/radicale";
+import { startAppWithFakes } from "../tests/support/app-with-fakes";
+import { PHONE_STATES, walkPhoneStates } from "../tests/support/phone-states";
 
 const root = path.resolve(import.meta.dirname, "..");
 const out = path.join(root, "screenshots");
@@ -148,6 +151,40 @@ async function calDavShots(browser: Browser, wanted: (shot: string) => boolean) 
 }
 
 /**
+ * The owner's phone page (issue 48) in each state with Twilio configured, against the fake Twilio
+ * with two numbers in the account: choosing, a submit without a choice, connected, bad settings
+ * refused, and the disconnect's confirmation.
+ */
+async function phoneShots(browser: Browser, wanted: (shot: string) => boolean) {
+  const names = (language: string, width: number) => PHONE_STATES.map((state) => `owner-phone-${state}-${language}-${width}`);
+  if (!languages.some((language) => widths.some((width) => names(language, width).some(wanted)))) return;
+  const app = await startAppWithFakes({
+    twilio: {
+      ownedNumbers: ["+15005550006"],
+      incomingNumbers: [{ phoneNumber: "+14155550101" }, { phoneNumber: "+14155550102", friendlyName: "Front desk" }],
+    },
+    realtime: true,
+  });
+  try {
+    for (const language of languages) {
+      for (const width of widths) {
+        if (!names(language, width).some(wanted)) continue;
+        const context = await browser.newContext({ viewport: { width, height: 900 }, locale: language, bypassCSP: true });
+        const page = await context.newPage();
+        await signInDemoOwner(page, app.url, app.app.dataDir, language);
+        await walkPhoneStates(page, app.url, language, async (state) => {
+          const shot = `owner-phone-${state}-${language}-${width}`;
+          if (wanted(shot)) await shoot(page, shot);
+        });
+        await context.close();
+      }
+    }
+  } finally {
+    await app.close();
+  }
+}
+
+/**
  * The booking flow as a visitor in Berlin walks it (times shown in their zone), then the manage
  * page: another time, then the cancel and its confirmation. Each width and language books a day
  * of its own.
@@ -245,8 +282,9 @@ try {
       const telephonyShot = `owner-telephony-${language}-${width}`;
       const feedShot = `owner-calendar-feed-${language}-${width}`;
       const remindersShot = `owner-reminders-${language}-${width}`;
+      const phoneShot = `owner-phone-not-configured-${language}-${width}`;
       const scheduleShots = (["day", "week"] as const).map((view) => ({ view, shot: `owner-schedule-${view}-${language}-${width}` }));
-      if ([telephonyShot, feedShot, remindersShot, ...scheduleShots.map((s) => s.shot)].some((name) => name.includes(only))) {
+      if ([telephonyShot, feedShot, remindersShot, phoneShot, ...scheduleShots.map((s) => s.shot)].some((name) => name.includes(only))) {
         await signInDemoOwner(page, server.url, server.dataDir, language);
         if (telephonyShot.includes(only)) {
           await page.goto(`${server.url}/telephony`, { waitUntil: "networkidle" });
@@ -265,6 +303,10 @@ try {
           await page.goto(`${server.url}/dashboard/schedule?view=${view}`, { waitUntil: "networkidle" });
           await shoot(page, shot);
         }
+        if (phoneShot.includes(only)) {
+          await page.goto(`${server.url}/dashboard/phone`, { waitUntil: "networkidle" });
+          await shoot(page, phoneShot);
+        }
         if (remindersShot.includes(only)) {
           await page.goto(`${server.url}/dashboard/settings`, { waitUntil: "networkidle" });
           const file = path.join(out, `${remindersShot}.png`);
@@ -279,6 +321,7 @@ try {
     }
   }
   await calDavShots(browser, (shot) => shot.includes(only));
+  await phoneShots(browser, (shot) => shot.includes(only));
   const qualityShots = languages.flatMap((language) => widths.map((width) => `owner-call-quality-${language}-${width}`));
   if (qualityShots.some((shot) => shot.includes(only)))
     await callQualityShots(

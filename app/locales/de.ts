@@ -326,6 +326,78 @@ const de = {
     savedConnected: "Kalender verbunden. Belegte Zeiten sperren jetzt Buchungen, und Buchungen werden dort eingetragen.",
     savedDisconnected: "Kalender getrennt. Seine belegten Zeiten sperren keine Buchungen mehr.",
   },
+  phoneNumber: {
+    title: "Telefonnummer",
+    intro:
+      "Geben Sie Ihrem Unternehmen eine eigene Telefonnummer, an der eine KI-Rezeption Termine bucht, verschiebt und absagt und Nachrichten für Sie aufnimmt.",
+    notConfigured: "Telefonnummern sind auf diesem Server noch nicht verfügbar: Sein Twilio-Konto ist nicht eingerichtet.",
+    chooseTitle: "Wählen Sie Ihre Nummer",
+    chooseIntro:
+      "Diese Nummern gehören zum Twilio-Konto von Sakina, und kein anderes Unternehmen nutzt sie. Wenn Sie eine verbinden, gehen ihre Anrufe an Ihre Rezeption und ihre SMS an Sakina.",
+    numbersLegend: "Nummern, die Sie verbinden können",
+    routedElsewhere: "Ihre Anrufe gehen derzeit woandershin; das Verbinden ersetzt das.",
+    none: "Gerade ist keine Nummer frei. Bitten Sie die Betreiber von Sakina, dem Twilio-Konto eine hinzuzufügen.",
+    listFailed: "Die Nummern konnten nicht von Twilio geladen werden. Versuchen Sie es gleich noch einmal.",
+    connect: "Diese Nummer verbinden",
+    forwardLater:
+      "Sie möchten Ihre bisherige Nummer behalten? Sobald eine Nummer verbunden ist, zeigt diese Seite, wie Sie Ihren Anschluss bei Nichtannahme dorthin umleiten.",
+    connectedTitle: "Die Nummer Ihres Unternehmens",
+    connected: "Verbunden: [[number]], seit {{when}}.",
+    connectedHint:
+      "Anrufe an diese Nummer werden wie unten eingestellt angenommen. SMS an sie erreichen Sakina, und STOP und START werden beachtet.",
+    voiceNotConfigured: "Die Rezeption kann noch nicht annehmen: Das Sprachmodell (OpenAI) ist auf diesem Server nicht eingerichtet.",
+    settingsTitle: "Rezeption",
+    modeLegend: "Wann die KI-Rezeption annimmt",
+    modeOff: "Aus",
+    modeOffHint: "Die Rezeption nimmt Anrufe an diese Nummer nicht an.",
+    modeAlways: "Immer",
+    modeAlwaysHint: "Die Rezeption nimmt jeden Anruf an.",
+    modeOutsideHours: "Nur außerhalb der Öffnungszeiten",
+    modeOutsideHoursHint: "Die Rezeption nimmt an, wenn Sie geschlossen haben (Ihre Zeiten stellen Sie auf der Seite Öffnungszeiten ein).",
+    transferNumber: "Ihr Telefon, für Weiterleitungen",
+    transferNumberHint:
+      "Wer eine Person sprechen möchte, wird zu dieser Nummer durchgestellt. Leer lassen, dann nimmt die Rezeption stattdessen eine Nachricht auf.",
+    transferWithinHours: "Nur während der Öffnungszeiten durchstellen",
+    transferWithinHoursHint: "Außerhalb davon nimmt die Rezeption eine Nachricht auf.",
+    concurrent: "Gleichzeitig angenommene Anrufe",
+    concurrentHint: "Von {{min}} bis {{max}}. Darüber hinaus kann der Anrufer eine Sprachnachricht hinterlassen.",
+    perCaller: "Anrufe pro Anrufer und Tag",
+    perCallerHint: "Von {{min}} bis {{max}}. Darüber hinaus kann der Anrufer eine Sprachnachricht hinterlassen.",
+    save: "Speichern",
+    forwardTitle: "Behalten Sie Ihre bisherige Nummer",
+    forwardIntro:
+      "Ihre Kunden können weiter die Nummer anrufen, die sie kennen: Lassen Sie sie an [[number]] weiterleiten, wenn Sie nicht abnehmen. Wie, hängt von Ihrem Anbieter ab; dies sind übliche Beispiele.",
+    forwardGsm:
+      "Die meisten Mobilfunknetze (GSM; in den USA AT&T und T-Mobile): Wählen Sie [[code]] und drücken Sie Anrufen, um bei Nichtannahme umzuleiten.",
+    forwardGsmMore:
+      "[[busy]] leitet bei Besetzt um, [[unreachable]] wenn Ihr Telefon aus oder nicht erreichbar ist, und [[cancel]] schaltet die Umleitung bei Nichtannahme ab.",
+    forwardVerizon: "Verizon (USA): Wählen Sie [[code]], um bei Nichtannahme oder Besetzt umzuleiten; [[cancel]] schaltet es ab.",
+    forwardLandline:
+      "Ein Festnetzanschluss oder eine Telefonanlage: Suchen Sie in den Einstellungen nach „Umleitung bei Nichtannahme“ oder bitten Sie Ihren Anbieter, an [[number]] umzuleiten.",
+    forwardNote:
+      "Codes und Kosten unterscheiden sich je nach Anbieter, und ein umgeleiteter Anruf kann wie ein Anruf an diese Nummer berechnet werden. Testen Sie es: Rufen Sie Ihre alte Nummer an und lassen Sie es klingeln.",
+    disconnectTitle: "Trennen",
+    disconnectIntro: "Anrufe und SMS an diese Nummer erreichen Sakina dann nicht mehr, und diese Einstellungen werden gelöscht.",
+    disconnect: "Nummer trennen",
+    confirmTitle: "[[number]] trennen?",
+    confirmYes: "Ja, trennen",
+    confirmNo: "Behalten",
+    chooseNumber: "Wählen Sie eine Nummer.",
+    taken: "Diese Nummer ist mit einem anderen Unternehmen verbunden. Wählen Sie eine andere.",
+    notInAccount: "Diese Nummer ist nicht im Twilio-Konto von Sakina. Wählen Sie eine andere.",
+    noVoice: "Diese Nummer kann keine Anrufe empfangen. Wählen Sie eine andere.",
+    alreadyConnected: "Ihr Unternehmen hat bereits eine Nummer. Trennen Sie sie zuerst.",
+    noNumber: "Mit Ihrem Unternehmen ist keine Nummer verbunden.",
+    providerError:
+      "Twilio war nicht erreichbar oder hat die Änderung abgelehnt. Nichts wurde geändert; versuchen Sie es gleich noch einmal.",
+    modeInvalid: "Wählen Sie, wann die Rezeption annimmt.",
+    transferIsOwnNumber: "Geben Sie Ihr eigenes Telefon an, nicht die Nummer des Unternehmens.",
+    concurrentInvalid: "Geben Sie eine ganze Zahl von {{min}} bis {{max}} ein.",
+    perCallerInvalid: "Geben Sie eine ganze Zahl von {{min}} bis {{max}} ein.",
+    savedConnected: "Nummer verbunden. Anrufe an sie werden wie unten eingestellt angenommen.",
+    saved: "Einstellungen der Rezeption gespeichert.",
+    savedDisconnected: "Nummer getrennt. Anrufe und SMS an sie erreichen Sakina nicht mehr.",
+  },
   calendarFeed: {
     title: "Kalender-Abo",
     intro:
@@ -1020,6 +1092,7 @@ const de = {
       services: "Leistungen",
       hours: "Öffnungszeiten",
       calls: "Anrufe",
+      phone: "Telefon",
       settings: "Einstellungen",
     },
     bookings: {

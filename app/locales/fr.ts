@@ -325,6 +325,78 @@ const fr = {
     savedConnected: "Agenda connecté. Ses heures occupées bloquent désormais les réservations, et les réservations y sont inscrites.",
     savedDisconnected: "Agenda déconnecté. Ses heures occupées ne bloquent plus les réservations.",
   },
+  phoneNumber: {
+    title: "Numéro de téléphone",
+    intro:
+      "Donnez à votre entreprise son propre numéro de téléphone, auquel répond un réceptionniste IA qui réserve, déplace et annule les rendez-vous et prend les messages pour vous.",
+    notConfigured: "Les numéros de téléphone ne sont pas encore disponibles sur ce serveur : son compte Twilio n'est pas configuré.",
+    chooseTitle: "Choisissez votre numéro",
+    chooseIntro:
+      "Ces numéros appartiennent au compte Twilio de Sakina et aucune autre entreprise ne les utilise. En connecter un envoie ses appels à votre réceptionniste et ses SMS à Sakina.",
+    numbersLegend: "Numéros que vous pouvez connecter",
+    routedElsewhere: "Ses appels vont ailleurs pour l'instant ; le connecter remplace cela.",
+    none: "Aucun numéro n'est libre pour l'instant. Demandez aux responsables de Sakina d'en ajouter un à son compte Twilio.",
+    listFailed: "Impossible de charger les numéros depuis Twilio. Réessayez dans un instant.",
+    connect: "Connecter ce numéro",
+    forwardLater:
+      "Vous gardez votre numéro actuel ? Une fois un numéro connecté, cette page explique comment y renvoyer votre ligne quand vous ne répondez pas.",
+    connectedTitle: "Le numéro de votre entreprise",
+    connected: "Connecté : [[number]], depuis le {{when}}.",
+    connectedHint:
+      "Les appels vers ce numéro sont traités selon les réglages ci-dessous. Les SMS arrivent chez Sakina, et STOP et START sont respectés.",
+    voiceNotConfigured: "Le réceptionniste ne peut pas encore répondre : le modèle vocal (OpenAI) n'est pas configuré sur ce serveur.",
+    settingsTitle: "Réceptionniste",
+    modeLegend: "Quand le réceptionniste IA répond",
+    modeOff: "Désactivé",
+    modeOffHint: "Le réceptionniste ne répond pas aux appels vers ce numéro.",
+    modeAlways: "Toujours",
+    modeAlwaysHint: "Le réceptionniste répond à chaque appel.",
+    modeOutsideHours: "Seulement en dehors des heures d'ouverture",
+    modeOutsideHoursHint: "Le réceptionniste répond quand vous êtes fermé (vos horaires se règlent sur la page Horaires).",
+    transferNumber: "Votre téléphone, pour les transferts",
+    transferNumberHint:
+      "Un appelant qui demande à parler à quelqu'un est transféré vers ce numéro. Laissez vide et le réceptionniste prend un message à la place.",
+    transferWithinHours: "Transférer seulement pendant les heures d'ouverture",
+    transferWithinHoursHint: "En dehors, le réceptionniste prend un message.",
+    concurrent: "Appels traités en même temps",
+    concurrentHint: "De {{min}} à {{max}}. Au-delà, l'appelant peut laisser un message vocal.",
+    perCaller: "Appels par appelant et par jour",
+    perCallerHint: "De {{min}} à {{max}}. Au-delà, l'appelant peut laisser un message vocal.",
+    save: "Enregistrer",
+    forwardTitle: "Gardez votre numéro actuel",
+    forwardIntro:
+      "Vos clients peuvent continuer d'appeler le numéro qu'ils connaissent : faites-le renvoyer vers [[number]] quand vous ne répondez pas. Cela dépend de votre opérateur ; voici des exemples courants.",
+    forwardGsm:
+      "La plupart des réseaux mobiles (GSM ; aux États-Unis, AT&T et T-Mobile) : composez [[code]] puis appuyez sur appeler pour renvoyer en cas de non-réponse.",
+    forwardGsmMore:
+      "[[busy]] renvoie si vous êtes en ligne, [[unreachable]] si votre téléphone est éteint ou injoignable, et [[cancel]] désactive le renvoi sur non-réponse.",
+    forwardVerizon:
+      "Verizon (États-Unis) : composez [[code]] pour renvoyer si vous ne répondez pas ou êtes en ligne ; [[cancel]] le désactive.",
+    forwardLandline:
+      "Une ligne fixe ou un standard : cherchez « renvoi sur non-réponse » dans ses réglages, ou demandez à votre opérateur de renvoyer vers [[number]].",
+    forwardNote:
+      "Les codes et les tarifs varient selon l'opérateur, et un appel renvoyé peut être facturé comme un appel vers ce numéro. Testez : appelez votre ancien numéro et laissez sonner.",
+    disconnectTitle: "Déconnecter",
+    disconnectIntro: "Les appels et SMS vers ce numéro n'arriveront plus chez Sakina, et ces réglages seront supprimés.",
+    disconnect: "Déconnecter le numéro",
+    confirmTitle: "Déconnecter [[number]] ?",
+    confirmYes: "Oui, déconnecter",
+    confirmNo: "Le garder",
+    chooseNumber: "Choisissez un numéro.",
+    taken: "Ce numéro est connecté à une autre entreprise. Choisissez-en un autre.",
+    notInAccount: "Ce numéro n'est pas dans le compte Twilio de Sakina. Choisissez-en un autre.",
+    noVoice: "Ce numéro ne peut pas recevoir d'appels. Choisissez-en un autre.",
+    alreadyConnected: "Votre entreprise a déjà un numéro. Déconnectez-le d'abord.",
+    noNumber: "Aucun numéro n'est connecté à votre entreprise.",
+    providerError: "Twilio est injoignable ou a refusé le changement. Rien n'a été modifié ; réessayez dans un instant.",
+    modeInvalid: "Choisissez quand le réceptionniste répond.",
+    transferIsOwnNumber: "Indiquez votre propre téléphone, pas le numéro de l'entreprise.",
+    concurrentInvalid: "Indiquez un nombre entier de {{min}} à {{max}}.",
+    perCallerInvalid: "Indiquez un nombre entier de {{min}} à {{max}}.",
+    savedConnected: "Numéro connecté. Ses appels sont traités selon les réglages ci-dessous.",
+    saved: "Réglages du réceptionniste enregistrés.",
+    savedDisconnected: "Numéro déconnecté. Ses appels et SMS n'arrivent plus chez Sakina.",
+  },
   calendarFeed: {
     title: "Abonnement calendrier",
     intro:
@@ -1021,6 +1093,7 @@ const fr = {
       services: "Prestations",
       hours: "Horaires",
       calls: "Appels",
+      phone: "Téléphone",
       settings: "Réglages",
     },
     bookings: {

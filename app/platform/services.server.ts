@@ -2,6 +2,7 @@ import type { Call } from "#models/calls";
 import type { Speech, TextModel } from "~/providers/ai.server";
 import type { Mailer } from "~/providers/email.server";
 import type { Messaging } from "~/providers/messaging.server";
+import type { PhoneNumbers } from "~/providers/phone-numbers.server";
 import type { Billing } from "~/providers/billing.server";
 import type { Payments } from "~/providers/payments.server";
 import type { Telephony } from "~/providers/telephony.server";
@@ -69,6 +70,8 @@ export interface AppServices {
   telephony: Telephony;
   /** Texts (SMS) through Twilio; `configured` is false without TWILIO_SMS_FROM. Only the text gate's job sends. */
   messaging: Messaging;
+  /** The Twilio account's own numbers (IncomingPhoneNumbers), which a business connects as its line. */
+  phoneNumbers: PhoneNumbers;
   voiceModel: VoiceModel;
   /** Written replies with tool calls; `configured` is false without OPENAI_API_KEY. */
   textModel: TextModel;

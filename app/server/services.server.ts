@@ -20,6 +20,7 @@ import { createBilling } from "~/providers/billing.server";
 import { createPayments } from "~/providers/payments.server";
 import { createTelephony } from "~/providers/telephony.server";
 import { createMessaging } from "~/providers/messaging.server";
+import { createPhoneNumbers } from "~/providers/phone-numbers.server";
 import { createVoiceModel } from "~/providers/voice-model.server";
 import { createSpeech, createTextModel } from "~/providers/ai.server";
 import type { AppServices } from "~/platform/services.server";
@@ -58,6 +59,7 @@ export async function createServices(env: Env, options: { runWorkers?: boolean }
     callPurposes,
     telephony: createTelephony(env),
     messaging: createMessaging(env),
+    phoneNumbers: createPhoneNumbers(env),
     voiceModel: createVoiceModel(env),
     textModel: createTextModel(env),
     speech: createSpeech(env),

@@ -67,6 +67,7 @@ export const OWNER_INTENTS: Record<string, string[]> = {
   "/dashboard/analytics": ["bogus"],
   "/dashboard/analytics/events": ["bogus"],
   "/dashboard/settings": ["save-settings", "save-reminders", "rotate-calendar-feed", "connect-calendar", "disconnect-calendar", "bogus"],
+  "/dashboard/phone": ["connect-number", "save-number-settings", "disconnect-number", "bogus"],
   "/dashboard/schedule": ["bogus"],
   "/dashboard/support": ["bogus"],
 };
@@ -116,6 +117,7 @@ export const ROUTE_TABLE: Record<string, string[]> = {
   "/dashboard/calls/:callId": [],
   "/dashboard/plan": OWNER_INTENTS["/dashboard/plan"]!,
   "/dashboard/settings": OWNER_INTENTS["/dashboard/settings"]!,
+  "/dashboard/phone": OWNER_INTENTS["/dashboard/phone"]!,
   "/dashboard/analytics": [],
   "/dashboard/analytics/events": [],
   "/dashboard/support": ["request_call", "send"],

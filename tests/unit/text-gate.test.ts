@@ -31,9 +31,10 @@ describe("the one way a text is sent", () => {
 
   it("has the provider's send called by the gate's job only", () => {
     expect(filesWith(/\bmessaging\s*\.\s*send\s*\(|\bmessaging\b[^;]*\[\s*["'`]send/)).toEqual([GATE]);
-    // Nothing else makes a Twilio client of its own (the calls' provider has no messages in it).
-    expect(filesWith(/\btwilio\s*\(/).sort()).toEqual([PROVIDER, "app/providers/telephony.server.ts"].sort());
-    expect(read("app/providers/telephony.server.ts")).not.toMatch(/\bmessages\b/);
+    // Nothing else makes a Twilio client of its own (the calls' and the numbers' providers have no messages in them).
+    const others = ["app/providers/telephony.server.ts", "app/providers/phone-numbers.server.ts"];
+    expect(filesWith(/\btwilio\s*\(/).sort()).toEqual([PROVIDER, ...others].sort());
+    for (const other of others) expect(read(other)).not.toMatch(/\bmessages\b/);
   });
 
   it("queues the send job in queueText only, inside the caller's transaction", () => {

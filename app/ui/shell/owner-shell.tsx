@@ -5,7 +5,7 @@ import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";
 import { useRootData } from "~/ui/shell/root-data";
 
-export type OwnerSection = "bookings" | "services" | "hours" | "calls" | "plan" | "analytics" | "settings";
+export type OwnerSection = "bookings" | "services" | "hours" | "calls" | "phone" | "plan" | "analytics" | "settings";
 
 export interface OwnerShellData {
   businessName: string;
@@ -25,6 +25,7 @@ const sections: { id: OwnerSection; to: string; label: SectionLabel }[] = [
   { id: "services", to: "/dashboard/services", label: "owner.nav.services" },
   { id: "hours", to: "/dashboard/hours", label: "owner.nav.hours" },
   { id: "calls", to: "/dashboard/calls", label: "owner.nav.calls" },
+  { id: "phone", to: "/dashboard/phone", label: "owner.nav.phone" },
   { id: "plan", to: "/dashboard/plan", label: "dashboard.plan" },
   { id: "analytics", to: "/dashboard/analytics", label: "analytics.nav" },
   { id: "settings", to: "/dashboard/settings", label: "owner.nav.settings" },

@@ -121,6 +121,13 @@
  * OPTOUT stop that number's messages from `to`; START, YES, UNSTOP lift it), then the signed POST of Twilio's
  * incoming-message parameters (MessageSid, SmsSid, SmsStatus=received, Body, From, To, NumMedia, NumSegments,
  * AccountSid, ApiVersion, OptOutType for a keyword) to the app's messaging webhook; resolves with its answer.
+ * Phone numbers (./incoming-numbers.ts): GET /2010-04-01/Accounts/{Sid}/IncomingPhoneNumbers.json lists the account's
+ * numbers (options.incomingNumbers, by default one per owned number; fake.addIncomingNumber adds one) with Twilio's
+ * paging (PageSize 1..1000, default 50; next_page_uri with Page and PageToken, null on the last page; PhoneNumber,
+ * FriendlyName filters); GET/POST/DELETE IncomingPhoneNumbers/{PN…}.json fetch, update (VoiceUrl, VoiceMethod,
+ * SmsUrl, SmsMethod, StatusCallback…; a URL not absolute http(s) 400 21402, a method not GET/POST 400 21200) and
+ * release; an unknown SID 404 20404. fake.incomingNumbers (Map PN… → { phoneNumber, voiceUrl, smsUrl, updates, … }),
+ * fake.incomingNumber(phone).
  * Not modelled: incoming calls, <Gather>, <Play>, <Dial>, <Record>, <Start><Stream> (recorded as error 12200),
  * conferences, real ringing/answer delays (Timeout is validated, not waited for), prices.
  */
@@ -129,6 +136,13 @@ import type { AddressInfo } from "node:net";
 import { callEndpoint, createCallEndpoint, listCalls } from "./calls";
 import { authorized, parseForm, send, sendError } from "./http";
 import { dial, finish } from "./lifecycle";
+import {
+  addIncomingNumber,
+  incomingNumberByPhone,
+  incomingNumberEndpoint,
+  listIncomingNumbers,
+  type IncomingNumberSeed,
+} from "./incoming-numbers";
 import { createMessageEndpoint, inboundMessage, messageEndpoint, type FakeMessage } from "./messages";
 import { recordingEndpoint } from "./recordings";
 import { createState } from "./state";
@@ -183,6 +197,11 @@ export interface FakeTwilioOptions {
   autoDial?: boolean;
   friendlyName?: string;
   blockedPrefixes?: string[];
+  /**
+   * The account's numbers (IncomingPhoneNumbers); by default one for each of `ownedNumbers`, with
+   * no voice or messaging URL set.
+   */
+  incomingNumbers?: IncomingNumberSeed[];
   /** Send live silence on every stream the fake opens (default true, as a real call does). */
   realtimeAudio?: boolean;
   timing?: { ringMs?: number; sayMs?: number; pauseScale?: number };
@@ -192,6 +211,7 @@ export interface FakeTwilioOptions {
 
 export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
   const state = createState(options);
+  for (const seed of options.incomingNumbers ?? state.ownedNumbers.map((phoneNumber) => ({ phoneNumber }))) addIncomingNumber(state, seed);
 
   async function handleRest(req: http.IncomingMessage, res: http.ServerResponse) {
     const chunks: Buffer[] = [];
@@ -209,6 +229,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     if (recordingPath) {
       if (recordingPath[1] !== state.accountSid) return sendError(res, twilioError(401, 20003, "Authenticate"));
       return recordingEndpoint(state, res, method, recordingPath[2]!, notFound, notAllowed);
+    }
+    const numberPath = /^\/2010-04-01\/Accounts\/([^/]+?)\/IncomingPhoneNumbers(?:\/([^/]+?))?\.json$/.exec(url.pathname);
+    if (numberPath) {
+      if (numberPath[1] !== state.accountSid) return sendError(res, twilioError(401, 20003, "Authenticate"));
+      if (numberPath[2]) return incomingNumberEndpoint(state, res, method, params, numberPath[2], notFound, notAllowed);
+      if (method !== "GET") return notAllowed();
+      return listIncomingNumbers(state, res, params);
     }
     const messagePath = /^\/2010-04-01\/Accounts\/([^/]+?)\/Messages(?:\/([^/]+?))?\.json$/.exec(url.pathname);
     if (messagePath) {
@@ -302,6 +329,16 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
     blockedPrefixes: state.blockedPrefixes,
     account: state.account,
     calls: state.calls,
+    /** The account's numbers (IncomingPhoneNumbers) by SID: voiceUrl, smsUrl, updates (each update's form). */
+    incomingNumbers: state.incomingNumbers,
+    /** Adds a number to the account (as buying one in Twilio's console would). */
+    addIncomingNumber(seed: IncomingNumberSeed) {
+      return addIncomingNumber(state, seed);
+    },
+    /** The account's number with this E.164 phone number, if any. */
+    incomingNumber(phoneNumber: string) {
+      return incomingNumberByPhone(state, phoneNumber);
+    },
     requests: state.requests,
     callbackDeliveries: state.callbackDeliveries,
     warnings: state.warnings,

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { randomSid, type MediaStreamHandle } from "../media-stream";
 import type { CallbackDelivery, CallOutcome, FakeCall, FakeTwilioOptions, FormParams } from "./index";
+import type { FakeIncomingNumber } from "./incoming-numbers";
 import type { FakeMessage } from "./messages";
 import type { TwilioError } from "./util";
 import { API_VERSION, rfc2822 } from "./util";
@@ -47,6 +48,8 @@ export interface FakeTwilioState {
     uri: string;
   };
   calls: Map<string, FakeCall>;
+  /** The account's own numbers (IncomingPhoneNumbers) by SID (PN…), with where their calls and texts go. */
+  incomingNumbers: Map<string, FakeIncomingNumber>;
   /** Messages (SMS), sent and received, by MessageSid. */
   messages: Map<string, FakeMessage>;
   /** Message creations Twilio refused, with the error it answered. */
@@ -138,6 +141,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     phoneNumberSids,
     account,
     calls,
+    incomingNumbers: new Map(),
     messages: new Map(),
     refusedMessages: [],
     smsOptOuts: new Set(),
