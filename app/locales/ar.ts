@@ -707,7 +707,6 @@ const ar = {
     next: "التالي",
     zoneNote: "تُعرض الأوقات بحسب {{zone}}.",
     zoneLabel: "منطقتك الزمنية",
-    zoneApply: "عرض الأوقات بهذه المنطقة",
     stepTitles: {
       service: "اختر خدمة",
       date: "اختر تاريخًا",

@@ -739,7 +739,6 @@ const de = {
     next: "Weiter",
     zoneNote: "Die Zeiten gelten für diese Zeitzone: {{zone}}.",
     zoneLabel: "Ihre Zeitzone",
-    zoneApply: "Zeiten in dieser Zone anzeigen",
     stepTitles: {
       service: "Leistung wählen",
       date: "Datum wählen",

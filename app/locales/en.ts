@@ -721,7 +721,6 @@ const en = {
     next: "Next",
     zoneNote: "Times are shown in {{zone}}.",
     zoneLabel: "Your time zone",
-    zoneApply: "Show times in this zone",
     stepTitles: {
       service: "Choose a service",
       date: "Choose a date",

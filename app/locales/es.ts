@@ -734,7 +734,6 @@ const es = {
     next: "Siguiente",
     zoneNote: "Las horas se muestran en esta zona horaria: {{zone}}.",
     zoneLabel: "Tu zona horaria",
-    zoneApply: "Ver las horas en esta zona",
     stepTitles: {
       service: "Elige un servicio",
       date: "Elige una fecha",

@@ -739,7 +739,6 @@ const fr = {
     next: "Suivant",
     zoneNote: "Les horaires sont indiqués dans ce fuseau horaire : {{zone}}.",
     zoneLabel: "Votre fuseau horaire",
-    zoneApply: "Afficher les horaires dans ce fuseau",
     stepTitles: {
       service: "Choisissez un service",
       date: "Choisissez une date",

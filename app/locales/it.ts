@@ -735,7 +735,6 @@ const it = {
     next: "Avanti",
     zoneNote: "Gli orari sono indicati in questo fuso orario: {{zone}}.",
     zoneLabel: "Il tuo fuso orario",
-    zoneApply: "Mostra gli orari in questo fuso",
     stepTitles: {
       service: "Scegli un servizio",
       date: "Scegli una data",
