@@ -70,6 +70,8 @@ export interface NewBooking {
   newReference?: () => string;
   /** Who made it (see CallOrigin): its confirmation calls and reminder count there. */
   origin?: CallOrigin | null;
+  /** The owner's call column to start with ("queued" unless said: see ownerCallStateOf). */
+  callState?: string;
   /**
    * The work that must follow the booking (its confirmation call's job, its e-mails), written in
    * the booking's own transaction: it commits with the booking or not at all, so a crash right
@@ -349,7 +351,19 @@ export function markBusinessBookingNoShow(db: Db, businessId: number, bookingId:
  * exclusion constraint decides against a booking made meanwhile (`taken`), in a savepoint of its
  * own, so the caller's transaction stays usable.
  */
-export async function moveBusinessBooking(db: Db, businessId: number, bookingId: number, startsAt: Date, endsAt: Date, now = new Date()) {
+/**
+ * A booking's new time. `after`: its status and call column at the new time (waiting for the
+ * confirmation call by default; a confirmed one the owner moves with no call to come stays confirmed).
+ */
+export async function moveBusinessBooking(
+  db: Db,
+  businessId: number,
+  bookingId: number,
+  startsAt: Date,
+  endsAt: Date,
+  after: { status: "pending" | "confirmed"; callState: string } = { status: "pending", callState: "queued" },
+  now = new Date(),
+) {
   try {
     const [row] = await db.transaction((tx) =>
       tx
@@ -357,8 +371,8 @@ export async function moveBusinessBooking(db: Db, businessId: number, bookingId:
         .set({
           startsAt,
           endsAt,
-          status: "pending",
-          callState: "queued",
+          status: after.status,
+          callState: after.callState,
           callOutcome: null,
           notCalledReason: null,
           confirmationRound: sql`${bookings.confirmationRound} + 1`,
@@ -614,7 +628,8 @@ export async function bookingsMissingConfirmationCall(db: Db, olderThanSeconds: 
     .where(
       and(
         eq(bookings.status, "pending"),
-        eq(bookings.callState, "queued"),
+        // "scheduled": told to wait for calling hours when it was made or moved (ownerCallStateOf).
+        inArray(bookings.callState, ["queued", "scheduled"]),
         gt(bookings.startsAt, now),
         lt(bookings.timeSetAt, new Date(now.getTime() - olderThanSeconds * 1000)),
         sql`not exists (select 1 from ${calls} where ${calls.bookingId} = ${bookings.id} and ${calls.confirmationRound} = ${bookings.confirmationRound})`,

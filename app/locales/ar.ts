@@ -772,6 +772,7 @@ const ar = {
     movedByYouBody: "مرحبًا {{name}}، أصبح لحجزك لدى {{business}} هذا الموعد.",
     cancelledByYouSubject: "ألغيت حجزك لدى {{business}}",
     cancelledByYouBody: "مرحبًا {{name}}، أُلغي حجزك لدى {{business}}. أصبح الموعد متاحًا من جديد.",
+    movedStaysConfirmed: "يبقى حجزك مؤكدًا في هذا الموعد: لن يُجرى اتصال للتأكيد. ملف التقويم المحدَّث مرفق.",
     calendarRemoves: "ملف التقويم المرفق يزيل الموعد من تقويمك.",
     newLinkSubject: "رابطك الجديد لحجزك لدى {{business}}",
     newLinkBody: "مرحبًا {{name}}، هذا هو الرابط الجديد لحجزك لدى {{business}} كما طلبت. الرابط القديم لم يعد يعمل.",

@@ -806,6 +806,7 @@ const de = {
     movedByYouBody: "Hallo {{name}}, Ihre Buchung bei {{business}} hat jetzt diese Zeit.",
     cancelledByYouSubject: "Sie haben Ihre Buchung bei {{business}} storniert",
     cancelledByYouBody: "Hallo {{name}}, Ihre Buchung bei {{business}} ist storniert. Die Zeit ist wieder frei.",
+    movedStaysConfirmed: "Ihre Buchung bleibt zu dieser Zeit bestätigt: Es folgt kein Bestätigungsanruf. Die aktualisierte Kalenderdatei ist angehängt.",
     calendarRemoves: "Die angehängte Kalenderdatei entfernt den Termin aus Ihrem Kalender.",
     newLinkSubject: "Ihr neuer Link zu Ihrer Buchung bei {{business}}",
     newLinkBody:

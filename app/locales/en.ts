@@ -789,6 +789,7 @@ const en = {
     movedByYouBody: "Hello {{name}}, your booking at {{business}} now has this time.",
     cancelledByYouSubject: "You cancelled your booking at {{business}}",
     cancelledByYouBody: "Hello {{name}}, your booking at {{business}} is cancelled. The time is free again.",
+    movedStaysConfirmed: "Your booking stays confirmed at this time: no confirmation call will be placed. The updated calendar file is attached.",
     calendarRemoves: "The attached calendar file takes the appointment out of your calendar.",
     newLinkSubject: "Your new link for your booking at {{business}}",
     newLinkBody: "Hello {{name}}, here is the new link to your booking at {{business}}, as you asked. The old link no longer works.",

@@ -801,6 +801,7 @@ const es = {
     movedByYouBody: "Hola, {{name}}: tu reserva en {{business}} tiene ahora esta hora.",
     cancelledByYouSubject: "Has cancelado tu reserva en {{business}}",
     cancelledByYouBody: "Hola, {{name}}: tu reserva en {{business}} está cancelada. La hora vuelve a estar libre.",
+    movedStaysConfirmed: "Tu reserva sigue confirmada a esta hora: no se hará ninguna llamada de confirmación. Se adjunta el archivo de calendario actualizado.",
     calendarRemoves: "El archivo de calendario adjunto quita la cita de tu calendario.",
     newLinkSubject: "Tu nuevo enlace para tu reserva en {{business}}",
     newLinkBody:

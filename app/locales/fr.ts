@@ -806,6 +806,7 @@ const fr = {
     movedByYouBody: "Bonjour {{name}}, votre réservation chez {{business}} a maintenant cet horaire.",
     cancelledByYouSubject: "Vous avez annulé votre réservation chez {{business}}",
     cancelledByYouBody: "Bonjour {{name}}, votre réservation chez {{business}} est annulée. Le créneau est de nouveau libre.",
+    movedStaysConfirmed: "Votre réservation reste confirmée à cette heure : aucun appel de confirmation ne sera passé. Le fichier de calendrier mis à jour est joint.",
     calendarRemoves: "Le fichier de calendrier joint retire le rendez-vous de votre calendrier.",
     newLinkSubject: "Votre nouveau lien pour votre réservation chez {{business}}",
     newLinkBody:

@@ -802,6 +802,7 @@ const it = {
     movedByYouBody: "Ciao {{name}}, la tua prenotazione da {{business}} ha ora questo orario.",
     cancelledByYouSubject: "Hai annullato la tua prenotazione da {{business}}",
     cancelledByYouBody: "Ciao {{name}}, la tua prenotazione da {{business}} è annullata. L'orario è di nuovo libero.",
+    movedStaysConfirmed: "La tua prenotazione resta confermata a quest'ora: non verrà fatta alcuna chiamata di conferma. Il file di calendario aggiornato è allegato.",
     calendarRemoves: "Il file di calendario allegato toglie l'appuntamento dal tuo calendario.",
     newLinkSubject: "Il tuo nuovo link per la prenotazione da {{business}}",
     newLinkBody:

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, bookings, businesses, calls } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { bookingAgent } from "~/features/booking/agent.server";
+import en from "~/locales/en";
 import { CANCEL_BOOKING } from "~/voice/agents.server";
 import { startAppInProcess } from "../support/app-in-process";
 import { bookThroughPage } from "../support/book-through-page";
@@ -277,6 +278,57 @@ describe("times on the manage page", () => {
     const starts = [...html.matchAll(/name="start" value="(\d+)"/g)].map((m) => Number(m[1]));
     expect(starts.length).toBeGreaterThan(0);
     for (const start of starts) expect(new Date(start).toLocaleDateString("en-CA", { timeZone: "Asia/Tokyo" })).toBe(date);
+  });
+});
+
+describe("the owner's status, from the one promise of a call (no telephony here)", () => {
+  /** The booking's status and call column as the owner's list shows them. */
+  async function ownerSees(id: number) {
+    const html = (await (await owner.get(`/dashboard/bookings/${id}`)).text()).replace(/[\u2068\u2069]/g, "");
+    return {
+      html,
+      status: [en.bookingStatus.confirmed, en.bookingStatus.pending].find((label) => html.includes(`>${label}<`)),
+    };
+  }
+
+  it("says no call is coming for a new booking, and a confirmed booking the owner moves stays confirmed, e-mailed so", async () => {
+    expect(app.services.telephony.configured).toBe(false);
+    const email = "casey-honest@example.com";
+    const { id } = await customerBooksInLosAngeles(email);
+    // At once, not after the call's job ran: no "Call queued" when no call can ring.
+    expect((await bookingRow(id)).callState).toBe("calls_not_configured");
+    let seen = await ownerSees(id);
+    expect(seen.html).not.toContain(en.callState.queued);
+    expect(seen.html).toContain(en.callState.calls_not_configured);
+
+    expect((await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: String(id) })).status).toBe(302);
+    const { date, time } = await ownerFreeTime(id);
+    const moving = await owner.postForm(`/dashboard/bookings/${id}`, { intent: "reschedule-booking", bookingId: String(id), date, time });
+    expect(moving.status).toBe(302);
+    const moved = await waitForMail(app.dataDir, email, /has a new time$/);
+    seen = await ownerSees(id);
+    expect(seen.status).toBe(en.bookingStatus.confirmed);
+    expect(seen.html).not.toContain(en.callState.queued);
+    expect((await bookingRow(id)).status).toBe("confirmed");
+    // The customer is told the same: still confirmed, and no call promised.
+    expect(moved.text.replace(/[\u2068\u2069]/g, "")).toContain(en.bookingChanges.movedStaysConfirmed);
+    expect(moved.text).not.toContain(en.owner.email.movedCall);
+    expect(await (await fetch(linkIn(moved, "/booking/"))).text()).toContain(`>${en.bookingStatus.confirmed}<`);
+  });
+
+  it("a booking not yet confirmed that the owner moves waits for the owner's confirmation, with no call queued", async () => {
+    const { id } = await customerBooksInLosAngeles("casey-honest-pending@example.com");
+    const { date, time } = await ownerFreeTime(id);
+    const moving = await owner.postForm(`/dashboard/bookings/${id}`, { intent: "reschedule-booking", bookingId: String(id), date, time });
+    expect(moving.status).toBe(302);
+    const row = await bookingRow(id);
+    expect(row.status).toBe("pending");
+    expect(row.callState).toBe("calls_not_configured");
+    const seen = await ownerSees(id);
+    expect(seen.status).toBe(en.bookingStatus.pending);
+    expect(seen.html).not.toContain(en.callState.queued);
+    // It is among those that need the owner: nobody else will confirm it.
+    expect(await (await owner.get("/dashboard?filter=attention")).text()).toContain(`/dashboard/bookings/${id}"`);
   });
 });
 

@@ -22,7 +22,7 @@ import { formatPhone } from "~/platform/phone.server";
 import type { AppServices } from "~/platform/services.server";
 import { queueConfirmationCall } from "./booking.server";
 import { queueCalendarWrite } from "./calendar-sync.server";
-import { confirmationPromise, describeConfirmationPromise } from "./confirmation-promise.server";
+import { confirmationPromise, describeConfirmationPromise, ownerCallStateOf, type ConfirmationPromise } from "./confirmation-promise.server";
 import { manageLinkOf, manageTokenSealer } from "./manage-link.server";
 
 export type { BookingChange, ChangedBy };
@@ -68,13 +68,16 @@ export async function changeBooking(
   const service = await findService(services.db, business.id, booking.serviceId);
   const customerT = booking.customerEmail ? await translatorFor(booking.language) : null;
   const ownerT = by === "customer" ? await translatorFor(business.defaultLanguage) : null;
-  const promise = change.kind === "moved" && customerT ? await confirmationPromise(services, business) : null;
+  // A move's confirmation call, as the booking page would promise it: the booking's status, the
+  // owner's call column and the customer's e-mail all say this one answer.
+  const promise = change.kind === "moved" ? await confirmationPromise(services, business) : null;
+  const staysConfirmed = Boolean(promise && keepsConfirmation(booking, by, promise));
   const result = await services.db.transaction(async (tx): Promise<ChangeBookingResult> => {
-    const changed = await apply(tx, business, booking, change);
+    const changed = await apply(tx, business, booking, change, promise, staysConfirmed);
     if (changed.kind !== "changed") return changed;
     const after = changed.booking;
     await recordBookingChange(tx, after.id, change.kind, by);
-    await followCalls(services, tx, after, change.kind, by);
+    await followCalls(services, tx, after, change.kind, by, staysConfirmed);
     // The owner's own calendar (CalDAV, when connected) follows the booking.
     await queueCalendarWrite(services, tx, after);
     await announceBusinessChange(tx, business.id);
@@ -84,8 +87,9 @@ export async function changeBooking(
     if (after.customerEmail && customerT) {
       const zone = customerZone(after, business);
       const manageUrl = await manageUrlOf(services, tx, after);
-      const callPromise =
-        promise && promise.kind !== "call_now"
+      const callPromise = staysConfirmed
+        ? customerT("bookingChanges.movedStaysConfirmed")
+        : promise && promise.kind !== "call_now"
           ? describeConfirmationPromise(customerT, after.language, business, promise, { emailed: true })
           : undefined;
       await services.jobs.enqueue(
@@ -136,7 +140,24 @@ export async function changeBooking(
   return result;
 }
 
-async function apply(tx: Db, business: Business, booking: Booking, change: BookingChangeRequest): Promise<ChangeBookingResult> {
+/**
+ * A confirmed booking the owner moves, when no confirmation call will ring, stays confirmed: the
+ * owner set the new time, and nothing would ever confirm it again ("Waiting for confirmation"
+ * forever). When a call will ring, it confirms the new time with the customer; a move by the
+ * customer waits for the business's confirmation as a new booking does (ADR 0038).
+ */
+function keepsConfirmation(booking: Booking, by: ChangedBy, promise: ConfirmationPromise) {
+  return by === "owner" && booking.status === "confirmed" && promise.kind === "no_call";
+}
+
+async function apply(
+  tx: Db,
+  business: Business,
+  booking: Booking,
+  change: BookingChangeRequest,
+  promise: ConfirmationPromise | null,
+  staysConfirmed: boolean,
+): Promise<ChangeBookingResult> {
   if (change.kind === "confirmed") {
     const row = await confirmBusinessBooking(tx, business.id, booking.id);
     return row ? { kind: "changed", booking: row } : { kind: "unchanged" };
@@ -145,7 +166,10 @@ async function apply(tx: Db, business: Business, booking: Booking, change: Booki
     const row = await cancelBusinessBooking(tx, business.id, booking.id);
     return row ? { kind: "changed", booking: row } : { kind: "unchanged" };
   }
-  const moved = await moveBusinessBooking(tx, business.id, booking.id, change.start, change.end);
+  const moved = await moveBusinessBooking(tx, business.id, booking.id, change.start, change.end, {
+    status: staysConfirmed ? "confirmed" : "pending",
+    callState: promise ? ownerCallStateOf(promise) : "queued",
+  });
   if (moved.kind === "moved") return { kind: "changed", booking: moved.booking };
   return moved.kind === "taken" ? { kind: "taken" } : { kind: "unchanged" };
 }
@@ -155,10 +179,10 @@ async function apply(tx: Db, business: Business, booking: Booking, change: Booki
  * goes); a cancelled one no call at all; a moved one the new time's confirmation, and none of the
  * old time's. A call already dialling is not cut; its result is for a round the booking left.
  */
-async function followCalls(services: AppServices, tx: Db, booking: Booking, change: BookingChange, by: ChangedBy) {
+async function followCalls(services: AppServices, tx: Db, booking: Booking, change: BookingChange, by: ChangedBy, staysConfirmed: boolean) {
   if (change === "confirmed") await cancelQueuedBookingCalls(tx, booking.id, ["booking_confirmation"]);
   else await cancelQueuedBookingCalls(tx, booking.id);
-  if (change === "moved") await queueConfirmationCall(services, tx, booking, services.publicOrigin());
+  if (change === "moved" && !staysConfirmed) await queueConfirmationCall(services, tx, booking, services.publicOrigin());
   else if (by === "owner") await setBookingCallStateIf(tx, booking.id, "by_owner", CALL_STATES_IN_PROGRESS);
 }
 

@@ -32,6 +32,7 @@ import {
   confirmationPromise,
   describeConfirmationPromise,
   describeConfirmationPromiseToOwner,
+  ownerCallStateOf,
 } from "~/features/booking/confirmation-promise.server";
 import type { AppJob, AppServices } from "~/platform/services.server";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
@@ -421,6 +422,8 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
     idempotencyKey: key?.key ?? null,
     idempotencyRequestHash: key?.requestHash ?? null,
     origin: request.callOrigin,
+    // The owner's call column says the promise the customer is given (no "Call queued" without telephony).
+    callState: ownerCallStateOf(announcement.promise),
     followUp: (tx, booking, manageToken) =>
       announceBooking(services, tx, request, announcement, booking, `${request.origin}/booking/${manageToken}`),
   });
