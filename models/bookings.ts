@@ -330,6 +330,12 @@ export function confirmBusinessBooking(db: Db, businessId: number, bookingId: nu
   return setOwnedStatus(db, businessId, bookingId, "confirmed", now, waiting);
 }
 
+/** The customer asked for another time (on a call): the booking keeps its time until the business offers one; null when it is cancelled or over. */
+export function requestBookingReschedule(db: Db, businessId: number, bookingId: number, now = new Date()) {
+  const open = and(inArray(bookings.status, ["pending", "confirmed", "unreachable"]), gt(bookings.endsAt, now))!;
+  return setOwnedStatus(db, businessId, bookingId, "reschedule_requested", now, open);
+}
+
 /** Cancelled by the owner, which frees the time at once; null when it already was cancelled or is over. */
 export function cancelBusinessBooking(db: Db, businessId: number, bookingId: number, now = new Date()) {
   const open = and(notInArray(bookings.status, ["cancelled", "no_show"]), gt(bookings.endsAt, now))!;
@@ -347,13 +353,10 @@ export function markBusinessBookingNoShow(db: Db, businessId: number, bookingId:
 }
 
 /**
- * Moved by the owner: the same booking at a new time, waiting for its confirmation again. The
- * exclusion constraint decides against a booking made meanwhile (`taken`), in a savepoint of its
- * own, so the caller's transaction stays usable.
- */
-/**
- * A booking's new time. `after`: its status and call column at the new time (waiting for the
- * confirmation call by default; a confirmed one the owner moves with no call to come stays confirmed).
+ * The same booking at a new time. The exclusion constraint decides against a booking made
+ * meanwhile (`taken`), in a savepoint of its own, so the caller's transaction stays usable.
+ * `after`: its status and call column at the new time (waiting for the confirmation call by
+ * default; a confirmed one the owner moves with no call to come stays confirmed).
  */
 export async function moveBusinessBooking(
   db: Db,

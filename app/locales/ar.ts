@@ -772,6 +772,10 @@ const ar = {
     movedByYouBody: "مرحبًا {{name}}، أصبح لحجزك لدى {{business}} هذا الموعد.",
     cancelledByYouSubject: "ألغيت حجزك لدى {{business}}",
     cancelledByYouBody: "مرحبًا {{name}}، أُلغي حجزك لدى {{business}}. أصبح الموعد متاحًا من جديد.",
+    confirmedByYouSubject: "أكّدت حجزك لدى {{business}}",
+    confirmedByYouBody: "مرحبًا {{name}}، شكرًا لتأكيد حجزك لدى {{business}}. حجزك مؤكد في هذا الموعد.",
+    reschedule_requestedByYouSubject: "طلبت من {{business}} موعدًا آخر",
+    reschedule_requestedByYouBody: "مرحبًا {{name}}، يعلم {{business}} أنك تودّ موعدًا آخر وسيتواصل معك للاتفاق عليه. إلى ذلك الحين يبقى حجزك في هذا الموعد.",
     movedStaysConfirmed: "يبقى حجزك مؤكدًا في هذا الموعد: لن يُجرى اتصال للتأكيد. ملف التقويم المحدَّث مرفق.",
     calendarRemoves: "ملف التقويم المرفق يزيل الموعد من تقويمك.",
     newLinkSubject: "رابطك الجديد لحجزك لدى {{business}}",
@@ -781,12 +785,16 @@ const ar = {
       movedBody: "نقل {{name}} حجزه إلى موعد جديد.",
       cancelledSubject: "ألغى {{name}} حجزه ({{when}})",
       cancelledBody: "ألغى {{name}} حجزه. أصبح الموعد متاحًا من جديد.",
+      reschedule_requestedSubject: "يطلب {{name}} موعدًا آخر ({{when}})",
+      reschedule_requestedBody: "طلب {{name}} في المكالمة موعدًا آخر. يُرجى التواصل معه للاتفاق على موعد.",
+      preferred: "ما طلبه",
     },
     mark: {
       customer: {
         moved: "نقله العميل",
         cancelled: "ألغاه العميل",
         confirmed: "أكّده العميل",
+        reschedule_requested: "طلب العميل موعدًا آخر",
       },
       owner: {
         moved: "نقلته أنت",

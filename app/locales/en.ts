@@ -789,6 +789,10 @@ const en = {
     movedByYouBody: "Hello {{name}}, your booking at {{business}} now has this time.",
     cancelledByYouSubject: "You cancelled your booking at {{business}}",
     cancelledByYouBody: "Hello {{name}}, your booking at {{business}} is cancelled. The time is free again.",
+    confirmedByYouSubject: "You confirmed your booking at {{business}}",
+    confirmedByYouBody: "Hello {{name}}, thank you for confirming your booking at {{business}}. It is confirmed at this time.",
+    reschedule_requestedByYouSubject: "You asked {{business}} for another time",
+    reschedule_requestedByYouBody: "Hello {{name}}, {{business}} knows you would like another time and will contact you to agree on one. Until then your booking keeps this time.",
     movedStaysConfirmed: "Your booking stays confirmed at this time: no confirmation call will be placed. The updated calendar file is attached.",
     calendarRemoves: "The attached calendar file takes the appointment out of your calendar.",
     newLinkSubject: "Your new link for your booking at {{business}}",
@@ -798,12 +802,16 @@ const en = {
       movedBody: "{{name}} moved their booking to a new time.",
       cancelledSubject: "{{name}} cancelled their booking ({{when}})",
       cancelledBody: "{{name}} cancelled their booking. The time is free again.",
+      reschedule_requestedSubject: "{{name}} asks for another time ({{when}})",
+      reschedule_requestedBody: "{{name}} asked on the call for another time. Please contact them to agree on one.",
+      preferred: "What they asked for",
     },
     mark: {
       customer: {
         moved: "Moved by the customer",
         cancelled: "Cancelled by the customer",
         confirmed: "Confirmed by the customer",
+        reschedule_requested: "Another time asked for by the customer",
       },
       owner: {
         moved: "Moved by you",

@@ -801,6 +801,10 @@ const es = {
     movedByYouBody: "Hola, {{name}}: tu reserva en {{business}} tiene ahora esta hora.",
     cancelledByYouSubject: "Has cancelado tu reserva en {{business}}",
     cancelledByYouBody: "Hola, {{name}}: tu reserva en {{business}} está cancelada. La hora vuelve a estar libre.",
+    confirmedByYouSubject: "Has confirmado tu reserva en {{business}}",
+    confirmedByYouBody: "Hola {{name}}, gracias por confirmar tu reserva en {{business}}. Está confirmada a esta hora.",
+    reschedule_requestedByYouSubject: "Has pedido otra hora a {{business}}",
+    reschedule_requestedByYouBody: "Hola {{name}}, {{business}} sabe que prefieres otra hora y se pondrá en contacto contigo para acordarla. Hasta entonces tu reserva mantiene esta hora.",
     movedStaysConfirmed: "Tu reserva sigue confirmada a esta hora: no se hará ninguna llamada de confirmación. Se adjunta el archivo de calendario actualizado.",
     calendarRemoves: "El archivo de calendario adjunto quita la cita de tu calendario.",
     newLinkSubject: "Tu nuevo enlace para tu reserva en {{business}}",
@@ -811,12 +815,16 @@ const es = {
       movedBody: "{{name}} ha cambiado su reserva a otra hora.",
       cancelledSubject: "{{name}} ha cancelado su reserva ({{when}})",
       cancelledBody: "{{name}} ha cancelado su reserva. La hora vuelve a estar libre.",
+      reschedule_requestedSubject: "{{name}} pide otra hora ({{when}})",
+      reschedule_requestedBody: "{{name}} pidió otra hora en la llamada. Ponte en contacto para acordar una.",
+      preferred: "Lo que pidió",
     },
     mark: {
       customer: {
         moved: "Cambiada por el cliente",
         cancelled: "Cancelada por el cliente",
         confirmed: "Confirmada por el cliente",
+        reschedule_requested: "El cliente pidió otra hora",
       },
       owner: {
         moved: "Cambiada por ti",

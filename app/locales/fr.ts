@@ -806,6 +806,10 @@ const fr = {
     movedByYouBody: "Bonjour {{name}}, votre réservation chez {{business}} a maintenant cet horaire.",
     cancelledByYouSubject: "Vous avez annulé votre réservation chez {{business}}",
     cancelledByYouBody: "Bonjour {{name}}, votre réservation chez {{business}} est annulée. Le créneau est de nouveau libre.",
+    confirmedByYouSubject: "Vous avez confirmé votre réservation chez {{business}}",
+    confirmedByYouBody: "Bonjour {{name}}, merci d'avoir confirmé votre réservation chez {{business}}. Elle est confirmée à cette heure.",
+    reschedule_requestedByYouSubject: "Vous avez demandé un autre horaire à {{business}}",
+    reschedule_requestedByYouBody: "Bonjour {{name}}, {{business}} sait que vous souhaitez un autre horaire et vous contactera pour en convenir. D'ici là, votre réservation garde cet horaire.",
     movedStaysConfirmed: "Votre réservation reste confirmée à cette heure : aucun appel de confirmation ne sera passé. Le fichier de calendrier mis à jour est joint.",
     calendarRemoves: "Le fichier de calendrier joint retire le rendez-vous de votre calendrier.",
     newLinkSubject: "Votre nouveau lien pour votre réservation chez {{business}}",
@@ -816,12 +820,16 @@ const fr = {
       movedBody: "{{name}} a déplacé sa réservation à un nouvel horaire.",
       cancelledSubject: "{{name}} a annulé sa réservation ({{when}})",
       cancelledBody: "{{name}} a annulé sa réservation. Le créneau est de nouveau libre.",
+      reschedule_requestedSubject: "{{name}} demande un autre horaire ({{when}})",
+      reschedule_requestedBody: "{{name}} a demandé un autre horaire pendant l'appel. Contactez-le pour en convenir.",
+      preferred: "Ce qui a été demandé",
     },
     mark: {
       customer: {
         moved: "Déplacée par le client",
         cancelled: "Annulée par le client",
         confirmed: "Confirmée par le client",
+        reschedule_requested: "Autre horaire demandé par le client",
       },
       owner: {
         moved: "Déplacée par vous",

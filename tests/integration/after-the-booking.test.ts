@@ -5,7 +5,7 @@ import { accounts, bookings, businesses, calls } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { bookingAgent } from "~/features/booking/agent.server";
 import en from "~/locales/en";
-import { CANCEL_BOOKING } from "~/voice/agents.server";
+import { CANCEL_BOOKING, CONFIRM_BOOKING, REQUEST_RESCHEDULE } from "~/voice/agents.server";
 import { startAppInProcess } from "../support/app-in-process";
 import { bookThroughPage } from "../support/book-through-page";
 import { httpClient } from "../support/http-client";
@@ -235,32 +235,65 @@ describe("a change the customer makes", () => {
   });
 });
 
-describe("a cancel on the confirmation call", () => {
-  it("is the customer's change too: both e-mailed, METHOD:CANCEL, and the owner's list says by whom", async () => {
+/** The confirmation call's agent for a booking, on a call in progress. */
+async function agentOnTheCall(id: number) {
+  const booking = await bookingRow(id);
+  const [call] = await app.services.db
+    .insert(calls)
+    .values({
+      purpose: "booking_confirmation",
+      status: "in-progress",
+      language: "en",
+      voice: "alloy",
+      toNumber: booking.customerPhone,
+      businessId: booking.businessId,
+      bookingId: id,
+      confirmationRound: booking.confirmationRound,
+      timeLimitSeconds: 300,
+    })
+    .returning();
+  return bookingAgent(app.services, call!);
+}
+
+describe("the customer's answer on the confirmation call", () => {
+  it("a cancel is the customer's change too: both e-mailed, METHOD:CANCEL, and the owner's list says by whom", async () => {
     const email = "casey-on-the-phone@example.com";
     const { id, first } = await customerBooksInLosAngeles(email);
-    const booking = await bookingRow(id);
-    const [call] = await app.services.db
-      .insert(calls)
-      .values({
-        purpose: "booking_confirmation",
-        status: "in-progress",
-        language: "en",
-        voice: "alloy",
-        toNumber: booking.customerPhone,
-        businessId: booking.businessId,
-        bookingId: id,
-        confirmationRound: booking.confirmationRound,
-        timeLimitSeconds: 300,
-      })
-      .returning();
-    const agent = await bookingAgent(app.services, call!);
+    const agent = await agentOnTheCall(id);
     await agent.tools.find((tool) => tool.name === CANCEL_BOOKING)!.run({ reason: "cannot come" });
     expect((await bookingRow(id)).status).toBe("cancelled");
     const mail = await waitForMail(app.dataDir, email, /^You cancelled your booking at/);
     expect(calendarOf(mail)).toMatchObject({ method: "CANCEL", uid: calendarOf(first).uid });
     await waitForMail(app.dataDir, businessEmail, /^Casey \d+ cancelled their booking/);
     expect(await (await owner.get(`/dashboard/bookings/${id}`)).text()).toContain("Cancelled by the customer");
+  });
+
+  it("a confirmation goes through the same change: the customer's e-mail with the updated calendar file, the owner's list says by whom", async () => {
+    const email = "casey-confirms-by-phone@example.com";
+    const { id, first } = await customerBooksInLosAngeles(email);
+    const agent = await agentOnTheCall(id);
+    await agent.tools.find((tool) => tool.name === CONFIRM_BOOKING)!.run({});
+    const row = await bookingRow(id);
+    expect(row.status).toBe("confirmed");
+    expect(row.callOutcome).toBe("confirmed");
+    const mail = await waitForMail(app.dataDir, email, /^You confirmed your booking at/);
+    expect(calendarOf(mail)).toMatchObject({ method: "PUBLISH", uid: calendarOf(first).uid, sequence: row.calendarSequence });
+    expect(linkIn(mail, "/booking/")).toBe(linkIn(first, "/booking/"));
+    expect(await (await owner.get(`/dashboard/bookings/${id}`)).text()).toContain("Confirmed by the customer");
+  });
+
+  it("another time asked for: both e-mailed, the owner with what the customer said, and the list says by whom", async () => {
+    const email = "casey-another-time@example.com";
+    const { id } = await customerBooksInLosAngeles(email);
+    const agent = await agentOnTheCall(id);
+    await agent.tools.find((tool) => tool.name === REQUEST_RESCHEDULE)!.run({ preferred: "Friday after 4 pm" });
+    expect((await bookingRow(id)).status).toBe("reschedule_requested");
+    await waitForMail(app.dataDir, email, /^You asked Sakina Demo Salon for another time/);
+    const ownerMail = await waitForMail(app.dataDir, businessEmail, /^Casey \d+ asks for another time/);
+    expect(ownerMail.text).toContain("Friday after 4 pm");
+    const page = await (await owner.get(`/dashboard/bookings/${id}`)).text();
+    expect(page).toContain("Another time asked for by the customer");
+    expect(page).toContain("Friday after 4 pm");
   });
 });
 

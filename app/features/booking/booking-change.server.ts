@@ -8,6 +8,7 @@ import {
   moveBusinessBooking,
   recordBookingChange,
   replaceManageToken,
+  requestBookingReschedule,
   setBookingCallStateIf,
   type Booking,
 } from "#models/bookings";
@@ -30,6 +31,8 @@ export type { BookingChange, ChangedBy };
 export type BookingChangeRequest =
   | { kind: "confirmed" }
   | { kind: "cancelled" }
+  /** The customer asked for another time (on a call), in their words: the business offers one. */
+  | { kind: "reschedule_requested"; preferred: string }
   /** A new time; the booking keeps its length unless `end` says otherwise. */
   | { kind: "moved"; start: Date; end: Date };
 
@@ -47,14 +50,15 @@ export function customerZone(booking: Pick<Booking, "customerTimeZone">, busines
 
 /**
  * The one way a booking's time or status is changed by a person: the owner confirming, moving or
- * cancelling it in the dashboard, the customer moving or cancelling it on their manage page or on
- * a call. Everything a change must bring commits in the change's own transaction:
+ * cancelling it in the dashboard, the customer moving or cancelling it on their manage page, or
+ * confirming, cancelling or asking for another time on a confirmation or reminder call.
+ * Everything a change must bring commits in the change's own transaction:
  * - who made it (the owner's list says "by the customer" / "by you");
  * - the calls: a queued confirmation or reminder call for the old time is withdrawn, a move asks for
  *   the new time's confirmation call (a reminder follows the new time: the scan finds it due again);
  * - the customer's e-mail with the booking's unchanged manage link and its calendar file (same
  *   UID, the booking's next SEQUENCE; METHOD:CANCEL once cancelled), in the zone they booked in;
- * - the owner's e-mail when the customer made it;
+ * - the owner's e-mail when the customer made it (not for a confirmation: the list says it);
  * - the write to the owner's own calendar (CalDAV), when one is connected.
  * tests/unit/booking-changes.test.ts checks that nothing else in app/ changes a booking's time or
  * status this way.
@@ -130,6 +134,7 @@ export async function changeBooking(
           reference,
           when: formatWhenWithZone(after.startsAt, business.timeZone, business.defaultLanguage),
           ...(previous ? { previousWhen: formatWhenWithZone(previous, business.timeZone, business.defaultLanguage) } : {}),
+          ...(change.kind === "reschedule_requested" && change.preferred ? { preferred: change.preferred } : {}),
           dashboardUrl: `${services.publicOrigin()}/dashboard/bookings/${after.id}`,
         }),
         { tx },
@@ -166,6 +171,10 @@ async function apply(
     const row = await cancelBusinessBooking(tx, business.id, booking.id);
     return row ? { kind: "changed", booking: row } : { kind: "unchanged" };
   }
+  if (change.kind === "reschedule_requested") {
+    const row = await requestBookingReschedule(tx, business.id, booking.id);
+    return row ? { kind: "changed", booking: row } : { kind: "unchanged" };
+  }
   const moved = await moveBusinessBooking(tx, business.id, booking.id, change.start, change.end, {
     status: staysConfirmed ? "confirmed" : "pending",
     callState: promise ? ownerCallStateOf(promise) : "queued",
@@ -176,11 +185,11 @@ async function apply(
 
 /**
  * The calls a change leaves: a confirmed booking needs no confirmation call (its reminder still
- * goes); a cancelled one no call at all; a moved one the new time's confirmation, and none of the
+ * goes), nor one whose customer asked for another time (the business offers one); a cancelled one no call at all; a moved one the new time's confirmation, and none of the
  * old time's. A call already dialling is not cut; its result is for a round the booking left.
  */
 async function followCalls(services: AppServices, tx: Db, booking: Booking, change: BookingChange, by: ChangedBy, staysConfirmed: boolean) {
-  if (change === "confirmed") await cancelQueuedBookingCalls(tx, booking.id, ["booking_confirmation"]);
+  if (change === "confirmed" || change === "reschedule_requested") await cancelQueuedBookingCalls(tx, booking.id, ["booking_confirmation"]);
   else await cancelQueuedBookingCalls(tx, booking.id);
   if (change === "moved" && !staysConfirmed) await queueConfirmationCall(services, tx, booking, services.publicOrigin());
   else if (by === "owner") await setBookingCallStateIf(tx, booking.id, "by_owner", CALL_STATES_IN_PROGRESS);
