@@ -88,11 +88,14 @@ describe("an owner manages bookings by hand", () => {
     const id = await customerBooks(date, times[0]!, { name: "ليلى أحمد", email: customer, notes: "أفضل المصففة نفسها" }, "ar");
     const otherId = await customerBooks(date, times[1]!, { name: "Tom Becker" });
 
-    // The list shows what the owner needs: the customer's notes (their own direction), the phone isolated.
+    // The list's compact row has the phone to call, isolated; the booking's own page the rest:
+    // the customer's notes (in their own direction) and e-mail.
     const list = await (await owner.get("/dashboard")).text();
-    expect(list).toContain('<span dir="auto" class="whitespace-pre-line">أفضل المصففة نفسها</span>');
     expect(list).toMatch(/<a href="tel:\+12125552\d+" dir="ltr"/);
-    expect(list).toContain(customer);
+    expect(list).toContain(`href="/dashboard/bookings/${id}"`);
+    const card = await (await owner.get(`/dashboard/bookings/${id}`)).text();
+    expect(card).toContain('<span dir="auto" class="whitespace-pre-line">أفضل المصففة نفسها</span>');
+    expect(card).toContain(customer);
 
     // Nobody can phone them (no telephony here): the booking waits for the owner.
     await waitFor(async () => (await (await owner.get("/dashboard?filter=attention")).text()).includes("ليلى أحمد") || null, {
