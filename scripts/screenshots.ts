@@ -1,6 +1,7 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
 // and Arabic, the home page's crisis box for three countries, the owner's frame (/telephony signed
-// in) and the calendar feed, reminder and CalDAV panels of the owner's settings, then the booking flow step
+// in), the owner's bookings list and day and week views (with a few bookings made first), and the
+// calendar feed, reminder and CalDAV panels of the owner's settings, then the booking flow step
 // by step (service to done, the manage page, rescheduling, a new link, a replaced and an unknown
 // link, and the cancel), and the owner's page of
 // one call with its quality timeline (a call with known figures), written to screenshots/
@@ -39,6 +40,41 @@ const pages = [
 const crisisCountries = ["SA", "DE", "EG"];
 const widths = [390, 1280];
 const languages = ["en", "ar"];
+
+/**
+ * A few bookings on the first days with free times (the list and the day and week views show
+ * them): names in several scripts and lengths, one with notes, as an owner's real list has.
+ */
+async function seedOwnerBookings(url: string) {
+  const services = (await (await fetch(`${url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
+  const customers = ["Layla Hassan", "ليلى أحمد", "Maximilian Alexander von Hohenberg-Schwarzenfeld", "Tom Becker", "Ana Lúcia", "محمد العتيبي"];
+  let made = 0;
+  for (let day = 0; day < 30 && made < customers.length; day++) {
+    const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+    for (const service of services.slice(0, 2)) {
+      if (made >= customers.length) break;
+      const slots = (await (await fetch(`${url}/api/booking/availability/demo-salon/${date}/${service.id}`)).json()) as {
+        time: string;
+        available: boolean;
+      }[];
+      const slot = Array.isArray(slots) ? slots.filter((s) => s.available)[made % 3] : undefined;
+      if (!slot) continue;
+      const answer = await fetch(`${url}/api/booking/create`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          businessLink: "demo-salon",
+          serviceId: service.id,
+          appointmentDate: `${date}T${slot.time}`,
+          customerInfo: { name: customers[made], phone: `+1212555${4200 + made}`, email: `list-${made}@example.com` },
+          requestCall: false,
+        }),
+      });
+      if (answer.status !== 201) throw new Error(`booking answered ${answer.status}`);
+      made++;
+    }
+  }
+}
 
 async function shoot(page: Page, name: string) {
   const file = path.join(out, `${name}.png`);
@@ -217,6 +253,7 @@ await mkdir(out, { recursive: true });
 const server = await startServer({ SEED_DEMO_DATA: "true" });
 const browser = await launchBrowser();
 try {
+  await seedOwnerBookings(server.url);
   let pick = 0;
   for (const language of languages) {
     for (const width of widths) {
@@ -245,9 +282,14 @@ try {
       const telephonyShot = `owner-telephony-${language}-${width}`;
       const feedShot = `owner-calendar-feed-${language}-${width}`;
       const remindersShot = `owner-reminders-${language}-${width}`;
+      const bookingsShot = `owner-bookings-${language}-${width}`;
       const scheduleShots = (["day", "week"] as const).map((view) => ({ view, shot: `owner-schedule-${view}-${language}-${width}` }));
-      if ([telephonyShot, feedShot, remindersShot, ...scheduleShots.map((s) => s.shot)].some((name) => name.includes(only))) {
+      if ([telephonyShot, feedShot, remindersShot, bookingsShot, ...scheduleShots.map((s) => s.shot)].some((name) => name.includes(only))) {
         await signInDemoOwner(page, server.url, server.dataDir, language);
+        if (bookingsShot.includes(only)) {
+          await page.goto(`${server.url}/dashboard`, { waitUntil: "networkidle" });
+          await shoot(page, bookingsShot);
+        }
         if (telephonyShot.includes(only)) {
           await page.goto(`${server.url}/telephony`, { waitUntil: "networkidle" });
           await shoot(page, telephonyShot);

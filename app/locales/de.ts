@@ -1031,6 +1031,7 @@ const de = {
       settings: "Einstellungen",
     },
     bookings: {
+      introNoCalls: "Zeiten in {{zone}}. Derzeit werden keine Bestätigungsanrufe getätigt (Anrufe sind nicht eingerichtet, oder Ihr Tarif hat keine mehr): Bestätigen, stornieren oder verschieben Sie jede Buchung selbst.",
       intro:
         "Zeiten in {{zone}}. Jede neue Buchung erhält einen KI-Bestätigungsanruf; Sie können sie auch selbst bestätigen, stornieren oder verschieben.",
       filters: "Buchungen anzeigen",

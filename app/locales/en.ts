@@ -1008,6 +1008,7 @@ const en = {
       settings: "Settings",
     },
     bookings: {
+      introNoCalls: "Times in {{zone}}. No confirmation calls are placed now (calls are not set up, or your plan has none left): confirm, cancel or move each booking yourself.",
       intro: "Times in {{zone}}. Each new booking gets an AI confirmation call; you can also confirm, cancel or move it yourself.",
       filters: "Show bookings",
       pages: "Pages of this list",

@@ -1023,6 +1023,7 @@ const es = {
       settings: "Ajustes",
     },
     bookings: {
+      introNoCalls: "Horas en {{zone}}. Ahora no se hacen llamadas de confirmación (las llamadas no están configuradas o a tu plan no le quedan): confirma, cancela o mueve cada reserva tú mismo.",
       intro:
         "Horas en {{zone}}. Cada reserva nueva recibe una llamada de confirmación de la IA; también puedes confirmarla, cancelarla o moverla tú.",
       filters: "Mostrar reservas",

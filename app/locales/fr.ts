@@ -1032,6 +1032,7 @@ const fr = {
       settings: "Réglages",
     },
     bookings: {
+      introNoCalls: "Heures en {{zone}}. Aucun appel de confirmation n'est passé pour l'instant (les appels ne sont pas configurés, ou votre forfait n'en a plus) : confirmez, annulez ou déplacez vous-même chaque réservation.",
       intro:
         "Heures en {{zone}}. Chaque nouvelle réservation reçoit un appel de confirmation de l'IA ; vous pouvez aussi la confirmer, l'annuler ou la déplacer vous-même.",
       filters: "Afficher les réservations",

@@ -1026,6 +1026,7 @@ const it = {
       settings: "Impostazioni",
     },
     bookings: {
+      introNoCalls: "Orari in {{zone}}. Al momento non vengono fatte chiamate di conferma (le chiamate non sono configurate, o il tuo piano non ne ha più): conferma, annulla o sposta tu ogni prenotazione.",
       intro:
         "Orari in {{zone}}. Ogni nuova prenotazione riceve una chiamata di conferma dall'IA; puoi anche confermarla, annullarla o spostarla tu.",
       filters: "Mostra prenotazioni",

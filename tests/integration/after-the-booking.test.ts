@@ -333,6 +333,10 @@ describe("the owner's status, from the one promise of a call (no telephony here)
     let seen = await ownerSees(id);
     expect(seen.html).not.toContain(en.callState.queued);
     expect(seen.html).toContain(en.callState.calls_not_configured);
+    // The list's introduction promises no call either.
+    const list = (await (await owner.get("/dashboard")).text()).replace(/[\u2068\u2069]/g, "");
+    expect(list).toContain(en.owner.bookings.introNoCalls.split("{{zone}}")[1]);
+    expect(list).not.toContain(en.owner.bookings.intro.split("{{zone}}")[1]);
 
     expect((await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: String(id) })).status).toBe(302);
     const { date, time } = await ownerFreeTime(id);

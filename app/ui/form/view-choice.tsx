@@ -47,7 +47,7 @@ export function ViewChoice({
           ))}
         </SelectField>
       )}
-      <SelectField id={`${idPrefix}-clock`} label={t("manageLink.clock")} name="clock" defaultValue={clock} className="basis-40">
+      <SelectField id={`${idPrefix}-clock`} label={t("manageLink.clock")} name="clock" defaultValue={clock} className="basis-32">
         <option value="">{t("manageLink.clockDefault")}</option>
         <option value="12">{t("manageLink.clock12")}</option>
         <option value="24">{t("manageLink.clock24")}</option>

@@ -100,14 +100,12 @@ function BookingRow({ booking, returnTo }: { booking: BookingView; returnTo: str
         </p>
       </div>
       <div className="min-w-0 text-sm">
-        <p className="truncate font-medium text-slate-900">
+        <p className="font-medium break-words text-slate-900">
           <bdi>{booking.customerName}</bdi>
-          <span className="font-normal text-slate-700">
-            {" · "}
-            <bdi>{booking.serviceName}</bdi>
-          </span>
         </p>
-        <p className="text-xs">
+        <p className="text-xs text-slate-700">
+          <bdi>{booking.serviceName}</bdi>
+          {" · "}
           <a href={booking.phoneHref} dir="ltr" className={linkClass}>
             {booking.phone}
           </a>
