@@ -47,7 +47,14 @@ const languages = ["en", "ar"];
  */
 async function seedOwnerBookings(url: string) {
   const services = (await (await fetch(`${url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
-  const customers = ["Layla Hassan", "ليلى أحمد", "Maximilian Alexander von Hohenberg-Schwarzenfeld", "Tom Becker", "Ana Lúcia", "محمد العتيبي"];
+  const customers = [
+    "Layla Hassan",
+    "ليلى أحمد",
+    "Maximilian Alexander von Hohenberg-Schwarzenfeld",
+    "Tom Becker",
+    "Ana Lúcia",
+    "محمد العتيبي",
+  ];
   let made = 0;
   for (let day = 0; day < 30 && made < customers.length; day++) {
     const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);

@@ -809,8 +809,10 @@ const de = {
     confirmedByYouSubject: "Sie haben Ihre Buchung bei {{business}} bestätigt",
     confirmedByYouBody: "Hallo {{name}}, danke, dass Sie Ihre Buchung bei {{business}} bestätigt haben. Sie ist zu dieser Zeit bestätigt.",
     reschedule_requestedByYouSubject: "Sie haben {{business}} um eine andere Zeit gebeten",
-    reschedule_requestedByYouBody: "Hallo {{name}}, {{business}} weiß, dass Sie eine andere Zeit möchten, und meldet sich, um eine zu vereinbaren. Bis dahin behält Ihre Buchung diese Zeit.",
-    movedStaysConfirmed: "Ihre Buchung bleibt zu dieser Zeit bestätigt: Es folgt kein Bestätigungsanruf. Die aktualisierte Kalenderdatei ist angehängt.",
+    reschedule_requestedByYouBody:
+      "Hallo {{name}}, {{business}} weiß, dass Sie eine andere Zeit möchten, und meldet sich, um eine zu vereinbaren. Bis dahin behält Ihre Buchung diese Zeit.",
+    movedStaysConfirmed:
+      "Ihre Buchung bleibt zu dieser Zeit bestätigt: Es folgt kein Bestätigungsanruf. Die aktualisierte Kalenderdatei ist angehängt.",
     calendarRemoves: "Die angehängte Kalenderdatei entfernt den Termin aus Ihrem Kalender.",
     newLinkSubject: "Ihr neuer Link zu Ihrer Buchung bei {{business}}",
     newLinkBody:
@@ -1031,7 +1033,8 @@ const de = {
       settings: "Einstellungen",
     },
     bookings: {
-      introNoCalls: "Zeiten in {{zone}}. Derzeit werden keine Bestätigungsanrufe getätigt (Anrufe sind nicht eingerichtet, oder Ihr Tarif hat keine mehr): Bestätigen, stornieren oder verschieben Sie jede Buchung selbst.",
+      introNoCalls:
+        "Zeiten in {{zone}}. Derzeit werden keine Bestätigungsanrufe getätigt (Anrufe sind nicht eingerichtet, oder Ihr Tarif hat keine mehr): Bestätigen, stornieren oder verschieben Sie jede Buchung selbst.",
       intro:
         "Zeiten in {{zone}}. Jede neue Buchung erhält einen KI-Bestätigungsanruf; Sie können sie auch selbst bestätigen, stornieren oder verschieben.",
       filters: "Buchungen anzeigen",

@@ -792,8 +792,10 @@ const en = {
     confirmedByYouSubject: "You confirmed your booking at {{business}}",
     confirmedByYouBody: "Hello {{name}}, thank you for confirming your booking at {{business}}. It is confirmed at this time.",
     reschedule_requestedByYouSubject: "You asked {{business}} for another time",
-    reschedule_requestedByYouBody: "Hello {{name}}, {{business}} knows you would like another time and will contact you to agree on one. Until then your booking keeps this time.",
-    movedStaysConfirmed: "Your booking stays confirmed at this time: no confirmation call will be placed. The updated calendar file is attached.",
+    reschedule_requestedByYouBody:
+      "Hello {{name}}, {{business}} knows you would like another time and will contact you to agree on one. Until then your booking keeps this time.",
+    movedStaysConfirmed:
+      "Your booking stays confirmed at this time: no confirmation call will be placed. The updated calendar file is attached.",
     calendarRemoves: "The attached calendar file takes the appointment out of your calendar.",
     newLinkSubject: "Your new link for your booking at {{business}}",
     newLinkBody: "Hello {{name}}, here is the new link to your booking at {{business}}, as you asked. The old link no longer works.",
@@ -1008,7 +1010,8 @@ const en = {
       settings: "Settings",
     },
     bookings: {
-      introNoCalls: "Times in {{zone}}. No confirmation calls are placed now (calls are not set up, or your plan has none left): confirm, cancel or move each booking yourself.",
+      introNoCalls:
+        "Times in {{zone}}. No confirmation calls are placed now (calls are not set up, or your plan has none left): confirm, cancel or move each booking yourself.",
       intro: "Times in {{zone}}. Each new booking gets an AI confirmation call; you can also confirm, cancel or move it yourself.",
       filters: "Show bookings",
       pages: "Pages of this list",

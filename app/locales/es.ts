@@ -804,8 +804,10 @@ const es = {
     confirmedByYouSubject: "Has confirmado tu reserva en {{business}}",
     confirmedByYouBody: "Hola {{name}}, gracias por confirmar tu reserva en {{business}}. Está confirmada a esta hora.",
     reschedule_requestedByYouSubject: "Has pedido otra hora a {{business}}",
-    reschedule_requestedByYouBody: "Hola {{name}}, {{business}} sabe que prefieres otra hora y se pondrá en contacto contigo para acordarla. Hasta entonces tu reserva mantiene esta hora.",
-    movedStaysConfirmed: "Tu reserva sigue confirmada a esta hora: no se hará ninguna llamada de confirmación. Se adjunta el archivo de calendario actualizado.",
+    reschedule_requestedByYouBody:
+      "Hola {{name}}, {{business}} sabe que prefieres otra hora y se pondrá en contacto contigo para acordarla. Hasta entonces tu reserva mantiene esta hora.",
+    movedStaysConfirmed:
+      "Tu reserva sigue confirmada a esta hora: no se hará ninguna llamada de confirmación. Se adjunta el archivo de calendario actualizado.",
     calendarRemoves: "El archivo de calendario adjunto quita la cita de tu calendario.",
     newLinkSubject: "Tu nuevo enlace para tu reserva en {{business}}",
     newLinkBody:
@@ -1023,7 +1025,8 @@ const es = {
       settings: "Ajustes",
     },
     bookings: {
-      introNoCalls: "Horas en {{zone}}. Ahora no se hacen llamadas de confirmación (las llamadas no están configuradas o a tu plan no le quedan): confirma, cancela o mueve cada reserva tú mismo.",
+      introNoCalls:
+        "Horas en {{zone}}. Ahora no se hacen llamadas de confirmación (las llamadas no están configuradas o a tu plan no le quedan): confirma, cancela o mueve cada reserva tú mismo.",
       intro:
         "Horas en {{zone}}. Cada reserva nueva recibe una llamada de confirmación de la IA; también puedes confirmarla, cancelarla o moverla tú.",
       filters: "Mostrar reservas",

@@ -809,8 +809,10 @@ const fr = {
     confirmedByYouSubject: "Vous avez confirmé votre réservation chez {{business}}",
     confirmedByYouBody: "Bonjour {{name}}, merci d'avoir confirmé votre réservation chez {{business}}. Elle est confirmée à cette heure.",
     reschedule_requestedByYouSubject: "Vous avez demandé un autre horaire à {{business}}",
-    reschedule_requestedByYouBody: "Bonjour {{name}}, {{business}} sait que vous souhaitez un autre horaire et vous contactera pour en convenir. D'ici là, votre réservation garde cet horaire.",
-    movedStaysConfirmed: "Votre réservation reste confirmée à cette heure : aucun appel de confirmation ne sera passé. Le fichier de calendrier mis à jour est joint.",
+    reschedule_requestedByYouBody:
+      "Bonjour {{name}}, {{business}} sait que vous souhaitez un autre horaire et vous contactera pour en convenir. D'ici là, votre réservation garde cet horaire.",
+    movedStaysConfirmed:
+      "Votre réservation reste confirmée à cette heure : aucun appel de confirmation ne sera passé. Le fichier de calendrier mis à jour est joint.",
     calendarRemoves: "Le fichier de calendrier joint retire le rendez-vous de votre calendrier.",
     newLinkSubject: "Votre nouveau lien pour votre réservation chez {{business}}",
     newLinkBody:
@@ -1032,7 +1034,8 @@ const fr = {
       settings: "Réglages",
     },
     bookings: {
-      introNoCalls: "Heures en {{zone}}. Aucun appel de confirmation n'est passé pour l'instant (les appels ne sont pas configurés, ou votre forfait n'en a plus) : confirmez, annulez ou déplacez vous-même chaque réservation.",
+      introNoCalls:
+        "Heures en {{zone}}. Aucun appel de confirmation n'est passé pour l'instant (les appels ne sont pas configurés, ou votre forfait n'en a plus) : confirmez, annulez ou déplacez vous-même chaque réservation.",
       intro:
         "Heures en {{zone}}. Chaque nouvelle réservation reçoit un appel de confirmation de l'IA ; vous pouvez aussi la confirmer, l'annuler ou la déplacer vous-même.",
       filters: "Afficher les réservations",

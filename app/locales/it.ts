@@ -805,8 +805,10 @@ const it = {
     confirmedByYouSubject: "Hai confermato la tua prenotazione presso {{business}}",
     confirmedByYouBody: "Ciao {{name}}, grazie per aver confermato la tua prenotazione presso {{business}}. È confermata a quest'ora.",
     reschedule_requestedByYouSubject: "Hai chiesto un altro orario a {{business}}",
-    reschedule_requestedByYouBody: "Ciao {{name}}, {{business}} sa che preferisci un altro orario e ti contatterà per concordarlo. Fino ad allora la prenotazione mantiene quest'orario.",
-    movedStaysConfirmed: "La tua prenotazione resta confermata a quest'ora: non verrà fatta alcuna chiamata di conferma. Il file di calendario aggiornato è allegato.",
+    reschedule_requestedByYouBody:
+      "Ciao {{name}}, {{business}} sa che preferisci un altro orario e ti contatterà per concordarlo. Fino ad allora la prenotazione mantiene quest'orario.",
+    movedStaysConfirmed:
+      "La tua prenotazione resta confermata a quest'ora: non verrà fatta alcuna chiamata di conferma. Il file di calendario aggiornato è allegato.",
     calendarRemoves: "Il file di calendario allegato toglie l'appuntamento dal tuo calendario.",
     newLinkSubject: "Il tuo nuovo link per la prenotazione da {{business}}",
     newLinkBody:
@@ -1026,7 +1028,8 @@ const it = {
       settings: "Impostazioni",
     },
     bookings: {
-      introNoCalls: "Orari in {{zone}}. Al momento non vengono fatte chiamate di conferma (le chiamate non sono configurate, o il tuo piano non ne ha più): conferma, annulla o sposta tu ogni prenotazione.",
+      introNoCalls:
+        "Orari in {{zone}}. Al momento non vengono fatte chiamate di conferma (le chiamate non sono configurate, o il tuo piano non ne ha più): conferma, annulla o sposta tu ogni prenotazione.",
       intro:
         "Orari in {{zone}}. Ogni nuova prenotazione riceve una chiamata di conferma dall'IA; puoi anche confermarla, annullarla o spostarla tu.",
       filters: "Mostra prenotazioni",

@@ -168,7 +168,10 @@ describe("days in the visitor's time zone (issue 47)", () => {
   /** The labels of a time step's slots, by their values. */
   const labels = (html: string) =>
     new Map(
-      [...html.matchAll(/name="time" value="([^"]+)"[^>]*>\s*<bdi[^>]*>([^<]*)<\/bdi>/g)].map((m) => [m[1]!, m[2]!.replace(/\u202f/g, " ")]),
+      [...html.matchAll(/name="time" value="([^"]+)"[^>]*>\s*<bdi[^>]*>([^<]*)<\/bdi>/g)].map((m) => [
+        m[1]!,
+        m[2]!.replace(/\u202f/g, " "),
+      ]),
     );
 
   it("a Tokyo visitor of a New York business finds Friday midnight under Friday, books it, and the 24-hour clock writes 00:00", async () => {

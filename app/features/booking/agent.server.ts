@@ -160,7 +160,10 @@ function bookingTools(
       run: async (args) => {
         // The owner sees what the customer asked for, so they can offer that time.
         const preferred = typeof args.preferred === "string" ? args.preferred.replace(/\s+/g, " ").trim().slice(0, 200) : "";
-        await record(preferred ? `reschedule requested: ${preferred}` : "reschedule requested", { kind: "reschedule_requested", preferred });
+        await record(preferred ? `reschedule requested: ${preferred}` : "reschedule requested", {
+          kind: "reschedule_requested",
+          preferred,
+        });
         return "The business will contact them with a new time.";
       },
     },

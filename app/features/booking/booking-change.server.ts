@@ -23,7 +23,12 @@ import { formatPhone } from "~/platform/phone.server";
 import type { AppServices } from "~/platform/services.server";
 import { queueConfirmationCall } from "./booking.server";
 import { queueCalendarWrite } from "./calendar-sync.server";
-import { confirmationPromise, describeConfirmationPromise, ownerCallStateOf, type ConfirmationPromise } from "./confirmation-promise.server";
+import {
+  confirmationPromise,
+  describeConfirmationPromise,
+  ownerCallStateOf,
+  type ConfirmationPromise,
+} from "./confirmation-promise.server";
 import { manageLinkOf, manageTokenSealer } from "./manage-link.server";
 
 export type { BookingChange, ChangedBy };

@@ -81,7 +81,8 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   const arrived = [...url.searchParams.keys()].some((key) => !["lng", "tz", "clock"].includes(key));
   const title = (step: Step) => `${t(`book.stepTitles.${step}`)} – ${isolatedText(business.name, locale)}`;
   /** The visitor's date and wall time, as the visitor reads it. */
-  const shown = (date: string, time: string) => formatWhen(zonedTimeToUtc(date, parseTimeOfDay(time) ?? 0, zone), zone, view.locale, "full");
+  const shown = (date: string, time: string) =>
+    formatWhen(zonedTimeToUtc(date, parseTimeOfDay(time) ?? 0, zone), zone, view.locale, "full");
   const serviceList = reads.services;
   const header = {
     name: business.name,

@@ -407,7 +407,10 @@ function BookingView({ data }: { data: BookingData }) {
               </Form>
             )}
             <p className="mt-4 text-sm text-slate-600">{tIsolated(t, "book.zoneNote", { zone: data.view.zoneName })}</p>
-            <ManageViewChoice data={data} extra={data.reschedule.date ? { reschedule: "1", date: data.reschedule.date } : { reschedule: "1" }} />
+            <ManageViewChoice
+              data={data}
+              extra={data.reschedule.date ? { reschedule: "1", date: data.reschedule.date } : { reschedule: "1" }}
+            />
           </section>
         ) : null}
         {data.calendar ? (

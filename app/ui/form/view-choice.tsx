@@ -37,7 +37,14 @@ export function ViewChoice({
         <input key={name} type="hidden" name={name} value={value} />
       ))}
       {optionsAsHtml ? (
-        <SelectField id={`${idPrefix}-zone`} label={zoneLabel} name="tz" defaultValue={zone} className="grow basis-64" options={zoneOptions} />
+        <SelectField
+          id={`${idPrefix}-zone`}
+          label={zoneLabel}
+          name="tz"
+          defaultValue={zone}
+          className="grow basis-64"
+          options={zoneOptions}
+        />
       ) : (
         <SelectField id={`${idPrefix}-zone`} label={zoneLabel} name="tz" defaultValue={zone} className="grow basis-64">
           {zoneOptions.map((option) => (

@@ -41,7 +41,9 @@ export function OwnerDashboard({
       <OwnerStatus message={page.message} />
       <PlanNotice notice={page.planNotice} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("bookings.title")}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t(page.callsPlaced ? "owner.bookings.intro" : "owner.bookings.introNoCalls", { zone: page.zoneName })}</p>
+      <p className="mt-1 text-sm text-slate-700">
+        {t(page.callsPlaced ? "owner.bookings.intro" : "owner.bookings.introNoCalls", { zone: page.zoneName })}
+      </p>
       <nav aria-label={t("owner.schedule.viewsLabel")} className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm">
         <Link to="/dashboard/schedule?view=day" className={linkClass}>
           {t("owner.schedule.dayTitle")}
