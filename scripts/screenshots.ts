@@ -1,7 +1,6 @@
 // `npm run screenshots`: the main pages at phone (390 px) and desktop (1280 px) width, in English
 // and Arabic, the home page's crisis box for three countries, the owner's frame (/telephony signed
-// in), the owner's bookings list and day and week views (with a few bookings made first), and the
-// calendar feed, reminder and CalDAV panels of the owner's settings, then the booking flow step
+// in) and the calendar feed, reminder and CalDAV panels of the owner's settings, then the booking flow step
 // by step (service to done, the manage page, rescheduling, a new link, a replaced and an unknown
 // link, and the cancel), and the owner's page of
 // one call with its quality timeline (a call with known figures), written to screenshots/
@@ -9,6 +8,7 @@
 // `npm run screenshots -- booking-flow` takes only the shots whose names contain that word.
 // It starts the production build on a free port with a throwaway data folder; `npm run build`
 // first if the sources changed.
+// The owner's bookings list and day and week views show a few bookings made first (seedOwnerBookings).
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { eq } from "drizzle-orm";
@@ -286,17 +286,20 @@ try {
         await page.locator("#help-lines").screenshot({ path: file });
         console.log(path.relative(root, file));
       }
+      // The owner's list of bookings, its compact rows (issue 47).
+      const bookingsShot = `owner-bookings-${language}-${width}`;
+      if (bookingsShot.includes(only)) {
+        await signInDemoOwner(page, server.url, server.dataDir, language);
+        await page.goto(`${server.url}/dashboard`, { waitUntil: "networkidle" });
+        await shoot(page, bookingsShot);
+        await context.clearCookies();
+      }
       const telephonyShot = `owner-telephony-${language}-${width}`;
       const feedShot = `owner-calendar-feed-${language}-${width}`;
       const remindersShot = `owner-reminders-${language}-${width}`;
-      const bookingsShot = `owner-bookings-${language}-${width}`;
       const scheduleShots = (["day", "week"] as const).map((view) => ({ view, shot: `owner-schedule-${view}-${language}-${width}` }));
-      if ([telephonyShot, feedShot, remindersShot, bookingsShot, ...scheduleShots.map((s) => s.shot)].some((name) => name.includes(only))) {
+      if ([telephonyShot, feedShot, remindersShot, ...scheduleShots.map((s) => s.shot)].some((name) => name.includes(only))) {
         await signInDemoOwner(page, server.url, server.dataDir, language);
-        if (bookingsShot.includes(only)) {
-          await page.goto(`${server.url}/dashboard`, { waitUntil: "networkidle" });
-          await shoot(page, bookingsShot);
-        }
         if (telephonyShot.includes(only)) {
           await page.goto(`${server.url}/telephony`, { waitUntil: "networkidle" });
           await shoot(page, telephonyShot);
