@@ -43,7 +43,7 @@ const languages = ["en", "ar"];
 
 /**
  * A few bookings on the first days with free times (the list and the day and week views show
- * them): names in several scripts and lengths, one with notes, as an owner's real list has.
+ * them): names in several scripts and lengths, as an owner's real list has.
  */
 async function seedOwnerBookings(url: string) {
   const services = (await (await fetch(`${url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
