@@ -4,7 +4,7 @@ import type { EmailMessage } from "~/providers/email.server";
 import { button, emailLayout, paragraphs, shownIn } from "./layout";
 
 /** A change of a booking's time or status; the customer hears of each, in their language. */
-export type BookingChange = "confirmed" | "cancelled" | "moved";
+export type BookingChange = "confirmed" | "cancelled" | "moved" | "reschedule_requested";
 /** Who made it: the business's owner (dashboard) or the customer (their manage page, or on a call). */
 export type ChangedBy = "owner" | "customer";
 
@@ -68,7 +68,7 @@ export function bookingChangeEmail(
 ): EmailMessage {
   const shown = shownIn(input, lang);
   // What the business did is told as theirs; what the customer did, as theirs ("you moved").
-  const key = by === "customer" && change !== "confirmed" ? `bookingChanges.${change}ByYou` : `owner.email.${change}`;
+  const key = by === "customer" ? `bookingChanges.${change}ByYou` : `owner.email.${change}`;
   const subject = t(`${key}Subject` as "owner.email.movedSubject", { business: shown.businessName });
   const details = [
     `${t("bookingEmail.reference")}: ${input.reference}`,
@@ -105,10 +105,12 @@ export interface OwnerChangeInput {
   /** In the business's zone and language. */
   when: string;
   previousWhen?: string;
+  /** Another time asked for: what the customer said they would prefer, in their words. */
+  preferred?: string;
   dashboardUrl: string;
 }
 
-/** The owner's e-mail when the customer moved or cancelled their booking themselves. */
+/** The owner's e-mail when the customer moved or cancelled their booking themselves, or asked for another time. */
 export function ownerBookingChangeEmail(
   t: TFunction,
   lang: string,
@@ -125,6 +127,7 @@ export function ownerBookingChangeEmail(
       `${t("bookingEmail.service")}: ${shown.serviceName}`,
       `${t("bookingEmail.when")}: ${input.when}`,
       ...(input.previousWhen ? [`${t("owner.email.previously")}: ${input.previousWhen}`] : []),
+      ...(input.preferred ? [`${t("bookingChanges.owner.preferred")}: ${input.preferred}`] : []),
     ].join("\n"),
     `${t("bookingEmail.dashboard")}: ${input.dashboardUrl}`,
   ];

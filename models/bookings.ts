@@ -70,6 +70,8 @@ export interface NewBooking {
   newReference?: () => string;
   /** Who made it (see CallOrigin): its confirmation calls and reminder count there. */
   origin?: CallOrigin | null;
+  /** The owner's call column to start with ("queued" unless said: see ownerCallStateOf). */
+  callState?: string;
   /**
    * The work that must follow the booking (its confirmation call's job, its e-mails), written in
    * the booking's own transaction: it commits with the booking or not at all, so a crash right
@@ -328,6 +330,12 @@ export function confirmBusinessBooking(db: Db, businessId: number, bookingId: nu
   return setOwnedStatus(db, businessId, bookingId, "confirmed", now, waiting);
 }
 
+/** The customer asked for another time (on a call): the booking keeps its time until the business offers one; null when it is cancelled or over. */
+export function requestBookingReschedule(db: Db, businessId: number, bookingId: number, now = new Date()) {
+  const open = and(inArray(bookings.status, ["pending", "confirmed", "unreachable"]), gt(bookings.endsAt, now))!;
+  return setOwnedStatus(db, businessId, bookingId, "reschedule_requested", now, open);
+}
+
 /** Cancelled by the owner, which frees the time at once; null when it already was cancelled or is over. */
 export function cancelBusinessBooking(db: Db, businessId: number, bookingId: number, now = new Date()) {
   const open = and(notInArray(bookings.status, ["cancelled", "no_show"]), gt(bookings.endsAt, now))!;
@@ -345,11 +353,20 @@ export function markBusinessBookingNoShow(db: Db, businessId: number, bookingId:
 }
 
 /**
- * Moved by the owner: the same booking at a new time, waiting for its confirmation again. The
- * exclusion constraint decides against a booking made meanwhile (`taken`), in a savepoint of its
- * own, so the caller's transaction stays usable.
+ * The same booking at a new time. The exclusion constraint decides against a booking made
+ * meanwhile (`taken`), in a savepoint of its own, so the caller's transaction stays usable.
+ * `after`: its status and call column at the new time (waiting for the confirmation call by
+ * default; a confirmed one the owner moves with no call to come stays confirmed).
  */
-export async function moveBusinessBooking(db: Db, businessId: number, bookingId: number, startsAt: Date, endsAt: Date, now = new Date()) {
+export async function moveBusinessBooking(
+  db: Db,
+  businessId: number,
+  bookingId: number,
+  startsAt: Date,
+  endsAt: Date,
+  after: { status: "pending" | "confirmed"; callState: string } = { status: "pending", callState: "queued" },
+  now = new Date(),
+) {
   try {
     const [row] = await db.transaction((tx) =>
       tx
@@ -357,8 +374,8 @@ export async function moveBusinessBooking(db: Db, businessId: number, bookingId:
         .set({
           startsAt,
           endsAt,
-          status: "pending",
-          callState: "queued",
+          status: after.status,
+          callState: after.callState,
           callOutcome: null,
           notCalledReason: null,
           confirmationRound: sql`${bookings.confirmationRound} + 1`,
@@ -614,7 +631,8 @@ export async function bookingsMissingConfirmationCall(db: Db, olderThanSeconds: 
     .where(
       and(
         eq(bookings.status, "pending"),
-        eq(bookings.callState, "queued"),
+        // "scheduled": told to wait for calling hours when it was made or moved (ownerCallStateOf).
+        inArray(bookings.callState, ["queued", "scheduled"]),
         gt(bookings.startsAt, now),
         lt(bookings.timeSetAt, new Date(now.getTime() - olderThanSeconds * 1000)),
         sql`not exists (select 1 from ${calls} where ${calls.bookingId} = ${bookings.id} and ${calls.confirmationRound} = ${bookings.confirmationRound})`,

@@ -9,6 +9,7 @@
 // `npm run screenshots -- booking-flow` takes only the shots whose names contain that word.
 // It starts the production build on a free port with a throwaway data folder; `npm run build`
 // first if the sources changed.
+// The owner's bookings list and day and week views show a few bookings made first (seedOwnerBookings).
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { eq } from "drizzle-orm";
@@ -42,6 +43,48 @@ const pages = [
 const crisisCountries = ["SA", "DE", "EG"];
 const widths = [390, 1280];
 const languages = ["en", "ar"];
+
+/**
+ * A few bookings on the first days with free times (the list and the day and week views show
+ * them): names in several scripts and lengths, as an owner's real list has.
+ */
+async function seedOwnerBookings(url: string) {
+  const services = (await (await fetch(`${url}/api/booking/services/demo-salon`)).json()) as { id: number; name: string }[];
+  const customers = [
+    "Layla Hassan",
+    "ليلى أحمد",
+    "Maximilian Alexander von Hohenberg-Schwarzenfeld",
+    "Tom Becker",
+    "Ana Lúcia",
+    "محمد العتيبي",
+  ];
+  let made = 0;
+  for (let day = 0; day < 30 && made < customers.length; day++) {
+    const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+    for (const service of services.slice(0, 2)) {
+      if (made >= customers.length) break;
+      const slots = (await (await fetch(`${url}/api/booking/availability/demo-salon/${date}/${service.id}`)).json()) as {
+        time: string;
+        available: boolean;
+      }[];
+      const slot = Array.isArray(slots) ? slots.filter((s) => s.available)[made % 3] : undefined;
+      if (!slot) continue;
+      const answer = await fetch(`${url}/api/booking/create`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          businessLink: "demo-salon",
+          serviceId: service.id,
+          appointmentDate: `${date}T${slot.time}`,
+          customerInfo: { name: customers[made], phone: `+1212555${4200 + made}`, email: `list-${made}@example.com` },
+          requestCall: false,
+        }),
+      });
+      if (answer.status !== 201) throw new Error(`booking answered ${answer.status}`);
+      made++;
+    }
+  }
+}
 
 async function shoot(page: Page, name: string) {
   const file = path.join(out, `${name}.png`);
@@ -254,6 +297,7 @@ await mkdir(out, { recursive: true });
 const server = await startServer({ SEED_DEMO_DATA: "true" });
 const browser = await launchBrowser();
 try {
+  await seedOwnerBookings(server.url);
   let pick = 0;
   for (const language of languages) {
     for (const width of widths) {
@@ -278,6 +322,14 @@ try {
         const file = path.join(out, `${shot}.png`);
         await page.locator("#help-lines").screenshot({ path: file });
         console.log(path.relative(root, file));
+      }
+      // The owner's list of bookings, its compact rows (issue 47).
+      const bookingsShot = `owner-bookings-${language}-${width}`;
+      if (bookingsShot.includes(only)) {
+        await signInDemoOwner(page, server.url, server.dataDir, language);
+        await page.goto(`${server.url}/dashboard`, { waitUntil: "networkidle" });
+        await shoot(page, bookingsShot);
+        await context.clearCookies();
       }
       const telephonyShot = `owner-telephony-${language}-${width}`;
       const feedShot = `owner-calendar-feed-${language}-${width}`;

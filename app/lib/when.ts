@@ -13,8 +13,6 @@ const styles = {
   /** A day of the booking calendar, without its year ("Thursday 12 March"). */
   day: { weekday: "long", day: "numeric", month: "long" },
   time: { hour: "numeric", minute: "2-digit" },
-  /** A time on another day than the one the list is headed with ("Fri 1:00 AM"). */
-  weekdayTime: { weekday: "short", hour: "numeric", minute: "2-digit" },
   /** A month table's caption ("March 2026"). */
   month: { month: "long", year: "numeric" },
   /** A month table's column: the weekday's name, and its abbreviation. */
@@ -195,4 +193,24 @@ export function zoneOptions(locale: string, keep: string[]) {
 /** A booking's time in its e-mails, messages and the customer's page: the whole date and time in the business's zone, and the zone in words. */
 export function formatWhenWithZone(instant: Date | number | string, timeZone: string, locale: string) {
   return `${formatWhen(instant, timeZone, locale, "full")} (${zoneName(timeZone, locale)})`;
+}
+
+/** A 12- or 24-hour clock a visitor chose, or the language's own (""). */
+export type ClockChoice = "" | "12" | "24";
+
+/**
+ * The visitor's choices of how times are written, read from an address or a form (`tz`, `clock`),
+ * carried by every link and form of a customer's page (the booking page, the manage page), so they
+ * work without JavaScript. `zone` falls back to `fallbackZone`; `locale` is the language with the
+ * chosen clock (Intl's hour-cycle extension), for `formatWhen`; `keep` holds what was chosen.
+ */
+export function viewChoiceOf(source: { get(name: string): unknown }, fallbackZone: string, language: string) {
+  const tz = knownTimeZone(source.get("tz"));
+  const clockParam = source.get("clock");
+  const clock: ClockChoice = clockParam === "12" || clockParam === "24" ? clockParam : "";
+  const locale = clock ? `${language}-u-hc-${clock === "24" ? "h23" : "h12"}` : language;
+  const keep: Record<string, string> = {};
+  if (tz) keep.tz = tz;
+  if (clock) keep.clock = clock;
+  return { zone: tz ?? fallbackZone, chosenZone: tz, clock, locale, keep };
 }

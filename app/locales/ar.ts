@@ -772,7 +772,6 @@ const ar = {
     next: "التالي",
     zoneNote: "تُعرض الأوقات بحسب {{zone}}.",
     zoneLabel: "منطقتك الزمنية",
-    zoneApply: "عرض الأوقات بهذه المنطقة",
     stepTitles: {
       service: "اختر خدمة",
       date: "اختر تاريخًا",
@@ -838,6 +837,12 @@ const ar = {
     movedByYouBody: "مرحبًا {{name}}، أصبح لحجزك لدى {{business}} هذا الموعد.",
     cancelledByYouSubject: "ألغيت حجزك لدى {{business}}",
     cancelledByYouBody: "مرحبًا {{name}}، أُلغي حجزك لدى {{business}}. أصبح الموعد متاحًا من جديد.",
+    confirmedByYouSubject: "أكّدت حجزك لدى {{business}}",
+    confirmedByYouBody: "مرحبًا {{name}}، شكرًا لتأكيد حجزك لدى {{business}}. حجزك مؤكد في هذا الموعد.",
+    reschedule_requestedByYouSubject: "طلبت من {{business}} موعدًا آخر",
+    reschedule_requestedByYouBody:
+      "مرحبًا {{name}}، يعلم {{business}} أنك تودّ موعدًا آخر وسيتواصل معك للاتفاق عليه. إلى ذلك الحين يبقى حجزك في هذا الموعد.",
+    movedStaysConfirmed: "يبقى حجزك مؤكدًا في هذا الموعد: لن يُجرى اتصال للتأكيد. ملف التقويم المحدَّث مرفق.",
     calendarRemoves: "ملف التقويم المرفق يزيل الموعد من تقويمك.",
     newLinkSubject: "رابطك الجديد لحجزك لدى {{business}}",
     newLinkBody: "مرحبًا {{name}}، هذا هو الرابط الجديد لحجزك لدى {{business}} كما طلبت. الرابط القديم لم يعد يعمل.",
@@ -846,12 +851,16 @@ const ar = {
       movedBody: "نقل {{name}} حجزه إلى موعد جديد.",
       cancelledSubject: "ألغى {{name}} حجزه ({{when}})",
       cancelledBody: "ألغى {{name}} حجزه. أصبح الموعد متاحًا من جديد.",
+      reschedule_requestedSubject: "يطلب {{name}} موعدًا آخر ({{when}})",
+      reschedule_requestedBody: "طلب {{name}} في المكالمة موعدًا آخر. يُرجى التواصل معه للاتفاق على موعد.",
+      preferred: "ما طلبه",
     },
     mark: {
       customer: {
         moved: "نقله العميل",
         cancelled: "ألغاه العميل",
         confirmed: "أكّده العميل",
+        reschedule_requested: "طلب العميل موعدًا آخر",
       },
       owner: {
         moved: "نقلته أنت",
@@ -1045,6 +1054,8 @@ const ar = {
       settings: "الإعدادات",
     },
     bookings: {
+      introNoCalls:
+        "الأوقات بتوقيت {{zone}}. لا تُجرى مكالمات تأكيد الآن (المكالمات غير مُعدّة، أو لم يبقَ في باقتك مكالمات): أكّد كل حجز أو ألغِه أو انقله بنفسك.",
       intro: "الأوقات بتوقيت {{zone}}. كل حجز جديد يتلقى مكالمة تأكيد من المساعد الذكي؛ ويمكنك أيضًا تأكيده أو إلغاؤه أو نقله بنفسك.",
       filters: "عرض الحجوزات",
       pages: "صفحات هذه القائمة",

@@ -811,7 +811,6 @@ const de = {
     next: "Weiter",
     zoneNote: "Die Zeiten gelten für diese Zeitzone: {{zone}}.",
     zoneLabel: "Ihre Zeitzone",
-    zoneApply: "Zeiten in dieser Zone anzeigen",
     stepTitles: {
       service: "Leistung wählen",
       date: "Datum wählen",
@@ -879,6 +878,13 @@ const de = {
     movedByYouBody: "Hallo {{name}}, Ihre Buchung bei {{business}} hat jetzt diese Zeit.",
     cancelledByYouSubject: "Sie haben Ihre Buchung bei {{business}} storniert",
     cancelledByYouBody: "Hallo {{name}}, Ihre Buchung bei {{business}} ist storniert. Die Zeit ist wieder frei.",
+    confirmedByYouSubject: "Sie haben Ihre Buchung bei {{business}} bestätigt",
+    confirmedByYouBody: "Hallo {{name}}, danke, dass Sie Ihre Buchung bei {{business}} bestätigt haben. Sie ist zu dieser Zeit bestätigt.",
+    reschedule_requestedByYouSubject: "Sie haben {{business}} um eine andere Zeit gebeten",
+    reschedule_requestedByYouBody:
+      "Hallo {{name}}, {{business}} weiß, dass Sie eine andere Zeit möchten, und meldet sich, um eine zu vereinbaren. Bis dahin behält Ihre Buchung diese Zeit.",
+    movedStaysConfirmed:
+      "Ihre Buchung bleibt zu dieser Zeit bestätigt: Es folgt kein Bestätigungsanruf. Die aktualisierte Kalenderdatei ist angehängt.",
     calendarRemoves: "Die angehängte Kalenderdatei entfernt den Termin aus Ihrem Kalender.",
     newLinkSubject: "Ihr neuer Link zu Ihrer Buchung bei {{business}}",
     newLinkBody:
@@ -888,12 +894,16 @@ const de = {
       movedBody: "{{name}} hat die Buchung auf eine neue Zeit verschoben.",
       cancelledSubject: "{{name}} hat die Buchung storniert ({{when}})",
       cancelledBody: "{{name}} hat die Buchung storniert. Die Zeit ist wieder frei.",
+      reschedule_requestedSubject: "{{name}} bittet um eine andere Zeit ({{when}})",
+      reschedule_requestedBody: "{{name}} hat im Anruf um eine andere Zeit gebeten. Bitte melden Sie sich, um eine zu vereinbaren.",
+      preferred: "Gewünscht",
     },
     mark: {
       customer: {
         moved: "Vom Kunden verschoben",
         cancelled: "Vom Kunden storniert",
         confirmed: "Vom Kunden bestätigt",
+        reschedule_requested: "Vom Kunden um eine andere Zeit gebeten",
       },
       owner: {
         moved: "Von Ihnen verschoben",
@@ -1096,6 +1106,8 @@ const de = {
       settings: "Einstellungen",
     },
     bookings: {
+      introNoCalls:
+        "Zeiten in {{zone}}. Derzeit werden keine Bestätigungsanrufe getätigt (Anrufe sind nicht eingerichtet, oder Ihr Tarif hat keine mehr): Bestätigen, stornieren oder verschieben Sie jede Buchung selbst.",
       intro:
         "Zeiten in {{zone}}. Jede neue Buchung erhält einen KI-Bestätigungsanruf; Sie können sie auch selbst bestätigen, stornieren oder verschieben.",
       filters: "Buchungen anzeigen",

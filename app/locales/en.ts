@@ -790,7 +790,6 @@ const en = {
     next: "Next",
     zoneNote: "Times are shown in {{zone}}.",
     zoneLabel: "Your time zone",
-    zoneApply: "Show times in this zone",
     stepTitles: {
       service: "Choose a service",
       date: "Choose a date",
@@ -859,6 +858,13 @@ const en = {
     movedByYouBody: "Hello {{name}}, your booking at {{business}} now has this time.",
     cancelledByYouSubject: "You cancelled your booking at {{business}}",
     cancelledByYouBody: "Hello {{name}}, your booking at {{business}} is cancelled. The time is free again.",
+    confirmedByYouSubject: "You confirmed your booking at {{business}}",
+    confirmedByYouBody: "Hello {{name}}, thank you for confirming your booking at {{business}}. It is confirmed at this time.",
+    reschedule_requestedByYouSubject: "You asked {{business}} for another time",
+    reschedule_requestedByYouBody:
+      "Hello {{name}}, {{business}} knows you would like another time and will contact you to agree on one. Until then your booking keeps this time.",
+    movedStaysConfirmed:
+      "Your booking stays confirmed at this time: no confirmation call will be placed. The updated calendar file is attached.",
     calendarRemoves: "The attached calendar file takes the appointment out of your calendar.",
     newLinkSubject: "Your new link for your booking at {{business}}",
     newLinkBody: "Hello {{name}}, here is the new link to your booking at {{business}}, as you asked. The old link no longer works.",
@@ -867,12 +873,16 @@ const en = {
       movedBody: "{{name}} moved their booking to a new time.",
       cancelledSubject: "{{name}} cancelled their booking ({{when}})",
       cancelledBody: "{{name}} cancelled their booking. The time is free again.",
+      reschedule_requestedSubject: "{{name}} asks for another time ({{when}})",
+      reschedule_requestedBody: "{{name}} asked on the call for another time. Please contact them to agree on one.",
+      preferred: "What they asked for",
     },
     mark: {
       customer: {
         moved: "Moved by the customer",
         cancelled: "Cancelled by the customer",
         confirmed: "Confirmed by the customer",
+        reschedule_requested: "Another time asked for by the customer",
       },
       owner: {
         moved: "Moved by you",
@@ -1070,6 +1080,8 @@ const en = {
       settings: "Settings",
     },
     bookings: {
+      introNoCalls:
+        "Times in {{zone}}. No confirmation calls are placed now (calls are not set up, or your plan has none left): confirm, cancel or move each booking yourself.",
       intro: "Times in {{zone}}. Each new booking gets an AI confirmation call; you can also confirm, cancel or move it yourself.",
       filters: "Show bookings",
       pages: "Pages of this list",

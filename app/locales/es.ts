@@ -804,7 +804,6 @@ const es = {
     next: "Siguiente",
     zoneNote: "Las horas se muestran en esta zona horaria: {{zone}}.",
     zoneLabel: "Tu zona horaria",
-    zoneApply: "Ver las horas en esta zona",
     stepTitles: {
       service: "Elige un servicio",
       date: "Elige una fecha",
@@ -872,6 +871,13 @@ const es = {
     movedByYouBody: "Hola, {{name}}: tu reserva en {{business}} tiene ahora esta hora.",
     cancelledByYouSubject: "Has cancelado tu reserva en {{business}}",
     cancelledByYouBody: "Hola, {{name}}: tu reserva en {{business}} está cancelada. La hora vuelve a estar libre.",
+    confirmedByYouSubject: "Has confirmado tu reserva en {{business}}",
+    confirmedByYouBody: "Hola {{name}}, gracias por confirmar tu reserva en {{business}}. Está confirmada a esta hora.",
+    reschedule_requestedByYouSubject: "Has pedido otra hora a {{business}}",
+    reschedule_requestedByYouBody:
+      "Hola {{name}}, {{business}} sabe que prefieres otra hora y se pondrá en contacto contigo para acordarla. Hasta entonces tu reserva mantiene esta hora.",
+    movedStaysConfirmed:
+      "Tu reserva sigue confirmada a esta hora: no se hará ninguna llamada de confirmación. Se adjunta el archivo de calendario actualizado.",
     calendarRemoves: "El archivo de calendario adjunto quita la cita de tu calendario.",
     newLinkSubject: "Tu nuevo enlace para tu reserva en {{business}}",
     newLinkBody:
@@ -881,12 +887,16 @@ const es = {
       movedBody: "{{name}} ha cambiado su reserva a otra hora.",
       cancelledSubject: "{{name}} ha cancelado su reserva ({{when}})",
       cancelledBody: "{{name}} ha cancelado su reserva. La hora vuelve a estar libre.",
+      reschedule_requestedSubject: "{{name}} pide otra hora ({{when}})",
+      reschedule_requestedBody: "{{name}} pidió otra hora en la llamada. Ponte en contacto para acordar una.",
+      preferred: "Lo que pidió",
     },
     mark: {
       customer: {
         moved: "Cambiada por el cliente",
         cancelled: "Cancelada por el cliente",
         confirmed: "Confirmada por el cliente",
+        reschedule_requested: "El cliente pidió otra hora",
       },
       owner: {
         moved: "Cambiada por ti",
@@ -1086,6 +1096,8 @@ const es = {
       settings: "Ajustes",
     },
     bookings: {
+      introNoCalls:
+        "Horas en {{zone}}. Ahora no se hacen llamadas de confirmación (las llamadas no están configuradas o a tu plan no le quedan): confirma, cancela o mueve cada reserva tú mismo.",
       intro:
         "Horas en {{zone}}. Cada reserva nueva recibe una llamada de confirmación de la IA; también puedes confirmarla, cancelarla o moverla tú.",
       filters: "Mostrar reservas",

@@ -811,7 +811,6 @@ const fr = {
     next: "Suivant",
     zoneNote: "Les horaires sont indiqués dans ce fuseau horaire : {{zone}}.",
     zoneLabel: "Votre fuseau horaire",
-    zoneApply: "Afficher les horaires dans ce fuseau",
     stepTitles: {
       service: "Choisissez un service",
       date: "Choisissez une date",
@@ -879,6 +878,13 @@ const fr = {
     movedByYouBody: "Bonjour {{name}}, votre réservation chez {{business}} a maintenant cet horaire.",
     cancelledByYouSubject: "Vous avez annulé votre réservation chez {{business}}",
     cancelledByYouBody: "Bonjour {{name}}, votre réservation chez {{business}} est annulée. Le créneau est de nouveau libre.",
+    confirmedByYouSubject: "Vous avez confirmé votre réservation chez {{business}}",
+    confirmedByYouBody: "Bonjour {{name}}, merci d'avoir confirmé votre réservation chez {{business}}. Elle est confirmée à cette heure.",
+    reschedule_requestedByYouSubject: "Vous avez demandé un autre horaire à {{business}}",
+    reschedule_requestedByYouBody:
+      "Bonjour {{name}}, {{business}} sait que vous souhaitez un autre horaire et vous contactera pour en convenir. D'ici là, votre réservation garde cet horaire.",
+    movedStaysConfirmed:
+      "Votre réservation reste confirmée à cette heure : aucun appel de confirmation ne sera passé. Le fichier de calendrier mis à jour est joint.",
     calendarRemoves: "Le fichier de calendrier joint retire le rendez-vous de votre calendrier.",
     newLinkSubject: "Votre nouveau lien pour votre réservation chez {{business}}",
     newLinkBody:
@@ -888,12 +894,16 @@ const fr = {
       movedBody: "{{name}} a déplacé sa réservation à un nouvel horaire.",
       cancelledSubject: "{{name}} a annulé sa réservation ({{when}})",
       cancelledBody: "{{name}} a annulé sa réservation. Le créneau est de nouveau libre.",
+      reschedule_requestedSubject: "{{name}} demande un autre horaire ({{when}})",
+      reschedule_requestedBody: "{{name}} a demandé un autre horaire pendant l'appel. Contactez-le pour en convenir.",
+      preferred: "Ce qui a été demandé",
     },
     mark: {
       customer: {
         moved: "Déplacée par le client",
         cancelled: "Annulée par le client",
         confirmed: "Confirmée par le client",
+        reschedule_requested: "Autre horaire demandé par le client",
       },
       owner: {
         moved: "Déplacée par vous",
@@ -1097,6 +1107,8 @@ const fr = {
       settings: "Réglages",
     },
     bookings: {
+      introNoCalls:
+        "Heures en {{zone}}. Aucun appel de confirmation n'est passé pour l'instant (les appels ne sont pas configurés, ou votre forfait n'en a plus) : confirmez, annulez ou déplacez vous-même chaque réservation.",
       intro:
         "Heures en {{zone}}. Chaque nouvelle réservation reçoit un appel de confirmation de l'IA ; vous pouvez aussi la confirmer, l'annuler ou la déplacer vous-même.",
       filters: "Afficher les réservations",

@@ -806,7 +806,6 @@ const it = {
     next: "Avanti",
     zoneNote: "Gli orari sono indicati in questo fuso orario: {{zone}}.",
     zoneLabel: "Il tuo fuso orario",
-    zoneApply: "Mostra gli orari in questo fuso",
     stepTitles: {
       service: "Scegli un servizio",
       date: "Scegli una data",
@@ -874,6 +873,13 @@ const it = {
     movedByYouBody: "Ciao {{name}}, la tua prenotazione da {{business}} ha ora questo orario.",
     cancelledByYouSubject: "Hai annullato la tua prenotazione da {{business}}",
     cancelledByYouBody: "Ciao {{name}}, la tua prenotazione da {{business}} è annullata. L'orario è di nuovo libero.",
+    confirmedByYouSubject: "Hai confermato la tua prenotazione presso {{business}}",
+    confirmedByYouBody: "Ciao {{name}}, grazie per aver confermato la tua prenotazione presso {{business}}. È confermata a quest'ora.",
+    reschedule_requestedByYouSubject: "Hai chiesto un altro orario a {{business}}",
+    reschedule_requestedByYouBody:
+      "Ciao {{name}}, {{business}} sa che preferisci un altro orario e ti contatterà per concordarlo. Fino ad allora la prenotazione mantiene quest'orario.",
+    movedStaysConfirmed:
+      "La tua prenotazione resta confermata a quest'ora: non verrà fatta alcuna chiamata di conferma. Il file di calendario aggiornato è allegato.",
     calendarRemoves: "Il file di calendario allegato toglie l'appuntamento dal tuo calendario.",
     newLinkSubject: "Il tuo nuovo link per la prenotazione da {{business}}",
     newLinkBody:
@@ -883,12 +889,16 @@ const it = {
       movedBody: "{{name}} ha spostato la prenotazione a un nuovo orario.",
       cancelledSubject: "{{name}} ha annullato la prenotazione ({{when}})",
       cancelledBody: "{{name}} ha annullato la prenotazione. L'orario è di nuovo libero.",
+      reschedule_requestedSubject: "{{name}} chiede un altro orario ({{when}})",
+      reschedule_requestedBody: "{{name}} ha chiesto un altro orario durante la chiamata. Contattalo per concordarne uno.",
+      preferred: "Cosa ha chiesto",
     },
     mark: {
       customer: {
         moved: "Spostata dal cliente",
         cancelled: "Annullata dal cliente",
         confirmed: "Confermata dal cliente",
+        reschedule_requested: "Altro orario chiesto dal cliente",
       },
       owner: {
         moved: "Spostata da te",
@@ -1090,6 +1100,8 @@ const it = {
       settings: "Impostazioni",
     },
     bookings: {
+      introNoCalls:
+        "Orari in {{zone}}. Al momento non vengono fatte chiamate di conferma (le chiamate non sono configurate, o il tuo piano non ne ha più): conferma, annulla o sposta tu ogni prenotazione.",
       intro:
         "Orari in {{zone}}. Ogni nuova prenotazione riceve una chiamata di conferma dall'IA; puoi anche confermarla, annullarla o spostarla tu.",
       filters: "Mostra prenotazioni",

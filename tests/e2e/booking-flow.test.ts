@@ -198,7 +198,7 @@ describe("the visitor's time zone in a browser elsewhere", () => {
     // Each zone once, by its name: Berlin is one of the zones named "Central European Time".
     const central = select.locator("option", { hasText: /^Central European Time \(/ });
     await select.selectOption((await central.getAttribute("value"))!);
-    await page.getByRole("button", { name: en.book.zoneApply }).click();
+    await page.getByRole("button", { name: en.manageLink.show }).click();
     await page.getByText("Times are shown in Central European Time.").waitFor();
     expect(await page.locator("input[name=time] + bdi").first().innerText()).not.toBe(before);
     await context.close();

@@ -304,3 +304,64 @@ describe.each([
     await context.close();
   });
 });
+
+describe.each(["en", "ar"] as const)("the bookings list in %s, without JavaScript", (lng) => {
+  it("gives each booking one compact row: six fit well under 1,000 px at 1280, every action reachable, mirrored in Arabic", async () => {
+    // Six more bookings of this run's own customers, so the list has at least six rows.
+    const services = await (await fetch(`${server.url}/api/booking/services/demo-salon`)).json();
+    const haircut = services.find((s: { name: string }) => s.name === "Haircut");
+    const base = lng === "en" ? 60 : 70;
+    let n = 0;
+    for (let day = 1; day < 30 && n < 6; day++) {
+      const date = new Date(Date.now() + day * 86_400_000).toISOString().slice(0, 10);
+      const slots = await (await fetch(`${server.url}/api/booking/availability/demo-salon/${date}/${haircut.id}`)).json();
+      const slot = Array.isArray(slots) ? slots.filter((s: { available: boolean }) => s.available)[1] : null;
+      if (!slot) continue;
+      const guest = httpClient(server.url, { forwardedFor: `198.51.100.${base + n}` });
+      const response = await guest.postJson("/api/booking/create", {
+        businessLink: "demo-salon",
+        serviceId: haircut.id,
+        appointmentDate: `${date}T${slot.time}`,
+        customerInfo: { name: `Row ${lng} ${n}`, phone: `+1212555${5000 + base + n}`, email: `row-${lng}-${n}@example.com` },
+        requestCall: false,
+      });
+      expect(response.status).toBe(201);
+      n++;
+    }
+    expect(n).toBe(6);
+
+    const t = texts[lng];
+    const context = await newVisitor(browser, { javaScript: false, width: 1280 });
+    expect((await context.request.post(`${server.url}/api/auth/login`, { data: { email: "demo@sakina.app", password } })).status()).toBe(
+      200,
+    );
+    const page = await context.newPage();
+    await page.goto(`${server.url}/dashboard?lng=${lng}`);
+    await page.getByRole("heading", { level: 1, name: t.bookings.title }).waitFor();
+    const rows = page.locator("[data-booking-row]");
+    expect(await rows.count()).toBeGreaterThanOrEqual(6);
+    const first = (await rows.nth(0).boundingBox())!;
+    const sixth = (await rows.nth(5).boundingBox())!;
+    // Cards took 2,255 px for six bookings (issue 47).
+    expect(sixth.y + sixth.height - first.y).toBeLessThan(600);
+    // Each row: the time (a link to the booking's page), who and what, the status, and its actions.
+    const row = rows.filter({ hasText: `Row ${lng} 0` });
+    await row.getByRole("link", { name: /./ }).first().waitFor();
+    expect(await row.locator("[data-booking-reference]").count()).toBe(1);
+    expect(await row.getByRole("button", { name: new RegExp(`^${t.owner.bookings.confirm}`) }).count()).toBe(1);
+    expect(await row.getByRole("link", { name: new RegExp(`^${t.owner.bookings.reschedule}`) }).count()).toBe(1);
+    await row.locator("summary").click();
+    await row.getByRole("button", { name: new RegExp(`^${t.owner.bookings.cancelConfirm}`) }).waitFor();
+    // Mirrored in Arabic: the time stands at the start of the row, on the right.
+    const time = (await row.getByRole("heading").boundingBox())!;
+    const actions = (await row.getByRole("link", { name: new RegExp(`^${t.owner.bookings.reschedule}`) }).boundingBox())!;
+    if (lng === "ar") expect(time.x).toBeGreaterThan(actions.x);
+    else expect(time.x).toBeLessThan(actions.x);
+    expect(describeViolations(await axeViolations(page, { javaScript: false })), page.url()).toBe("");
+    // On a phone the same rows, stacked, with nothing scrolling sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(describeViolations(await axeViolations(page, { javaScript: false })), page.url()).toBe("");
+    await context.close();
+  });
+});

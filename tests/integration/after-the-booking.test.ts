@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, bookings, businesses, calls } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { bookingAgent } from "~/features/booking/agent.server";
-import { CANCEL_BOOKING } from "~/voice/agents.server";
+import en from "~/locales/en";
+import { CANCEL_BOOKING, CONFIRM_BOOKING, REQUEST_RESCHEDULE } from "~/voice/agents.server";
 import { startAppInProcess } from "../support/app-in-process";
 import { bookThroughPage } from "../support/book-through-page";
 import { httpClient } from "../support/http-client";
@@ -234,32 +235,65 @@ describe("a change the customer makes", () => {
   });
 });
 
-describe("a cancel on the confirmation call", () => {
-  it("is the customer's change too: both e-mailed, METHOD:CANCEL, and the owner's list says by whom", async () => {
+/** The confirmation call's agent for a booking, on a call in progress. */
+async function agentOnTheCall(id: number) {
+  const booking = await bookingRow(id);
+  const [call] = await app.services.db
+    .insert(calls)
+    .values({
+      purpose: "booking_confirmation",
+      status: "in-progress",
+      language: "en",
+      voice: "alloy",
+      toNumber: booking.customerPhone,
+      businessId: booking.businessId,
+      bookingId: id,
+      confirmationRound: booking.confirmationRound,
+      timeLimitSeconds: 300,
+    })
+    .returning();
+  return bookingAgent(app.services, call!);
+}
+
+describe("the customer's answer on the confirmation call", () => {
+  it("a cancel is the customer's change too: both e-mailed, METHOD:CANCEL, and the owner's list says by whom", async () => {
     const email = "casey-on-the-phone@example.com";
     const { id, first } = await customerBooksInLosAngeles(email);
-    const booking = await bookingRow(id);
-    const [call] = await app.services.db
-      .insert(calls)
-      .values({
-        purpose: "booking_confirmation",
-        status: "in-progress",
-        language: "en",
-        voice: "alloy",
-        toNumber: booking.customerPhone,
-        businessId: booking.businessId,
-        bookingId: id,
-        confirmationRound: booking.confirmationRound,
-        timeLimitSeconds: 300,
-      })
-      .returning();
-    const agent = await bookingAgent(app.services, call!);
+    const agent = await agentOnTheCall(id);
     await agent.tools.find((tool) => tool.name === CANCEL_BOOKING)!.run({ reason: "cannot come" });
     expect((await bookingRow(id)).status).toBe("cancelled");
     const mail = await waitForMail(app.dataDir, email, /^You cancelled your booking at/);
     expect(calendarOf(mail)).toMatchObject({ method: "CANCEL", uid: calendarOf(first).uid });
     await waitForMail(app.dataDir, businessEmail, /^Casey \d+ cancelled their booking/);
     expect(await (await owner.get(`/dashboard/bookings/${id}`)).text()).toContain("Cancelled by the customer");
+  });
+
+  it("a confirmation goes through the same change: the customer's e-mail with the updated calendar file, the owner's list says by whom", async () => {
+    const email = "casey-confirms-by-phone@example.com";
+    const { id, first } = await customerBooksInLosAngeles(email);
+    const agent = await agentOnTheCall(id);
+    await agent.tools.find((tool) => tool.name === CONFIRM_BOOKING)!.run({});
+    const row = await bookingRow(id);
+    expect(row.status).toBe("confirmed");
+    expect(row.callOutcome).toBe("confirmed");
+    const mail = await waitForMail(app.dataDir, email, /^You confirmed your booking at/);
+    expect(calendarOf(mail)).toMatchObject({ method: "PUBLISH", uid: calendarOf(first).uid, sequence: row.calendarSequence });
+    expect(linkIn(mail, "/booking/")).toBe(linkIn(first, "/booking/"));
+    expect(await (await owner.get(`/dashboard/bookings/${id}`)).text()).toContain("Confirmed by the customer");
+  });
+
+  it("another time asked for: both e-mailed, the owner with what the customer said, and the list says by whom", async () => {
+    const email = "casey-another-time@example.com";
+    const { id } = await customerBooksInLosAngeles(email);
+    const agent = await agentOnTheCall(id);
+    await agent.tools.find((tool) => tool.name === REQUEST_RESCHEDULE)!.run({ preferred: "Friday after 4 pm" });
+    expect((await bookingRow(id)).status).toBe("reschedule_requested");
+    await waitForMail(app.dataDir, email, /^You asked Sakina Demo Salon for another time/);
+    const ownerMail = await waitForMail(app.dataDir, businessEmail, /^Casey \d+ asks for another time/);
+    expect(ownerMail.text).toContain("Friday after 4 pm");
+    const page = await (await owner.get(`/dashboard/bookings/${id}`)).text();
+    expect(page).toContain("Another time asked for by the customer");
+    expect(page).toContain("Friday after 4 pm");
   });
 });
 
@@ -277,6 +311,61 @@ describe("times on the manage page", () => {
     const starts = [...html.matchAll(/name="start" value="(\d+)"/g)].map((m) => Number(m[1]));
     expect(starts.length).toBeGreaterThan(0);
     for (const start of starts) expect(new Date(start).toLocaleDateString("en-CA", { timeZone: "Asia/Tokyo" })).toBe(date);
+  });
+});
+
+describe("the owner's status, from the one promise of a call (no telephony here)", () => {
+  /** The booking's status and call column as the owner's list shows them. */
+  async function ownerSees(id: number) {
+    const html = (await (await owner.get(`/dashboard/bookings/${id}`)).text()).replace(/[\u2068\u2069]/g, "");
+    return {
+      html,
+      status: [en.bookingStatus.confirmed, en.bookingStatus.pending].find((label) => html.includes(`>${label}<`)),
+    };
+  }
+
+  it("says no call is coming for a new booking, and a confirmed booking the owner moves stays confirmed, e-mailed so", async () => {
+    expect(app.services.telephony.configured).toBe(false);
+    const email = "casey-honest@example.com";
+    const { id } = await customerBooksInLosAngeles(email);
+    // At once, not after the call's job ran: no "Call queued" when no call can ring.
+    expect((await bookingRow(id)).callState).toBe("calls_not_configured");
+    let seen = await ownerSees(id);
+    expect(seen.html).not.toContain(en.callState.queued);
+    expect(seen.html).toContain(en.callState.calls_not_configured);
+    // The list's introduction promises no call either.
+    const list = (await (await owner.get("/dashboard")).text()).replace(/[\u2068\u2069]/g, "");
+    expect(list).toContain(en.owner.bookings.introNoCalls.split("{{zone}}")[1]);
+    expect(list).not.toContain(en.owner.bookings.intro.split("{{zone}}")[1]);
+
+    expect((await owner.postForm("/dashboard", { intent: "confirm-booking", bookingId: String(id) })).status).toBe(302);
+    const { date, time } = await ownerFreeTime(id);
+    const moving = await owner.postForm(`/dashboard/bookings/${id}`, { intent: "reschedule-booking", bookingId: String(id), date, time });
+    expect(moving.status).toBe(302);
+    const moved = await waitForMail(app.dataDir, email, /has a new time$/);
+    seen = await ownerSees(id);
+    expect(seen.status).toBe(en.bookingStatus.confirmed);
+    expect(seen.html).not.toContain(en.callState.queued);
+    expect((await bookingRow(id)).status).toBe("confirmed");
+    // The customer is told the same: still confirmed, and no call promised.
+    expect(moved.text.replace(/[\u2068\u2069]/g, "")).toContain(en.bookingChanges.movedStaysConfirmed);
+    expect(moved.text).not.toContain(en.owner.email.movedCall);
+    expect(await (await fetch(linkIn(moved, "/booking/"))).text()).toContain(`>${en.bookingStatus.confirmed}<`);
+  });
+
+  it("a booking not yet confirmed that the owner moves waits for the owner's confirmation, with no call queued", async () => {
+    const { id } = await customerBooksInLosAngeles("casey-honest-pending@example.com");
+    const { date, time } = await ownerFreeTime(id);
+    const moving = await owner.postForm(`/dashboard/bookings/${id}`, { intent: "reschedule-booking", bookingId: String(id), date, time });
+    expect(moving.status).toBe(302);
+    const row = await bookingRow(id);
+    expect(row.status).toBe("pending");
+    expect(row.callState).toBe("calls_not_configured");
+    const seen = await ownerSees(id);
+    expect(seen.status).toBe(en.bookingStatus.pending);
+    expect(seen.html).not.toContain(en.callState.queued);
+    // It is among those that need the owner: nobody else will confirm it.
+    expect(await (await owner.get("/dashboard?filter=attention")).text()).toContain(`/dashboard/bookings/${id}"`);
   });
 });
 

@@ -171,6 +171,7 @@ describe("the analytics roll-up", () => {
           b!.id,
           new Date("2026-04-03T15:00:00Z"),
           new Date("2026-04-03T15:30:00Z"),
+          undefined,
           new Date("2026-03-29T00:00:00Z"),
         )
       ).kind,

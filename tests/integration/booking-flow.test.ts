@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { zonedTimeToUtc } from "~/lib/zoned-time";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
+import { inZone } from "../support/book-through-page";
 import { demoOwnerPassword } from "../support/demo-owner";
 import { httpClient } from "../support/http-client";
 import { linkIn, waitForMail } from "../support/outbox";
@@ -50,7 +51,7 @@ function text(html: string) {
 }
 
 const titleOf = (html: string) => /<title>([^<]*)<\/title>/.exec(html)?.[1]?.replace(/[\u2066-\u2069]/g, "") ?? "";
-/** The label a time slot shows, by its value (the business's wall time). */
+/** The label a time slot shows, by its value (the wall time in the zone the page is shown in). */
 const slotLabel = (html: string, time: string) =>
   new RegExp(`name="time" value="${time}"[^>]*>\\s*<bdi[^>]*>([^<]*)</bdi>`).exec(html)?.[1]?.replace(/\u202f/g, " ");
 /** On the manage page a time is its instant (grouped by the viewer's days, issue 47): the label of the one at `time` New York. */
@@ -74,9 +75,11 @@ describe("times in the visitor's time zone", () => {
     // The list of zones offers the business's, chosen.
     expect(business).toMatch(/<option value="America\/New_York" selected="">Eastern Time \(GMT-[45]\)<\/option>/);
 
-    const berlin = await (await client.get(`/book/demo-salon?lng=en&service=${haircut}&date=${date}&tz=Europe/Berlin`)).text();
-    expect(slotLabel(berlin, "10:00")).toBe(timeIn(ten, "Europe/Berlin"));
-    expect(slotLabel(berlin, "10:00")).not.toBe("10:00 AM");
+    // The same instant is another wall time in Berlin, on the same day there.
+    const atBerlin = inZone(date, "10:00", "America/New_York", "Europe/Berlin");
+    const berlin = await (await client.get(`/book/demo-salon?lng=en&service=${haircut}&date=${atBerlin.date}&tz=Europe/Berlin`)).text();
+    expect(slotLabel(berlin, atBerlin.time)).toBe(timeIn(ten, "Europe/Berlin"));
+    expect(slotLabel(berlin, atBerlin.time)).not.toBe("10:00 AM");
     expect(text(berlin)).toContain("Times are shown in Central European Time.");
     expect(berlin).toMatch(/<option value="Europe\/Berlin" selected="">Central European Time \(GMT\+[12]\)<\/option>/);
     for (const page of [business, berlin]) expect(text(page)).not.toMatch(/America\/New_York|Europe\/Berlin/);
@@ -102,17 +105,18 @@ describe("times in the visitor's time zone", () => {
     };
     expect(titleOf(await step("/book/demo-salon?lng=en"))).toBe("Choose a service – Sakina Demo Salon");
     expect(titleOf(await step(`/book/demo-salon?lng=en&service=${haircut}`))).toBe("Choose a date – Sakina Demo Salon");
-    const time = await step(`/book/demo-salon?lng=en&service=${haircut}&date=${date}&tz=Europe/Berlin`);
+    const atBerlin = inZone(date, "10:00", "America/New_York", "Europe/Berlin");
+    const time = await step(`/book/demo-salon?lng=en&service=${haircut}&date=${atBerlin.date}&tz=Europe/Berlin`);
     expect(titleOf(time)).toBe("Choose a time – Sakina Demo Salon");
     // Every form of the step keeps the chosen zone.
     expect(time).toContain('<input type="hidden" name="tz" value="Europe/Berlin"/>');
-    const contactPath = `/book/demo-salon?lng=en&service=${haircut}&date=${date}&time=10:00&tz=Europe/Berlin`;
+    const contactPath = `/book/demo-salon?lng=en&service=${haircut}&date=${atBerlin.date}&time=${atBerlin.time}&tz=Europe/Berlin`;
     const contact = await step(contactPath);
     expect(titleOf(contact)).toBe("Your details – Sakina Demo Salon");
     expect(text(contact)).toContain(timeIn(ten, "Europe/Berlin"));
 
     const email = `zone-${visitor}@example.com`;
-    const details = { service: String(haircut), date, time: "10:00", tz: "Europe/Berlin" };
+    const details = { service: String(haircut), date: atBerlin.date, time: atBerlin.time, tz: "Europe/Berlin" };
     const toConfirm = await client.postForm(
       "/book/demo-salon?lng=en",
       { ...details, intent: "contact", name: "Zone Visitor", phone: "(212) 555-0144", email },
@@ -141,6 +145,83 @@ describe("times in the visitor's time zone", () => {
     const mail = await waitForMail(server.dataDir, email, /Sakina Demo Salon/);
     expect(mail.text).toContain(`${timeIn(ten, "Europe/Berlin")} (Central European Time)`);
     expect(mail.text).not.toContain("Europe/Berlin");
+  });
+});
+
+describe("days in the visitor's time zone (issue 47)", () => {
+  /** A Thursday whose New York time that is Friday 00:00 in Tokyo is free, and that instant. */
+  async function thursdayOfTokyoMidnight() {
+    for (let i = 1; i <= 40; i++) {
+      const thursday = new Date(Date.now() + i * 86_400_000).toISOString().slice(0, 10);
+      if (new Date(`${thursday}T12:00:00Z`).getUTCDay() !== 4) continue;
+      const friday = new Date(Date.parse(`${thursday}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+      const midnight = zonedTimeToUtc(friday, 0, "Asia/Tokyo");
+      const ny = utcToZoned(midnight, "America/New_York");
+      const nyTime = `${String(Math.floor(ny.minuteOfDay / 60)).padStart(2, "0")}:${String(ny.minuteOfDay % 60).padStart(2, "0")}`;
+      const response = await fetch(`${server.url}/api/booking/availability/demo-salon/${thursday}/${haircut}`);
+      if (response.status !== 200) continue;
+      const slots = (await response.json()) as { time: string; available: boolean }[];
+      if (ny.date === thursday && slots.some((slot) => slot.time === nyTime && slot.available)) return { thursday, friday, midnight };
+    }
+    throw new Error("no Thursday with that time free");
+  }
+  /** The labels of a time step's slots, by their values. */
+  const labels = (html: string) =>
+    new Map(
+      [...html.matchAll(/name="time" value="([^"]+)"[^>]*>\s*<bdi[^>]*>([^<]*)<\/bdi>/g)].map((m) => [
+        m[1]!,
+        m[2]!.replace(/\u202f/g, " "),
+      ]),
+    );
+
+  it("a Tokyo visitor of a New York business finds Friday midnight under Friday, books it, and the 24-hour clock writes 00:00", async () => {
+    const { thursday, friday, midnight } = await thursdayOfTokyoMidnight();
+    const client = freshVisitor();
+    const base = `/book/demo-salon?lng=en&service=${haircut}&tz=Asia%2FTokyo`;
+    // The month shows Friday as a day with times (a bookable day is a button named by its date).
+    const month = await (await client.get(`${base}&month=${friday.slice(0, 7)}`)).text();
+    expect(new RegExp(`value="${friday}" aria-label="Friday, [^"]*times? available"`).test(month)).toBe(true);
+
+    const fridayPage = await (await client.get(`${base}&date=${friday}`)).text();
+    expect(text(fridayPage)).toMatch(/Free times on Friday/);
+    expect(labels(fridayPage).get("00:00")).toBe("12:00 AM");
+    // Every time listed is a time of that day, with no other day's name beside it.
+    for (const label of labels(fridayPage).values()) expect(label).toMatch(/^\d{1,2}:\d{2} [AP]M$/);
+    // Thursday's list, in Tokyo, does not hold Friday's first hours.
+    const thursdayPage = await (await client.get(`${base}&date=${thursday}`)).text();
+    for (const label of labels(thursdayPage).values()) expect(label).not.toMatch(/Fri/);
+
+    // The 24-hour choice beside the zone, carried by the step's forms.
+    const clock24 = await (await client.get(`${base}&date=${friday}&clock=24`)).text();
+    expect(clock24).toMatch(/<select[^>]*name="clock"/);
+    expect(labels(clock24).get("00:00")).toBe("00:00");
+    expect(clock24).toContain('<input type="hidden" name="clock" value="24"/>');
+
+    // Booked from there, it is the New York instant of Friday 00:00 in Tokyo.
+    const contactPath = `${base}&date=${friday}&time=00:00&clock=24`;
+    const details = { service: String(haircut), date: friday, time: "00:00", tz: "Asia/Tokyo", clock: "24" };
+    const email = `tokyo-${visitor}@example.com`;
+    const toConfirm = await client.postForm(
+      contactPath,
+      { ...details, intent: "contact", name: "Tokyo Visitor", phone: "(212) 555-0150", email },
+      { tokenFrom: contactPath },
+    );
+    expect(toConfirm.status).toBe(302);
+    const confirmPath = toConfirm.headers.get("Location")!;
+    expect(new URL(confirmPath, server.url).searchParams.get("clock")).toBe("24");
+    const confirm = await (await client.get(confirmPath)).text();
+    expect(text(confirm)).toMatch(/Friday[^(]*00:00 \(Japan Standard Time\)/);
+    const key = /name="idempotencyKey" value="([^"]+)"/.exec(confirm)![1]!;
+    const toDone = await client.postForm(confirmPath, { ...details, intent: "confirm", idempotencyKey: key }, { tokenFrom: confirmPath });
+    expect(toDone.status).toBe(302);
+    expect(new URL(toDone.headers.get("Location")!, server.url).searchParams.get("step")).toBe("done");
+    const ny = utcToZoned(midnight, "America/New_York");
+    const nyTime = `${String(Math.floor(ny.minuteOfDay / 60)).padStart(2, "0")}:${String(ny.minuteOfDay % 60).padStart(2, "0")}`;
+    const after = (await (await fetch(`${server.url}/api/booking/availability/demo-salon/${thursday}/${haircut}`)).json()) as {
+      time: string;
+      available: boolean;
+    }[];
+    expect(after.find((slot) => slot.time === nyTime)?.available).toBe(false);
   });
 });
 

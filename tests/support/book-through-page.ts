@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import type { httpClient } from "./http-client";
 
 type Client = ReturnType<typeof httpClient>;
@@ -10,7 +11,7 @@ type Client = ReturnType<typeof httpClient>;
 export async function bookThroughPage(
   client: Client,
   link: string,
-  options: { serviceName: string; phone: string; email: string; name?: string; lng?: string; tz?: string },
+  options: { serviceName: string; phone: string; email: string; name?: string; lng?: string; tz?: string; businessZone?: string },
 ) {
   const lng = options.lng ?? "en";
   const services = (await (await client.get(`/api/booking/services/${link}`)).json()) as { id: number; name: string }[];
@@ -27,7 +28,9 @@ export async function bookThroughPage(
     time = slots.find((slot) => slot.available)?.time ?? "";
   }
   if (!time) throw new Error("no free time in 30 days");
-  // A visitor whose browser said its zone (app/ui/enhance.js adds it): the flow carries it.
+  // A visitor whose browser said its zone (app/ui/enhance.js adds it): the flow carries it, and
+  // the page's dates and times are that zone's (the API's are the business's).
+  if (options.tz) ({ date, time } = inZone(date, time, options.businessZone ?? "America/New_York", options.tz));
   const tz = options.tz ? `&tz=${encodeURIComponent(options.tz)}` : "";
   const contactUrl = `/book/${link}?service=${service.id}&date=${date}&time=${time}&lng=${lng}${tz}`;
   const contactHtml = await (await client.get(contactUrl)).text();
@@ -57,6 +60,14 @@ export async function bookThroughPage(
   expect(confirmed.status).toBe(302);
   const doneHtml = await (await client.get(confirmed.headers.get("location")!)).text();
   return { serviceId: service.id, date, time, contactHtml, confirmHtml, doneHtml };
+}
+
+/** A business's date and wall time ("HH:MM") as the same instant's date and wall time in `zone`. */
+export function inZone(date: string, time: string, businessZone: string, zone: string) {
+  const [hours, minutes] = time.split(":").map(Number) as [number, number];
+  const local = utcToZoned(zonedTimeToUtc(date, hours * 60 + minutes, businessZone), zone);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return { date: local.date, time: `${pad(Math.floor(local.minuteOfDay / 60))}:${pad(local.minuteOfDay % 60)}` };
 }
 
 /** The booking page's promise about the confirmation call, as the visitor reads it. */

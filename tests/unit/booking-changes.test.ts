@@ -12,7 +12,17 @@ const CHANGE = "app/features/booking/booking-change.server.ts";
 const MODEL = "models/bookings.ts";
 
 /** The model's changes of a booking's time or status by a person. */
-const CHANGES = ["confirmBusinessBooking", "cancelBusinessBooking", "moveBusinessBooking"];
+const CHANGES = ["confirmBusinessBooking", "cancelBusinessBooking", "moveBusinessBooking", "requestBookingReschedule"];
+/** The statuses a machine sets, not a person: the last confirmation call found nobody. */
+const MACHINE_STATUSES = ["unreachable"];
+
+/** Each call of the general status setter in a source, with the status it sets (null when not a literal). */
+function statusSets(text: string) {
+  return [...text.matchAll(/\bsetBookingStatus\(([^;]*?)\)\s*;/g)].map((match) => ({
+    line: text.slice(0, match.index).split("\n").length,
+    status: /^[^,]+,[^,]+,\s*"(\w+)"/.exec(match[1]!)?.[1] ?? null,
+  }));
+}
 
 function sources(dir: string): string[] {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -73,6 +83,17 @@ describe("a change of a booking", () => {
     expect(cancelsBySetter).toEqual([]);
   });
 
+  it("sets no status a person decides (confirmed, cancelled, another time asked for) through the general setter", () => {
+    // The call tools once set the customer's answer this way, e-mailing nobody.
+    const strays = sources("app").flatMap((file) =>
+      statusSets(read(file))
+        .filter(({ status }) => status === null || !MACHINE_STATUSES.includes(status))
+        .map(({ line, status }) => `${file}:${line}: ${status ?? "a status not written out"}`),
+    );
+    expect(strays).toEqual([]);
+    expect(usesOf(["setBookingStatus"], sources("app")).length).toBeGreaterThan(0);
+  });
+
   it("finds a path around it", () => {
     // What the test reads would catch: a route calling the model directly.
     const text = "const row = await cancelBusinessBooking(services.db, business.id, booking.id);";
@@ -80,5 +101,8 @@ describe("a change of a booking", () => {
     const updates = bookingUpdates("await db.update(bookings).set({ startsAt, endsAt, updatedAt: new Date() }).where(x);");
     expect(updates).toHaveLength(1);
     expect(updates[0]!.body).toMatch(/(?:^|,)\s*startsAt\s*(?::|,|$)/);
+    // The call tools' old way around it: a status passed on, not written out.
+    expect(statusSets("const changed = await setBookingStatus(tx, booking.id, status, outcome);")).toEqual([{ line: 1, status: null }]);
+    expect(statusSets('await setBookingStatus(services.db, booking.id, "unreachable", "unreachable");')[0]!.status).toBe("unreachable");
   });
 });

@@ -1,7 +1,7 @@
 import { formatBookingReference } from "#models/booking-reference";
 import { announceBusinessChange } from "#models/analytics";
-import { findBooking, setBookingCallOutcome, setBookingStatus, type Booking } from "#models/bookings";
-import { changeBooking } from "./booking-change.server";
+import { findBooking, setBookingCallOutcome, type Booking } from "#models/bookings";
+import { changeBooking, type BookingChangeRequest } from "./booking-change.server";
 import { findService } from "#models/business-services";
 import { findBusinessById, type Business } from "#models/businesses";
 import { optOut, setCallOutcome, setCallSummary, type Call } from "#models/calls";
@@ -19,7 +19,6 @@ import {
 } from "~/voice/agents.server";
 import { callTexts } from "~/voice/call-texts.server";
 import { redact } from "~/voice/crisis.server";
-import { queueCalendarWrite } from "./calendar-sync.server";
 import { dataSection } from "~/voice/data-section";
 
 /** Confirms a booking on the business's behalf; also the free demo of the same agent. */
@@ -116,12 +115,15 @@ function bookingTools(
   { booking, business }: { booking: Booking; business: Business },
   { recordOnBooking }: { recordOnBooking: boolean },
 ): AgentTool[] {
-  const record = async (outcome: string, status: Parameters<typeof setBookingStatus>[2]) => {
-    // The new state and its write to the owner's calendar commit together.
-    await services.db.transaction(async (tx) => {
-      const changed = await setBookingStatus(tx, booking.id, status, recordOnBooking ? outcome : undefined);
-      if (changed) await queueCalendarWrite(services, tx, changed);
-    });
+  /**
+   * What the customer said, as the customer's change of the booking (changeBooking, as on their
+   * manage page: both sides e-mailed, the calendar file and the owner's calendar updated), and the
+   * outcome on the call (and on the booking, for the confirmation call's record).
+   */
+  const record = async (outcome: string, change: BookingChangeRequest) => {
+    const current = await findBooking(services.db, booking.id);
+    if (current) await changeBooking(services, { booking: current, business, by: "customer" }, change);
+    if (recordOnBooking) await setBookingCallOutcome(services.db, booking.id, outcome);
     await setCallOutcome(services.db, call.id, outcome);
     await announceBusinessChange(services.db, business.id);
   };
@@ -143,20 +145,13 @@ function bookingTools(
       name: CONFIRM_BOOKING,
       description: "The customer confirms the appointment (they will come).",
       parameters: { type: "object", properties: {}, required: [] },
-      run: async () => (await record("confirmed", "confirmed"), "Booking confirmed."),
+      run: async () => (await record("confirmed", { kind: "confirmed" }), "Booking confirmed."),
     },
     {
       name: CANCEL_BOOKING,
       description: "The customer cancels the appointment.",
       parameters: { type: "object", properties: { reason: { type: "string" } }, required: [] },
-      run: async () => {
-        // A cancel by the customer, as on their manage page: the owner is told, the calendar file updated.
-        const current = await findBooking(services.db, booking.id);
-        if (current) await changeBooking(services, { booking: current, business, by: "customer" }, { kind: "cancelled" });
-        if (recordOnBooking) await setBookingCallOutcome(services.db, booking.id, "cancelled");
-        await setCallOutcome(services.db, call.id, "cancelled");
-        return "Booking cancelled; the time is free again.";
-      },
+      run: async () => (await record("cancelled", { kind: "cancelled" }), "Booking cancelled; the time is free again."),
     },
     {
       name: REQUEST_RESCHEDULE,
@@ -165,7 +160,10 @@ function bookingTools(
       run: async (args) => {
         // The owner sees what the customer asked for, so they can offer that time.
         const preferred = typeof args.preferred === "string" ? args.preferred.replace(/\s+/g, " ").trim().slice(0, 200) : "";
-        await record(preferred ? `reschedule requested: ${preferred}` : "reschedule requested", "reschedule_requested");
+        await record(preferred ? `reschedule requested: ${preferred}` : "reschedule requested", {
+          kind: "reschedule_requested",
+          preferred,
+        });
         return "The business will contact them with a new time.";
       },
     },

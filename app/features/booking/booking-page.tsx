@@ -6,7 +6,8 @@ import type { Route } from "../../routes/business/+types/book";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Steps } from "~/ui/form/steps";
 import { Button, buttonClass, linkClass } from "~/ui/form/button";
-import { Field, SelectField, TextareaField } from "~/ui/form/field";
+import { Field, TextareaField } from "~/ui/form/field";
+import { KeepInputs, ViewChoice } from "~/ui/form/view-choice";
 import { MonthTables } from "~/features/booking/month-tables";
 import { BookingShell } from "~/ui/shell/booking-shell";
 import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
@@ -17,19 +18,19 @@ type Data = Route.ComponentProps["loaderData"];
 type PageData = Extract<Data, { kind: "page" }>;
 type StepData<S extends PageData["step"]> = Extract<PageData, { step: S }>;
 
-/** An address of the flow: the visitor's chosen time zone goes along with every step. */
+/** An address of the flow: the visitor's chosen time zone and clock go along with every step. */
 function bookHref(data: PageData, params: Record<string, string | number | undefined>) {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries({ ...params, tz: data.zone.param ?? undefined })) {
+  for (const [key, value] of Object.entries({ ...params, ...data.zone.keep })) {
     if (value !== undefined && value !== "") search.set(key, String(value));
   }
   const query = search.toString();
   return `/book/${data.business.link}${query ? `?${query}` : ""}`;
 }
 
-/** The chosen time zone, in a form of the flow. */
+/** The chosen time zone and clock, in a form of the flow. */
 function ZoneInput({ data }: { data: PageData }) {
-  return data.zone.param ? <input type="hidden" name="tz" value={data.zone.param} /> : null;
+  return <KeepInputs keep={data.zone.keep} />;
 }
 
 /**
@@ -270,28 +271,24 @@ function TimeStep({ data }: { data: StepData<"time"> }) {
 }
 
 /**
- * The visitor's time zone, named in words; without JavaScript a GET form, with it preset from the
- * browser (app/ui/enhance.js adds the browser's zone to the first step's address).
+ * The visitor's time zone, named in words, and their clock (the manage page's choice); without
+ * JavaScript a GET form, with it the zone preset from the browser (app/ui/enhance.js adds the
+ * browser's zone to the first step's address). The booking page loads no React: about 150 zones,
+ * written once per language as HTML.
  */
 function ZoneChoice({ data }: { data: StepData<"time"> }) {
   const { t } = useTranslation();
   return (
-    <Form method="get" preventScrollReset className="mt-6 flex flex-wrap items-end gap-3 border-t border-slate-200 pt-4">
-      <input type="hidden" name="service" value={data.serviceId} />
-      <input type="hidden" name="date" value={data.date} />
-      {/* The booking page loads no React: about 150 zones, written once per language as HTML. */}
-      <SelectField
-        id="booking-zone"
-        label={t("book.zoneLabel")}
-        name="tz"
-        defaultValue={data.zone.value}
-        className="grow basis-64"
-        options={data.zoneOptions}
-      />
-      <Button type="submit" variant="secondary">
-        {t("book.zoneApply")}
-      </Button>
-    </Form>
+    <ViewChoice
+      idPrefix="booking"
+      zoneLabel={t("book.zoneLabel")}
+      zone={data.zone.value}
+      clock={data.zone.clock}
+      zoneOptions={data.zoneOptions}
+      optionsAsHtml
+      hidden={{ service: data.serviceId, date: data.date }}
+      className="mt-6 border-t border-slate-200 pt-4"
+    />
   );
 }
 

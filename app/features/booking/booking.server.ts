@@ -32,6 +32,7 @@ import {
   confirmationPromise,
   describeConfirmationPromise,
   describeConfirmationPromiseToOwner,
+  ownerCallStateOf,
 } from "~/features/booking/confirmation-promise.server";
 import type { AppJob, AppServices } from "~/platform/services.server";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
@@ -130,17 +131,19 @@ function availabilityFrom(business: Business, service: BusinessService, inputs: 
     now,
     /** Free starts (epoch ms) across the whole window. */
     freeStarts: () => computeSlots(rules, busy, now),
+    // The dates below are the business's unless `zone` names a viewer's: the slots are always
+    // the business's, but a viewer elsewhere reads them under their own days (ADR 0038).
     /** Free start count per local date, for the month table. */
-    countsByDate() {
+    countsByDate(zone = rules.timeZone) {
       const counts = new Map<string, number>();
       for (const start of computeSlots(rules, busy, now)) {
-        const { date } = utcToZoned(start, rules.timeZone);
+        const { date } = utcToZoned(start, zone);
         counts.set(date, (counts.get(date) ?? 0) + 1);
       }
       return counts;
     },
-    windowDates: () => windowLocalDates(rules, now),
-    day: (localDate: string) => slotsForLocalDate(rules, busy, now, localDate),
+    windowDates: (zone = rules.timeZone) => windowLocalDates({ timeZone: zone, windowDays: rules.windowDays }, now),
+    day: (localDate: string, zone = rules.timeZone) => slotsForLocalDate(rules, busy, now, localDate, zone),
   };
 }
 
@@ -419,6 +422,8 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
     idempotencyKey: key?.key ?? null,
     idempotencyRequestHash: key?.requestHash ?? null,
     origin: request.callOrigin,
+    // The owner's call column says the promise the customer is given (no "Call queued" without telephony).
+    callState: ownerCallStateOf(announcement.promise),
     followUp: (tx, booking, manageToken) =>
       announceBooking(services, tx, request, announcement, booking, `${request.origin}/booking/${manageToken}`),
   });

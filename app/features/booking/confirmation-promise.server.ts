@@ -27,6 +27,18 @@ export async function confirmationPromise(services: AppServices, business: Busin
   return later ? { kind: "call_later", at: later } : { kind: "call_now" };
 }
 
+/**
+ * The owner's call column for a booking just made or moved, from the same promise: "Call queued"
+ * only when a call will ring now, "Scheduled for calling hours" when it waits, "Calls are not
+ * configured" when none can ring. A plan that refuses the call is left "queued" for the call's job,
+ * whose gate records the plan's own refusal (or the held call) for the owner a moment later.
+ */
+export function ownerCallStateOf(promise: ConfirmationPromise) {
+  if (promise.kind === "call_later") return "scheduled";
+  if (promise.kind === "no_call" && promise.reason === "not_configured") return "calls_not_configured";
+  return "queued";
+}
+
 /** "at 8:00 AM tomorrow (Eastern Standard Time)": when a later call rings, in the business's zone and the reader's language. */
 function laterWhen(t: TFunction, language: string, timeZone: string, at: Date, now: Date) {
   const dayOf = (date: Date) => Date.parse(utcToZoned(date.getTime(), timeZone).date);

@@ -281,21 +281,22 @@ function lowerBound(arr: readonly number[], x: number): number {
   return lo;
 }
 
-/** The slot list for one local date as the booking page shows it: every start time on that day's opening grid (the same rule applied to the opening intervals WITHOUT bookings, clipped by now+notice and the window) plus any free start not on that grid, each with available = whether it is in computeSlots' result; times "HH:MM" in the business's zone, ascending, no duplicates. A date outside the window or a day off gives []. */
+/** The slot list for one local date as the booking page shows it: every start time on that day's opening grid (the same rule applied to the opening intervals WITHOUT bookings, clipped by now+notice and the window) plus any free start not on that grid, each with available = whether it is in computeSlots' result; times "HH:MM" in the business's zone, ascending, no duplicates. A date outside the window or a day off gives []. `zone`: the date and the times are a viewer's in that zone instead (the slots are still the business's; a business's day off then shows as no slots, not as no day). */
 export function slotsForLocalDate(
   rules: SlotRules,
   busy: readonly BusyInterval[],
   now: number,
   localDate: string,
+  zone: string = rules.timeZone,
 ): { time: string; available: boolean; start: number }[] {
   const day = dayOfLocalDate(localDate);
-  const range = windowDayRange(rules.timeZone, now, windowEndOf(rules, now));
+  const range = windowDayRange(zone, now, windowEndOf(rules, now));
   if (!range || day < range[0] || day > range[1]) return [];
-  if (isDayOff(rules.daysOff)(localDate)) return [];
+  if (zone === rules.timeZone && isDayOff(rules.daysOff)(localDate)) return [];
 
-  // The day's instants: [its local midnight, the next local midnight).
-  const from = instantOfWall(day * DAY, rules.timeZone);
-  const to = instantOfWall((day + 1) * DAY, rules.timeZone);
+  // The day's instants: [its local midnight, the next local midnight), in the zone of the list.
+  const from = instantOfWall(day * DAY, zone);
+  const to = instantOfWall((day + 1) * DAY, zone);
 
   // Whole-window computations (a free gap may run across midnight, so its grid can start on an
   // earlier date), then the date's part of each.
@@ -309,7 +310,7 @@ export function slotsForLocalDate(
   const out: { time: string; available: boolean; start: number }[] = [];
   const byTime = new Map<string, number>(); // time -> index in out
   const add = (start: number, available: boolean) => {
-    const z = utcToZoned(start, rules.timeZone);
+    const z = utcToZoned(start, zone);
     const time = `${pad2(Math.floor(z.minuteOfDay / 60))}:${pad2(z.minuteOfDay % 60)}`;
     const seen = byTime.get(time);
     if (seen === undefined) {

@@ -17,7 +17,7 @@ import {
 import { bookingSetup, type Business } from "#models/businesses";
 import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
-import { changeBooking } from "~/features/booking/index.server";
+import { changeBooking, confirmationPromise } from "~/features/booking/index.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/index";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { formatLocalDate, formatSeconds, formatWhen, zoneName } from "~/lib/when";
@@ -157,12 +157,14 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
     listOwnerBookings(services.db, business.id, filter, { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE }, now);
   const asked = pageOf(url);
   // Asked together: on PostgreSQL they go out on several connections at once.
-  const [askedRows, { total, attention }, { planCalls, ...setup }, message] = await Promise.all([
+  const [askedRows, { total, attention }, { planCalls, ...setup }, message, promise] = await Promise.all([
     listPage(asked),
     countOwnerBookings(services.db, business.id, filter, now),
     // The plan's calls counted in the same statement: on PGlite each statement costs a few tenths of a millisecond.
     bookingSetup(services.db, business.id, planCallsCountedSince(business)),
     bookingMessage(owner, url),
+    // What the page says of calls is what the booking page and the e-mails promise.
+    confirmationPromise(services, business, now),
   ]);
   const planNotice = planNoticeGiven(owner.t, business, planCalls, now);
   // A page past the end (an old link, bookings since gone) shows the last one.
@@ -175,6 +177,8 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
     pageSize: BOOKINGS_PAGE_SIZE,
     timeZone: business.timeZone,
     zoneName: zoneName(business.timeZone, owner.locale),
+    /** Whether new bookings get a confirmation call at all, for the page's introduction. */
+    callsPlaced: promise.kind !== "no_call",
     bookings: await viewsOf(owner, rows),
     attentionCount: attention,
     setup,

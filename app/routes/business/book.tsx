@@ -8,8 +8,8 @@ import { findService } from "#models/business-services";
 import { BookingPage } from "~/features/booking/booking-page";
 import { contactSchema } from "~/features/booking/schemas";
 import { formatPhone } from "~/platform/phone.server";
-import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
-import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/lib/when";
+import { zonedTimeToUtc } from "~/lib/zoned-time";
+import { formatLocalDate, formatWhen, viewChoiceOf, zoneName, zoneOptions } from "~/lib/when";
 import { parseTimeOfDay } from "~/lib/time";
 import {
   bookableBusiness,
@@ -72,19 +72,17 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   }
 
   const locale = getLocale(context);
-  // The visitor's time zone, when they chose one (or their browser did): slots stay the
-  // business's, only the times shown are converted. A zone Intl does not know is ignored.
-  const chosenZone = knownTimeZone(url.searchParams.get("tz"));
-  const zone = chosenZone ?? business.timeZone;
+  // The visitor's time zone, when they chose one (or their browser did), and their clock: slots
+  // stay the business's, but the days and times shown are the visitor's own, so `date` and `time`
+  // in the address are a date and wall time in `zone`. A zone Intl does not know is ignored.
+  const view = viewChoiceOf(url.searchParams, business.timeZone, locale);
+  const zone = view.zone;
   // A page reached from another step (not the first one landed on) gives its heading the focus.
-  const arrived = [...url.searchParams.keys()].some((key) => key !== "lng" && key !== "tz");
+  const arrived = [...url.searchParams.keys()].some((key) => !["lng", "tz", "clock"].includes(key));
   const title = (step: Step) => `${t(`book.stepTitles.${step}`)} – ${isolatedText(business.name, locale)}`;
-  /** The business's wall time on a date, as an instant shown in the visitor's zone. */
-  const shown = (date: string, time: string, style: "full" | "time") => {
-    const instant = zonedTimeToUtc(date, parseTimeOfDay(time) ?? 0, business.timeZone);
-    const otherDay = style === "time" && utcToZoned(instant, zone).date !== date;
-    return formatWhen(instant, zone, locale, otherDay ? "weekdayTime" : style);
-  };
+  /** The visitor's date and wall time, as the visitor reads it. */
+  const shown = (date: string, time: string) =>
+    formatWhen(zonedTimeToUtc(date, parseTimeOfDay(time) ?? 0, zone), zone, view.locale, "full");
   const serviceList = reads.services;
   const header = {
     name: business.name,
@@ -106,8 +104,9 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       value: zone,
       name: zoneName(zone, locale),
       business: business.timeZone,
-      /** Kept in every address and form of the flow, once chosen. */
-      param: chosenZone,
+      clock: view.clock,
+      /** The zone and clock chosen, kept in every address and form of the flow. */
+      keep: view.keep,
     },
     services: serviceList.map((s) => ({
       id: s.id,
@@ -130,7 +129,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       ? {
           serviceName: placed.service.name,
           reference: formatBookingReference(placed.booking.reference),
-          when: formatWhen(placed.booking.startsAt, zone, locale, "full"),
+          when: formatWhen(placed.booking.startsAt, zone, view.locale, "full"),
           customerName: placed.booking.customerName,
           manageUrl: placed.manageToken ? `/booking/${placed.manageToken}` : null,
           // From the manage link (the session's file when it is not known).
@@ -165,9 +164,9 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   // The first month the calendar shows (month navigation), when it is one of the window's.
   const monthParam = url.searchParams.get("month");
   const month = monthParam && /^\d{4}-\d{2}$/.test(monthParam) ? monthParam : null;
-  const windowDates = availability.windowDates();
+  const windowDates = availability.windowDates(zone);
   if (!windowDates.includes(date)) {
-    const counts = availability.countsByDate();
+    const counts = availability.countsByDate(zone);
     return {
       ...base,
       title: title("date"),
@@ -180,7 +179,9 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   }
 
   const time = url.searchParams.get("time") ?? "";
-  const slots = availability.day(date).map(({ time, available }) => ({ time, available, label: shown(date, time, "time") }));
+  const slots = availability
+    .day(date, zone)
+    .map(({ time, available, start }) => ({ time, available, label: formatWhen(start, zone, view.locale, "time") }));
   const chosenSlot = slots.find((slot) => slot.time === time && slot.available);
   if (!chosenSlot) {
     // Back from the done page lands on the time this browser has just booked: it is taken by
@@ -193,12 +194,12 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
         minute !== null &&
         placed.booking.serviceId === service.id &&
         placed.booking.status !== "cancelled" &&
-        placed.booking.startsAt.getTime() === zonedTimeToUtc(date, minute, business.timeZone)
+        placed.booking.startsAt.getTime() === zonedTimeToUtc(date, minute, zone)
       ) {
-        throw redirect(stepUrl(business.bookingLink, { step: "done", tz: chosenZone ?? undefined }));
+        throw redirect(stepUrl(business.bookingLink, { step: "done", ...view.keep }));
       }
     }
-    const counts = availability.countsByDate();
+    const counts = availability.countsByDate(zone);
     return {
       ...base,
       title: title("time"),
@@ -224,7 +225,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       serviceId: service.id,
       date,
       time,
-      when: shown(date, time, "full"),
+      when: shown(date, time),
       draft: { name: draft.name, phone: formatPhone(draft.phone), email: draft.email, notes: draft.notes },
       idempotencyKey: randomUUID(),
       callPromise: await callPromise(Boolean(draft.email)),
@@ -238,7 +239,7 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
     serviceId: service.id,
     date,
     time,
-    when: shown(date, time, "full"),
+    when: shown(date, time),
     draft: draft ? { ...draft, phone: formatPhone(draft.phone) } : null,
     callPromise: describeConfirmationPromise(t, locale, business, promise, { emailed: false }),
     // The phone's hint and the promise below it say the same: no call is promised when none will ring.
@@ -270,7 +271,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     return data({ formError: t("book.missingInfo") }, { status: 400 });
   }
   const link = business.bookingLink;
-  const tz = knownTimeZone(form.get("tz")) ?? undefined;
+  // The date and time are the visitor's, in the zone they chose (the business's by default).
+  const { zone, chosenZone, keep } = viewChoiceOf(form, business.timeZone, getLocale(context));
 
   if (form.get("intent") === "contact") {
     const submission = parseWithZod(form, { schema: contactSchema(t) });
@@ -287,14 +289,14 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       email: submission.value.email ?? "",
       notes: submission.value.notes ?? "",
     };
-    return redirect(stepUrl(link, { service: service.id, date, time, step: "confirm", tz }), {
+    return redirect(stepUrl(link, { service: service.id, date, time, step: "confirm", ...keep }), {
       headers: { "Set-Cookie": await draftCookie(services, draft) },
     });
   }
 
   // intent=confirm
   const draft = await readDraft(services, request, link);
-  if (!draft) return redirect(stepUrl(link, { service: service.id, date, time, tz }));
+  if (!draft) return redirect(stepUrl(link, { service: service.id, date, time, ...keep }));
   const exceeded = await firstExceededRule(context, [
     { name: "booking:ip", subject: clientIp(context), limit: 20, windowSeconds: 3600 },
     { name: "booking:phone", subject: phoneLimitSubject(draft.phone), limit: 5, windowSeconds: 3600 },
@@ -306,10 +308,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const result = await placeBooking(services, {
     business,
     service,
-    start: zonedTimeToUtc(date, minute, business.timeZone),
+    start: zonedTimeToUtc(date, minute, zone),
     customer: { name: draft.name, phone: draft.phone, email: draft.email || null, notes: draft.notes || null },
     language: getLocale(context),
-    customerTimeZone: tz ?? null,
+    customerTimeZone: chosenZone,
     idempotency: confirmKey ? { client: "form", key: confirmKey } : null,
     origin: services.publicOrigin(),
     callOrigin: visitorOrigin(services, clientIp(context)),
@@ -318,10 +320,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (result.kind === "key_reused") return data({ formError: t("book.requestKeyReused") }, { status: 409 });
   if (result.kind !== "booked") {
     // Lost the race (or the time no longer exists): the time step again, with fresh slots.
-    return redirect(stepUrl(link, { service: service.id, date, taken: "1", tz }));
+    return redirect(stepUrl(link, { service: service.id, date, taken: "1", ...keep }));
   }
   // The done page's address names no booking: the cookie tells this browser (and only it) which one.
-  return redirect(stepUrl(link, { step: "done", tz }), {
+  return redirect(stepUrl(link, { step: "done", ...keep }), {
     headers: { "Set-Cookie": await placedCookie(services, link, result.booking.id, result.manageToken) },
   });
 }

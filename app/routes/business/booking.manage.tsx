@@ -8,13 +8,13 @@ import { findBusinessById, type Business } from "#models/businesses";
 import { MonthTables } from "~/features/booking/month-tables";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass, linkClass } from "~/ui/form/button";
-import { SelectField } from "~/ui/form/field";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
 import { isCalendarDate, parseTimeOfDay } from "~/lib/time";
 import { availabilityFor } from "~/features/booking/booking.server";
 import { changeBooking, customerZone } from "~/features/booking/booking-change.server";
 import { bookingCalendar, replaceManageLink } from "~/features/booking/manage-link.server";
-import { formatLocalDate, formatWhen, knownTimeZone, zoneName, zoneOptions } from "~/lib/when";
+import { formatLocalDate, formatWhen, viewChoiceOf, zoneName, zoneOptions } from "~/lib/when";
+import { KeepInputs, ViewChoice } from "~/ui/form/view-choice";
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { servicesContext } from "~/platform/context";
 import { getI18n, getLocale } from "~/platform/i18n.server";
@@ -43,20 +43,6 @@ const frameOf = (business: Business) => ({
   address: business.address,
   description: null,
 });
-
-/** The viewer's choices carried by every link and form of the page: the zone and the clock. */
-function viewOf(url: URL, fallbackZone: string, language: string) {
-  const tz = knownTimeZone(url.searchParams.get("tz"));
-  const clockParam = url.searchParams.get("clock");
-  const clock = clockParam === "12" || clockParam === "24" ? clockParam : null;
-  const zone = tz ?? fallbackZone;
-  // A 12- or 24-hour clock is the language's own unless chosen (Intl's hour-cycle extension).
-  const locale = clock ? `${language}-u-hc-${clock === "24" ? "h23" : "h12"}` : language;
-  const keep: Record<string, string> = {};
-  if (tz) keep.tz = tz;
-  if (clock) keep.clock = clock;
-  return { zone, clock, locale, keep };
-}
 
 /** A link within the page, keeping the zone and the clock chosen. */
 function hrefWith(keep: Record<string, string>, params: Record<string, string> = {}) {
@@ -92,7 +78,7 @@ export async function loader({ url, params, context }: Route.LoaderArgs) {
     );
   }
   const { booking, business, service } = found;
-  const view = viewOf(url, customerZone(booking, business), language);
+  const view = viewChoiceOf(url.searchParams, customerZone(booking, business), language);
   const live = booking.status !== "cancelled" && booking.startsAt.getTime() > Date.now();
   let reschedule: null | {
     days: { date: string; count: number }[];
@@ -148,7 +134,7 @@ export async function loader({ url, params, context }: Route.LoaderArgs) {
     view: {
       zone: view.zone,
       zoneName: zoneName(view.zone, language),
-      clock: view.clock ?? "",
+      clock: view.clock,
       keep: view.keep,
       zoneOptions: zoneOptions(language, [view.zone, customerZone(booking, business), business.timeZone]),
     },
@@ -161,18 +147,14 @@ export const handle = { shell: "booking" } satisfies ShellHandle;
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const { t, language } = getI18n(context);
   const found = await load(services, params.token);
   if (!found) throw data(null, { status: 404 });
   const { booking, business, service } = found;
   const form = await request.formData();
-  const keep = new URLSearchParams();
-  const tz = knownTimeZone(form.get("tz"));
-  if (tz) keep.set("tz", tz);
-  const clock = form.get("clock");
-  if (clock === "12" || clock === "24") keep.set("clock", clock);
+  const { zone, keep } = viewChoiceOf(form, customerZone(booking, business), language);
   const here = (token: string, params: Record<string, string> = {}) => {
-    const search = new URLSearchParams({ ...params, ...Object.fromEntries(keep) }).toString();
+    const search = new URLSearchParams({ ...params, ...keep }).toString();
     return `/booking/${token}${search ? `?${search}` : ""}`;
   };
   if (form.get("intent") === "cancel") {
@@ -202,7 +184,6 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       ? zonedTimeToUtc(legacyDate, legacyMinute, business.timeZone)
       : NaN;
   if (!Number.isSafeInteger(start)) return redirect(here(params.token, { reschedule: "1" }));
-  const zone = tz ?? customerZone(booking, business);
   const availability = await availabilityFor(services, business, service);
   // The booking's own current time counts as busy; moving onto it is no move at all.
   if (!availability.freeStarts().includes(start)) {
@@ -223,41 +204,19 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   });
 }
 
-/** The zone and clock the page's times are written in; a plain GET form, so it works without JavaScript. */
-function ViewChoice({ data, extra }: { data: BookingData; extra: Record<string, string> }) {
+/** The zone and clock the page's times are written in (the same choice as the booking page's). */
+function ManageViewChoice({ data, extra }: { data: BookingData; extra: Record<string, string> }) {
   const { t } = useTranslation();
   return (
-    <Form method="get" className="mt-4 flex flex-wrap items-end gap-3" aria-label={t("manageLink.zone")}>
-      {Object.entries(extra).map(([name, value]) => (
-        <input key={name} type="hidden" name={name} value={value} />
-      ))}
-      <SelectField id="manage-zone" label={t("manageLink.zone")} name="tz" defaultValue={data.view.zone} className="grow basis-64">
-        {data.view.zoneOptions.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </SelectField>
-      <SelectField id="manage-clock" label={t("manageLink.clock")} name="clock" defaultValue={data.view.clock} className="basis-40">
-        <option value="">{t("manageLink.clockDefault")}</option>
-        <option value="12">{t("manageLink.clock12")}</option>
-        <option value="24">{t("manageLink.clock24")}</option>
-      </SelectField>
-      <Button type="submit" variant="secondary">
-        {t("manageLink.show")}
-      </Button>
-    </Form>
-  );
-}
-
-/** The zone and clock as hidden fields of a form that posts or moves within the page. */
-function KeepInputs({ keep }: { keep: Record<string, string> }) {
-  return (
-    <>
-      {Object.entries(keep).map(([name, value]) => (
-        <input key={name} type="hidden" name={name} value={value} />
-      ))}
-    </>
+    <ViewChoice
+      idPrefix="manage"
+      zoneLabel={t("manageLink.zone")}
+      zone={data.view.zone}
+      clock={data.view.clock}
+      zoneOptions={data.view.zoneOptions}
+      hidden={extra}
+      className="mt-4"
+    />
   );
 }
 
@@ -361,7 +320,7 @@ function BookingView({ data }: { data: BookingData }) {
               </Link>
             </p>
           ) : null}
-          {!data.reschedule ? <ViewChoice data={data} extra={{}} /> : null}
+          {!data.reschedule ? <ManageViewChoice data={data} extra={{}} /> : null}
         </div>
         {data.confirmCancel ? (
           <section className="mt-6 rounded-2xl border border-slate-200 bg-white p-5 shadow-sm">
@@ -448,7 +407,10 @@ function BookingView({ data }: { data: BookingData }) {
               </Form>
             )}
             <p className="mt-4 text-sm text-slate-600">{tIsolated(t, "book.zoneNote", { zone: data.view.zoneName })}</p>
-            <ViewChoice data={data} extra={data.reschedule.date ? { reschedule: "1", date: data.reschedule.date } : { reschedule: "1" }} />
+            <ManageViewChoice
+              data={data}
+              extra={data.reschedule.date ? { reschedule: "1", date: data.reschedule.date } : { reschedule: "1" }}
+            />
           </section>
         ) : null}
         {data.calendar ? (

@@ -52,7 +52,7 @@ export default function BookingPage({ loaderData, actionData }: Route.ComponentP
         {tIsolated(t, "owner.booking.title", { name: page.booking.customerName })}
       </h1>
       <div className="mt-4">
-        <BookingCard booking={page.booking} returnTo={here} linkToPage={false} />
+        <BookingCard booking={page.booking} returnTo={here} />
       </div>
       {page.reschedule ? (
         <section

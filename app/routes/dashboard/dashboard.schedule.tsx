@@ -106,7 +106,8 @@ function BookingItem({ booking }: { booking: Day["bookings"][number] }) {
           <time dateTime={booking.startIso}>{booking.start}</time>–{booking.end}
         </span>{" "}
         <span className="text-slate-800">
-          <bdi>{booking.serviceName}</bdi>, <bdi>{booking.customerName}</bdi>
+          {/* A neutral separator: a Latin comma between two isolates lands on the wrong side in Arabic. */}
+          <bdi>{booking.serviceName}</bdi> · <bdi>{booking.customerName}</bdi>
         </span>
       </Link>
       <p className="mt-0.5 text-xs text-slate-600">

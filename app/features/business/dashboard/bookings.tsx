@@ -51,38 +51,147 @@ export function BookingFilters({ current, attentionCount }: { current: string; a
   );
 }
 
+const compactAction = {
+  primary: "bg-teal-700 text-white hover:bg-teal-800",
+  secondary: "border border-sand-300 bg-white text-teal-900 hover:border-teal-700 hover:bg-teal-50",
+};
+/** A row's action: smaller than the page's buttons (a list of many rows), still a 36 px target. */
+const compactActionClass = (variant: keyof typeof compactAction) =>
+  `inline-flex min-h-9 items-center justify-center rounded-lg px-3 py-1.5 text-sm font-semibold no-underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-700 ${compactAction[variant]}`;
+
 /**
- * One booking as a card (cards at every width: nothing to clip on a phone). Everything the
- * owner needs to act: who, when, how to reach them, what they wrote, what the call achieved.
+ * The owner's list: one compact row per booking (on a wide screen one line: when, who and what,
+ * status and call, actions; on a phone the same stacked), the rest on the booking's own page.
+ * Plain forms and a disclosure for the cancel, so it works without JavaScript.
+ */
+export function BookingRows({ bookings, returnTo }: { bookings: BookingView[]; returnTo: string }) {
+  return (
+    <ul className="mt-4 divide-y divide-slate-200 rounded-2xl border border-slate-200 bg-white shadow-sm" data-booking-rows>
+      {bookings.map((booking) => (
+        <li key={booking.id}>
+          <BookingRow booking={booking} returnTo={returnTo} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function BookingRow({ booking, returnTo }: { booking: BookingView; returnTo: string }) {
+  const { t } = useTranslation();
+  const who = `${booking.customerName}, ${booking.when}`;
+  const call = booking.notCalled ? t("owner.bookings.notCalledShort") : booking.callLabel;
+  return (
+    <article
+      aria-labelledby={`booking-${booking.id}-title`}
+      className="grid gap-x-4 gap-y-1.5 px-4 py-3 md:grid-cols-[minmax(11rem,14rem)_minmax(0,1fr)_minmax(9rem,13rem)_auto] md:items-center"
+      data-booking-row
+    >
+      <div className="min-w-0">
+        <h2 id={`booking-${booking.id}-title`} className="text-sm font-semibold text-slate-900">
+          <Link to={`/dashboard/bookings/${booking.id}`} className="hover:underline">
+            {booking.when}
+          </Link>
+        </h2>
+        <p className="text-xs text-slate-600">
+          <span className="sr-only">{t("bookingEmail.reference")}: </span>
+          <span dir="ltr" className="font-mono font-semibold tracking-wider" data-booking-reference>
+            {booking.reference}
+          </span>
+        </p>
+      </div>
+      <div className="min-w-0 text-sm">
+        <p className="font-medium break-words text-slate-900">
+          <bdi>{booking.customerName}</bdi>
+        </p>
+        <p className="text-xs text-slate-700">
+          <bdi>{booking.serviceName}</bdi>
+          {" · "}
+          <a href={booking.phoneHref} dir="ltr" className={linkClass}>
+            {booking.phone}
+          </a>
+        </p>
+      </div>
+      <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-0.5 md:block">
+        <StatusBadge status={booking.status} label={booking.statusLabel} />
+        <p className="text-xs text-slate-700 md:mt-0.5">
+          {booking.changeMark ? (
+            <span className="font-medium" data-change-mark>
+              {booking.changeMark}
+              {" · "}
+            </span>
+          ) : null}
+          <span className={booking.notCalled ? "font-medium text-amber-900" : undefined}>{call}</span>
+        </p>
+      </div>
+      {booking.canConfirm || booking.canCancel || booking.canReschedule ? (
+        <div className="flex flex-wrap items-start gap-2 md:justify-end">
+          {booking.canConfirm ? (
+            <Form method="post" noValidate action={returnTo}>
+              <AuthenticityTokenInput />
+              <input type="hidden" name="intent" value="confirm-booking" />
+              <input type="hidden" name="bookingId" value={booking.id} />
+              <button type="submit" className={compactActionClass("primary")}>
+                {t("owner.bookings.confirm")}
+                <span className="sr-only">: {who}</span>
+              </button>
+            </Form>
+          ) : null}
+          {booking.canReschedule ? (
+            <Link to={`/dashboard/bookings/${booking.id}#reschedule`} className={compactActionClass("secondary")}>
+              {t("owner.bookings.reschedule")}
+              <span className="sr-only">: {who}</span>
+            </Link>
+          ) : null}
+          {booking.canCancel ? (
+            <details className="group">
+              <summary className={`${compactActionClass("secondary")} cursor-pointer list-none`}>
+                {t("owner.bookings.cancel")}
+                <span className="sr-only">: {who}</span>
+              </summary>
+              <Form method="post" noValidate action={returnTo} className="mt-2 max-w-xs rounded-lg border border-rose-200 bg-rose-50 p-3">
+                <AuthenticityTokenInput />
+                <input type="hidden" name="intent" value="cancel-booking" />
+                <input type="hidden" name="bookingId" value={booking.id} />
+                <p className="text-sm text-rose-950">
+                  {booking.email ? t("owner.bookings.cancelWarning") : t("owner.bookings.cancelWarningNoEmail")}
+                </p>
+                <button
+                  type="submit"
+                  className="mt-2 rounded-lg bg-rose-700 px-4 py-2 text-sm font-medium text-white hover:bg-rose-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-rose-700"
+                >
+                  {t("owner.bookings.cancelConfirm")}
+                  <span className="sr-only">: {who}</span>
+                </button>
+              </Form>
+            </details>
+          ) : null}
+        </div>
+      ) : null}
+    </article>
+  );
+}
+
+/**
+ * One booking as a card, on its own page (cards at every width: nothing to clip on a phone).
+ * Everything the owner needs to act: who, when, how to reach them, what they wrote, what the call achieved.
  */
 export function BookingCard({
   booking,
   returnTo,
-  linkToPage = true,
-  headingLevel = 2,
 }: {
   booking: BookingView;
-  /** The list to come back to after an action. */
+  /** The page to come back to after an action. */
   returnTo: string;
-  linkToPage?: boolean;
-  headingLevel?: 2 | 3;
 }) {
   const { t } = useTranslation();
-  const Heading = headingLevel === 2 ? "h2" : "h3";
   const who = `${booking.customerName}, ${booking.when}`;
   return (
     <article aria-labelledby={`booking-${booking.id}-title`} className="rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
       <div className="flex flex-wrap items-start justify-between gap-2">
         <div className="min-w-0">
-          <Heading id={`booking-${booking.id}-title`} className="text-base font-semibold text-slate-900">
-            {linkToPage ? (
-              <Link to={`/dashboard/bookings/${booking.id}`} className="hover:underline">
-                {booking.when}
-              </Link>
-            ) : (
-              booking.when
-            )}
-          </Heading>
+          <h2 id={`booking-${booking.id}-title`} className="text-base font-semibold text-slate-900">
+            {booking.when}
+          </h2>
           <p className="text-sm text-slate-700">
             <bdi>{booking.serviceName}</bdi>
           </p>
@@ -194,7 +303,7 @@ export function BookingCard({
           </ol>
         </details>
       ) : null}
-      {booking.canConfirm || booking.canCancel || booking.canReschedule ? (
+      {booking.canConfirm || booking.canCancel ? (
         <div className="mt-4 flex flex-wrap items-start gap-2 border-t border-slate-100 pt-3">
           {booking.canConfirm ? (
             <Form method="post" noValidate action={returnTo}>
@@ -206,12 +315,6 @@ export function BookingCard({
                 <span className="sr-only">: {who}</span>
               </Button>
             </Form>
-          ) : null}
-          {booking.canReschedule && linkToPage ? (
-            <Link to={`/dashboard/bookings/${booking.id}#reschedule`} className={buttonClass("secondary")}>
-              {t("owner.bookings.reschedule")}
-              <span className="sr-only">: {who}</span>
-            </Link>
           ) : null}
           {booking.canCancel ? (
             <details className="group">
@@ -238,7 +341,7 @@ export function BookingCard({
           ) : null}
         </div>
       ) : null}
-      {booking.canMarkNoShow && !linkToPage ? (
+      {booking.canMarkNoShow ? (
         <Form method="post" noValidate action={returnTo} className="mt-4 border-t border-slate-100 pt-3">
           <AuthenticityTokenInput />
           <input type="hidden" name="intent" value="no-show-booking" />

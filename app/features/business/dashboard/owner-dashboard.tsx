@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "../../../routes/dashboard/+types/dashboard";
-import { BookingCard, BookingFilters } from "./bookings";
+import { BookingFilters, BookingRows } from "./bookings";
 import { NotSignedIn } from "./not-signed-in";
 import { PlanNotice } from "./plan";
 import { linkClass } from "~/ui/form/button";
@@ -41,7 +41,9 @@ export function OwnerDashboard({
       <OwnerStatus message={page.message} />
       <PlanNotice notice={page.planNotice} />
       <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{t("bookings.title")}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t("owner.bookings.intro", { zone: page.zoneName })}</p>
+      <p className="mt-1 text-sm text-slate-700">
+        {t(page.callsPlaced ? "owner.bookings.intro" : "owner.bookings.introNoCalls", { zone: page.zoneName })}
+      </p>
       <nav aria-label={t("owner.schedule.viewsLabel")} className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm">
         <Link to="/dashboard/schedule?view=day" className={linkClass}>
           {t("owner.schedule.dayTitle")}
@@ -77,13 +79,7 @@ export function OwnerDashboard({
       {page.bookings.length === 0 ? (
         <p className="mt-6 rounded-2xl border border-dashed border-slate-300 bg-white p-6 text-center text-slate-700">{empty}</p>
       ) : (
-        <ul className="mt-4 space-y-3">
-          {page.bookings.map((booking) => (
-            <li key={booking.id}>
-              <BookingCard booking={booking} returnTo={returnTo} />
-            </li>
-          ))}
-        </ul>
+        <BookingRows bookings={page.bookings} returnTo={returnTo} />
       )}
       {page.total > page.pageSize ? (
         <Pager page={page.page} total={page.total} pageSize={page.pageSize} label={t("owner.bookings.pages")} drop={["done", "booking"]} />
