@@ -33,7 +33,10 @@ export type { TwilioMessage } from "~/voice/bridge-codec.server";
 
 const TOOL_TIMEOUT_MS = 8_000;
 /** Calls whose agent reads the fixed crisis script: the listener (paid or subscribed) and the Saudi agent. */
-const CRISIS_SCRIPT_PURPOSES = new Set<Call["purpose"]>(["empathy", "support", "customer_service"]);
+const CRISIS_SCRIPT_PURPOSES = new Set<Call["purpose"]>(["empathy", "support", "customer_service", "receptionist"]);
+
+/** The person on the line: the number dialled, or for a call someone made to us, theirs (its help lines are their country's). */
+const personOf = (call: Call) => (call.direction === "inbound" ? call.fromNumber : call.toNumber);
 /**
  * A mark follows every 250 ms of a reply's audio, and its end: the echoed marks tell how much the
  * caller has heard, to cut the reply there on barge-in, without a mark per 20 ms frame (each a
@@ -294,7 +297,7 @@ function phoneLeg(services: BridgeServices, callId: number, log: (message: strin
     record: (moment) => markCallMoment(services.db, callId, moment),
     transcript: (role, text) => appendTranscript(services.db, callId, [{ role, text: redact(text), at: new Date().toISOString() }]),
     crisisScript: (text) =>
-      call && CRISIS_SCRIPT_PURPOSES.has(call.purpose) && soundsLikeCrisis(text) ? crisisScript(call.language, call.toNumber) : null,
+      call && CRISIS_SCRIPT_PURPOSES.has(call.purpose) && soundsLikeCrisis(text) ? crisisScript(call.language, personOf(call)) : null,
     flag: (reason) => flagCall(services.db, callId, reason),
     sessionStarted({ requestResponse }) {
       if (call?.purpose !== "empathy") return [];

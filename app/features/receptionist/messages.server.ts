@@ -1,0 +1,109 @@
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Business } from "#models/businesses";
+import type { Db } from "#models/db";
+import { ownerMessages } from "#models/schema";
+import { ownerMessageEmail } from "#emails/receptionist";
+import { sendEmailJob } from "~/platform/data/email-jobs.server";
+import { translatorFor } from "~/platform/i18n.server";
+import type { AppServices } from "~/platform/services.server";
+import { redact } from "~/voice/crisis.server";
+
+export type OwnerMessage = typeof ownerMessages.$inferSelect;
+
+/** What a message's text may hold: one paragraph of plain text, redacted like a transcript. */
+const clean = (value: string | null | undefined, max: number) => {
+  const text = (value ?? "").replace(/\s+/g, " ").trim().slice(0, max);
+  return text ? text : null;
+};
+
+/** The owner's e-mail for one message, queued in `tx` with the write that made it due. */
+async function queueOwnerEmail(services: AppServices, tx: Db, business: Business, message: OwnerMessage) {
+  const t = await translatorFor(business.defaultLanguage);
+  await services.jobs.enqueue(
+    sendEmailJob,
+    ownerMessageEmail(t, business.defaultLanguage, business.email, {
+      kind: message.kind,
+      businessName: business.name,
+      fromNumber: message.fromNumber,
+      callerName: message.callerName,
+      body: message.body,
+      recordingSid: message.recordingSid,
+      callsUrl: `${services.publicOrigin()}/dashboard/calls#messages`,
+    }),
+    { tx },
+  );
+}
+
+/**
+ * A message the receptionist took down for the owner (the caller wanted a person): stored, and
+ * the owner's e-mail queued with it, once (emailedAt is set in the same transaction).
+ */
+export async function takeOwnerMessage(
+  services: AppServices,
+  input: { business: Business; callId: number; fromNumber: string | null; callerName: string | null; body: string },
+) {
+  return services.db.transaction(async (tx) => {
+    const [message] = await tx
+      .insert(ownerMessages)
+      .values({
+        businessId: input.business.id,
+        callId: input.callId,
+        kind: "message",
+        fromNumber: input.fromNumber,
+        callerName: clean(input.callerName, 120),
+        body: clean(redact(input.body), 1000),
+        emailedAt: new Date(),
+      })
+      .returning();
+    await queueOwnerEmail(services, tx, input.business, message!);
+    return message!;
+  });
+}
+
+/** A voicemail's recording ended (the <Record> action): kept once per recording, its text to come. */
+export async function recordVoicemail(
+  services: AppServices,
+  input: { business: Business; fromNumber: string | null; providerCallId: string; recordingSid: string },
+) {
+  await services.db
+    .insert(ownerMessages)
+    .values({
+      businessId: input.business.id,
+      kind: "voicemail",
+      fromNumber: input.fromNumber,
+      providerCallId: input.providerCallId,
+      recordingSid: input.recordingSid,
+    })
+    .onConflictDoNothing();
+}
+
+/**
+ * The provider's transcription of a voicemail (or its failure: `text` null): written on the
+ * voicemail, and the owner e-mailed once, however often the callback comes. A transcription that
+ * comes before the recording's own report makes the voicemail itself.
+ */
+export async function voicemailTranscribed(
+  services: AppServices,
+  input: { business: Business; fromNumber: string | null; providerCallId: string; recordingSid: string; text: string | null },
+) {
+  await recordVoicemail(services, input);
+  await services.db.transaction(async (tx) => {
+    const [claimed] = await tx
+      .update(ownerMessages)
+      .set({ body: clean(input.text ? redact(input.text) : null, 2000), emailedAt: new Date() })
+      .where(
+        and(
+          eq(ownerMessages.recordingSid, input.recordingSid),
+          eq(ownerMessages.businessId, input.business.id),
+          isNull(ownerMessages.emailedAt),
+        ),
+      )
+      .returning();
+    if (claimed) await queueOwnerEmail(services, tx, input.business, claimed);
+  });
+}
+
+/** The business's latest messages and voicemails, newest first. */
+export function listOwnerMessages(db: Db, businessId: number, limit = 25) {
+  return db.select().from(ownerMessages).where(eq(ownerMessages.businessId, businessId)).orderBy(desc(ownerMessages.createdAt)).limit(limit);
+}
