@@ -344,11 +344,13 @@ async function textBookingDetails(services: AppServices, business: Business, ser
     reference: formatBookingReference(booking.reference),
     link: manageUrl,
   })}\n${t("texts.optOut")}`;
-  await queueText(services, services.db, {
-    businessId: business.id,
-    to: booking.customerPhone,
-    body,
-    purpose: "booking_confirmation",
-    key: `confirmation-${booking.id}`,
-  });
+  await services.db.transaction((tx) =>
+    queueText(services, tx, {
+      businessId: business.id,
+      to: booking.customerPhone,
+      body,
+      purpose: "booking_confirmation",
+      key: `confirmation-${booking.id}`,
+    }),
+  );
 }

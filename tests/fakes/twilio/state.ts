@@ -18,6 +18,8 @@ export interface CallRuntime {
   sequence: number;
   outcome: CallOutcome;
   dialed: boolean;
+  /** New instructions for the live call (a REST update with Twiml or Url), run once its media stream has stopped. */
+  redirect?: { twiml: string } | { url: string; method: string | undefined } | null;
 }
 
 export interface FakeTwilioState {
@@ -62,6 +64,8 @@ export interface FakeTwilioState {
   /** Answers for the next message creations (failNextMessage). */
   messageFailures: { status: number; code: number; message: string }[];
   runtimes: Map<string, CallRuntime>;
+  /** From number → what that caller says into a <Record>: its transcription (null: it fails) and its length. */
+  voicemails: Map<string, { transcript: string | null; seconds: number }>;
   requests: { method: string; path: string; params: FormParams; authorized: boolean; at: number }[];
   callbackDeliveries: CallbackDelivery[];
   warnings: string[];
@@ -146,6 +150,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     callbacksBeforeAnswer: new Set(),
     messageFailures: [],
     runtimes,
+    voicemails: new Map(),
     requests,
     callbackDeliveries,
     warnings,

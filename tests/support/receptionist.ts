@@ -1,0 +1,88 @@
+import { addService } from "#models/business-services";
+import { replaceWeeklySchedule, type WeeklySchedule } from "#models/opening-hours";
+import { businessNumbers, businesses } from "#models/schema";
+import type { AppServices } from "~/platform/services.server";
+
+/**
+ * A fixed-offset zone where it is now about `hour` o'clock, and its offset from UTC in hours. At
+ * night there (03:00) a booking's confirmation call waits for calling hours (08:00-21:00), so a
+ * phone booking in a test places no second call meanwhile.
+ */
+export function zoneAt(hour: number) {
+  let offset = (((hour - new Date().getUTCHours()) % 24) + 24) % 24;
+  if (offset > 14) offset -= 24;
+  return { name: offset === 0 ? "Etc/GMT" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`, offset };
+}
+
+const ALL_DAY: WeeklySchedule = { 0: [], 1: [], 2: [], 3: [], 4: [], 5: [], 6: [] };
+
+let seq = 0;
+
+/**
+ * A business with a service and its own connected number (a business_numbers row written as the
+ * owner's settings would: the settings page is another part of issue 48). `open`: open all day
+ * every day (else never open); `plan`: the monthly plan (default) or a starter.
+ */
+export async function businessWithNumber(
+  services: Pick<AppServices, "db">,
+  options: {
+    number: string;
+    open?: boolean;
+    transferNumber?: string | null;
+    mode?: "off" | "always" | "outside_hours";
+    plan?: "active" | "starter";
+    maxConcurrentCalls?: number;
+    maxCallsPerCallerPerDay?: number;
+    language?: string;
+  },
+) {
+  seq += 1;
+  const zone = zoneAt(3);
+  const now = Date.now();
+  const [business] = await services.db
+    .insert(businesses)
+    .values({
+      name: `Line Salon ${seq}`,
+      bookingLink: `line-salon-${seq}-${now}`,
+      ownerName: "Owner",
+      email: `line-salon-${seq}-${now}@example.com`,
+      phone: "+12125550100",
+      address: "12 Harbour Street",
+      status: "active",
+      timeZone: zone.name,
+      defaultLanguage: options.language ?? "en",
+      confirmationVoice: "coral",
+      activatedAt: new Date(now - 2 * 86_400_000),
+      ...(options.plan === "starter"
+        ? { planStatus: "starter" as const, starterEndsAt: new Date(now + 5 * 86_400_000) }
+        : { planStatus: "active" as const, planPeriodStart: new Date(now - 86_400_000), planPeriodEnd: new Date(now + 29 * 86_400_000) }),
+    })
+    .returning();
+  const service = await addService(services.db, business!.id, {
+    name: "Beard trim",
+    description: "",
+    priceCents: 1500,
+    currency: "USD",
+    durationMinutes: 30,
+  });
+  const day = [{ startMinute: 0, endMinute: 1440 }];
+  await replaceWeeklySchedule(
+    services.db,
+    business!.id,
+    options.open === false ? ALL_DAY : { 0: day, 1: day, 2: day, 3: day, 4: day, 5: day, 6: day },
+  );
+  const [number] = await services.db
+    .insert(businessNumbers)
+    .values({
+      businessId: business!.id,
+      phoneNumber: options.number,
+      providerSid: `PN${String(seq).padStart(32, "0")}`,
+      receptionistMode: options.mode ?? "always",
+      transferNumber: options.transferNumber ?? null,
+      transferWithinHours: true,
+      maxConcurrentCalls: options.maxConcurrentCalls ?? 2,
+      maxCallsPerCallerPerDay: options.maxCallsPerCallerPerDay ?? 5,
+    })
+    .returning();
+  return { business: business!, service, number: number!, zone };
+}
