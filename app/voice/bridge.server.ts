@@ -299,7 +299,22 @@ function phoneLeg(services: BridgeServices, callId: number, log: (message: strin
     crisisScript: (text) =>
       call && CRISIS_SCRIPT_PURPOSES.has(call.purpose) && soundsLikeCrisis(text) ? crisisScript(call.language, personOf(call)) : null,
     flag: (reason) => flagCall(services.db, callId, reason),
-    sessionStarted({ requestResponse }) {
+    sessionStarted({ requestResponse, hangUp }) {
+      // A call someone made to us has no time limit at the provider (it is set on a dial): the
+      // bridge keeps it, a minute's notice for the agent to close, then the end.
+      if (call?.direction === "inbound") {
+        const limitMs = call.timeLimitSeconds * 1000;
+        return [
+          setTimeout(
+            () =>
+              requestResponse({
+                instructions: "The call has about one minute left. Finish briefly, tell the caller, and say goodbye politely.",
+              }),
+            Math.max(0, limitMs - 60_000),
+          ),
+          setTimeout(() => void hangUp(), limitMs),
+        ];
+      }
       if (call?.purpose !== "empathy") return [];
       const language = call.language;
       return [

@@ -16,7 +16,8 @@ import type { FakeTwilio } from "../fakes/twilio";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
 import { jobsIdle } from "../support/jobs";
 import { readOutbox, waitForMail } from "../support/outbox";
-import { businessWithNumber } from "../support/receptionist";
+import { businessWithNumber, signedInOwner } from "../support/receptionist";
+import en from "~/locales/en";
 import { waitFor } from "../support/wait";
 
 const CALLER_ID = "+15005550006";
@@ -54,7 +55,9 @@ function ring(to: string, from: string) {
 /** The first free time of the service on the day after tomorrow, the business's wall time. */
 async function freeTime(salon: Awaited<ReturnType<typeof businessWithNumber>>, days = 2, skip = 0) {
   const date = new Date(Date.now() + salon.zone.offset * HOUR + days * 86_400_000).toISOString().slice(0, 10);
-  const slots = (await (await fetch(`${app.url}/api/booking/availability/${salon.business.bookingLink}/${date}/${salon.service.id}`)).json()) as {
+  const slots = (await (
+    await fetch(`${app.url}/api/booking/availability/${salon.business.bookingLink}/${date}/${salon.service.id}`)
+  ).json()) as {
     time: string;
     available: boolean;
   }[];
@@ -86,7 +89,8 @@ async function callAndSpeak(to: string, from: string) {
   return { call, stream, index };
 }
 
-const outputsOf = (index: number, name: string) => realtime.sessions[index]!.functionOutputs.filter((o) => o.name === name).map((o) => o.output);
+const outputsOf = (index: number, name: string) =>
+  realtime.sessions[index]!.functionOutputs.filter((o) => o.name === name).map((o) => o.output);
 
 describe("a call to the business's own number", () => {
   it("is answered by the receptionist: AI and the business first, its data as data; a booking by voice holds the slot and texts the manage link", async () => {
@@ -106,7 +110,9 @@ describe("a call to the business's own number", () => {
     );
     const { call } = await callAndSpeak(salon.number.phoneNumber, from);
     // The TwiML is the outbound calls': the same bridge, a single-use token on the stream.
-    expect(call.twiml).toMatch(/<Connect action="[^"]+\/twilio\/stream-ended\/\d+"><Stream url="ws[^"]+"><Parameter name="token" value="[\w.-]{20,}"\/>/);
+    expect(call.twiml).toMatch(
+      /<Connect action="[^"]+\/twilio\/stream-ended\/\d+"><Stream url="ws[^"]+"><Parameter name="token" value="[\w.-]{20,}"\/>/,
+    );
     const session = realtime.sessions[index]!;
     const instructions = String(session.session.instructions);
     expect(instructions).toContain("You are the AI receptionist");
@@ -134,10 +140,21 @@ describe("a call to the business's own number", () => {
     await jobsIdle(app.services);
     const texts = twilio.sentMessages(from);
     expect(texts).toHaveLength(1);
-    expect(texts[0]!.body).toMatch(/Booked: Beard trim at Line Salon .*Ref [A-Z0-9]{3}-[A-Z0-9]{3}\. Change or cancel: http:\/\/[^\s]+\/booking\/[\w-]+/);
+    expect(texts[0]!.body).toMatch(
+      /Booked: Beard trim at Line Salon .*Ref [A-Z0-9]{3}-[A-Z0-9]{3}\. Change or cancel: http:\/\/[^\s]+\/booking\/[\w-]+/,
+    );
     expect(texts[0]!.body).toContain("Reply STOP to opt out");
     // It counts against the plan as a call.
     expect(await countPlanCallsSince(app.services.db, salon.business.id, salon.business.planPeriodStart!)).toBe(1);
+
+    // The owner sees it among their calls: incoming, from the caller's number, with what it came to.
+    const owner = await signedInOwner(app.services, app.url, salon.business.id);
+    const page = await (await owner.get("/dashboard/calls")).text();
+    expect(page).toContain(en.owner.callPurpose.receptionist);
+    expect(page).toContain(en.receptionist.outcome.booked);
+    expect(page).toContain(from.slice(-4));
+    const callPage = await (await owner.get(`/dashboard/calls/${row.id}`)).text();
+    expect(callPage).toContain(en.receptionist.outcome.booked);
   });
 
   it("moves and cancels a booking by its reference only from the booking's own phone; another caller learns nothing", async () => {
@@ -187,7 +204,10 @@ describe("a call to the business's own number", () => {
     realtime.script(
       [
         { say: "Hello, I'm the AI assistant answering for Line Salon." },
-        { tool: "move_booking_by_reference", arguments: { reference: reference.toLowerCase().replace("-", " "), date: later.date, time: later.time } },
+        {
+          tool: "move_booking_by_reference",
+          arguments: { reference: reference.toLowerCase().replace("-", " "), date: later.date, time: later.time },
+        },
         { tool: "cancel_booking_by_reference", arguments: { reference } },
         { tool: "end_call", arguments: {}, say: "Goodbye." },
       ],
@@ -210,7 +230,11 @@ describe("a call to the business's own number", () => {
     const salon = await businessWithNumber(app.services, { number: ownNumber(), transferNumber: "+12125550199" });
     const index = realtime.sessions.length;
     realtime.script(
-      [{ say: "Hello, I'm the AI assistant answering for Line Salon." }, { transcriptOfCaller: "I want to talk to a person." }, { tool: "transfer_to_owner", arguments: {} }],
+      [
+        { say: "Hello, I'm the AI assistant answering for Line Salon." },
+        { transcriptOfCaller: "I want to talk to a person." },
+        { tool: "transfer_to_owner", arguments: {} },
+      ],
       index,
     );
     const { call } = await callAndSpeak(salon.number.phoneNumber, newCaller());
@@ -240,17 +264,31 @@ describe("a call to the business's own number", () => {
     expect(twilio.calls.get(call.sid)!.dialled).toEqual([]);
     expect(done.outcome).toBe("message");
     const [message] = await app.services.db.select().from(ownerMessages).where(eq(ownerMessages.businessId, salon.business.id));
-    expect(message).toMatchObject({ kind: "message", fromNumber: from, callerName: "Lina", body: "Please call me back about a group booking." });
+    expect(message).toMatchObject({
+      kind: "message",
+      fromNumber: from,
+      callerName: "Lina",
+      body: "Please call me back about a group booking.",
+    });
     const mail = await waitForMail(app.dataDir, salon.business.email, /A message from a caller to Line Salon/);
     expect(mail.text).toContain("Please call me back about a group booking.");
     expect(mail.text).toContain(from);
+    // And on the calls page, with the caller's name.
+    const owner = await signedInOwner(app.services, app.url, salon.business.id);
+    const page = await (await owner.get("/dashboard/calls")).text();
+    expect(page).toContain(en.receptionist.messagesTitle);
+    expect(page).toContain("Please call me back about a group booking.");
+    expect(page).toContain("Lina");
   });
 
   it("reads a caller in crisis the help lines of their number's country", async () => {
     const salon = await businessWithNumber(app.services, { number: ownNumber() });
     const index = realtime.sessions.length;
     realtime.script(
-      [{ say: "Hello, I'm the AI assistant answering for Line Salon." }, { transcriptOfCaller: "I don't want to live, I want to kill myself." }],
+      [
+        { say: "Hello, I'm the AI assistant answering for Line Salon." },
+        { transcriptOfCaller: "I don't want to live, I want to kill myself." },
+      ],
       index,
     );
     const { call } = await callAndSpeak(salon.number.phoneNumber, "+4915112345678");
@@ -298,7 +336,9 @@ describe("a call to the business's own number", () => {
     expect(await countPlanCallsSince(app.services.db, salon.business.id, salon.business.activatedAt!)).toBe(20);
     await twilio.flush();
     await jobsIdle(app.services);
-    expect((await readOutbox(app.dataDir)).filter((m) => m.to.includes(salon.business.email) && /voicemail/i.test(m.subject))).toHaveLength(1);
+    expect((await readOutbox(app.dataDir)).filter((m) => m.to.includes(salon.business.email) && /voicemail/i.test(m.subject))).toHaveLength(
+      1,
+    );
   });
 
   it("gives the voicemail past the caller's calls of the day and past the business's lines", async () => {

@@ -1,6 +1,9 @@
+import { expect } from "vitest";
 import { addService } from "#models/business-services";
 import { replaceWeeklySchedule, type WeeklySchedule } from "#models/opening-hours";
-import { businessNumbers, businesses } from "#models/schema";
+import { accounts, businessNumbers, businesses } from "#models/schema";
+import { hashPassword } from "~/features/auth/passwords.server";
+import { httpClient } from "./http-client";
 import type { AppServices } from "~/platform/services.server";
 
 /**
@@ -85,4 +88,19 @@ export async function businessWithNumber(
     })
     .returning();
   return { business: business!, service, number: number!, zone };
+}
+
+/** The business's owner, signed in through the login API, as a browser would be. */
+export async function signedInOwner(services: Pick<AppServices, "db">, url: string, businessId: number) {
+  const email = `line-owner-${businessId}@example.com`;
+  await services.db.insert(accounts).values({
+    businessId,
+    name: "Salon Owner",
+    email,
+    passwordHash: await hashPassword("line owner password"),
+    mustChangePassword: false,
+  });
+  const client = httpClient(url);
+  expect((await client.postJson("/api/auth/login", { email, password: "line owner password" })).status).toBe(200);
+  return client;
 }

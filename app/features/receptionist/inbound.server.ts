@@ -58,10 +58,14 @@ export async function voicemailTwiml(services: AppServices, business: Business) 
  * refused, and the caller is offered the voicemail.
  */
 async function admitInbound(services: AppServices, tx: Db, call: Call) {
-  const decision = await admitPlanCall(tx, { businessId: call.businessId!, callId: call.id, bookingId: null }, async (current, usedSince) => {
-    const start = periodStartOf(current);
-    return planDecision(current, start ? await usedSince(start) : 0, new Date());
-  });
+  const decision = await admitPlanCall(
+    tx,
+    { businessId: call.businessId!, callId: call.id, bookingId: null },
+    async (current, usedSince) => {
+      const start = periodStartOf(current);
+      return planDecision(current, start ? await usedSince(start) : 0, new Date());
+    },
+  );
   if (!decision.ok) return false;
   await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId! }, { tx });
   return true;
@@ -102,7 +106,10 @@ export async function answerInboundCall(services: AppServices, params: Record<st
     admit: (tx, call) => admitInbound(services, tx, call),
   });
   if (!taken.ok) {
-    log.info({ businessId: business.id, reason: taken.reason }, `inbound call to business ${business.id} not taken (${taken.reason}): voicemail`);
+    log.info(
+      { businessId: business.id, reason: taken.reason },
+      `inbound call to business ${business.id} not taken (${taken.reason}): voicemail`,
+    );
     return voicemailTwiml(services, business);
   }
   if (!taken.again) await announceBusinessChange(services.db, business.id);

@@ -1,9 +1,12 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
+import type { TFunction } from "i18next";
 import type { Business } from "#models/businesses";
 import type { Db } from "#models/db";
 import { ownerMessages } from "#models/schema";
 import { ownerMessageEmail } from "#emails/receptionist";
+import { formatWhen } from "~/lib/when";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
+import { formatPhone } from "~/platform/phone.server";
 import { translatorFor } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
 import { redact } from "~/voice/crisis.server";
@@ -105,5 +108,26 @@ export async function voicemailTranscribed(
 
 /** The business's latest messages and voicemails, newest first. */
 export function listOwnerMessages(db: Db, businessId: number, limit = 25) {
-  return db.select().from(ownerMessages).where(eq(ownerMessages.businessId, businessId)).orderBy(desc(ownerMessages.createdAt)).limit(limit);
+  return db
+    .select()
+    .from(ownerMessages)
+    .where(eq(ownerMessages.businessId, businessId))
+    .orderBy(desc(ownerMessages.createdAt))
+    .limit(limit);
 }
+
+/** The owner's list of messages and voicemails, each text ready to print in the owner's language and zone. */
+export async function loadOwnerMessages(services: AppServices, t: TFunction, locale: string, business: Business) {
+  const rows = await listOwnerMessages(services.db, business.id);
+  return rows.map((row) => ({
+    id: row.id,
+    when: formatWhen(row.createdAt, business.timeZone, locale),
+    kind: t(`receptionist.kind.${row.kind}`),
+    from: row.fromNumber ? formatPhone(row.fromNumber) : null,
+    callerName: row.callerName,
+    body: row.body ?? (row.kind === "voicemail" && !row.emailedAt ? t("receptionist.transcribing") : null),
+    callId: row.callId,
+  }));
+}
+
+export type OwnerMessagesView = Awaited<ReturnType<typeof loadOwnerMessages>>;

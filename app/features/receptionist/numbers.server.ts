@@ -12,7 +12,10 @@ export type BusinessNumber = typeof businessNumbers.$inferSelect;
  * that number's receptionist settings; null for a number no business connected. The owner's
  * settings (models/business-numbers.ts) write these rows; the receptionist only reads them.
  */
-export async function businessForCalledNumber(db: Db, calledNumber: string): Promise<{ number: BusinessNumber; business: Business } | null> {
+export async function businessForCalledNumber(
+  db: Db,
+  calledNumber: string,
+): Promise<{ number: BusinessNumber; business: Business } | null> {
   if (!/^\+[1-9]\d{6,14}$/.test(calledNumber)) return null;
   const [number] = await db.select().from(businessNumbers).where(eq(businessNumbers.phoneNumber, calledNumber));
   if (!number) return null;
@@ -22,7 +25,10 @@ export async function businessForCalledNumber(db: Db, calledNumber: string): Pro
 
 /** The number settings of one business, if it connected one. */
 export async function numberOfBusiness(db: Db, businessId: number) {
-  const [number] = await db.select().from(businessNumbers).where(and(eq(businessNumbers.businessId, businessId)));
+  const [number] = await db
+    .select()
+    .from(businessNumbers)
+    .where(and(eq(businessNumbers.businessId, businessId)));
   return number ?? null;
 }
 

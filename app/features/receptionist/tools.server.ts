@@ -48,8 +48,7 @@ import { isOpenAt, type BusinessNumber } from "./numbers.server";
 export const NO_BOOKING_FOR_CALLER =
   "No booking with that reference was made from the number the caller is calling from. Say you cannot find it, without any detail; offer to take a message for the business, or suggest the link in their booking e-mail or text.";
 
-export const TOO_MANY_LOOKUPS =
-  "Too many booking look-ups from this number just now. Offer to take a message for the business instead.";
+export const TOO_MANY_LOOKUPS = "Too many booking look-ups from this number just now. Offer to take a message for the business instead.";
 
 /** Seconds a transferred conversation may last (the provider's <Dial timeLimit>); the sweeper leaves it alone that long. */
 export const TRANSFER_SECONDS = 3600;
@@ -145,7 +144,8 @@ export function receptionistTools(services: AppServices, { call, business, numbe
       }
       const result = await slotsForDay(services, business, service.id, date);
       if (result.error === "bad_date") return "The date must be a real date written YYYY-MM-DD.";
-      if (result.error === "outside_window") return `That date is outside the booking window (today to ${business.bookingWindowDays} days ahead).`;
+      if (result.error === "outside_window")
+        return `That date is outside the booking window (today to ${business.bookingWindowDays} days ahead).`;
       if (result.error) return "Unknown service_id: use one of the service_id values in the data section.";
       const free = result.slots!.filter((slot) => slot.available).map((slot) => slot.time);
       if (free.length === 0) return `No free times on ${weekdayOf(date)} ${date}. Offer another day.`;
@@ -194,7 +194,8 @@ export function receptionistTools(services: AppServices, { call, business, numbe
       });
       if (result.kind === "taken") return "Not booked: that time was just taken. Use available_times again and offer the times still free.";
       if (result.kind === "not_a_slot") return "Not booked: that is not a bookable time. Use available_times and offer one of its times.";
-      if (result.kind === "key_reused") return "Not booked: this call already asked for this time with other details. Ask whether the first details stand.";
+      if (result.kind === "key_reused")
+        return "Not booked: this call already asked for this time with other details. Ask whether the first details stand.";
       const { booking } = result;
       const when = formatWhen(booking.startsAt, business.timeZone, "en-GB", "dateTime");
       if (!result.duplicate && result.manageToken) {
@@ -234,7 +235,8 @@ export function receptionistTools(services: AppServices, { call, business, numbe
       if (!service) return NO_BOOKING_FOR_CALLER;
       const start = zonedTimeToUtc(date, minute, business.timeZone);
       const availability = await availabilityFor(services, business, service);
-      if (!availability.freeStarts().includes(start)) return "Not moved: that time is not free. Use available_times with this service and offer a free time.";
+      if (!availability.freeStarts().includes(start))
+        return "Not moved: that time is not free. Use available_times with this service and offer a free time.";
       const moved = await changeBooking(
         services,
         { booking: found, business, by: "customer" },
@@ -301,10 +303,10 @@ export function receptionistTools(services: AppServices, { call, business, numbe
       const t = await translatorFor(business.defaultLanguage);
       const dialled = `${services.publicOrigin()}/webhooks/twilio/voice/inbound/dialled`;
       const twiml = `<?xml version="1.0" encoding="UTF-8"?><Response><Say language="${escapeXml(texts.say.language)}" voice="${escapeXml(texts.say.voice)}">${escapeXml(t("receptionist.connecting"))}</Say><Dial action="${escapeXml(dialled)}" method="POST" timeout="20" timeLimit="${TRANSFER_SECONDS}">${escapeXml(to)}</Dial></Response>`;
+      await services.telephony.redirectCall(call.providerCallId, twiml);
       // The sweeper must not take the call, carried by the provider now, for one whose bridge died.
       await handOverCall(services.db, call.id, TRANSFER_SECONDS);
       await outcome("transferred");
-      await services.telephony.redirectCall(call.providerCallId, twiml);
       return "The caller is being put through now.";
     },
   };

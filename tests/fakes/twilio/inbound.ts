@@ -98,7 +98,15 @@ export async function inboundCall(state: FakeTwilioState, options: InboundCallOp
 }
 
 const countryOf = (number: string) =>
-  number.startsWith("+1") ? "US" : number.startsWith("+44") ? "GB" : number.startsWith("+49") ? "DE" : number.startsWith("+966") ? "SA" : "";
+  number.startsWith("+1")
+    ? "US"
+    : number.startsWith("+44")
+      ? "GB"
+      : number.startsWith("+49")
+        ? "DE"
+        : number.startsWith("+966")
+          ? "SA"
+          : "";
 
 type Next = { xml: string; url: string | undefined } | null;
 
@@ -108,7 +116,12 @@ type Next = { xml: string; url: string | undefined } | null;
  * timing.sayMs. Then the action URL is asked (DialCallStatus, DialCallSid, DialCallDuration), or
  * the document goes on.
  */
-export async function runDial(state: FakeTwilioState, call: FakeCall, verb: XmlElement, resolveUrl: (url: string) => string): Promise<Next> {
+export async function runDial(
+  state: FakeTwilioState,
+  call: FakeCall,
+  verb: XmlElement,
+  resolveUrl: (url: string) => string,
+): Promise<Next> {
   const signal = state.runtimes.get(call.sid)!.abort.signal;
   const nouns = elements(verb).filter((e) => e.name === "Number");
   const number = (nouns.length ? textOf(nouns[0]!) : textOf(verb)).trim();

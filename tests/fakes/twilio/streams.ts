@@ -74,7 +74,8 @@ export async function runStream(state: FakeTwilioState, call: FakeCall, stream: 
   streamStatus(handle, "stream-stopped");
   if (state.closing) return;
   // Stopped for new instructions (a redirect), the call goes on with them; else the caller hung up.
-  if (!FINAL_STATUSES.includes(call.status) && closed.initiator === "twilio" && !runtime.redirect) finish(state, call, "completed", "caller");
+  if (!FINAL_STATUSES.includes(call.status) && closed.initiator === "twilio" && !runtime.redirect)
+    finish(state, call, "completed", "caller");
 }
 
 function untilAborted(...signals: AbortSignal[]) {
