@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBooking, findBooking } from "#models/bookings";
 import { countPlanCallsSince } from "#models/businesses";
 import { createCall, findCallByProviderId } from "#models/calls";
-import { calls as callsTable, ownerMessages, planCalls, textMessages } from "#models/schema";
+import { bookings, calls as callsTable, ownerMessages, planCalls, textMessages } from "#models/schema";
 import { formatBookingReference } from "#models/booking-reference";
 import { NO_BOOKING_FOR_CALLER } from "~/features/receptionist/tools.server";
 import type { FakeRealtime } from "../fakes/openai-realtime";
@@ -128,7 +128,10 @@ describe("a call to the business's own number", () => {
     const [times] = outputsOf(index, "available_times");
     expect(times).toContain(slot.time);
     const [booked] = outputsOf(index, "book_appointment");
-    expect(booked).toMatch(/^Booked: .*Booking reference: [A-Z0-9]{3}-[A-Z0-9]{3}/);
+    expect(booked).toMatch(/^Booked and confirmed: .*Booking reference: [A-Z0-9]{3}-[A-Z0-9]{3}/);
+    // Agreed on the call, it is confirmed: no confirmation call rings the caller back.
+    const [made] = await app.services.db.select().from(bookings).where(eq(bookings.customerPhone, from));
+    expect(made!.status).toBe("confirmed");
 
     // The slot is held: the booking page no longer offers it.
     const after = (await (
@@ -138,6 +141,12 @@ describe("a call to the business's own number", () => {
 
     // The details and the manage link go by text to the caller's number, once.
     await jobsIdle(app.services);
+    expect(
+      await app.services.db
+        .select()
+        .from(callsTable)
+        .where(and(eq(callsTable.bookingId, made!.id), eq(callsTable.purpose, "booking_confirmation"))),
+    ).toEqual([]);
     const texts = twilio.sentMessages(from);
     expect(texts).toHaveLength(1);
     expect(texts[0]!.body).toMatch(
@@ -418,7 +427,7 @@ describe("a call to the business's own number", () => {
     );
     const { call } = await callAndSpeak(salon.number.phoneNumber, from);
     await ended(call.sid);
-    expect(outputsOf(index, "book_appointment")[0]).toMatch(/^Booked:/);
+    expect(outputsOf(index, "book_appointment")[0]).toMatch(/^Booked and confirmed:/);
     await jobsIdle(app.services);
     expect(twilio.sentMessages(from)).toHaveLength(0);
     const texts = await app.services.db.select().from(textMessages).where(eq(textMessages.toPhone, from));

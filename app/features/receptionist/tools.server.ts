@@ -199,11 +199,14 @@ export function receptionistTools(services: AppServices, { call, business, numbe
       const { booking } = result;
       const when = formatWhen(booking.startsAt, business.timeZone, "en-GB", "dateTime");
       if (!result.duplicate && result.manageToken) {
+        // The caller agreed to it on this call: it is confirmed, and no confirmation call rings them
+        // back a minute later (its job finds the booking confirmed; a queued one is withdrawn).
+        await changeBooking(services, { booking, business, by: "customer" }, { kind: "confirmed" });
         await textBookingDetails(services, business, service.name, booking, `${services.publicOrigin()}/booking/${result.manageToken}`);
       }
       await outcome("booked");
       return [
-        `Booked: ${quoted(service.name)} on ${when} (${business.timeZone} time), for ${quoted(booking.customerName, 120)}.`,
+        `Booked and confirmed: ${quoted(service.name)} on ${when} (${business.timeZone} time), for ${quoted(booking.customerName, 120)}.`,
         `Booking reference: ${formatBookingReference(booking.reference)} (say it in two groups of three).`,
         "Tell the caller the details and the link to change or cancel come by text message to this number",
         booking.customerEmail ? "and by e-mail." : ".",
