@@ -1531,6 +1531,8 @@ const ar = {
       rateNone: "لا توجد مكالمات منتهية بعد",
       noShows: "حالات عدم الحضور",
       noShowsDetail: "{{share}} من الحجوزات",
+      inbound: "المكالمات إلى رقمك",
+      inboundDetail: "الحجوزات التي تمت خلالها: {{bookings}}",
     },
     results: {
       confirmed: "أكّد العميل",

@@ -1600,6 +1600,8 @@ const de = {
       rateNone: "Noch keine beendeten Anrufe",
       noShows: "Nicht erschienen",
       noShowsDetail: "{{share}} der eingegangenen Buchungen",
+      inbound: "Anrufe bei Ihrer Nummer",
+      inboundDetail: "Buchungen in diesen Anrufen: {{bookings}}",
     },
     results: {
       confirmed: "Kunde hat bestätigt",

@@ -1556,6 +1556,8 @@ const en = {
       rateNone: "No finished calls yet",
       noShows: "No-shows",
       noShowsDetail: "{{share}} of the bookings made",
+      inbound: "Calls to your number",
+      inboundDetail: "Bookings made on them: {{bookings}}",
     },
     results: {
       confirmed: "Customer confirmed",

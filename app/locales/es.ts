@@ -1583,6 +1583,8 @@ const es = {
       rateNone: "Aún no hay llamadas terminadas",
       noShows: "Ausencias",
       noShowsDetail: "{{share}} de las reservas hechas",
+      inbound: "Llamadas a su número",
+      inboundDetail: "Reservas hechas en ellas: {{bookings}}",
     },
     results: {
       confirmed: "El cliente confirmó",

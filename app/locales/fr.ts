@@ -1601,6 +1601,8 @@ const fr = {
       rateNone: "Aucun appel terminé pour l’instant",
       noShows: "Absences",
       noShowsDetail: "{{share}} des réservations reçues",
+      inbound: "Appels vers votre numéro",
+      inboundDetail: "Réservations faites pendant ces appels : {{bookings}}",
     },
     results: {
       confirmed: "Le client a confirmé",

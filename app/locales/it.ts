@@ -1591,6 +1591,8 @@ const it = {
       rateNone: "Ancora nessuna chiamata conclusa",
       noShows: "Mancate presentazioni",
       noShowsDetail: "{{share}} delle prenotazioni ricevute",
+      inbound: "Chiamate al suo numero",
+      inboundDetail: "Prenotazioni fatte in queste chiamate: {{bookings}}",
     },
     results: {
       confirmed: "Il cliente ha confermato",

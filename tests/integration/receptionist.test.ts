@@ -164,6 +164,10 @@ describe("a call to the business's own number", () => {
     expect(page).toContain(from.slice(-4));
     const callPage = await (await owner.get(`/dashboard/calls/${row.id}`)).text();
     expect(callPage).toContain(en.receptionist.outcome.booked);
+    // The analytics count the calls to the number and the bookings made on them.
+    const analytics = await (await owner.get("/dashboard/analytics")).text();
+    expect(analytics.match(/data-tile="inbound"><p[^>]*>[^<]*<\/p><p[^>]*>([^<]*)<\/p>/)?.[1]).toBe("1");
+    expect(analytics).toContain("Bookings made on them: 1");
   });
 
   it("moves and cancels a booking by its reference only from the booking's own phone; another caller learns nothing", async () => {
