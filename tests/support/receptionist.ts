@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { addService } from "#models/business-services";
 import { replaceWeeklySchedule, type WeeklySchedule } from "#models/opening-hours";
-import { accounts, businessNumbers, businesses } from "#models/schema";
+import { accounts, businessNumbers, businesses, calls, ownerMessages } from "#models/schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { httpClient } from "./http-client";
 import type { AppServices } from "~/platform/services.server";
@@ -103,4 +103,66 @@ export async function signedInOwner(services: Pick<AppServices, "db">, url: stri
   const client = httpClient(url);
   expect((await client.postJson("/api/auth/login", { email, password: "line owner password" })).status).toBe(200);
   return client;
+}
+
+/**
+ * What the demo salon's owner finds after a day of the receptionist: a call to the number that
+ * booked (with its summary), a message taken for them, a voicemail transcribed and one still being
+ * transcribed. Returns the call's id (its own page).
+ */
+export async function seedReceptionistDay(services: Pick<AppServices, "db">, businessId: number) {
+  const answeredAt = new Date(Date.now() - 2 * 3_600_000);
+  const [call] = await services.db
+    .insert(calls)
+    .values({
+      purpose: "receptionist",
+      direction: "inbound",
+      language: "en",
+      voice: "coral",
+      status: "completed",
+      providerCallId: `CA${"a".repeat(32)}`,
+      fromNumber: "+12125550187",
+      toNumber: "+15005550020",
+      businessId,
+      outcome: "booked",
+      summary: "Booked a haircut for Friday at 10:00; asked whether parking is free.",
+      timeLimitSeconds: 480,
+      startedAt: answeredAt,
+      answeredAt,
+      endedAt: new Date(answeredAt.getTime() + 94_000),
+      durationSeconds: 94,
+      delivered: true,
+      createdAt: answeredAt,
+    })
+    .returning();
+  await services.db.insert(ownerMessages).values([
+    {
+      businessId,
+      callId: call!.id,
+      kind: "message",
+      fromNumber: "+447700900123",
+      callerName: "Lina",
+      body: "Please call me back about a group booking for six people next Saturday.",
+      emailedAt: new Date(),
+      createdAt: new Date(Date.now() - 3_600_000),
+    },
+    {
+      businessId,
+      kind: "voicemail",
+      fromNumber: "+4915112345678",
+      body: "Hallo, hier ist Jonas, ich komme zehn Minuten später.",
+      recordingSid: `RE${"b".repeat(32)}`,
+      providerCallId: `CA${"b".repeat(32)}`,
+      emailedAt: new Date(),
+      createdAt: new Date(Date.now() - 1_800_000),
+    },
+    {
+      businessId,
+      kind: "voicemail",
+      fromNumber: "+966551234567",
+      recordingSid: `RE${"c".repeat(32)}`,
+      providerCallId: `CA${"c".repeat(32)}`,
+    },
+  ]);
+  return call!.id;
 }
