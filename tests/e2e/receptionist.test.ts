@@ -63,15 +63,16 @@ describe("the receptionist's calls and messages for the owner", () => {
       expect(listed).toContain(t.receptionist.kind.voicemail);
       expect(listed).toContain(t.receptionist.transcribing);
       expect(describeViolations(await axeViolations(page, { javaScript })), page.url()).toBe("");
-      if (process.env.SAKINA_SHOTS)
-        await page.screenshot({ path: `${process.env.SAKINA_SHOTS}/calls-${lng}-${width}.png`, fullPage: true });
+      // Phone numbers read left to right inside the Arabic page.
+      expect(await unisolatedNumbers(page)).toEqual([]);
+      expect(await messages.locator('bdi[dir="ltr"]').allInnerTexts()).toContain("+966 55 123 4567");
 
       await page.goto(`${app.url}/dashboard/calls/${callId}?lng=${lng}`, { waitUntil: "networkidle" });
       const call = await page.locator("main").innerText();
       expect(call).toContain(t.receptionist.outcome.booked);
       expect(call).toContain("Booked a haircut for Friday at 10:00");
       expect(describeViolations(await axeViolations(page, { javaScript })), page.url()).toBe("");
-      if (process.env.SAKINA_SHOTS) await page.screenshot({ path: `${process.env.SAKINA_SHOTS}/call-${lng}-${width}.png`, fullPage: true });
+      expect(await unisolatedNumbers(page)).toEqual([]);
       await context.close();
     });
   }
