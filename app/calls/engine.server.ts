@@ -542,6 +542,8 @@ function apologyTwiml(call: Call) {
 export async function afterStreamTwiml(services: AppServices, call: Call) {
   if (!call.modelFailedAt) await markCallMoment(services.db, call.id, "streamCutAt");
   await markCallMoment(services.db, call.id, "farewellSaidAt");
+  const own = await services.callPurposes[call.purpose].afterStream?.(services, call);
+  if (own) return own;
   if (call.modelFailedAt || !call.agentMinimumHeardAt) return apologyTwiml(call);
   const texts = callTexts(call.language);
   return say(texts.say, texts.cutGoodbye);

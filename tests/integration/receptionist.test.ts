@@ -14,6 +14,7 @@ import { NO_BOOKING_FOR_CALLER } from "~/features/receptionist/tools.server";
 import type { FakeRealtime } from "../fakes/openai-realtime";
 import type { FakeTwilio } from "../fakes/twilio";
 import { type InProcessApp, startAppWithFakes } from "../support/app-with-fakes";
+import { expectLog } from "../support/console";
 import { jobsIdle } from "../support/jobs";
 import { readOutbox, waitForMail } from "../support/outbox";
 import { businessWithNumber, signedInOwner } from "../support/receptionist";
@@ -352,6 +353,27 @@ describe("a call to the business's own number", () => {
     expect((await readOutbox(app.dataDir)).filter((m) => m.to.includes(salon.business.email) && /voicemail/i.test(m.subject))).toHaveLength(
       1,
     );
+  });
+
+  it("offers the voicemail, not a promise to call back, when the voice model fails under the caller", async () => {
+    const salon = await businessWithNumber(app.services, { number: ownNumber() });
+    const from = newCaller();
+    twilio.setVoicemail(from, { transcript: "The line went quiet, please call me." });
+    const index = realtime.sessions.length;
+    realtime.script([{ say: "Hello, I'm the AI assistant answering for Line Salon." }], index);
+    const call = await ring(salon.number.phoneNumber, from);
+    await twilio.stream(call.sid, 10_000);
+    await realtime.waitForServerEvent(index, "response.done");
+    expectLog("warn", /the realtime model failed \(connection closed \(1011\)\)/);
+    realtime.disconnect(index, 1011, "server error");
+    await twilio.waitForStatus(call.sid, "completed", 20_000);
+    const fake = twilio.calls.get(call.sid)!;
+    expect(fake.documents.some((doc) => doc.includes("<Record"))).toBe(true);
+    const mail = await waitForMail(app.dataDir, salon.business.email, /A voicemail for Line Salon/);
+    expect(mail.text).toContain("The line went quiet, please call me.");
+    const row = await ended(call.sid);
+    expect(row.outcome).toBe("voicemail");
+    expect(row.modelFailedAt).not.toBeNull();
   });
 
   it("gives the voicemail past the caller's calls of the day and past the business's lines", async () => {
