@@ -295,6 +295,23 @@ describe("a call to the business's own number", () => {
     expect(page).toContain("Lina");
   });
 
+  it("never dials a transfer number the dialling policy refuses (a premium-rate line)", async () => {
+    const salon = await businessWithNumber(app.services, { number: ownNumber(), transferNumber: "+19002223333" });
+    const index = realtime.sessions.length;
+    realtime.script(
+      [
+        { say: "Hello, I'm the AI assistant answering for Line Salon." },
+        { tool: "transfer_to_owner", arguments: {} },
+        { tool: "end_call", arguments: {}, say: "Goodbye." },
+      ],
+      index,
+    );
+    const { call } = await callAndSpeak(salon.number.phoneNumber, newCaller());
+    await ended(call.sid);
+    expect(outputsOf(index, "transfer_to_owner")[0]).toMatch(/^Nobody can take the call now/);
+    expect(twilio.calls.get(call.sid)!.dialled).toEqual([]);
+  });
+
   it("reads a caller in crisis the help lines of their number's country", async () => {
     const salon = await businessWithNumber(app.services, { number: ownNumber() });
     const index = realtime.sessions.length;

@@ -6,6 +6,7 @@ import { handOverCall, setCallOutcome, setCallSummary, type Call } from "#models
 import { hitRateLimit } from "#models/rate-limits";
 import { announceBusinessChange } from "#models/analytics";
 import { originOfCall } from "~/calls/gate.server";
+import { allowedCountries, classifyNumber } from "~/calls/dialling-policy.server";
 import { escapeXml } from "~/calls/engine.server";
 import { availabilityFor, changeBooking, normalizeCustomerPhone, placeBooking, slotsForDay } from "~/features/booking/index.server";
 import { parseDbId } from "~/lib/ids";
@@ -297,8 +298,13 @@ export function receptionistTools(services: AppServices, { call, business, numbe
     description: "Put the caller through to a person at the business, when they ask for one or when you cannot help.",
     parameters: { type: "object", properties: { reason: { type: "string" } }, required: [] },
     async run() {
-      const to = number?.transferNumber;
-      const open = to && number.transferWithinHours ? await isOpenAt(services.db, business) : true;
+      // The owner's phone is dialled like any number: the dialling policy's countries and number
+      // types hold for it too (no premium or unroutable range, whatever the settings say).
+      const screened = number?.transferNumber
+        ? classifyNumber(number.transferNumber, allowedCountries(services.env.CALL_COUNTRIES, business.callCountries))
+        : null;
+      const to = screened?.ok ? screened.e164 : null;
+      const open = to && number?.transferWithinHours ? await isOpenAt(services.db, business) : true;
       if (!to || !open || !call.providerCallId) {
         return "Nobody can take the call now. Offer to take a message for the owner with take_message (ask for their name and the message).";
       }
