@@ -2,7 +2,7 @@
 // fake Twilio (its signed inbound webhook, its TwiML run as Twilio does), carried by the same
 // bridge to the fake realtime model, scripted to ask for the receptionist's tools. Real twilio and
 // openai SDKs against the fakes.
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import twilioSdk from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBooking, findBooking } from "#models/bookings";
@@ -413,6 +413,39 @@ describe("a call to the business's own number", () => {
       .from(callsTable)
       .where(and(eq(callsTable.businessId, salon.business.id), eq(callsTable.direction, "inbound")));
     expect(inbound).toHaveLength(1);
+  });
+
+  it("ends politely at its time limit: the agent is told to close, then the bridge hangs up", async () => {
+    const salon = await businessWithNumber(app.services, { number: ownNumber() });
+    // This business's calls get a 2-second limit (the receptionist's is minutes).
+    await app.services.db.execute(
+      sql.raw(`create or replace function short_inbound_limit() returns trigger language plpgsql as $$
+        begin new.time_limit_seconds := 2; return new; end $$`),
+    );
+    await app.services.db.execute(
+      sql.raw(`create trigger short_inbound_limit before insert on calls for each row
+        when (new.business_id = ${salon.business.id}) execute function short_inbound_limit()`),
+    );
+    try {
+      const index = realtime.sessions.length;
+      realtime.script(
+        [{ say: "Hello, I'm the AI assistant answering for Line Salon." }, { say: "We need to finish now. Goodbye!" }],
+        index,
+      );
+      const call = await ring(salon.number.phoneNumber, newCaller());
+      await twilio.stream(call.sid, 10_000);
+      const closing = await waitFor(
+        () => realtime.sessions[index]?.responses.find((r) => String(r.instructions ?? "").includes("about one minute left")),
+        { what: "the agent told to close", timeoutMs: 10_000 },
+      );
+      expect(closing).toBeTruthy();
+      const done = await twilio.waitForStatus(call.sid, "completed", 10_000);
+      expect(done.hangupBy).toBe("app");
+      expect((await ended(call.sid)).timeLimitSeconds).toBe(2);
+    } finally {
+      await app.services.db.execute(sql.raw("drop trigger short_inbound_limit on calls"));
+      await app.services.db.execute(sql.raw("drop function short_inbound_limit()"));
+    }
   });
 
   it("says a short message when the receptionist is off, and hangs up on a number nobody connected", async () => {
