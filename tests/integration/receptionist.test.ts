@@ -10,6 +10,7 @@ import { countPlanCallsSince } from "#models/businesses";
 import { createCall, findCallByProviderId } from "#models/calls";
 import { bookings, calls as callsTable, ownerMessages, planCalls, textMessages } from "#models/schema";
 import { formatBookingReference } from "#models/booking-reference";
+import { recordVoicemail, voicemailEmailJob } from "~/features/receptionist/messages.server";
 import { NO_BOOKING_FOR_CALLER } from "~/features/receptionist/tools.server";
 import type { FakeRealtime } from "../fakes/openai-realtime";
 import type { FakeTwilio } from "../fakes/twilio";
@@ -391,6 +392,27 @@ describe("a call to the business's own number", () => {
     const row = await ended(call.sid);
     expect(row.outcome).toBe("voicemail");
     expect(row.modelFailedAt).not.toBeNull();
+  });
+
+  it("e-mails the owner a voicemail whose transcription never came, without its text, once", async () => {
+    const salon = await businessWithNumber(app.services, { number: ownNumber() });
+    const recordingSid = `RE${"d".repeat(32)}`;
+    await recordVoicemail(app.services, {
+      business: salon.business,
+      fromNumber: newCaller(),
+      providerCallId: `CA${"d".repeat(32)}`,
+      recordingSid,
+    });
+    await jobsIdle(app.services);
+    const mailsTo = async () => (await readOutbox(app.dataDir)).filter((m) => m.to.includes(salon.business.email));
+    expect(await mailsTo()).toHaveLength(0);
+    // Its wait is over (the job queued with the recording, TRANSCRIPTION_WAIT_SECONDS later).
+    await voicemailEmailJob.handle({ businessId: salon.business.id, recordingSid }, app.services);
+    await voicemailEmailJob.handle({ businessId: salon.business.id, recordingSid }, app.services);
+    const mail = await waitForMail(app.dataDir, salon.business.email, /A voicemail for Line Salon/);
+    expect(mail.text).toContain(`The voicemail could not be transcribed. Recording ${recordingSid} is in your Twilio account.`);
+    await jobsIdle(app.services);
+    expect(await mailsTo()).toHaveLength(1);
   });
 
   it("gives the voicemail past the caller's calls of the day and past the business's lines", async () => {

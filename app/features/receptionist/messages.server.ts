@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { TFunction } from "i18next";
-import type { Business } from "#models/businesses";
+import { findBusinessById, type Business } from "#models/businesses";
 import type { Db } from "#models/db";
 import { ownerMessages } from "#models/schema";
 import { ownerMessageEmail } from "#emails/receptionist";
@@ -8,7 +8,7 @@ import { formatWhen } from "~/lib/when";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
 import { formatPhone } from "~/platform/phone.server";
 import { translatorFor } from "~/platform/i18n.server";
-import type { AppServices } from "~/platform/services.server";
+import type { AppJob, AppServices } from "~/platform/services.server";
 import { redact } from "~/voice/crisis.server";
 
 export type OwnerMessage = typeof ownerMessages.$inferSelect;
@@ -68,17 +68,53 @@ export async function recordVoicemail(
   services: AppServices,
   input: { business: Business; fromNumber: string | null; providerCallId: string; recordingSid: string },
 ) {
-  await services.db
-    .insert(ownerMessages)
-    .values({
-      businessId: input.business.id,
-      kind: "voicemail",
-      fromNumber: input.fromNumber,
-      providerCallId: input.providerCallId,
-      recordingSid: input.recordingSid,
-    })
-    .onConflictDoNothing();
+  await services.db.transaction(async (tx) => {
+    const [made] = await tx
+      .insert(ownerMessages)
+      .values({
+        businessId: input.business.id,
+        kind: "voicemail",
+        fromNumber: input.fromNumber,
+        providerCallId: input.providerCallId,
+        recordingSid: input.recordingSid,
+      })
+      .onConflictDoNothing()
+      .returning({ id: ownerMessages.id });
+    if (made) {
+      await services.jobs.enqueue(
+        voicemailEmailJob,
+        { businessId: input.business.id, recordingSid: input.recordingSid },
+        { tx, startAfter: new Date(Date.now() + TRANSCRIPTION_WAIT_SECONDS * 1000) },
+      );
+    }
+  });
 }
+
+/** How long a voicemail waits for its transcription before the owner is e-mailed without it. */
+export const TRANSCRIPTION_WAIT_SECONDS = 600;
+
+/**
+ * A voicemail whose transcription callback never came (lost on the way, the provider's trouble):
+ * the owner is e-mailed without its text, once, TRANSCRIPTION_WAIT_SECONDS after the recording;
+ * a transcription that came meanwhile has e-mailed them already, and this finds nothing to claim.
+ */
+export const voicemailEmailJob: AppJob<{ businessId: number; recordingSid: string }> = {
+  name: "receptionist-voicemail-email",
+  retryLimit: 5,
+  retryDelaySeconds: 60,
+  async handle({ businessId, recordingSid }, services) {
+    const business = await findBusinessById(services.db, businessId);
+    if (!business) return;
+    await services.db.transaction(async (tx) => {
+      const [claimed] = await tx
+        .update(ownerMessages)
+        .set({ emailedAt: new Date() })
+        .where(and(eq(ownerMessages.recordingSid, recordingSid), eq(ownerMessages.businessId, businessId), isNull(ownerMessages.emailedAt)))
+        .returning();
+      if (claimed) await queueOwnerEmail(services, tx, business, claimed);
+    });
+  },
+};
 
 /**
  * The provider's transcription of a voicemail (or its failure: `text` null): written on the
