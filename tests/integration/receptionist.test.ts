@@ -366,6 +366,11 @@ describe("a call to the business's own number", () => {
     expect(realtime.sessions.length).toBe(sessions);
     expect(await findCallByProviderId(app.services.db, call.sid)).toBeNull();
     expect(await countPlanCallsSince(app.services.db, salon.business.id, salon.business.activatedAt!)).toBe(20);
+    // The owner's plan page lists the call the plan kept from the receptionist.
+    const owner = await signedInOwner(app.services, app.url, salon.business.id);
+    const plan = await (await owner.get("/dashboard/plan")).text();
+    expect(plan).toContain(en.plan.refusedTitle);
+    expect(plan).toContain(en.plan.refusal.starter_used);
     await twilio.flush();
     await jobsIdle(app.services);
     expect((await readOutbox(app.dataDir)).filter((m) => m.to.includes(salon.business.email) && /voicemail/i.test(m.subject))).toHaveLength(

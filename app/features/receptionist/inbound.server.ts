@@ -2,9 +2,11 @@ import { announceBusinessChange } from "#models/analytics";
 import { admitPlanCall, type Business } from "#models/businesses";
 import { findCallByProviderId, setCallOutcome, TERMINAL_STATUSES, type Call } from "#models/calls";
 import type { Db } from "#models/db";
+import { recordCallRefusal } from "#models/call-refusals";
+import { numberHash } from "~/calls/dialling-policy.server";
 import { applyStatusCallback, escapeXml, voiceTwiml } from "~/calls/engine.server";
 import { recordInboundCall } from "~/calls/gate.server";
-import { periodStartOf, planDecision, reportCallUsageJob } from "~/features/business/index.server";
+import { PLAN_REASON_PREFIX, periodStartOf, planDecision, reportCallUsageJob } from "~/features/business/index.server";
 import { translatorFor } from "~/platform/i18n.server";
 import { log } from "~/platform/observability/log.server";
 import type { AppServices } from "~/platform/services.server";
@@ -57,7 +59,7 @@ export async function voicemailTwiml(services: AppServices, business: Business) 
  * of the business (the starter's 20, the monthly plan's 100 and then $1 each, ADR 0012), or
  * refused, and the caller is offered the voicemail.
  */
-async function admitInbound(services: AppServices, tx: Db, call: Call) {
+async function admitInbound(services: AppServices, tx: Db, call: Call, refused: (reason: string) => void) {
   const decision = await admitPlanCall(
     tx,
     { businessId: call.businessId!, callId: call.id, bookingId: null },
@@ -66,7 +68,10 @@ async function admitInbound(services: AppServices, tx: Db, call: Call) {
       return planDecision(current, start ? await usedSince(start) : 0, new Date());
     },
   );
-  if (!decision.ok) return false;
+  if (!decision.ok) {
+    refused(decision.reason);
+    return false;
+  }
   await services.jobs.enqueue(reportCallUsageJob, { callId: call.id, businessId: call.businessId! }, { tx });
   return true;
 }
@@ -91,6 +96,7 @@ export async function answerInboundCall(services: AppServices, params: Record<st
   if (business.status !== "active" || number.receptionistMode === "off") return closedTwiml(business);
   if (number.receptionistMode === "outside_hours" && (await isOpenAt(services.db, business))) return closedTwiml(business);
   if (!services.voiceModel.configured || !(await bridgeReachable(services.db))) return voicemailTwiml(services, business);
+  let planRefusal: string | null = null;
   const taken = await recordInboundCall(services, {
     businessId: business.id,
     providerCallId: sid,
@@ -103,8 +109,17 @@ export async function answerInboundCall(services: AppServices, params: Record<st
       businessLines: number.maxConcurrentCalls,
       callerPerDay: number.maxCallsPerCallerPerDay,
     },
-    admit: (tx, call) => admitInbound(services, tx, call),
+    admit: (tx, call) => admitInbound(services, tx, call, (reason) => (planRefusal = reason)),
   });
+  // The plan kept the call from the receptionist: the owner's plan page lists it with the others.
+  if (!taken.ok && taken.reason === "plan" && planRefusal && planRefusal !== "paused" && planRefusal !== "no_business") {
+    await recordCallRefusal(services.db, {
+      path: "receptionist",
+      reason: `${PLAN_REASON_PREFIX}${planRefusal}`,
+      numberHash: from ? numberHash(services, from) : null,
+      businessId: business.id,
+    });
+  }
   if (!taken.ok) {
     log.info(
       { businessId: business.id, reason: taken.reason },
