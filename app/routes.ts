@@ -64,6 +64,8 @@ export default [
   route("webhooks/twilio/status/:callId", "routes/webhooks/twilio-status.ts"),
   route("webhooks/twilio/recording/:callId", "routes/webhooks/twilio-recording.ts"),
   route("webhooks/twilio/messages", "routes/webhooks/twilio-messages.ts"),
+  route("webhooks/twilio/voice/inbound", "routes/webhooks/twilio-inbound.ts"),
+  route("webhooks/twilio/voice/inbound/:step", "routes/webhooks/twilio-inbound-step.ts"),
   route("webhooks/twilio/message-status/:textId", "routes/webhooks/twilio-message-status.ts"),
   route("twilio/voice/:callId", "routes/twilio/voice.ts"),
   route("twilio/stream-ended/:callId", "routes/twilio/stream-ended.ts"),

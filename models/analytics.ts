@@ -147,3 +147,23 @@ export async function callFigures(db: Db, businessId: number, from: Date, to: Da
   }
   return figures;
 }
+
+/**
+ * Calls people made to the business's own number that the receptionist took (ADR 0041), started
+ * in [from, to), and the bookings made on them (their origin's session is the call's `inbound:`
+ * CallSid). Read from the rows: few per business and day, found by (business, started_at).
+ */
+export async function inboundFigures(db: Db, businessId: number, from: Date, to: Date) {
+  const result = (await db.execute(sql`
+    select
+      (select count(*)::int from calls c
+        where c.business_id = ${businessId} and c.direction = 'inbound'
+          and c.started_at >= ${from.toISOString()}::timestamptz and c.started_at < ${to.toISOString()}::timestamptz) as calls,
+      (select count(*)::int from bookings k
+        where k.business_id = ${businessId} and k.origin ->> 'session' like 'inbound:%'
+          and k.created_at >= ${from.toISOString()}::timestamptz and k.created_at < ${to.toISOString()}::timestamptz) as bookings`)) as unknown as {
+    rows: { calls: number; bookings: number }[];
+  };
+  const row = result.rows[0];
+  return { calls: Number(row?.calls ?? 0), bookings: Number(row?.bookings ?? 0) };
+}

@@ -551,3 +551,90 @@ export async function liveCallCounts(db: Db) {
     .where(inArray(calls.status, LIVE_STATUSES))
     .groupBy(calls.purpose);
 }
+
+/** The call the provider knows by this SID (an inbound call's CallSid), if any. */
+export async function findCallByProviderId(db: Db, providerCallId: string) {
+  const [row] = await db.select().from(calls).where(eq(calls.providerCallId, providerCallId));
+  return row ?? null;
+}
+
+/** Why an inbound call was not taken: every line of the deployment, the business's lines, the caller's calls of the day, the plan. */
+export type InboundRefusal = "lines" | "business_lines" | "caller_cap" | "plan";
+
+export interface InboundLimits {
+  /** MAX_CONCURRENT_CALLS: every call of the deployment, outbound and inbound. */
+  lines: number;
+  /** business_numbers.max_concurrent_calls: the business's inbound calls at once. */
+  businessLines: number;
+  /** business_numbers.max_calls_per_caller_per_day: the caller's inbound calls to the business in 24 hours. */
+  callerPerDay: number;
+}
+
+class InboundRefused extends Error {
+  constructor(readonly reason: InboundRefusal) {
+    super(reason);
+  }
+}
+
+/**
+ * Takes a line for a call ringing a business's own number, under the lines' one advisory lock (the
+ * same as takeLine's), so the counts hold across processes: the deployment's lines in use (live
+ * calls, and dial claims within their lease), the business's inbound calls live, the caller's
+ * inbound calls to the business in the last 24 hours; then the call is recorded, live, and `admit`
+ * (the plan, which counts it) decides in the same transaction: refused, nothing is kept. A call
+ * already recorded for the CallSid (the provider asked again) is that call.
+ */
+export async function takeInboundLine(
+  db: Db,
+  row: NewCall & { providerCallId: string; businessId: number; fromNumber: string },
+  limits: InboundLimits,
+  admit: (tx: Db, call: Call) => Promise<boolean>,
+): Promise<{ ok: true; call: Call; again: boolean } | { ok: false; reason: InboundRefusal }> {
+  try {
+    return await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${LINES_LOCK})`);
+      const [known] = await tx.select().from(calls).where(eq(calls.providerCallId, row.providerCallId));
+      if (known) return { ok: true as const, call: known, again: true };
+      const [usage] = await tx
+        .execute(
+          sql`
+        select
+          (select count(*)::int from ${calls}
+            where ${calls.status} in ('initiated', 'ringing', 'in-progress')
+               or (${calls.status} = 'queued' and ${calls.dialClaimedAt} > now() - make_interval(secs => ${DIAL_LEASE_SECONDS}))) as in_use,
+          (select count(*)::int from ${calls}
+            where ${calls.businessId} = ${row.businessId} and ${calls.direction} = 'inbound'
+              and ${calls.status} in ('initiated', 'ringing', 'in-progress')) as business_live,
+          (select count(*)::int from ${calls}
+            where ${calls.businessId} = ${row.businessId} and ${calls.direction} = 'inbound'
+              and ${calls.fromNumber} = ${row.fromNumber} and ${calls.createdAt} > now() - interval '1 day') as caller_today`,
+        )
+        .then((result) => rowsOf<{ in_use: number; business_live: number; caller_today: number }>(result));
+      if (Number(usage?.in_use ?? 0) >= limits.lines) throw new InboundRefused("lines");
+      if (Number(usage?.business_live ?? 0) >= limits.businessLines) throw new InboundRefused("business_lines");
+      if (Number(usage?.caller_today ?? 0) >= limits.callerPerDay) throw new InboundRefused("caller_cap");
+      const call = await createCall(tx, { ...row, direction: "inbound" });
+      if (!(await admit(tx, call))) throw new InboundRefused("plan");
+      return { ok: true as const, call, again: false };
+    });
+  } catch (error) {
+    if (error instanceof InboundRefused) return { ok: false, reason: error.reason };
+    throw error;
+  }
+}
+
+/**
+ * A live call put through to a person by the provider (a transfer): no bridge carries it any more,
+ * so its bridge lease is held for `seconds` and its time limit grows by as much, and the sweeper
+ * leaves the conversation alone until then (its status callbacks end it as usual).
+ */
+export async function handOverCall(db: Db, id: number, seconds: number) {
+  await db
+    .update(calls)
+    .set({
+      bridgeLeaseUntil: sql`now() + make_interval(secs => ${seconds})`,
+      timeLimitSeconds: sql`${calls.timeLimitSeconds} + ${seconds}`,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(calls.id, id), inArray(calls.status, LIVE_STATUSES)));
+}

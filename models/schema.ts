@@ -664,7 +664,10 @@ export const callPurpose = pgEnum("call_purpose", [
   "test",
   "support",
   "booking_reminder",
+  "receptionist",
 ]);
+/** Who dialled: the product (outbound, every purpose but the receptionist) or a caller ringing a business's own number. */
+export const callDirection = pgEnum("call_direction", ["outbound", "inbound"]);
 export const callStatus = pgEnum("call_status", [
   "queued",
   "initiated",
@@ -683,6 +686,8 @@ export const calls = pgTable(
   {
     id: serial("id").primaryKey(),
     purpose: callPurpose("purpose").notNull(),
+    /** Inbound: a caller rang the business's own number (fromNumber is theirs, toNumber the business's). */
+    direction: callDirection("direction").notNull().default("outbound"),
     language: text("language").notNull(),
     voice: text("voice").notNull(),
     provider: text("provider").notNull().default("twilio"),
@@ -785,6 +790,10 @@ export const calls = pgTable(
       .where(sql`${table.confirmationRound} is not null`),
     // A business's calls placed in a window: the analytics and the plan's allowance.
     index("calls_business_started").on(table.businessId, table.startedAt),
+    // A business's inbound calls from one caller in the last day: the per-caller cap (ADR 0041).
+    index("calls_inbound_by_caller")
+      .on(table.businessId, table.fromNumber, table.createdAt)
+      .where(sql`${table.direction} = 'inbound'`),
     // The first calls to a number still waiting to be dialled: the call gate reads them for every
     // call it queues (the number's daily cap as it will stand); few rows, so the index stays small.
     index("calls_undialled_first_by_number")

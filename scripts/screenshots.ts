@@ -23,6 +23,7 @@ import { bookDemoHaircut, walkCalDavStates } from "../tests/support/caldav-state
 import { startRadicale } from "../tests/support/radicale";
 import { startAppWithFakes } from "../tests/support/app-with-fakes";
 import { PHONE_STATES, walkPhoneStates } from "../tests/support/phone-states";
+import { seedReceptionistDay } from "../tests/support/receptionist";
 
 const root = path.resolve(import.meta.dirname, "..");
 const out = path.join(root, "screenshots");
@@ -100,6 +101,30 @@ async function signInDemoOwner(page: Page, url: string, dataDir: string, languag
   await page.locator("input[name=password]").fill(password);
   await page.locator("input[name=password]").press("Enter");
   await page.waitForURL(/\/dashboard/);
+}
+
+/**
+ * What the receptionist leaves the owner (ADR 0041): the calls page with a call to the business's
+ * number and the messages and voicemails callers left, and that call's own page.
+ */
+async function receptionistDayShots(browser: Browser, shots: string[]) {
+  const app = await startAppInProcess({ SEED_DEMO_DATA: "true" });
+  try {
+    const [demo] = await app.services.db.select().from(businesses).where(eq(businesses.bookingLink, "demo-salon"));
+    const callId = await seedReceptionistDay(app.services, demo!.id);
+    for (const shot of shots) {
+      const [, language, width] = /-(\w\w)-(\d+)$/.exec(shot)!;
+      const context = await browser.newContext({ viewport: { width: Number(width), height: 900 }, locale: language, bypassCSP: true });
+      const page = await context.newPage();
+      await signInDemoOwner(page, app.url, app.dataDir, language!);
+      const path = shot.includes("-calls-") ? "/dashboard/calls" : `/dashboard/calls/${callId}`;
+      await page.goto(`${app.url}${path}?lng=${language}`, { waitUntil: "networkidle" });
+      await shoot(page, shot);
+      await context.close();
+    }
+  } finally {
+    await app.stop();
+  }
 }
 
 /**
@@ -379,6 +404,14 @@ try {
     await callQualityShots(
       browser,
       qualityShots.filter((shot) => shot.includes(only)),
+    );
+  const receptionistShots = languages.flatMap((language) =>
+    widths.flatMap((width) => [`owner-receptionist-calls-${language}-${width}`, `owner-receptionist-call-${language}-${width}`]),
+  );
+  if (receptionistShots.some((shot) => shot.includes(only)))
+    await receptionistDayShots(
+      browser,
+      receptionistShots.filter((shot) => shot.includes(only)),
     );
 } finally {
   await browser.close();

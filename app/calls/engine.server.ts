@@ -43,6 +43,8 @@ export const TIME_LIMITS: Record<Call["purpose"], number> = {
   demo: 180,
   customer_service: 600,
   test: 180,
+  // A caller ringing the business's own number (ADR 0041): asked at the answer to end at this limit.
+  receptionist: 480,
 };
 
 /** Provider callbacks go to APP_URL (or the listening address), never to an origin a request named. */
@@ -540,6 +542,8 @@ function apologyTwiml(call: Call) {
 export async function afterStreamTwiml(services: AppServices, call: Call) {
   if (!call.modelFailedAt) await markCallMoment(services.db, call.id, "streamCutAt");
   await markCallMoment(services.db, call.id, "farewellSaidAt");
+  const own = await services.callPurposes[call.purpose].afterStream?.(services, call);
+  if (own) return own;
   if (call.modelFailedAt || !call.agentMinimumHeardAt) return apologyTwiml(call);
   const texts = callTexts(call.language);
   return say(texts.say, texts.cutGoodbye);

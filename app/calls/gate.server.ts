@@ -1,4 +1,4 @@
-import { createCallOnce, findKeyedCall, type Call, type NewCall } from "#models/calls";
+import { createCallOnce, findKeyedCall, takeInboundLine, type Call, type InboundLimits, type NewCall } from "#models/calls";
 import type { Booking } from "#models/bookings";
 import { findBusinessById } from "#models/businesses";
 import type { CallOrigin } from "#models/schema";
@@ -138,4 +138,48 @@ export async function queueCall(services: AppServices, request: CallRequest, tx?
     { tx, ...(request.startAfter ? { startAfter: request.startAfter } : {}) },
   );
   return { ok: true, call, created: true };
+}
+
+export interface InboundCallRequest {
+  businessId: number;
+  /** Twilio's CallSid of the ringing call. */
+  providerCallId: string;
+  /** The caller's number (From) and the business's (To), as the provider gave them. */
+  from: string;
+  to: string;
+  language: string;
+  voice: string;
+  limits: InboundLimits;
+  /** The purpose's admission (the plan, which counts the call), in the transaction that records it. */
+  admit: (tx: Db, call: Call) => Promise<boolean>;
+}
+
+/**
+ * The one way a call someone made to a business's own number is recorded (the receptionist, ADR
+ * 0041): it is not dialled, so no dialling policy applies, but the lines do, under the same lock as
+ * every dial (the deployment's MAX_CONCURRENT_CALLS, the business's inbound lines, the caller's
+ * calls of the day), then the purpose's admission. Recorded live, with the caller's number as its
+ * origin's address (keyed), so the bookings made on it count where the caller is.
+ */
+export async function recordInboundCall(services: AppServices, request: InboundCallRequest) {
+  const now = new Date();
+  return takeInboundLine(
+    services.db,
+    {
+      purpose: "receptionist",
+      status: "in-progress",
+      providerCallId: request.providerCallId,
+      businessId: request.businessId,
+      fromNumber: request.from,
+      toNumber: request.to,
+      language: request.language,
+      voice: request.voice,
+      timeLimitSeconds: TIME_LIMITS.receptionist,
+      origin: requestOrigin(services, "visitor", request.from, `inbound:${request.providerCallId}`),
+      startedAt: now,
+      answeredAt: now,
+    },
+    request.limits,
+    request.admit,
+  );
 }

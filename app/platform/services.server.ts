@@ -48,6 +48,12 @@ export interface CallPurpose {
   cues?(call: Call): { afterSeconds: number; instructions: string }[];
   /** The telephony provider accepted the call. */
   placed?(services: AppServices, call: Call): Promise<void>;
+  /**
+   * The media stream ended under a live call (the model failed, our side cut it): the TwiML the
+   * caller gets instead of the engine's apology or goodbye (the receptionist's voicemail). Without
+   * it, or when it answers null, the engine's.
+   */
+  afterStream?(services: AppServices, call: Call): Promise<string | null>;
   /** The call ended (answered or not, or failed before it rang). */
   finished?(services: AppServices, call: Call, origin: string): Promise<void>;
 }

@@ -14,6 +14,8 @@ export interface AccountNumber {
   /** Where its calls and texts go now; "" or null when nowhere. */
   voiceUrl: string | null;
   smsUrl: string | null;
+  /** Where the provider reports how a call to the number went ("" or null when nowhere). */
+  statusCallback: string | null;
 }
 
 export interface NumberRouting {
@@ -21,6 +23,8 @@ export interface NumberRouting {
   voiceUrl?: string;
   /** Where the provider posts a text to the number ("" stops it). */
   smsUrl?: string;
+  /** Where the provider posts a call's end (its duration and status: the provider's truth). */
+  statusCallback?: string;
 }
 
 /**
@@ -84,6 +88,7 @@ export function createPhoneNumbers(env: Env): PhoneNumbers {
           .update({
             ...(routing.voiceUrl === undefined ? {} : { voiceUrl: routing.voiceUrl, voiceMethod: "POST" }),
             ...(routing.smsUrl === undefined ? {} : { smsUrl: routing.smsUrl, smsMethod: "POST" }),
+            ...(routing.statusCallback === undefined ? {} : { statusCallback: routing.statusCallback, statusCallbackMethod: "POST" }),
           });
         return accountNumber(updated);
       } catch (error) {
@@ -100,6 +105,7 @@ function accountNumber(number: {
   capabilities: { voice?: boolean; sms?: boolean } | null;
   voiceUrl: string | null;
   smsUrl: string | null;
+  statusCallback?: string | null;
 }): AccountNumber {
   return {
     sid: number.sid,
@@ -109,6 +115,7 @@ function accountNumber(number: {
     sms: Boolean(number.capabilities?.sms),
     voiceUrl: number.voiceUrl ?? null,
     smsUrl: number.smsUrl ?? null,
+    statusCallback: number.statusCallback ?? null,
   };
 }
 

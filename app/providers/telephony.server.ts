@@ -62,6 +62,8 @@ export interface Telephony {
   fetchCall(providerCallId: string): Promise<ProviderCallRecord>;
   /** Deletes a recording at the provider; one already gone counts as deleted. */
   deleteRecording(recordingSid: string): Promise<void>;
+  /** Gives a live call new instructions (TwiML) at once: what it was doing (a media stream) ends. */
+  redirectCall(providerCallId: string, twiml: string): Promise<void>;
   /** A real request with the credentials; `trial` when the account may only call verified numbers. */
   checkCredentials(): Promise<{ ok: boolean; message: string; trial?: boolean }>;
   /** X-Twilio-Signature over the full URL and POST parameters. */
@@ -164,6 +166,13 @@ export function createTelephony(env: Env): Telephony {
       } catch (error) {
         const failure = toTelephonyError(error);
         if (failure.status !== 404) throw failure;
+      }
+    },
+    async redirectCall(providerCallId, twiml) {
+      try {
+        await requireClient().calls(providerCallId).update({ twiml });
+      } catch (error) {
+        throw toTelephonyError(error);
       }
     },
     async checkCredentials() {

@@ -10,6 +10,7 @@ import { sendTextJob } from "~/texts/gate.server";
 import { empathyErasureJob, empathyRefundJob, empathyRefundSweepJob } from "~/features/empathy/empathy.server";
 import { retentionJob } from "~/features/retention/retention.server";
 import { scheduledCallsJob } from "~/features/subscriptions/index.server";
+import { voicemailEmailJob } from "~/features/receptionist/index.server";
 
 /** Every kind of background work the workers run. */
 export const allJobs: AppJob<object>[] = [
@@ -32,4 +33,5 @@ export const allJobs: AppJob<object>[] = [
   calendarReadJob,
   calendarSyncJob,
   sendTextJob,
+  voicemailEmailJob,
 ];

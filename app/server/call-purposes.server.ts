@@ -1,6 +1,7 @@
 import { customerServiceCallPurpose, lookupBookingTool } from "~/features/agent/index.server";
 import { confirmationCallPurpose, demoCallPurpose, reminderCallPurpose } from "~/features/booking/index.server";
 import { empathyCallPurpose } from "~/features/empathy/index.server";
+import { receptionistCallPurpose } from "~/features/receptionist/index.server";
 import { supportCallPurpose } from "~/features/subscriptions/index.server";
 import type { CallPurpose, CallPurposes } from "~/platform/services.server";
 
@@ -40,4 +41,6 @@ export const callPurposes: CallPurposes = {
   customer_service: customerServiceCallPurpose,
   // The owner's phone test call to their own number: the same customer-service agent.
   test: customerServiceCallPurpose,
+  // A caller ringing the business's own number (ADR 0041): recorded by the inbound webhook, never dialled.
+  receptionist: receptionistCallPurpose,
 };

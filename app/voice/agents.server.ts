@@ -40,6 +40,11 @@ export const CANCEL_BOOKING = "cancel_booking";
 export const REQUEST_RESCHEDULE = "request_reschedule";
 export const DO_NOT_CALL = "do_not_call";
 export const SAVE_SUMMARY = "save_summary";
+/** The receptionist's (ADR 0041): a booking of the caller's own number, found by its reference; a message; a person. */
+export const MOVE_BY_REFERENCE = "move_booking_by_reference";
+export const CANCEL_BY_REFERENCE = "cancel_booking_by_reference";
+export const TAKE_MESSAGE = "take_message";
+export const TRANSFER_TO_OWNER = "transfer_to_owner";
 
 const BOOKING_ANSWERS = [CONFIRM_BOOKING, CANCEL_BOOKING, REQUEST_RESCHEDULE, DO_NOT_CALL, SAVE_SUMMARY, END_CALL];
 const CUSTOMER_SERVICE = [LOOKUP_BOOKING, FIND_BUSINESS, AVAILABLE_TIMES, BOOK_APPOINTMENT, END_CALL];
@@ -56,6 +61,16 @@ const PURPOSE_TOOLS: Record<CallPurposeName, readonly string[]> = {
   demo: [END_CALL],
   customer_service: CUSTOMER_SERVICE,
   test: CUSTOMER_SERVICE,
+  receptionist: [
+    AVAILABLE_TIMES,
+    BOOK_APPOINTMENT,
+    MOVE_BY_REFERENCE,
+    CANCEL_BY_REFERENCE,
+    TAKE_MESSAGE,
+    TRANSFER_TO_OWNER,
+    SAVE_SUMMARY,
+    END_CALL,
+  ],
 };
 
 /**

@@ -295,10 +295,16 @@ function phoneLeg(services: BridgeServices, callId: number, log: (message: strin
       return call && crisis && soundsLikeCrisis(text) ? crisisScript(call.language, crisis.callerNumber(call)) : null;
     },
     flag: (reason) => flagCall(services.db, callId, reason),
-    sessionStarted({ requestResponse }) {
+    sessionStarted({ requestResponse, hangUp }) {
       if (!call) return [];
       const cues = services.callPurposes[call.purpose].cues?.(call) ?? [];
-      return cues.map(({ afterSeconds, instructions }) => setTimeout(() => requestResponse({ instructions }), afterSeconds * 1000));
+      const timers = cues.map(({ afterSeconds, instructions }) =>
+        setTimeout(() => requestResponse({ instructions }), Math.max(0, afterSeconds) * 1000),
+      );
+      // A call someone made to us has no time limit at the provider (it is set on a dial): the
+      // bridge keeps it and ends the call there.
+      if (call.direction === "inbound") timers.push(setTimeout(() => void hangUp(), call.timeLimitSeconds * 1000));
+      return timers;
     },
     quality: {
       firstWords: (streamStartedAt, firstAudioAt) => recordFirstWords(services.db, callId, streamStartedAt, firstAudioAt),

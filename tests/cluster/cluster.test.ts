@@ -506,6 +506,40 @@ describe.runIf(enabled)("two web processes and a bridge behind nginx, on one Pos
     expect(listener).toHaveLength(1);
   });
 
+  it("answers a call to the demo salon's own number: the receptionist on the bridge process, its audio through nginx", async () => {
+    await hangUpAll();
+    const number = "+15005550030";
+    const [demo] = await query<{ id: number }>("select id from businesses where booking_link = 'demo-salon'");
+    await query("insert into business_numbers (business_id, phone_number, provider_sid) values ($1, $2, $3)", [
+      demo!.id,
+      number,
+      `PN${"e".repeat(32)}`,
+    ]);
+    const call = await twilio.inboundCall({
+      from: "+12125569500",
+      to: number,
+      url: `${nginxUrl}/webhooks/twilio/voice/inbound`,
+      statusCallback: `${nginxUrl}/webhooks/twilio/voice/inbound/status`,
+    });
+    expect(call.twiml).toContain("<Connect");
+    const stream = await twilio.stream(call.sid, 10_000);
+    expect(new URL(stream.url).host).toBe(new URL(nginxUrl).host);
+    await waitFor(() => stream.marksEchoed.length > 0, { what: "the receptionist's greeting heard", timeoutMs: 20_000 });
+    expect(realtime.sessions.some((x) => String(x.session.instructions ?? "").includes("You are the AI receptionist"))).toBe(true);
+    await stream.hangup();
+    const ended = await waitFor(
+      async () => {
+        const [row] = await query<{ status: string; direction: string; duration_seconds: number | null }>(
+          "select status, direction, duration_seconds from calls where provider_call_id = $1",
+          [call.sid],
+        );
+        return row?.status === "completed" && row.duration_seconds !== null ? row : null;
+      },
+      { what: "the inbound call's end from its status callback", timeoutMs: 30_000 },
+    );
+    expect(ended.direction).toBe("inbound");
+  });
+
   it("places exactly one call when the process dialling it is killed mid-dial", async () => {
     await hangUpAll();
     const phone = "+12125569300";

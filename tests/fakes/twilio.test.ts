@@ -610,3 +610,119 @@ describe("the media stream client on its own", () => {
     expect((await appStream.next("stop")).stop).toEqual({ accountSid: handle.accountSid, callSid: handle.callSid });
   });
 });
+
+describe("incoming calls", () => {
+  const voiceRequests = (sid: string) => app.requests.filter((r) => r.path === "/voice" && r.params.CallSid === sid);
+  const signedRight = (request: AppRequest) => twilio.validateRequest(fake.authToken, request.signature, request.url, request.params);
+  // The app stand-in's answer that connects the call's audio to its /stream.
+  const streamTwiml = () =>
+    `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${app.wsUrl}/stream"><Parameter name="token" value="abc"/></Stream></Connect></Response>`;
+
+  it("rings one of the account's numbers: a signed voice request (Direction inbound, CallStatus ringing), then the number's status callback", async () => {
+    app.twiml = () => "<Response><Say>Hello</Say></Response>";
+    try {
+      const call = await fake.inboundCall({
+        from: "+4915112345678",
+        to: FROM,
+        url: `${app.url}/voice`,
+        statusCallback: `${app.url}/status`,
+      });
+      expect(call.sid).toMatch(/^CA[0-9a-f]{32}$/);
+      const [voice] = voiceRequests(call.sid);
+      expect(voice!.params).toMatchObject({
+        AccountSid: fake.accountSid,
+        ApiVersion: "2010-04-01",
+        CallStatus: "ringing",
+        Direction: "inbound",
+        From: "+4915112345678",
+        To: FROM,
+        Caller: "+4915112345678",
+        Called: FROM,
+        FromCountry: "DE",
+        ToCountry: "US",
+      });
+      expect(signedRight(voice!)).toBe(true);
+      await fake.waitForStatus(call.sid, "completed");
+      await fake.flush();
+      const statuses = app.statusRequests(call.sid);
+      expect(statuses.map((r) => r.params.CallStatus)).toEqual(["completed"]);
+      expect(statuses[0]!.params).toMatchObject({ Direction: "inbound", CallDuration: expect.stringMatching(/^\d+$/) });
+      expect(signedRight(statuses[0]!)).toBe(true);
+      const fetched = await client.calls(call.sid).fetch();
+      expect(fetched).toMatchObject({ direction: "inbound", status: "completed", from: "+4915112345678" });
+      expect(fake.calls.get(call.sid)!.said).toEqual(["Hello"]);
+    } finally {
+      app.twiml = streamTwiml;
+    }
+  });
+
+  it("runs <Record transcribe>: its action with the recording, then the transcription callback; above 120 s no transcription (13615)", async () => {
+    fake.setVoicemail("+12125550111", { transcript: "Please call me back.", seconds: 7 });
+    app.twiml = (params) =>
+      params.RecordingSid
+        ? "<Response><Hangup/></Response>"
+        : `<Response><Record action="${app.url}/voice?step=recorded" maxLength="120" transcribe="true" transcribeCallback="${app.url}/transcribed"/></Response>`;
+    try {
+      const call = await fake.inboundCall({ from: "+12125550111", to: FROM, url: `${app.url}/voice` });
+      await fake.waitForStatus(call.sid, "completed");
+      await fake.flush();
+      const action = voiceRequests(call.sid).find((r) => r.url.includes("step=recorded"))!;
+      expect(action.params).toMatchObject({ RecordingDuration: "7", RecordingSid: expect.stringMatching(/^RE[0-9a-f]{32}$/) });
+      expect(action.params.RecordingUrl).toContain(`/Recordings/${action.params.RecordingSid}`);
+      expect(signedRight(action)).toBe(true);
+      const transcription = app.requests.find((r) => r.path === "/transcribed" && r.params.CallSid === call.sid)!;
+      expect(transcription.params).toMatchObject({
+        TranscriptionStatus: "completed",
+        TranscriptionText: "Please call me back.",
+        RecordingSid: action.params.RecordingSid,
+        TranscriptionSid: expect.stringMatching(/^TR[0-9a-f]{32}$/),
+      });
+      expect(signedRight(transcription)).toBe(true);
+
+      app.twiml = (params) =>
+        params.RecordingSid
+          ? "<Response><Hangup/></Response>"
+          : `<Response><Record action="${app.url}/voice" maxLength="600" transcribe="true" transcribeCallback="${app.url}/transcribed"/></Response>`;
+      const long = await fake.inboundCall({ from: "+12125550111", to: FROM, url: `${app.url}/voice` });
+      await fake.waitForStatus(long.sid, "completed");
+      await fake.flush();
+      expect(fake.calls.get(long.sid)!.errors).toContainEqual({ code: 13615, message: "Record: maxLength too high for transcription" });
+      expect(app.requests.some((r) => r.path === "/transcribed" && r.params.CallSid === long.sid)).toBe(false);
+    } finally {
+      app.twiml = streamTwiml;
+    }
+  });
+
+  it("runs <Dial>: rings the number and asks its action with DialCallStatus (busy when that number is busy)", async () => {
+    fake.setOutcome("+12125550177", "busy");
+    app.twiml = (params) =>
+      params.DialCallStatus
+        ? "<Response><Hangup/></Response>"
+        : `<Response><Dial action="${app.url}/voice?step=dialled" timeout="20">+12125550177</Dial></Response>`;
+    try {
+      const call = await fake.inboundCall({ from: "+12125550112", to: FROM, url: `${app.url}/voice` });
+      await fake.waitForStatus(call.sid, "completed");
+      expect(fake.calls.get(call.sid)!.dialled).toEqual([
+        { number: "+12125550177", attrs: expect.objectContaining({ timeout: "20" }), status: "busy" },
+      ]);
+      const action = voiceRequests(call.sid).find((r) => r.url.includes("step=dialled"))!;
+      expect(action.params).toMatchObject({ DialCallStatus: "busy", DialCallSid: expect.stringMatching(/^CA/) });
+    } finally {
+      app.twiml = streamTwiml;
+      fake.setOutcome("+12125550177", null);
+    }
+  });
+
+  it("redirects a call in its media stream to new TwiML (REST Twiml): the stream stops, the new document runs; an ended call is 21220", async () => {
+    app.twiml = streamTwiml;
+    const call = await fake.inboundCall({ from: "+12125550113", to: FROM, url: `${app.url}/voice` });
+    const stream = await app.streamFor(call.sid);
+    await client.calls(call.sid).update({ twiml: "<Response><Say>Putting you through</Say><Dial>+12125550178</Dial></Response>" });
+    await stream.next("stop");
+    const ended = await fake.waitForStatus(call.sid, "completed");
+    expect(ended.said).toEqual(["Putting you through"]);
+    expect(ended.dialled.map((d) => d.number)).toEqual(["+12125550178"]);
+    const refused = await failure(() => client.calls(call.sid).update({ twiml: "<Response><Hangup/></Response>" }));
+    expect(refused).toMatchObject({ status: 400, code: 21220 });
+  });
+});

@@ -99,6 +99,9 @@ describe("the business's own number", () => {
       voiceMethod: "POST",
       smsUrl: `${env.url}/webhooks/twilio/messages`,
       smsMethod: "POST",
+      // An inbound call's end (which frees the business's line) comes only through the number's callback.
+      statusCallback: `${env.url}/webhooks/twilio/voice/inbound/status`,
+      statusCallbackMethod: "POST",
     });
     expect(await rowOf(salonId)).toMatchObject({ phoneNumber: SALON_NUMBER, providerSid: sidOf(SALON_NUMBER), receptionistMode: "always" });
     const html = textOf(await page(salonOwner, "?done=number-connected"));
@@ -215,7 +218,11 @@ describe("the business's own number", () => {
     );
     expect(gone.status).toBe(302);
     expect(gone.headers.get("location")).toBe("/dashboard/phone?done=number-disconnected");
-    expect(env.twilio.incomingNumber(SALON_NUMBER)).toMatchObject({ voiceUrl: "", smsUrl: "https://elsewhere.example/sms" });
+    expect(env.twilio.incomingNumber(SALON_NUMBER)).toMatchObject({
+      voiceUrl: "",
+      smsUrl: "https://elsewhere.example/sms",
+      statusCallback: "",
+    });
     expect(await rowOf(salonId)).toBeUndefined();
     // Free again for any business.
     expect(await page(otherOwner)).toContain(sidOf(SALON_NUMBER));

@@ -220,7 +220,16 @@ describe("a hostile customer name", () => {
     const booking = await directBooking(nameFor("fr"), "fr", 14);
     const name = nameFor("fr");
     const purposes = Object.keys(app.services.callPurposes) as Call["purpose"][];
-    expect(purposes.sort()).toEqual(["booking_confirmation", "booking_reminder", "customer_service", "demo", "empathy", "support", "test"]);
+    expect(purposes.sort()).toEqual([
+      "booking_confirmation",
+      "booking_reminder",
+      "customer_service",
+      "demo",
+      "empathy",
+      "receptionist",
+      "support",
+      "test",
+    ]);
     for (const [i, purpose] of purposes.entries()) {
       const call = {
         id: 990_000 + i,

@@ -148,6 +148,8 @@ export const ROUTE_TABLE: Record<string, string[]> = {
   "/webhooks/twilio/status/:callId": [],
   "/webhooks/twilio/recording/:callId": [],
   "/webhooks/twilio/messages": [],
+  "/webhooks/twilio/voice/inbound": [],
+  "/webhooks/twilio/voice/inbound/:step": [],
   "/webhooks/twilio/message-status/:textId": [],
   "/twilio/voice/:callId": [],
   "/twilio/stream-ended/:callId": [],

@@ -33,6 +33,14 @@ const CALL_PATHS: Record<string, string[]> = {
   "app/features/subscriptions/support-calls.server.ts": ["support"],
 };
 
+/**
+ * Calls nobody dials: someone rang a business's own number (ADR 0041). The gate records them
+ * (recordInboundCall: the lines and the plan, no dialling policy), asked by these files only.
+ */
+const INBOUND_PATHS: Record<string, string[]> = {
+  "app/features/receptionist/inbound.server.ts": ["receptionist"],
+};
+
 function sources(dir: string): string[] {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
     const relative = path.posix.join(dir, entry.name);
@@ -91,8 +99,19 @@ describe("the call gate", () => {
     expect(found).toEqual(CALL_PATHS);
   });
 
+  it("records the calls made to a business's number through one function, from the listed paths only", () => {
+    const found: Record<string, string[]> = {};
+    for (const file of files) {
+      if (file === GATE) continue;
+      if (/\brecordInboundCall\(/.test(read(file))) (found[file] ??= []).push("receptionist");
+    }
+    expect(found).toEqual(INBOUND_PATHS);
+    // The gate's inbound recording sets the purpose itself: nothing else can make an inbound call.
+    expect(read(GATE)).toMatch(/purpose: "receptionist",\s+status: "in-progress"/);
+  });
+
   it("lists a path for every call purpose", () => {
-    const listed = new Set(Object.values(CALL_PATHS).flat());
+    const listed = new Set([...Object.values(CALL_PATHS), ...Object.values(INBOUND_PATHS)].flat());
     for (const purpose of callPurpose.enumValues) expect(listed, `no path for ${purpose}`).toContain(purpose);
   });
 });

@@ -80,7 +80,7 @@ export function AnalyticsBody({ view, locale, rtl }: { view: AnalyticsView; loca
         </p>
       </div>
 
-      <ul className="mt-4 grid gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-5">
+      <ul className="mt-4 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
         {view.tiles.map((tile) => (
           <li key={tile.id} className="rounded-2xl border border-slate-200 bg-white p-4 shadow-sm" data-tile={tile.id}>
             <p className="text-sm text-slate-700">{tile.label}</p>

@@ -1,5 +1,5 @@
 import type { TFunction } from "i18next";
-import { bookingFigures, callFigures, CALL_RESULTS, type BookingStatus } from "#models/analytics";
+import { bookingFigures, callFigures, CALL_RESULTS, inboundFigures, type BookingStatus } from "#models/analytics";
 import { bookingStatus } from "#models/schema";
 import type { Db } from "#models/db";
 import { utcToZoned, zonedTimeToUtc } from "~/lib/zoned-time";
@@ -40,16 +40,18 @@ export interface AnalyticsFigures {
   dates: string[];
   bookings: Awaited<ReturnType<typeof bookingFigures>>;
   calls: Awaited<ReturnType<typeof callFigures>>;
+  inbound: Awaited<ReturnType<typeof inboundFigures>>;
 }
 
 /** The raw figures of one period, as the tests compare them with a seeded data set. */
 export async function analyticsFigures(db: Db, business: { id: number; timeZone: string }, days: number, now = new Date()) {
   const window = periodWindow(business.timeZone, days, now);
-  const [bookings, calls] = await Promise.all([
+  const [bookings, calls, inbound] = await Promise.all([
     bookingFigures(db, business.id, window.from, window.to),
     callFigures(db, business.id, window.from, window.to),
+    inboundFigures(db, business.id, window.from, window.to),
   ]);
-  return { dates: window.dates, bookings, calls } satisfies AnalyticsFigures;
+  return { dates: window.dates, bookings, calls, inbound } satisfies AnalyticsFigures;
 }
 
 /** ISO weekdays in the order the week is shown (Monday first, as ISO 8601 counts). */
@@ -88,7 +90,7 @@ export async function loadAnalytics(owner: Owner, period: Period, now = new Date
       locale,
     ),
   ]);
-  const { bookings, calls } = figures;
+  const { bookings, calls, inbound } = figures;
   const number = new Intl.NumberFormat(locale);
   const bookingsUnit = t("analytics.bookings");
   const callsUnit = t("analytics.calls");
@@ -151,6 +153,12 @@ export async function loadAnalytics(owner: Owner, period: Period, now = new Date
         label: t("analytics.tiles.noShows"),
         value: number.format(noShows),
         detail: made > 0 ? t("analytics.tiles.noShowsDetail", { share: percent.format(noShows / made) }) : null,
+      },
+      {
+        id: "inbound",
+        label: t("analytics.tiles.inbound"),
+        value: number.format(inbound.calls),
+        detail: t("analytics.tiles.inboundDetail", { bookings: number.format(inbound.bookings) }),
       },
     ],
     plan: {

@@ -2,7 +2,7 @@ import { data, type RouterContextProvider } from "react-router";
 import type { TFunction } from "i18next";
 import type { Account } from "#models/accounts";
 import { findBusinessById } from "#models/businesses";
-import { listRecentCalls } from "#models/calls";
+import { listRecentCalls, type Call } from "#models/calls";
 import { formatWhen, zoneName } from "~/lib/when";
 import { refusalMessage, screenNumber } from "~/calls/dialling-policy.server";
 import { queueCall, requestOrigin } from "~/calls/gate.server";
@@ -11,6 +11,20 @@ import { getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { callsUnavailable } from "~/calls/readiness.server";
 import type { AppServices } from "~/platform/services.server";
+
+const RECEPTIONIST_OUTCOMES = { booked: 1, moved: 1, cancelled: 1, message: 1, transferred: 1, voicemail: 1 } as const;
+
+/** A call's outcome for the owner: what a call to the business's own number came to in their words (ADR 0041), else as recorded. */
+export function callOutcomeLabel(t: TFunction, call: Pick<Call, "purpose" | "outcome">) {
+  if (call.purpose !== "receptionist" || !call.outcome || !(call.outcome in RECEPTIONIST_OUTCOMES)) return call.outcome;
+  return t(`receptionist.outcome.${call.outcome as keyof typeof RECEPTIONIST_OUTCOMES}`);
+}
+
+/** The number that matters of a call: the one dialled, or the caller's when someone rang the business. */
+export function callPartyNumber(call: Pick<Call, "direction" | "toNumber" | "fromNumber">) {
+  const number = call.direction === "inbound" ? call.fromNumber : call.toNumber;
+  return number ? formatPhone(number) : null;
+}
 
 /**
  * The control centre's content, shared by /telephony and the owner's calls page: the active
@@ -29,9 +43,9 @@ export async function loadCallCentre(services: AppServices, t: TFunction, locale
       id: c.id,
       when: formatWhen(c.createdAt, timeZone, locale),
       purpose: t(`owner.callPurpose.${c.purpose}`),
-      to: c.toNumber ? formatPhone(c.toNumber) : null,
+      to: callPartyNumber(c),
       status: t(`owner.callStatus.${c.status}`),
-      outcome: c.outcome,
+      outcome: callOutcomeLabel(t, c),
       /** A booking confirmation call's summary for the owner, redacted. */
       summary: c.summary,
       duration: c.durationSeconds !== null ? seconds.format(c.durationSeconds) : null,

@@ -4,7 +4,7 @@ import { findCallQuality, type CallQualityRow } from "#models/call-quality";
 import { findCall } from "#models/calls";
 import { textDirection } from "~/i18n";
 import { formatWhen } from "~/lib/when";
-import { formatPhone } from "~/platform/phone.server";
+import { callOutcomeLabel, callPartyNumber } from "./call-centre.server";
 import type { Owner } from "./owner.server";
 
 /** One call's quality as the page draws it (ADR 0033): times in ms after the answer, every text worded. */
@@ -126,9 +126,9 @@ export async function loadCallPage(owner: Owner, callId: number | null) {
       when: formatWhen(call.createdAt, business.timeZone, locale),
       purpose: t(`owner.callPurpose.${call.purpose}`),
       status: t(`owner.callStatus.${call.status}`),
-      to: call.toNumber ? formatPhone(call.toNumber) : null,
+      to: callPartyNumber(call),
       duration: call.durationSeconds !== null ? seconds.format(call.durationSeconds) : null,
-      outcome: call.outcome,
+      outcome: callOutcomeLabel(t, call),
       summary: call.summary,
     },
     timeline: qualityTimeline(quality, t, locale),

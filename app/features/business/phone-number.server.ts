@@ -18,10 +18,18 @@ import { formatPhone, normalizePhone } from "~/platform/phone.server";
 import type { AppServices } from "~/platform/services.server";
 import type { AccountNumber } from "~/providers/phone-numbers.server";
 
-/** Where a connected number's calls and texts go: the inbound call's webhook and the texts' webhook. */
+/**
+ * Where a connected number's calls and texts go: the inbound call's webhook, the texts' webhook,
+ * and the call's status callback (a call someone made to us has no per-call callback: its end,
+ * which frees the business's line, comes through the number's).
+ */
 export function numberWebhooks(services: Pick<AppServices, "publicOrigin">) {
   const origin = services.publicOrigin();
-  return { voiceUrl: `${origin}/webhooks/twilio/voice/inbound`, smsUrl: `${origin}/webhooks/twilio/messages` };
+  return {
+    voiceUrl: `${origin}/webhooks/twilio/voice/inbound`,
+    smsUrl: `${origin}/webhooks/twilio/messages`,
+    statusCallback: `${origin}/webhooks/twilio/voice/inbound/status`,
+  };
 }
 
 export const RECEPTIONIST_MODES = ["off", "always", "outside_hours"] as const;
@@ -164,6 +172,7 @@ async function disconnectNumber(owner: Owner): Promise<PhoneNumberResult> {
       const clear = {
         ...(number.voiceUrl === ours.voiceUrl ? { voiceUrl: "" } : {}),
         ...(number.smsUrl === ours.smsUrl ? { smsUrl: "" } : {}),
+        ...(number.statusCallback === ours.statusCallback ? { statusCallback: "" } : {}),
       };
       if (Object.keys(clear).length > 0) await services.phoneNumbers.route(current.providerSid, clear);
     }

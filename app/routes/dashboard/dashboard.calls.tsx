@@ -7,6 +7,8 @@ import { PlanNotice, PlanRefusals, PlanUsage } from "~/features/business/dashboa
 import { isolateNumbers } from "~/ui/bidi";
 import { linkClass } from "~/ui/form/button";
 import { CallCentre } from "~/features/business/dashboard/call-centre";
+import { loadOwnerMessages } from "~/features/receptionist/index.server";
+import { OwnerMessages } from "~/features/receptionist/owner-messages";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";
 import { ownerForAction, ownerForPage, ownerTitle } from "~/features/business/owner.server";
 import { OwnerShell, OwnerStatus } from "~/ui/shell/owner-shell";
@@ -14,14 +16,15 @@ import type { ShellHandle } from "~/ui/shell/shell";
 
 export const handle: ShellHandle = { shell: "owner" };
 
-/** The owner's calls: the plan's confirmation-call allowance, a test call, the recent calls live. */
+/** The owner's calls: the plan's confirmation-call allowance, a test call, the recent calls live, the messages callers left. */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const gate = await ownerForPage(context, request, url);
   if ("refused" in gate) return gate.refused;
   const { owner } = gate;
-  const [plan, centre] = await Promise.all([
+  const [plan, centre, messages] = await Promise.all([
     loadPlanView(owner.services, owner.t, owner.locale, owner.business),
     loadCallCentre(owner.services, owner.t, owner.locale, owner.account, owner.business.timeZone),
+    loadOwnerMessages(owner.services, owner.t, owner.locale, owner.business),
   ]);
   const done = url.searchParams.get("done") === "test-call";
   return {
@@ -31,6 +34,7 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
     message: done ? `${owner.t("demo.startedTitle")}. ${owner.t("demo.startedBody")}` : null,
     plan,
     centre,
+    messages,
   };
 }
 
@@ -68,6 +72,7 @@ export default function Calls({ loaderData, actionData }: Route.ComponentProps) 
         </p>
       </section>
       <CallCentre data={loaderData.centre} reply={actionData} callLinks />
+      <OwnerMessages messages={loaderData.messages} />
     </OwnerShell>
   );
 }

@@ -64,7 +64,7 @@ export function callResource(state: FakeTwilioState, call: FakeCall) {
     caller_name: null,
     date_created: rfc2822(call.dateCreated),
     date_updated: rfc2822(call.dateUpdated),
-    direction: "outbound-api",
+    direction: call.direction,
     duration: call.duration === null ? null : String(call.duration),
     end_time: call.endedAt ? rfc2822(call.endedAt) : null,
     forwarded_from: null,
@@ -181,6 +181,8 @@ export function createCall(state: FakeTwilioState, params: FormParams): FakeCall
     streamSid: null,
     customParameters: null,
     errors: [],
+    direction: "outbound-api",
+    dialled: [],
   };
   const outcome = state.fake.nextOutcome ?? state.numberOutcomes.get(to) ?? "answer";
   state.fake.nextOutcome = undefined;
@@ -296,9 +298,15 @@ export function callEndpoint(
     if (call.status === "in-progress") armTimeLimit(state, call);
   }
   if (first(params, "Url") !== undefined || first(params, "Twiml") !== undefined) {
-    // Redirecting a live call is not modelled; Twilio refuses it for a call that has ended.
+    // Twilio refuses to redirect a call that has ended. A live one leaves what it was doing: its
+    // media stream stops and the new instructions run (modelled while a <Connect><Stream> runs).
     if (FINAL_STATUSES.includes(call.status)) return sendError(res, twilioError(400, 21220, "Call is not in-progress. Cannot redirect."));
-    state.warnings.push(`Calls/${callSid}.json: redirecting a live call (Url/Twiml) is not modelled by the fake`);
+    const runtime = state.runtimes.get(callSid);
+    const twiml = first(params, "Twiml");
+    if (runtime?.handle?.isOpen) {
+      runtime.redirect = twiml !== undefined ? { twiml } : { url: first(params, "Url")!, method: first(params, "Method") };
+      void runtime.handle.stop();
+    } else state.warnings.push(`Calls/${callSid}.json: redirecting a call outside a <Connect><Stream> is not modelled by the fake`);
   }
   call.dateUpdated = new Date();
   return send(res, 200, callResource(state, call));

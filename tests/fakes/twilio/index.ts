@@ -128,8 +128,22 @@
  * SmsUrl, SmsMethod, StatusCallback…; a URL not absolute http(s) 400 21402, a method not GET/POST 400 21200) and
  * release; an unknown SID 404 20404. fake.incomingNumbers (Map PN… → { phoneNumber, voiceUrl, smsUrl, updates, … }),
  * fake.incomingNumber(phone).
- * Not modelled: incoming calls, <Gather>, <Play>, <Dial>, <Record>, <Start><Stream> (recorded as error 12200),
- * conferences, real ringing/answer delays (Timeout is validated, not waited for), prices.
+ * Incoming calls (./inbound.ts): fake.inboundCall({ from, to, url?, statusCallback?, statusCallbackEvents? }) rings
+ * (url and statusCallback default to the number's VoiceUrl and StatusCallback, as Twilio's)
+ * one of the account's numbers: the signed POST to the number's voice URL with the standard parameters
+ * (AccountSid, ApiVersion, CallSid, CallStatus=ringing, Called, Caller, Direction=inbound, From, To, and
+ * CallerCountry/CalledCountry/FromCountry/ToCountry), then its TwiML, the call in-progress from the answer; the
+ * number's StatusCallback gets the final status (CallDuration, Duration) and the events listed. A REST update
+ * with Twiml or Url of a call in a <Connect><Stream> stops the stream and runs the new instructions.
+ * <Dial> (text or <Number>) records fake.calls.get(sid).dialled ({ number, attrs, status }: completed, or the
+ * setOutcome of that number) and asks its action (DialCallStatus, DialCallSid, DialCallDuration). <Record>
+ * takes what fake.setVoicemail(from, { transcript, seconds }) gave (default a short message), keeps the
+ * recording, asks its action (default the document's URL) with RecordingUrl, RecordingDuration, RecordingSid,
+ * and with transcribe="true" posts the transcribeCallback (TranscriptionSid, TranscriptionText,
+ * TranscriptionStatus completed|failed, TranscriptionUrl, RecordingSid, RecordingUrl and the call's
+ * parameters); a maxLength above 120 is warning 13615 and no transcription; a 0 s recording asks no action.
+ * Not modelled: <Gather>, <Play>, <Start><Stream> (recorded as error 12200), conferences, real
+ * ringing/answer delays (Timeout is validated, not waited for), prices.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -143,6 +157,7 @@ import {
   listIncomingNumbers,
   type IncomingNumberSeed,
 } from "./incoming-numbers";
+import { inboundCall, type InboundCallOptions } from "./inbound";
 import { createMessageEndpoint, inboundMessage, messageEndpoint, type FakeMessage } from "./messages";
 import { recordingEndpoint } from "./recordings";
 import { createState } from "./state";
@@ -174,11 +189,25 @@ export interface FakeCall {
   streamSid: string | null;
   customParameters: Record<string, string> | null;
   errors: { code: number; message: string }[];
+  /** "inbound": someone rang one of the account's numbers (fake.inboundCall); else placed through the API. */
+  direction: "inbound" | "outbound-api";
+  /** The numbers a <Dial> of this call rang, in order, with the verb's attributes. */
+  dialled: { number: string; attrs: Record<string, string>; status: string }[];
 }
 
 export interface CallbackDelivery {
   kind:
-    "status" | "voice" | "action" | "redirect" | "amd" | "stream-status" | "fallback" | "recording" | "message-status" | "inbound-message";
+    | "status"
+    | "voice"
+    | "action"
+    | "redirect"
+    | "amd"
+    | "stream-status"
+    | "fallback"
+    | "recording"
+    | "transcription"
+    | "message-status"
+    | "inbound-message";
   callSid: string;
   url: string;
   method: "GET" | "POST";
@@ -391,6 +420,23 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}) {
         state.changes.on("message", listener);
         check();
       });
+    },
+    /**
+     * Someone rings one of the account's numbers (`to`): the signed POST of an incoming call to the
+     * number's voice URL, then its TwiML run as Twilio does. Resolves with the call once the first
+     * document came (call.twiml; null when the app answered none).
+     */
+    inboundCall(options: Omit<InboundCallOptions, "url"> & { url?: string }) {
+      // As Twilio does: the number's own VoiceUrl and StatusCallback, unless the test names them.
+      const number = incomingNumberByPhone(state, options.to);
+      const url = options.url ?? number?.voiceUrl;
+      if (!url) throw new Error(`fake Twilio: ${options.to} has no VoiceUrl`);
+      const statusCallback = options.statusCallback ?? (number?.statusCallback || undefined);
+      return inboundCall(state, { ...options, url, ...(statusCallback ? { statusCallback } : {}) });
+    },
+    /** What a caller says into a <Record> (its transcription; null: the transcription fails) and for how long. */
+    setVoicemail(from: string, voicemail: { transcript: string | null; seconds?: number }) {
+      state.voicemails.set(from, { transcript: voicemail.transcript, seconds: voicemail.seconds ?? 6 });
     },
     /** The next `status` callback of a call to `to` is lost on the way and, as Twilio does, not retried. */
     loseStatusCallback(to: string, status: CallStatus = "completed") {

@@ -19,6 +19,8 @@ export interface CallRuntime {
   sequence: number;
   outcome: CallOutcome;
   dialed: boolean;
+  /** New instructions for the live call (a REST update with Twiml or Url), run once its media stream has stopped. */
+  redirect?: { twiml: string } | { url: string; method: string | undefined } | null;
 }
 
 export interface FakeTwilioState {
@@ -65,6 +67,8 @@ export interface FakeTwilioState {
   /** Answers for the next message creations (failNextMessage). */
   messageFailures: { status: number; code: number; message: string }[];
   runtimes: Map<string, CallRuntime>;
+  /** From number → what that caller says into a <Record>: its transcription (null: it fails) and its length. */
+  voicemails: Map<string, { transcript: string | null; seconds: number }>;
   requests: { method: string; path: string; params: FormParams; authorized: boolean; at: number }[];
   callbackDeliveries: CallbackDelivery[];
   warnings: string[];
@@ -150,6 +154,7 @@ export function createState(options: FakeTwilioOptions): FakeTwilioState {
     callbacksBeforeAnswer: new Set(),
     messageFailures: [],
     runtimes,
+    voicemails: new Map(),
     requests,
     callbackDeliveries,
     warnings,

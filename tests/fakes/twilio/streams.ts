@@ -73,7 +73,9 @@ export async function runStream(state: FakeTwilioState, call: FakeCall, stream: 
   for (const error of handle.errors) call.errors.push({ code: error.code, message: error.message });
   streamStatus(handle, "stream-stopped");
   if (state.closing) return;
-  if (!FINAL_STATUSES.includes(call.status) && closed.initiator === "twilio") finish(state, call, "completed", "caller");
+  // Stopped for new instructions (a redirect), the call goes on with them; else the caller hung up.
+  if (!FINAL_STATUSES.includes(call.status) && closed.initiator === "twilio" && !runtime.redirect)
+    finish(state, call, "completed", "caller");
 }
 
 function untilAborted(...signals: AbortSignal[]) {

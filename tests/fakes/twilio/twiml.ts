@@ -2,6 +2,7 @@
 // <Say>, <Pause>, <Hangup>/<Reject>, <Redirect> and <Connect><Stream>.
 import type { CallbackDelivery, FakeCall } from "./index";
 import type { FakeTwilioState } from "./state";
+import { runDial, runRecord } from "./inbound";
 import { runStream } from "./streams";
 import { FINAL_STATUSES, sleep } from "./util";
 import { callParams, deliver } from "./webhooks";
@@ -88,12 +89,32 @@ export async function execute(
         }
         await runStream(state, call, stream);
         if (ended()) return;
+        const redirect = runtime.redirect;
+        if (redirect) {
+          runtime.redirect = null;
+          if ("twiml" in redirect) return execute(state, call, redirect.twiml, undefined, depth + 1);
+          const next = await fetchTwiml(state, call, "redirect", redirect.url, redirect.method);
+          if (next !== null && !ended()) await execute(state, call, next, redirect.url, depth + 1);
+          return;
+        }
         if (verb.attrs.action) {
           const next = await fetchTwiml(state, call, "action", resolveUrl(verb.attrs.action), verb.attrs.method);
           if (next !== null && !ended()) await execute(state, call, next, resolveUrl(verb.attrs.action), depth + 1);
           return;
         }
         break;
+      }
+      case "Dial": {
+        const next = await runDial(state, call, verb, resolveUrl);
+        if (next === null) break;
+        if (!ended()) await execute(state, call, next.xml, next.url, depth + 1);
+        return;
+      }
+      case "Record": {
+        const next = await runRecord(state, call, verb, resolveUrl, documentUrl);
+        if (next === null) break;
+        if (!ended()) await execute(state, call, next.xml, next.url, depth + 1);
+        return;
       }
       default:
         call.errors.push({ code: 12200, message: `Schema validation warning: <${verb.name}> is not modelled by the fake Twilio` });

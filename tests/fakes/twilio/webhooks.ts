@@ -94,7 +94,7 @@ export function callParams(state: FakeTwilioState, call: FakeCall, status: strin
     CallStatus: status,
     Called: to,
     Caller: from,
-    Direction: "outbound-api",
+    Direction: call.direction,
     From: from,
     To: to,
   };
