@@ -110,7 +110,7 @@ describe.each([true, false])("a business signs up end to end, JavaScript %s", (j
     await page.getByRole("heading", { name: "Bookings", level: 1 }).waitFor();
     await expectAccessible(page, javaScript);
     await page.getByRole("link", { name: "Calls", exact: true }).click();
-    await page.getByText("Confirmation calls used: 0 of 20").first().waitFor();
+    await page.getByText("AI calls used: 0 of 20 (confirmations, reminders and calls to your number)").first().waitFor();
     await page.getByRole("link", { name: "Bookings", exact: true }).click();
     await page.getByRole("link", { name: "Add your first service" }).click();
     await page.getByRole("heading", { name: "Add your first service" }).waitFor();

@@ -66,7 +66,7 @@ describe("the owner's plan page", () => {
   it("shows the starter's usage and the first invoice, and cancels, keeps and upgrades with plain forms", async () => {
     let page = text(await (await owner.get("/dashboard/plan")).text());
     expect(page).toContain("Your plan: Starter");
-    expect(page).toContain("Confirmation calls used: 0 of 20");
+    expect(page).toContain("AI calls used: 0 of 20 (confirmations, reminders and calls to your number)");
     expect(page).toMatch(/Next invoice: about \$99\.00 on /);
 
     let response = await owner.postForm("/dashboard/plan", { intent: "cancel" });
@@ -87,7 +87,7 @@ describe("the owner's plan page", () => {
     page = text(await (await owner.get("/dashboard/plan?done=upgraded")).text());
     expect(page).toContain("The monthly plan has started.");
     expect(page).toContain("Your plan: Monthly plan");
-    expect(page).toContain("Confirmation calls used: 0 of 100");
+    expect(page).toContain("AI calls used: 0 of 100 (confirmations, reminders and calls to your number)");
     expect(page).toMatch(/Next invoice: about \$99\.00 on /);
     expect(page).not.toContain("Start the monthly plan now");
   });

@@ -173,7 +173,7 @@ async function ownerOf(businessId: number): Promise<Owner> {
   };
 }
 
-describe("the starter: 7 days and 20 confirmation calls", () => {
+describe("the starter: 7 days and 20 AI calls", () => {
   it("refuses the 21st call with its reason, keeps the booking, and lets only one of two simultaneous bookings take the 20th", async () => {
     const { business, serviceId } = await makeBusiness({ planStatus: "starter", starterEndsAt: new Date(Date.now() + 6 * 86_400_000) });
     await seedCountedCalls(business.id, 19, false);
@@ -202,11 +202,13 @@ describe("the starter: 7 days and 20 confirmation calls", () => {
     const owner = await ownerOf(business.id);
     const page = await loadBookingsPage(owner, new URL("http://x/dashboard"));
     const shown = page.bookings.find((b) => b.id === refusedBooking.id)!;
-    expect(shown.notCalled).toBe("Not called: the starter's 20 confirmation calls are used. Please phone the customer yourself.");
-    expect(page.planNotice).toMatch(/starter's 20 confirmation calls are used/);
+    expect(shown.notCalled).toBe("Not called: the starter's 20 AI calls are used. Please phone the customer yourself.");
+    expect(page.planNotice).toMatch(
+      /starter's 20 AI calls are used: new bookings are taken but not called, and callers to your number can leave a voicemail\./,
+    );
     const plan = await loadPlanView(services, owner.t, "en", owner.business);
-    expect(plan.usedLabel).toBe("Confirmation calls used: 20 of 20");
-    expect(plan.refused.map((r) => r.reason)).toEqual(["the starter's 20 confirmation calls are used"]);
+    expect(plan.usedLabel).toBe("AI calls used: 20 of 20 (confirmations, reminders and calls to your number)");
+    expect(plan.refused.map((r) => r.reason)).toEqual(["the starter's 20 AI calls are used"]);
 
     // A retried job for the admitted call is not counted again.
     await place(placed[0]!.id);
@@ -302,7 +304,7 @@ describe("a past-due plan", () => {
     await fake.flush();
     expect((await findBusinessById(services.db, business.id))!.planStatus).toBe("past_due");
     expect(await planNoticeFor(services, await translatorFor("en"), (await findBusinessById(services.db, business.id))!)).toMatch(
-      /^Your last payment failed, so confirmation calls are paused\./,
+      /^Your last payment failed, so AI calls are paused: confirmation calls wait, reminder calls are skipped, and callers to your number can leave a voicemail\./,
     );
 
     const { booking, call } = await bookingWithCall(business.id, serviceId);

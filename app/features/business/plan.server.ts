@@ -21,8 +21,10 @@ import type { AppServices } from "~/platform/services.server";
 
 /**
  * The business plans (DESIGN.md section 6), enforced here on the server: the $1 starter gives 7
- * days and 20 confirmation calls; then $99 a month for 100 calls and $1 for each call beyond,
- * billed by Stripe (see docs/decisions/0012-business-plan-metering.md).
+ * days and 20 calls; then $99 a month for 100 calls and $1 for each call beyond, billed by Stripe
+ * (see docs/decisions/0012-business-plan-metering.md). Every call admitted through admitPlanCall
+ * counts: a booking's confirmation (once per booking), each reminder call, and each call the
+ * receptionist answers on the business's number (ADR 0041).
  */
 
 /** Why a confirmation call was not placed because of the plan; the owner sees it on the booking. */

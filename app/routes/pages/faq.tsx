@@ -283,8 +283,8 @@ const categories: Category[] = [
         question: "How much does it cost?",
         answer: (
           <p>
-            Start with $1 for 7 days, with 20 confirmation calls included. After that it is $99/month for 100 calls, plus $1 for each
-            additional call.
+            Start with $1 for 7 days, with 20 AI calls included: confirmation calls, reminder calls and calls the AI receptionist answers on
+            your number. After that it is $99/month for 100 of these calls, plus $1 for each additional call.
           </p>
         ),
       },

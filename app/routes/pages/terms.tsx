@@ -96,8 +96,11 @@ export default function TermsPage({ loaderData }: Route.ComponentProps) {
         <Section title="5. Business accounts">
           <h3 className={subheadingClass}>Pricing</h3>
           <ul className={listClass}>
-            <li>Starter: $1 for 7 days, with 20 confirmation calls included.</li>
-            <li>Then $99/month for 100 confirmation calls, and $1 for each additional call in the same month.</li>
+            <li>
+              Starter: $1 for 7 days, with 20 AI calls included. AI calls are confirmation calls, reminder calls and calls the AI
+              receptionist answers on your number.
+            </li>
+            <li>Then $99/month for 100 AI calls, and $1 for each additional AI call in the same month.</li>
           </ul>
           <h3 className={subheadingClass}>Your responsibilities</h3>
           <ul className={listClass}>

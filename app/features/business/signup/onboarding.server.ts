@@ -111,7 +111,7 @@ export async function starterCheckoutUrl(services: AppServices, business: Busine
     ...starterPayment(business),
     customerId,
     saveCardForLater: true,
-    productName: "Sakina business starter: 7 days, 20 confirmation calls",
+    productName: "Sakina business starter: 7 days, 20 AI calls",
     successUrl: `${origin}/get-started/complete?session_id={CHECKOUT_ID}`,
     cancelUrl: `${origin}/get-started`,
   });
