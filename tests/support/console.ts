@@ -15,9 +15,14 @@ interface Expectation {
 
 let expectations: Expectation[] = [];
 
-/** Allows log lines of `level` matching `pattern` for the rest of the current test. */
-export function expectLog(level: LogLevel, pattern: RegExp) {
-  expectations.push({ level, pattern, seen: 0 });
+/**
+ * Allows log lines of `level` matching `pattern` for the rest of the current test, and requires
+ * one. Returns how many came so far (`.seen`), for a test that waits for the line.
+ */
+export function expectLog(level: LogLevel, pattern: RegExp): { readonly seen: number } {
+  const expectation = { level, pattern, seen: 0 };
+  expectations.push(expectation);
+  return expectation;
 }
 
 /**
