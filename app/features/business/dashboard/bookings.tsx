@@ -143,27 +143,7 @@ function BookingRow({ booking, returnTo }: { booking: BookingView; returnTo: str
             </Link>
           ) : null}
           {booking.canCancel ? (
-            <details className="group">
-              <summary className={`${compactActionClass("secondary")} cursor-pointer list-none`}>
-                {t("owner.bookings.cancel")}
-                <span className="sr-only">: {who}</span>
-              </summary>
-              <Form method="post" noValidate action={returnTo} className="mt-2 max-w-xs rounded-lg border border-rose-200 bg-rose-50 p-3">
-                <AuthenticityTokenInput />
-                <input type="hidden" name="intent" value="cancel-booking" />
-                <input type="hidden" name="bookingId" value={booking.id} />
-                <p className="text-sm text-rose-950">
-                  {booking.email ? t("owner.bookings.cancelWarning") : t("owner.bookings.cancelWarningNoEmail")}
-                </p>
-                <button
-                  type="submit"
-                  className="mt-2 rounded-lg bg-rose-700 px-4 py-2 text-sm font-medium text-white hover:bg-rose-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-rose-700"
-                >
-                  {t("owner.bookings.cancelConfirm")}
-                  <span className="sr-only">: {who}</span>
-                </button>
-              </Form>
-            </details>
+            <CancelBooking bookingId={booking.id} hasEmail={Boolean(booking.email)} who={who} returnTo={returnTo} compact />
           ) : null}
         </div>
       ) : null}
@@ -317,27 +297,7 @@ export function BookingCard({
             </Form>
           ) : null}
           {booking.canCancel ? (
-            <details className="group">
-              <summary className={`${buttonClass("secondary")} cursor-pointer list-none`}>
-                {t("owner.bookings.cancel")}
-                <span className="sr-only">: {who}</span>
-              </summary>
-              <Form method="post" noValidate action={returnTo} className="mt-2 rounded-lg border border-rose-200 bg-rose-50 p-3">
-                <AuthenticityTokenInput />
-                <input type="hidden" name="intent" value="cancel-booking" />
-                <input type="hidden" name="bookingId" value={booking.id} />
-                <p className="text-sm text-rose-950">
-                  {booking.email ? t("owner.bookings.cancelWarning") : t("owner.bookings.cancelWarningNoEmail")}
-                </p>
-                <button
-                  type="submit"
-                  className="mt-2 rounded-lg bg-rose-700 px-4 py-2 text-sm font-medium text-white hover:bg-rose-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-rose-700"
-                >
-                  {t("owner.bookings.cancelConfirm")}
-                  <span className="sr-only">: {who}</span>
-                </button>
-              </Form>
-            </details>
+            <CancelBooking bookingId={booking.id} hasEmail={Boolean(booking.email)} who={who} returnTo={returnTo} />
           ) : null}
         </div>
       ) : null}
@@ -356,5 +316,38 @@ export function BookingCard({
         </Form>
       ) : null}
     </article>
+  );
+}
+
+/** Cancel, behind a step that says whether the customer is e-mailed (works without JavaScript): in a row of the list, or on the booking's page. */
+function CancelBooking(props: { bookingId: number; hasEmail: boolean; who: string; returnTo: string; compact?: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <details className="group">
+      <summary className={`${props.compact ? compactActionClass("secondary") : buttonClass("secondary")} cursor-pointer list-none`}>
+        {t("owner.bookings.cancel")}
+        <span className="sr-only">: {props.who}</span>
+      </summary>
+      <Form
+        method="post"
+        noValidate
+        action={props.returnTo}
+        className={`mt-2 rounded-lg border border-rose-200 bg-rose-50 p-3${props.compact ? " max-w-xs" : ""}`}
+      >
+        <AuthenticityTokenInput />
+        <input type="hidden" name="intent" value="cancel-booking" />
+        <input type="hidden" name="bookingId" value={props.bookingId} />
+        <p className="text-sm text-rose-950">
+          {props.hasEmail ? t("owner.bookings.cancelWarning") : t("owner.bookings.cancelWarningNoEmail")}
+        </p>
+        <button
+          type="submit"
+          className="mt-2 rounded-lg bg-rose-700 px-4 py-2 text-sm font-medium text-white hover:bg-rose-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-rose-700"
+        >
+          {t("owner.bookings.cancelConfirm")}
+          <span className="sr-only">: {props.who}</span>
+        </button>
+      </Form>
+    </details>
   );
 }
