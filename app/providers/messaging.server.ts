@@ -1,6 +1,5 @@
-import twilio from "twilio";
 import type { Env } from "~/platform/env.server";
-import { RedirectingClient, TelephonyError } from "./telephony.server";
+import { TelephonyError, twilioClient } from "./telephony.server";
 
 /** Twilio's "Attempt to send to unsubscribed recipient": the person texted STOP to that sender. */
 export const TWILIO_UNSUBSCRIBED = 21610;
@@ -31,13 +30,7 @@ export interface Messaging {
  */
 export function createMessaging(env: Env): Messaging {
   const configured = Boolean(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN && env.TWILIO_SMS_FROM);
-  const client = configured
-    ? twilio(
-        env.TWILIO_ACCOUNT_SID,
-        env.TWILIO_AUTH_TOKEN,
-        env.TWILIO_API_URL ? { httpClient: new RedirectingClient(env.TWILIO_API_URL) } : {},
-      )
-    : null;
+  const client = configured ? twilioClient(env) : null;
   return {
     configured,
     platformSender: env.TWILIO_SMS_FROM ?? null,

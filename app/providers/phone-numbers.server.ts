@@ -1,6 +1,5 @@
-import twilio from "twilio";
 import type { Env } from "~/platform/env.server";
-import { RedirectingClient, TelephonyError } from "./telephony.server";
+import { TelephonyError, twilioClient } from "./telephony.server";
 
 /** One of the account's own numbers (Twilio's IncomingPhoneNumber), as the owner's page needs it. */
 export interface AccountNumber {
@@ -51,13 +50,7 @@ const LIST_LIMIT = 500;
  */
 export function createPhoneNumbers(env: Env): PhoneNumbers {
   const configured = Boolean(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN);
-  const client = configured
-    ? twilio(
-        env.TWILIO_ACCOUNT_SID,
-        env.TWILIO_AUTH_TOKEN,
-        env.TWILIO_API_URL ? { httpClient: new RedirectingClient(env.TWILIO_API_URL) } : {},
-      )
-    : null;
+  const client = configured ? twilioClient(env) : null;
   function requireClient() {
     if (!client) throw new TelephonyError("Twilio is not configured (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN).", undefined, 0);
     return client;
