@@ -72,6 +72,8 @@ export interface NewBooking {
   origin?: CallOrigin | null;
   /** The owner's call column to start with ("queued" unless said: see ownerCallStateOf). */
   callState?: string;
+  /** "pending" (waiting for its confirmation call) unless the customer agreed to it on a call already. */
+  status?: "pending" | "confirmed";
   /**
    * The work that must follow the booking (its confirmation call's job, its e-mails), written in
    * the booking's own transaction: it commits with the booking or not at all, so a crash right
@@ -184,7 +186,7 @@ async function insertBooking(db: Db, input: NewBooking): Promise<CreateBookingRe
           reference: newReference(),
           manageTokenHash: hashToken(manageToken),
           manageTokenSealed: sealManageToken?.(manageToken) ?? null,
-          status: "pending",
+          status: row.status ?? "pending",
         })
         .onConflictDoNothing({ target: [bookings.businessId, bookings.reference] })
         .returning();
@@ -272,6 +274,15 @@ export async function findBookingsByReference(db: Db, spoken: string, businessId
 
 export async function findBooking(db: Db, bookingId: number) {
   const [row] = await db.select().from(bookings).where(eq(bookings.id, bookingId));
+  return row ?? null;
+}
+
+/**
+ * The booking, its row locked until `tx` ends: a change of its status (the owner confirming,
+ * cancelling, moving it) waits for `tx`, and `tx` sees any that committed first.
+ */
+export async function lockBooking(tx: Db, bookingId: number) {
+  const [row] = await tx.select().from(bookings).where(eq(bookings.id, bookingId)).for("update");
   return row ?? null;
 }
 

@@ -837,6 +837,7 @@ const de = {
       "Für diese Buchung erfolgt kein Bestätigungsanruf. {{business}} erhält sie sofort und meldet sich bei Ihnen, falls sich etwas ändert.",
     promiseNoneEmailed:
       "Für diese Buchung erfolgt kein Bestätigungsanruf: Ihre Bestätigung kommt per E-Mail. {{business}} erhält die Buchung sofort und meldet sich bei Ihnen, falls sich etwas ändert.",
+    promiseAgreed: "Bei Ihrem Anruf bei {{business}} bestätigt: Es folgt kein Bestätigungsanruf.",
     review: "Buchung prüfen",
     back: "Zurück",
     confirmTitle: "Prüfen und bestätigen",
@@ -970,6 +971,7 @@ const de = {
     retry_3: "Keine Antwort; letzter Versuch",
     unreachable: "Kunde konnte nicht erreicht werden",
     opted_out: "Kunde möchte nicht angerufen werden",
+    booked_on_call: "Im Anruf bestätigt",
   },
   bookings: {
     title: "Buchungen",
@@ -988,6 +990,8 @@ const de = {
     ownerCallLater: "Unser KI-Assistent ruft den Kunden {{when}} zur Bestätigung an; das Ergebnis erscheint in Ihrem Dashboard.",
     ownerNoCall:
       "Für diese Buchung erfolgt kein Bestätigungsanruf (Anrufe sind nicht eingerichtet oder Ihr Tarif hat keine Anrufe mehr): Bitte bestätigen Sie den Termin selbst mit dem Kunden.",
+    ownerAgreed:
+      "Bei einem Anruf unter Ihrer Nummer gebucht: Der KI-Empfang hat den Termin mit dem Kunden vereinbart, daher folgt kein Bestätigungsanruf.",
     dashboard: "Dashboard",
     service: "Leistung",
     when: "Termin",

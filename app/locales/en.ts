@@ -816,6 +816,7 @@ const en = {
       "No confirmation call will be placed for this booking. {{business}} receives it at once and will contact you if anything changes.",
     promiseNoneEmailed:
       "No confirmation call will be placed for this booking: your confirmation comes by e-mail. {{business}} receives the booking at once and will contact you if anything changes.",
+    promiseAgreed: "Confirmed on your call with {{business}}: no confirmation call follows.",
     review: "Review booking",
     back: "Back",
     confirmTitle: "Check and confirm",
@@ -949,6 +950,7 @@ const en = {
     retry_3: "No answer; last try",
     unreachable: "Could not reach the customer",
     opted_out: "Customer asked not to be called",
+    booked_on_call: "Confirmed on the call",
   },
   bookings: {
     title: "Bookings",
@@ -967,6 +969,7 @@ const en = {
     ownerCallLater: "Our AI assistant will call the customer to confirm {{when}}; the outcome appears on your dashboard.",
     ownerNoCall:
       "No confirmation call will be placed for this booking (calls are not set up, or your plan has no calls left): please confirm it with the customer yourself.",
+    ownerAgreed: "Booked on a call to your number: the AI receptionist agreed it with the customer, so no confirmation call follows.",
     dashboard: "Dashboard",
     service: "Service",
     when: "When",

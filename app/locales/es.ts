@@ -830,6 +830,7 @@ const es = {
       "No se hará ninguna llamada de confirmación para esta reserva. {{business}} la recibe al momento y se pondrá en contacto contigo si algo cambia.",
     promiseNoneEmailed:
       "No se hará ninguna llamada de confirmación para esta reserva: la confirmación te llega por correo electrónico. {{business}} recibe la reserva al momento y se pondrá en contacto contigo si algo cambia.",
+    promiseAgreed: "Confirmada en tu llamada con {{business}}: no habrá llamada de confirmación.",
     review: "Revisar la reserva",
     back: "Atrás",
     confirmTitle: "Revisa y confirma",
@@ -962,6 +963,7 @@ const es = {
     retry_3: "Sin respuesta; último intento",
     unreachable: "No se pudo contactar con el cliente",
     opted_out: "El cliente ha pedido que no se le llame",
+    booked_on_call: "Confirmada en la llamada",
   },
   bookings: {
     title: "Reservas",
@@ -980,6 +982,8 @@ const es = {
     ownerCallLater: "Nuestro asistente de IA llamará al cliente para confirmar {{when}}; el resultado aparecerá en tu panel.",
     ownerNoCall:
       "No se hará ninguna llamada de confirmación para esta reserva (las llamadas no están configuradas o tu plan no tiene llamadas disponibles): confirma la cita con el cliente tú mismo.",
+    ownerAgreed:
+      "Reservada en una llamada a tu número: el recepcionista de IA la acordó con el cliente, así que no habrá llamada de confirmación.",
     dashboard: "Panel",
     service: "Servicio",
     when: "Fecha y hora",

@@ -837,6 +837,7 @@ const fr = {
       "Aucun appel de confirmation ne sera passé pour cette réservation. {{business}} la reçoit immédiatement et vous contactera en cas de changement.",
     promiseNoneEmailed:
       "Aucun appel de confirmation ne sera passé pour cette réservation : votre confirmation arrive par e-mail. {{business}} reçoit la réservation immédiatement et vous contactera en cas de changement.",
+    promiseAgreed: "Confirmée lors de votre appel avec {{business}} : aucun appel de confirmation ne suivra.",
     review: "Vérifier la réservation",
     back: "Retour",
     confirmTitle: "Vérifiez et confirmez",
@@ -970,6 +971,7 @@ const fr = {
     retry_3: "Pas de réponse ; dernière tentative",
     unreachable: "Impossible de joindre le client",
     opted_out: "Le client a demandé à ne pas être appelé",
+    booked_on_call: "Confirmée pendant l’appel",
   },
   bookings: {
     title: "Réservations",
@@ -988,6 +990,8 @@ const fr = {
     ownerCallLater: "Notre assistant IA appellera le client pour confirmer {{when}} ; le résultat s’affichera dans votre tableau de bord.",
     ownerNoCall:
       "Aucun appel de confirmation ne sera passé pour cette réservation (les appels ne sont pas configurés ou votre forfait n’a plus d’appels) : veuillez confirmer le rendez-vous vous-même avec le client.",
+    ownerAgreed:
+      "Réservée lors d’un appel à votre numéro : le réceptionniste IA l’a convenue avec le client, aucun appel de confirmation ne suivra.",
     dashboard: "Tableau de bord",
     service: "Prestation",
     when: "Date et heure",

@@ -832,6 +832,7 @@ const it = {
       "Per questa prenotazione non verrà effettuata alcuna chiamata di conferma. {{business}} la riceve subito e ti contatterà se qualcosa cambia.",
     promiseNoneEmailed:
       "Per questa prenotazione non verrà effettuata alcuna chiamata di conferma: la conferma ti arriva via e-mail. {{business}} riceve subito la prenotazione e ti contatterà se qualcosa cambia.",
+    promiseAgreed: "Confermata durante la tua chiamata con {{business}}: non seguirà alcuna chiamata di conferma.",
     review: "Controlla la prenotazione",
     back: "Indietro",
     confirmTitle: "Controlla e conferma",
@@ -965,6 +966,7 @@ const it = {
     retry_3: "Nessuna risposta; ultimo tentativo",
     unreachable: "Impossibile raggiungere il cliente",
     opted_out: "Il cliente ha chiesto di non essere chiamato",
+    booked_on_call: "Confermata durante la chiamata",
   },
   bookings: {
     title: "Prenotazioni",
@@ -983,6 +985,8 @@ const it = {
     ownerCallLater: "Il nostro assistente IA chiamerà il cliente per confermare {{when}}; l’esito comparirà nella tua dashboard.",
     ownerNoCall:
       "Per questa prenotazione non verrà effettuata alcuna chiamata di conferma (le chiamate non sono configurate o il tuo piano non ha più chiamate): conferma l’appuntamento direttamente con il cliente.",
+    ownerAgreed:
+      "Prenotata in una chiamata al tuo numero: il receptionist IA l’ha concordata con il cliente, quindi non seguirà alcuna chiamata di conferma.",
     dashboard: "Dashboard",
     service: "Servizio",
     when: "Quando",

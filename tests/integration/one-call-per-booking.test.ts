@@ -13,6 +13,7 @@ import { countPlanCallsSince } from "#models/businesses";
 import { createCall, findCall } from "#models/calls";
 import { UNIQUE_VIOLATION, pgErrorCode } from "#models/errors";
 import { businesses, calls as callsTable } from "#models/schema";
+import { changeBooking } from "~/features/booking/booking-change.server";
 import { bookingConfirmationCallJob } from "~/features/booking/booking.server";
 import { confirmationCallPurpose } from "~/features/booking/confirmation-call.server";
 import { BUSINESS_PLAN, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
@@ -199,6 +200,30 @@ describe("one call per booking, attempt and time, whatever the retries", () => {
     const ended = (await applyStatusCallback(services, first!.id, { CallStatus: "no-answer" }, origin()))!;
     expect(ended.status).toBe("no-answer");
     expect(await callsOf(booking.id)).toHaveLength(2);
+  });
+
+  it("a booking the owner confirms while its confirmation job is between its read and its call gets no call", async () => {
+    const { business, booking } = await monthlyBooking();
+    // The owner's click lands after the job read the booking (pending) and before it writes the
+    // call: the job's transaction is where the two meet.
+    let confirmedBetween = false;
+    const db = new Proxy(services.db, {
+      get(target, property, receiver) {
+        if (property !== "transaction") return Reflect.get(target, property, receiver) as unknown;
+        return async (work: Parameters<typeof target.transaction>[0]) => {
+          if (!confirmedBetween) {
+            confirmedBetween = true;
+            const changed = await changeBooking(services, { booking, business, by: "owner" }, { kind: "confirmed" });
+            expect(changed.kind).toBe("changed");
+          }
+          return target.transaction(work);
+        };
+      },
+    });
+    await bookingConfirmationCallJob.handle({ bookingId: booking.id, origin: origin() }, { ...services, db });
+    expect(confirmedBetween).toBe(true);
+    expect(await callsOf(booking.id)).toEqual([]);
+    expect((await findBooking(services.db, booking.id))!.status).toBe("confirmed");
   });
 });
 

@@ -164,6 +164,10 @@ describe("a call to the business's own number", () => {
     expect(page).toContain(en.owner.callPurpose.receptionist);
     expect(page).toContain(en.receptionist.outcome.booked);
     expect(page).toContain(from.slice(-4));
+    // Its booking says it was confirmed on the call, not that a call is queued.
+    const bookingPage = await (await owner.get(`/dashboard/bookings/${made!.id}`)).text();
+    expect(bookingPage).toContain(en.callState.booked_on_call);
+    expect(bookingPage).not.toContain(en.callState.queued);
     const callPage = await (await owner.get(`/dashboard/calls/${row.id}`)).text();
     expect(callPage).toContain(en.receptionist.outcome.booked);
     // The analytics count the calls to the number and the bookings made on them.

@@ -6,8 +6,10 @@ import { customerBookingEmail, ownerBookingEmail } from "#emails/booking";
 import { formatBookingReference } from "#models/booking-reference";
 import {
   createBooking,
+  findBooking,
   findByIdempotencyKey,
   listBusyIntervals,
+  lockBooking,
   markBookingNotCalled,
   setBookingCallState,
   replayOf,
@@ -18,7 +20,6 @@ import { bookingRequestHash, storedIdempotencyKey, type Idempotency } from "./id
 import { findBusinessWithService, findService, listServices, type BusinessService } from "#models/business-services";
 import { findBusinessByBookingLink, findBusinessById, type Business } from "#models/businesses";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
-import { findBooking } from "#models/bookings";
 import { announceBusinessChange } from "#models/analytics";
 import { normalizePhone } from "~/platform/phone.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/slots";
@@ -269,6 +270,12 @@ export interface BookingRequest {
    * booking, so its confirmation calls, after a move too, and its reminder count there.
    */
   callOrigin: CallOrigin;
+  /**
+   * Booked on a phone call with the business's own receptionist, the caller agreeing to it there:
+   * the booking is made confirmed, no confirmation call is queued, and its details and manage link
+   * go by text to the caller's number (even with an e-mail), all in the booking's transaction.
+   */
+  agreedOnCall?: boolean;
 }
 
 export type PlaceBookingResult =
@@ -424,6 +431,7 @@ async function decideBooking(services: AppServices, request: BookingRequest, key
     origin: request.callOrigin,
     // The owner's call column says the promise the customer is given (no "Call queued" without telephony).
     callState: ownerCallStateOf(announcement.promise),
+    status: request.agreedOnCall ? "confirmed" : "pending",
     followUp: (tx, booking, manageToken) =>
       announceBooking(services, tx, request, announcement, booking, `${request.origin}/booking/${manageToken}`),
   });
@@ -442,7 +450,7 @@ async function prepareAnnouncement(services: AppServices, request: BookingReques
   return {
     ownerT: await translatorFor(request.business.defaultLanguage),
     customerT: await translatorFor(request.language),
-    promise: await confirmationPromise(services, request.business),
+    promise: request.agreedOnCall ? ({ kind: "agreed_on_call" } as const) : await confirmationPromise(services, request.business),
   };
 }
 
@@ -493,8 +501,11 @@ async function announceBooking(
       }),
       { tx },
     );
-  } else await queueConfirmationText(services, tx, business, service.name, booking, manageUrl);
-  await queueConfirmationCall(services, tx, booking, request.origin);
+  }
+  await queueConfirmationText(services, tx, business, service.name, booking, manageUrl, {
+    agreedOnCall: promise.kind === "agreed_on_call",
+  });
+  if (promise.kind !== "agreed_on_call") await queueConfirmationCall(services, tx, booking, request.origin);
   await queueCalendarWrite(services, tx, booking);
 }
 
@@ -544,6 +555,11 @@ export const bookingConfirmationCallJob: AppJob<{ bookingId: number; origin?: st
     const origin = !booking.origin && ip ? visitorOrigin(services, ip) : originOfBooking(booking);
     // The call, its placing job and the booking's state together: a crash leaves all or none.
     await services.db.transaction(async (tx) => {
+      // Read again under the booking's lock: confirmed, cancelled or moved (a new round) since the
+      // read above, it needs no call for this round, and a change after this waits for the call
+      // row, which its withdrawal of queued calls then finds.
+      const now = await lockBooking(tx, booking.id);
+      if (!now || now.status !== "pending" || now.confirmationRound !== booking.confirmationRound) return;
       const queued = await queueCall(
         services,
         {

@@ -14,7 +14,11 @@ import { utcToZoned } from "~/lib/zoned-time";
  * asks for the call all read it here, so nothing promises a call the server will not place.
  */
 export type ConfirmationPromise =
-  { kind: "call_now" } | { kind: "call_later"; at: Date } | { kind: "no_call"; reason: "not_configured" | "plan" };
+  | { kind: "call_now" }
+  | { kind: "call_later"; at: Date }
+  | { kind: "no_call"; reason: "not_configured" | "plan" }
+  /** Booked on a call with the business's receptionist, the caller agreeing to it: confirmed, no call follows. */
+  | { kind: "agreed_on_call" };
 
 export async function confirmationPromise(services: AppServices, business: Business, now = new Date()): Promise<ConfirmationPromise> {
   if (!services.telephony.configured) return { kind: "no_call", reason: "not_configured" };
@@ -34,6 +38,7 @@ export async function confirmationPromise(services: AppServices, business: Busin
  * whose gate records the plan's own refusal (or the held call) for the owner a moment later.
  */
 export function ownerCallStateOf(promise: ConfirmationPromise) {
+  if (promise.kind === "agreed_on_call") return "booked_on_call";
   if (promise.kind === "call_later") return "scheduled";
   if (promise.kind === "no_call" && promise.reason === "not_configured") return "calls_not_configured";
   return "queued";
@@ -60,6 +65,7 @@ export function describeConfirmationPromise(
 ) {
   const name = isolatedText(business.name, language);
   if (promise.kind === "call_now") return t("book.promiseNow", { business: name });
+  if (promise.kind === "agreed_on_call") return t("book.promiseAgreed", { business: name });
   if (promise.kind === "call_later") {
     return t("book.promiseLater", {
       business: name,
@@ -78,6 +84,7 @@ export function describeConfirmationPromiseToOwner(
   now = new Date(),
 ) {
   if (promise.kind === "call_now") return t("bookingEmail.ownerCall");
+  if (promise.kind === "agreed_on_call") return t("bookingEmail.ownerAgreed");
   if (promise.kind === "call_later") {
     return t("bookingEmail.ownerCallLater", { when: laterWhen(t, language, business.timeZone, promise.at, now) });
   }

@@ -19,8 +19,10 @@ async function textBody(language: string, key: "texts.confirmation" | "texts.rem
 
 /**
  * A new booking made without an e-mail address: its confirmation, with the reference and the link
- * to change or cancel, goes by text, when the business texts its customers. Queued in the booking's
- * transaction `tx` (through queueText, the one way a text is sent).
+ * to change or cancel, goes by text, when the business texts its customers. One agreed on a call to
+ * the business's number (`agreedOnCall`) is texted to the caller in any case: they were told so on
+ * the call. Queued in the booking's transaction `tx` (through queueText, the one way a text is
+ * sent: the caller's STOP, the countries and number types apply).
  */
 export async function queueConfirmationText(
   services: AppServices,
@@ -29,8 +31,9 @@ export async function queueConfirmationText(
   serviceName: string,
   booking: Pick<Booking, "id" | "customerPhone" | "startsAt" | "reference" | "language" | "customerEmail">,
   manageUrl: string,
+  { agreedOnCall = false }: { agreedOnCall?: boolean } = {},
 ) {
-  if (booking.customerEmail || !business.textsEnabled) return;
+  if (!agreedOnCall && (booking.customerEmail || !business.textsEnabled)) return;
   const body = await textBody(booking.language, "texts.confirmation", {
     business: business.name,
     service: serviceName,

@@ -17,7 +17,6 @@ import { translatorFor } from "~/platform/i18n.server";
 import { log } from "~/platform/observability/log.server";
 import { rateLimitKey } from "~/platform/security/rate-limit.server";
 import type { AppServices } from "~/platform/services.server";
-import { queueText } from "~/texts/gate.server";
 import {
   AVAILABLE_TIMES,
   BOOK_APPOINTMENT,
@@ -192,6 +191,9 @@ export function receptionistTools(services: AppServices, { call, business, numbe
         idempotency: { client: `agent receptionist-call-${call.id}`, key: `${service.id}:${start}` },
         origin: services.publicOrigin(),
         callOrigin: originOfCall(call),
+        // The caller agreed to it on this call: it is made confirmed, with no confirmation call to
+        // ring them back, and its details and manage link are texted to this number.
+        agreedOnCall: true,
       });
       if (result.kind === "taken") return "Not booked: that time was just taken. Use available_times again and offer the times still free.";
       if (result.kind === "not_a_slot") return "Not booked: that is not a bookable time. Use available_times and offer one of its times.";
@@ -199,12 +201,6 @@ export function receptionistTools(services: AppServices, { call, business, numbe
         return "Not booked: this call already asked for this time with other details. Ask whether the first details stand.";
       const { booking } = result;
       const when = formatWhen(booking.startsAt, business.timeZone, "en-GB", "dateTime");
-      if (!result.duplicate && result.manageToken) {
-        // The caller agreed to it on this call: it is confirmed, and no confirmation call rings them
-        // back a minute later (its job finds the booking confirmed; a queued one is withdrawn).
-        await changeBooking(services, { booking, business, by: "customer" }, { kind: "confirmed" });
-        await textBookingDetails(services, business, service.name, booking, `${services.publicOrigin()}/booking/${result.manageToken}`);
-      }
       await outcome("booked");
       return [
         `Booked and confirmed: ${quoted(service.name)} on ${when} (${business.timeZone} time), for ${quoted(booking.customerName, 120)}.`,
@@ -338,30 +334,4 @@ export function receptionistTools(services: AppServices, { call, business, numbe
     ...[availableTimes, bookAppointment, moveByReference, cancelByReference, takeMessage, transferToOwner, saveSummary].map(guarded),
     endCallTool,
   ];
-}
-
-/**
- * After a phone booking: its details and the link to change or cancel by text to the caller's
- * number, through the one text gate (the caller's STOP, the countries and number types apply). Its
- * key is the booking's confirmation text's, so a booking whose own confirmation text went (no
- * e-mail, texts on) is texted once.
- */
-async function textBookingDetails(services: AppServices, business: Business, serviceName: string, booking: Booking, manageUrl: string) {
-  const t = await translatorFor(booking.language);
-  const body = `${t("texts.confirmation", {
-    business: business.name,
-    service: serviceName,
-    when: formatWhen(booking.startsAt, business.timeZone, booking.language, "dateTime"),
-    reference: formatBookingReference(booking.reference),
-    link: manageUrl,
-  })}\n${t("texts.optOut")}`;
-  await services.db.transaction((tx) =>
-    queueText(services, tx, {
-      businessId: business.id,
-      to: booking.customerPhone,
-      body,
-      purpose: "booking_confirmation",
-      key: `confirmation-${booking.id}`,
-    }),
-  );
 }
