@@ -245,6 +245,55 @@ describe("a call to the business's own number", () => {
     expect(mails.length).toBeGreaterThanOrEqual(2);
   });
 
+  it("keeps a booking moved by voice confirmed at its new time: the caller agreed to it, so no confirmation call rings them back", async () => {
+    const salon = await businessWithNumber(app.services, { number: ownNumber() });
+    const caller = newCaller();
+    const slot = await freeTime(salon, 3);
+    const startsAt = new Date(`${slot.date}T${slot.time}:00Z`).getTime() - salon.zone.offset * HOUR;
+    const made = await createBooking(app.services.db, {
+      businessId: salon.business.id,
+      serviceId: salon.service.id,
+      startsAt: new Date(startsAt),
+      endsAt: new Date(startsAt + 30 * 60_000),
+      customerName: "Lina",
+      customerPhone: caller,
+      customerEmail: "lina@example.com",
+      notes: null,
+      language: "en",
+      idempotencyKey: null,
+    });
+    if (made.kind !== "created") throw new Error("no booking");
+    const later = await freeTime(salon, 4);
+    const index = realtime.sessions.length;
+    realtime.script(
+      [
+        { say: "Hello, I'm the AI assistant answering for Line Salon." },
+        {
+          tool: "move_booking_by_reference",
+          arguments: { reference: formatBookingReference(made.booking.reference), date: later.date, time: later.time },
+        },
+        { tool: "end_call", arguments: {}, say: "Goodbye." },
+      ],
+      index,
+    );
+    const { call } = await callAndSpeak(salon.number.phoneNumber, caller);
+    await ended(call.sid);
+    expect(outputsOf(index, "move_booking_by_reference")[0]).toMatch(/^Moved:/);
+    const moved = (await findBooking(app.services.db, made.booking.id))!;
+    expect(moved.startsAt.getTime()).not.toBe(startsAt);
+    expect(moved).toMatchObject({ status: "confirmed", callState: "booked_on_call" });
+    await jobsIdle(app.services);
+    expect(
+      await app.services.db
+        .select()
+        .from(callsTable)
+        .where(and(eq(callsTable.bookingId, made.booking.id), eq(callsTable.purpose, "booking_confirmation"))),
+    ).toEqual([]);
+    // The customer's e-mail says the new time stands, with no call to come.
+    const mails = (await readOutbox(app.dataDir)).filter((m) => m.to.includes("lina@example.com"));
+    expect(mails.map((m) => m.text).join("\n")).toContain(en.bookingChanges.movedStaysConfirmed);
+  });
+
   it("puts a caller who wants a person through to the owner's phone within hours, with <Dial>", async () => {
     const salon = await businessWithNumber(app.services, { number: ownNumber(), transferNumber: "+12125550199" });
     const index = realtime.sessions.length;

@@ -38,8 +38,12 @@ export type BookingChangeRequest =
   | { kind: "cancelled" }
   /** The customer asked for another time (on a call), in their words: the business offers one. */
   | { kind: "reschedule_requested"; preferred: string }
-  /** A new time; the booking keeps its length unless `end` says otherwise. */
-  | { kind: "moved"; start: Date; end: Date };
+  /**
+   * A new time; the booking keeps its length unless `end` says otherwise. `agreedOnCall`: moved on
+   * a call to the business's own number, the caller agreeing to the new time there, so it is
+   * confirmed and no confirmation call follows.
+   */
+  | { kind: "moved"; start: Date; end: Date; agreedOnCall?: boolean };
 
 export type ChangeBookingResult =
   | { kind: "changed"; booking: Booking }
@@ -79,8 +83,9 @@ export async function changeBooking(
   const ownerT = by === "customer" ? await translatorFor(business.defaultLanguage) : null;
   // A move's confirmation call, as the booking page would promise it: the booking's status, the
   // owner's call column and the customer's e-mail all say this one answer.
-  const promise = change.kind === "moved" ? await confirmationPromise(services, business) : null;
-  const staysConfirmed = Boolean(promise && keepsConfirmation(booking, by, promise));
+  const promise: ConfirmationPromise | null =
+    change.kind !== "moved" ? null : change.agreedOnCall ? { kind: "agreed_on_call" } : await confirmationPromise(services, business);
+  const staysConfirmed = Boolean(promise && (promise.kind === "agreed_on_call" || keepsConfirmation(booking, by, promise)));
   const result = await services.db.transaction(async (tx): Promise<ChangeBookingResult> => {
     const changed = await apply(tx, business, booking, change, promise, staysConfirmed);
     if (changed.kind !== "changed") return changed;

@@ -240,7 +240,8 @@ export function receptionistTools(services: AppServices, { call, business, numbe
       const moved = await changeBooking(
         services,
         { booking: found, business, by: "customer" },
-        { kind: "moved", start: new Date(start), end: new Date(start + service.durationMinutes * 60_000) },
+        // Agreed on this call: confirmed at the new time, with no confirmation call to follow.
+        { kind: "moved", start: new Date(start), end: new Date(start + service.durationMinutes * 60_000), agreedOnCall: true },
       );
       if (moved.kind === "taken") return "Not moved: that time was just taken. Offer another free time.";
       if (moved.kind === "unchanged") return "This booking can no longer be changed by phone. Offer to take a message for the business.";
