@@ -5,14 +5,11 @@
 // call for its round is given its job, once. A paid business's activation keeps its jobs the same
 // way. Jobs are run by hand, with no worker of their own.
 import { eq, sql } from "drizzle-orm";
-import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Account } from "#models/accounts";
-import { createBooking, findBooking } from "#models/bookings";
-import { addService } from "#models/business-services";
+import { findBooking } from "#models/bookings";
 import { findBusinessById } from "#models/businesses";
 import { bookings, businesses, calls as callsTable } from "#models/schema";
-import { replaceWeeklySchedule } from "#models/opening-hours";
 import { bookingConfirmationCallJob, placeBooking, slotsForDay, type BookingRequest } from "~/features/booking/booking.server";
 import { handleBookingAction } from "~/features/business/bookings.server";
 import type { Owner } from "~/features/business/owner.server";
@@ -22,110 +19,30 @@ import type { OwnerShellData } from "~/ui/shell/owner-shell";
 import { bookingConfirmationSweepJob } from "~/features/booking/confirmation-sweep.server";
 import {
   activateWithPayment,
-  BUSINESS_PLAN,
   businessSubscriptionJob,
   ownerCredentialsJob,
   STARTER_AMOUNT_CENTS,
   STARTER_CURRENCY,
 } from "~/features/business/signup/onboarding.server";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { dieAfterCommitOf, pendingJobs } from "../support/jobs";
-import { createTestServices } from "../support/services";
+import { monthlyPlanWorld } from "../support/monthly-plan";
 
-let stripeFake: FakeStripe;
-let twilio: FakeTwilio;
-let stripe: Stripe;
-let services: Awaited<ReturnType<typeof createTestServices>>;
+let world: Awaited<ReturnType<typeof monthlyPlanWorld>>;
+let services: typeof world.services;
 
 beforeAll(async () => {
-  [stripeFake, twilio] = await Promise.all([startFakeStripe(), startFakeTwilio({ autoDial: false })]);
-  services = await createTestServices(
-    {
-      STRIPE_SECRET_KEY: stripeFake.secretKey,
-      STRIPE_API_URL: stripeFake.url,
-      TWILIO_ACCOUNT_SID: twilio.accountSid,
-      TWILIO_AUTH_TOKEN: twilio.authToken,
-      TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-      TWILIO_API_URL: twilio.url,
-    },
-    { runWorkers: false },
-  );
-  const api = new URL(stripeFake.url);
-  stripe = new Stripe(stripeFake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
-  await services.billing!.ensureMeteredPlan(BUSINESS_PLAN);
+  world = await monthlyPlanWorld();
+  services = world.services;
 });
 
-afterAll(async () => {
-  await services?.close();
-  await twilio?.close();
-  await stripeFake?.close();
-});
+afterAll(() => world?.close());
 
-/** A time zone where it is now midday, so the confirmation calls are inside calling hours. */
-function middayZone() {
-  const offset = 12 - new Date().getUTCHours();
-  return offset === 0 ? "Etc/GMT" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`;
-}
-
-let seq = 0;
-/** A business on the monthly plan (every call it counts is reported to Stripe's meter), open all week, and its one service. */
-async function monthlyBusiness() {
-  seq += 1;
-  const email = `lost-job-${seq}-${Date.now()}@example.com`;
-  const customer = await stripe.customers.create({ email });
-  const [business] = await services.db
-    .insert(businesses)
-    .values({
-      name: `Lost job ${seq}`,
-      bookingLink: `lost-job-${seq}-${Date.now()}`,
-      ownerName: "Owner",
-      email,
-      phone: "+12125550100",
-      status: "active",
-      timeZone: middayZone(),
-      stripeCustomerId: customer.id,
-      activatedAt: new Date(Date.now() - 2 * 86_400_000),
-      planStatus: "active",
-      planPeriodStart: new Date(Date.now() - 86_400_000),
-      planPeriodEnd: new Date(Date.now() + 29 * 86_400_000),
-    })
-    .returning();
-  const service = await addService(services.db, business!.id, {
-    name: "Cut",
-    description: "",
-    priceCents: 2000,
-    currency: "USD",
-    durationMinutes: 30,
-  });
-  const allDay = [{ startMinute: 0, endMinute: 1440 }];
-  await replaceWeeklySchedule(services.db, business!.id, { 0: allDay, 1: allDay, 2: allDay, 3: allDay, 4: allDay, 5: allDay, 6: allDay });
-  return { business: business!, service, customerId: customer.id };
-}
-
-/** A monthly business and one customer's booking, written straight to the database (what a lost job leaves). */
-async function monthlyBooking() {
-  const { business, service, customerId } = await monthlyBusiness();
-  const startsAt = new Date(Date.now() + (2 + seq) * 86_400_000);
-  const made = await createBooking(services.db, {
-    businessId: business!.id,
-    serviceId: service.id,
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 30 * 60_000),
-    customerName: `Customer ${seq}`,
-    customerPhone: `+1212555${String(8100 + seq).padStart(4, "0")}`,
-    customerEmail: null,
-    notes: null,
-    language: "en",
-    idempotencyKey: null,
-  });
-  if (made.kind !== "created") throw new Error("booking not created");
-  return { business, booking: made.booking, customerId };
-}
+const monthlyBusiness = () => world.monthlyBusiness("Lost job");
+const monthlyBooking = () => world.monthlyBooking("Lost job");
 
 /** A customer's request for the first free time two days ahead, as the booking page sends it. */
 async function bookingRequest(): Promise<BookingRequest> {
-  const { business, service } = await monthlyBusiness();
+  const { business, service, seq } = await monthlyBusiness();
   const date = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
   const day = await slotsForDay(services, business, service.id, date);
   const slot = day.slots?.find((s) => s.available);
@@ -282,19 +199,18 @@ describe("a booking's confirmation-call job", () => {
 
 describe("a paid business's activation", () => {
   it("keeps its credentials and subscription jobs through a crash right after its commit", async () => {
-    seq += 1;
     const [business] = await services.db
       .insert(businesses)
       .values({
-        name: `Paid ${seq}`,
-        bookingLink: `paid-${seq}-${Date.now()}`,
+        name: "Paid",
+        bookingLink: `paid-${Date.now()}`,
         ownerName: "Owner",
-        email: `paid-${seq}-${Date.now()}@example.com`,
+        email: `paid-${Date.now()}@example.com`,
         phone: "+12125550100",
         status: "payment_required",
       })
       .returning();
-    const intent = stripeFake.seedPaymentIntent({
+    const intent = world.stripeFake.seedPaymentIntent({
       amount: STARTER_AMOUNT_CENTS,
       currency: STARTER_CURRENCY,
       status: "succeeded",

@@ -5,105 +5,31 @@
 // however many attempts the confirmation takes. Real stripe and twilio SDKs against the fakes; the
 // jobs are run by hand, as a retry runs them, with no worker of their own.
 import { and, eq } from "drizzle-orm";
-import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBooking, findBooking, moveBusinessBooking } from "#models/bookings";
-import { addService } from "#models/business-services";
+import { findBooking, moveBusinessBooking } from "#models/bookings";
 import { countPlanCallsSince } from "#models/businesses";
 import { createCall, findCall } from "#models/calls";
 import { UNIQUE_VIOLATION, pgErrorCode } from "#models/errors";
-import { businesses, calls as callsTable } from "#models/schema";
+import { calls as callsTable } from "#models/schema";
 import { changeBooking } from "~/features/booking/booking-change.server";
 import { bookingConfirmationCallJob } from "~/features/booking/booking.server";
 import { confirmationCallPurpose } from "~/features/booking/confirmation-call.server";
-import { BUSINESS_PLAN, reportCallUsageJob } from "~/features/business/signup/onboarding.server";
+import { reportCallUsageJob } from "~/features/business/signup/onboarding.server";
 import { adoptFromCallback, applyStatusCallback, callSweeperJob, placeCallJob } from "~/calls/engine.server";
-import { startFakeStripe, type FakeStripe } from "../fakes/stripe";
-import { startFakeTwilio, type FakeTwilio } from "../fakes/twilio";
 import { expectLog } from "../support/console";
-import { createTestServices } from "../support/services";
+import { monthlyPlanWorld } from "../support/monthly-plan";
 
-let stripeFake: FakeStripe;
-let twilio: FakeTwilio;
-let stripe: Stripe;
-let services: Awaited<ReturnType<typeof createTestServices>>;
+let world: Awaited<ReturnType<typeof monthlyPlanWorld>>;
+let services: typeof world.services;
 
 beforeAll(async () => {
-  [stripeFake, twilio] = await Promise.all([startFakeStripe(), startFakeTwilio({ autoDial: false })]);
-  services = await createTestServices(
-    {
-      STRIPE_SECRET_KEY: stripeFake.secretKey,
-      STRIPE_API_URL: stripeFake.url,
-      TWILIO_ACCOUNT_SID: twilio.accountSid,
-      TWILIO_AUTH_TOKEN: twilio.authToken,
-      TWILIO_FROM_NUMBER: twilio.ownedNumbers[0]!,
-      TWILIO_API_URL: twilio.url,
-    },
-    { runWorkers: false },
-  );
-  const api = new URL(stripeFake.url);
-  stripe = new Stripe(stripeFake.secretKey, { host: api.hostname, port: Number(api.port), protocol: "http" });
-  await services.billing!.ensureMeteredPlan(BUSINESS_PLAN);
+  world = await monthlyPlanWorld();
+  services = world.services;
 });
 
-afterAll(async () => {
-  await services?.close();
-  await twilio?.close();
-  await stripeFake?.close();
-});
+afterAll(() => world?.close());
 
-/** A time zone where it is now midday, so the confirmation calls are inside calling hours. */
-function middayZone() {
-  const offset = 12 - new Date().getUTCHours();
-  return offset === 0 ? "Etc/GMT" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`;
-}
-
-let seq = 0;
-/** A business on the monthly plan (every call it counts is reported to Stripe's meter) and one customer's booking. */
-async function monthlyBooking() {
-  seq += 1;
-  const email = `one-call-${seq}-${Date.now()}@example.com`;
-  const customer = await stripe.customers.create({ email });
-  const [business] = await services.db
-    .insert(businesses)
-    .values({
-      name: `One call ${seq}`,
-      bookingLink: `one-call-${seq}-${Date.now()}`,
-      ownerName: "Owner",
-      email,
-      phone: "+12125550100",
-      status: "active",
-      timeZone: middayZone(),
-      stripeCustomerId: customer.id,
-      activatedAt: new Date(Date.now() - 2 * 86_400_000),
-      planStatus: "active",
-      planPeriodStart: new Date(Date.now() - 86_400_000),
-      planPeriodEnd: new Date(Date.now() + 29 * 86_400_000),
-    })
-    .returning();
-  const service = await addService(services.db, business!.id, {
-    name: "Cut",
-    description: "",
-    priceCents: 2000,
-    currency: "USD",
-    durationMinutes: 30,
-  });
-  const startsAt = new Date(Date.now() + (2 + seq) * 86_400_000);
-  const made = await createBooking(services.db, {
-    businessId: business!.id,
-    serviceId: service.id,
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 30 * 60_000),
-    customerName: `Customer ${seq}`,
-    customerPhone: `+1212555${String(8100 + seq).padStart(4, "0")}`,
-    customerEmail: null,
-    notes: null,
-    language: "en",
-    idempotencyKey: null,
-  });
-  if (made.kind !== "created") throw new Error("booking not created");
-  return { business: business!, booking: made.booking, customerId: customer.id };
-}
+const monthlyBooking = () => world.monthlyBooking("One call");
 
 const origin = () => services.publicOrigin();
 const confirm = (bookingId: number) => bookingConfirmationCallJob.handle({ bookingId, origin: origin(), ip: "203.0.113.7" }, services);
@@ -111,9 +37,9 @@ const place = (callId: number) => placeCallJob.handle({ callId, origin: origin()
 const callsOf = (bookingId: number) =>
   services.db.select().from(callsTable).where(eq(callsTable.bookingId, bookingId)).orderBy(callsTable.id);
 const dialsTo = (number: string) =>
-  twilio.requests.filter((r) => r.method === "POST" && r.path.endsWith("/Calls.json") && r.params.To === number);
+  world.twilio.requests.filter((r) => r.method === "POST" && r.path.endsWith("/Calls.json") && r.params.To === number);
 const meterEventsOf = (customerId: string) =>
-  [...stripeFake.meterEvents.values()].filter((e) => e.payload.stripe_customer_id === customerId);
+  [...world.stripeFake.meterEvents.values()].filter((e) => e.payload.stripe_customer_id === customerId);
 
 describe("one call per booking, attempt and time, whatever the retries", () => {
   it("a confirmation job retried after a crash finds the call it asked for: one row, one dial, one plan count, one meter event", async () => {
@@ -274,7 +200,7 @@ describe("a dial whose answer was lost (its process died while the provider crea
   it("is adopted from a signed callback naming the call, and a callback for another call's id changes nothing", async () => {
     const { booking, callId, sid } = await lostDial();
     const lost = (await findCall(services.db, callId))!;
-    const adopted = await adoptFromCallback(services, lost, { CallSid: sid, From: twilio.ownedNumbers[0]!, CallStatus: "ringing" });
+    const adopted = await adoptFromCallback(services, lost, { CallSid: sid, From: world.twilio.ownedNumbers[0]!, CallStatus: "ringing" });
     expect(adopted.providerCallId).toBe(sid);
     const again = await adoptFromCallback(services, adopted, { CallSid: "CA00000000000000000000000000000000", CallStatus: "ringing" });
     expect(again.providerCallId).toBe(sid);
