@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mediaStreamUrl, type BridgeServices } from "~/voice/bridge.server";
+import { mediaStreamUrl } from "~/voice/bridge.server";
+import type { BridgeServices } from "~/voice/model-session.server";
 import { openDatabase } from "~/platform/db.server";
 import { startJobQueue } from "~/platform/data/jobs.server";
 import { allJobs } from "./all-jobs.server";

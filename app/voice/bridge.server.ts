@@ -1,11 +1,10 @@
 import { bridgeFirstWords, bridgeFramesDropped, bridgeTurnLatency } from "~/platform/observability/metrics.server";
 import { log as logger } from "~/platform/observability/log.server";
 import WebSocket from "ws";
-import { recordCallEnd, recordFirstWords, type QualityReport } from "#models/call-quality";
-import { appendTranscript, consumeStreamToken, findCall, flagCall, markCallMoment, type Call, type CallMoment } from "#models/calls";
+import type { QualityReport } from "#models/call-quality";
+import type { CallMoment } from "#models/calls";
 import type { AppServices } from "~/platform/services.server";
-import { admitToolCall, END_CALL, withPurposeTools, type Agent } from "~/voice/agents.server";
-import { crisisScript, redact, soundsLikeCrisis } from "~/voice/crisis.server";
+import { END_CALL, type Agent } from "~/voice/agents.server";
 import { CallQuality } from "~/voice/call-quality";
 import { CallerVoice } from "~/voice/caller-voice";
 import {
@@ -26,27 +25,16 @@ import {
   type TwilioMessage,
 } from "~/voice/bridge-codec.server";
 import { CallState } from "~/voice/call-state.server";
+import { runAgentTool, sessionSetup, type BridgeServices } from "~/voice/model-session.server";
+import { phoneLeg, type CallerLeg } from "~/voice/phone-leg.server";
 import { perKey } from "~/lib/sharing/per-key";
 
-export type { TwilioMessage } from "~/voice/bridge-codec.server";
-
-const TOOL_TIMEOUT_MS = 8_000;
 /**
  * A mark follows every 250 ms of a reply's audio, and its end: the echoed marks tell how much the
  * caller has heard, to cut the reply there on barge-in, without a mark per 20 ms frame (each a
  * message out and one back).
  */
 const MARK_EVERY_MS = 250;
-
-/** The audio of one side of the bridge, as the Realtime API names it, and its bytes per millisecond. */
-export interface CallAudio {
-  format: { type: "audio/pcmu" } | { type: "audio/pcm"; rate: 24000 };
-  bytesPerMs: number;
-}
-/** The phone: G.711 μ-law at 8 kHz, 8 bytes of audio per millisecond, passed through untouched. */
-export const PHONE_AUDIO: CallAudio = { format: { type: "audio/pcmu" }, bytesPerMs: 8 };
-/** A browser: 16-bit PCM at 24 kHz (the model's own rate), 48 bytes per millisecond. */
-export const BROWSER_AUDIO: CallAudio = { format: { type: "audio/pcm", rate: 24000 }, bytesPerMs: 48 };
 
 /** What went wrong, in one line: a failed query's database error rather than its SQL and parameters. */
 function reasonOf(error: unknown) {
@@ -56,18 +44,6 @@ function reasonOf(error: unknown) {
 }
 
 /**
- * What the bridge needs of the app's services: the settings, the database, the realtime model, the
- * telephony provider (to hang up), the job queue with its sealing secret (a booking the agent
- * makes queues its e-mails and confirmation call), and the call purposes that give each call its
- * agent. The web server passes its own; the bridge
- * process (app/server/bridge-server.ts) makes only these.
- */
-export type BridgeServices = Pick<
-  AppServices,
-  "env" | "db" | "jobs" | "signingSecret" | "voiceModel" | "telephony" | "publicOrigin" | "callPurposes"
->;
-
-/**
  * The call's media-stream URL, as Twilio is given it in the TwiML and as it signs the handshake:
  * MEDIA_STREAM_ORIGIN (a bridge process of its own) when set, else this server's public origin.
  */
@@ -75,13 +51,6 @@ export function mediaStreamUrl(services: Pick<AppServices, "env" | "publicOrigin
   const origin = services.env.MEDIA_STREAM_ORIGIN ? new URL(services.env.MEDIA_STREAM_ORIGIN).origin : services.publicOrigin();
   return `${origin.replace(/^http/, "ws")}/media-stream/${callId}`;
 }
-
-/**
- * The call's agent, from its purpose as registered at start-up. The agents and their tools read
- * the settings and the database and queue jobs, which the bridge process has.
- */
-const agentForCall = async (services: BridgeServices, call: Call) =>
-  withPurposeTools(call.purpose, await services.callPurposes[call.purpose].agent(services as AppServices, call));
 
 /**
  * The longest a caller waits for the agent's voice: from the stream's start to the first words,
@@ -120,123 +89,6 @@ export function streamLimits(env: Pick<AppServices["env"], "AGENT_SILENCE_SECOND
 export const CLOSE_REFUSED = 4403;
 export const CLOSE_MODEL_UNAVAILABLE = 4503;
 
-/** The session configuration and the greeting request: the first events of every call's realtime session. */
-function sessionSetup(agent: Agent, audio: CallAudio) {
-  return [
-    {
-      type: "session.update",
-      session: {
-        type: "realtime",
-        output_modalities: ["audio"],
-        instructions: agent.instructions,
-        audio: {
-          input: {
-            format: audio.format,
-            turn_detection: { type: "server_vad" },
-            transcription: { model: "gpt-4o-mini-transcribe" },
-          },
-          output: {
-            format: audio.format,
-            voice: agent.voice,
-            ...(agent.speed && agent.speed !== 1 ? { speed: Math.min(1.5, Math.max(0.25, agent.speed)) } : {}),
-          },
-        },
-        tools: agent.tools.map(({ name, description, parameters }) => ({ type: "function", name, description, parameters })),
-        tool_choice: "auto",
-      },
-    },
-    { type: "response.create", response: { instructions: agent.greeting } },
-  ];
-}
-
-export interface PreparedSession {
-  socket: WebSocket;
-  agent: Agent;
-  /** The model's events so far, for the bridge to play through once the stream is there. */
-  events: WebSocket.RawData[];
-}
-
-/**
- * Realtime sessions opened while Twilio fetched a call's TwiML, until its media stream takes them
- * (this process only), by database (a call's id names it in its own database: two apps in one
- * process never take each other's). The entry exists from the first moment, so a stream arriving
- * while the session is still connecting waits for it rather than opening a second one.
- */
-type PreparedEntry = { ready: Promise<PreparedSession | null>; expiry: NodeJS.Timeout };
-const preparedByDatabase = perKey((_db: BridgeServices["db"]) => new Map<number, PreparedEntry>());
-const preparedSessions = (services: Pick<BridgeServices, "db">) => preparedByDatabase(services.db);
-
-/**
- * Fast first words: the realtime session is opened, configured and asked for the greeting when
- * Twilio requests the call's TwiML, so the greeting is being generated while the media stream
- * connects. A session no stream claims within `ttlMs` is closed. Never throws.
- */
-export function prepareVoiceSession(services: BridgeServices, call: Call, ttlMs: number) {
-  const sessions = preparedSessions(services);
-  if (!services.voiceModel.configured || sessions.has(call.id)) return;
-  const ready = (async (): Promise<PreparedSession | null> => {
-    const agent = await agentForCall(services, call);
-    const socket = services.voiceModel.openSession();
-    const prepared: PreparedSession = { socket, agent, events: [] };
-    socket.on("message", (data) => prepared.events.push(data));
-    await new Promise<void>((resolve, reject) => {
-      socket.once("open", resolve);
-      socket.once("error", reject);
-      socket.once("close", () => reject(new Error("closed before it opened")));
-    });
-    for (const event of sessionSetup(agent, PHONE_AUDIO)) socket.send(JSON.stringify(event));
-    return prepared;
-  })().catch(() => null);
-  const expiry = setTimeout(
-    () => void takePreparedSession(services, call.id).then((prepared) => prepared?.socket.close(1000, "not claimed")),
-    ttlMs,
-  );
-  sessions.set(call.id, { ready, expiry });
-}
-
-/** The call's prepared session once it is open (null if there is none, or it failed); it is no longer kept. */
-async function takePreparedSession(services: Pick<BridgeServices, "db">, callId: number) {
-  const sessions = preparedSessions(services);
-  const entry = sessions.get(callId);
-  if (!entry) return null;
-  sessions.delete(callId);
-  clearTimeout(entry.expiry);
-  return entry.ready;
-}
-
-/**
- * The caller's side of a bridged call: a phone call's media stream (Twilio), or a browser's, which
- * speaks the same messages. The bridge relays the audio and runs the conversation; the leg knows
- * where the call is kept and what its end means.
- */
-export interface CallerLeg {
-  /** Names the call in the logs: "call 12", "web call 3". */
-  label: string;
-  audio: CallAudio;
-  /**
-   * Checks the stream's "start" message: null refuses the stream. Otherwise the call's agent (made
-   * only when no session was opened in advance) and that session, if the leg has one.
-   */
-  begin(message: TwilioMessage): Promise<{ agent(): Promise<Agent>; prepared(): Promise<PreparedSession | null> } | null>;
-  /** Writes what happened on the call (each once). */
-  record(moment: CallMoment): Promise<void>;
-  /** Keeps a line of the conversation. */
-  transcript(role: "caller" | "agent", text: string): Promise<void>;
-  /** The fixed safety text to read when the caller's words sound like a crisis and this call answers them; else null. */
-  crisisScript(text: string): string | null;
-  /** Marks the call for review. */
-  flag(reason: string): Promise<void>;
-  /** Once the session is configured: the call's own timers (the empathy call's last minute, a time limit). */
-  sessionStarted(controls: { requestResponse(response: object): void; hangUp(): Promise<void> }): NodeJS.Timeout[];
-  /** The call ends (both sockets are closed): the provider hangs up, the record is closed. Never rejects. */
-  hangUp(): Promise<void>;
-  /** Keeps the call's quality (ADR 0033): the first words as soon as known, the rest when it ends. None for a browser. */
-  quality?: {
-    firstWords(streamStartedAt: Date, firstAudioAt: Date): Promise<void>;
-    ended(report: QualityReport): Promise<void>;
-  };
-}
-
 /** The quality writes not yet done, for a server that shuts down to wait for (ADR 0033). */
 const qualityWrites = new Set<Promise<unknown>>();
 function keepWriting(write: Promise<unknown>) {
@@ -262,67 +114,6 @@ const bridgedCalls = perKey((_voiceModel: BridgeServices["voiceModel"]) => new S
  */
 export async function endBridgedCalls(services: Pick<BridgeServices, "voiceModel">) {
   await Promise.all([...bridgedCalls(services.voiceModel)].map((end) => end()));
-}
-
-/** Within this of its time limit, a call Twilio ends was ended by the limit (Twilio's clock starts at the answer, a little before the stream). */
-const TIME_LIMIT_SLACK_MS = 2_000;
-
-/** A phone call's leg: Twilio's media stream, the call kept in `calls`. */
-function phoneLeg(services: BridgeServices, callId: number, log: (message: string) => void): CallerLeg {
-  let call: Call | null = null;
-  return {
-    label: `call ${callId}`,
-    audio: PHONE_AUDIO,
-    async begin(message) {
-      const token = message.start?.customParameters?.token ?? "";
-      if (!token || !(await consumeStreamToken(services.db, callId, token))) {
-        log(`media stream for call ${callId} refused: bad or used token`);
-        return null;
-      }
-      call = await findCall(services.db, callId);
-      if (!call) return null;
-      const found = call;
-      return {
-        agent: () => agentForCall(services, found),
-        // The session opened when Twilio asked for the TwiML is taken over: its greeting is on its way.
-        prepared: () => takePreparedSession(services, callId),
-      };
-    },
-    record: (moment) => markCallMoment(services.db, callId, moment),
-    transcript: (role, text) => appendTranscript(services.db, callId, [{ role, text: redact(text), at: new Date().toISOString() }]),
-    crisisScript(text) {
-      const crisis = call && services.callPurposes[call.purpose].crisis;
-      return call && crisis && soundsLikeCrisis(text) ? crisisScript(call.language, crisis.callerNumber(call)) : null;
-    },
-    flag: (reason) => flagCall(services.db, callId, reason),
-    sessionStarted({ requestResponse, hangUp }) {
-      if (!call) return [];
-      const cues = services.callPurposes[call.purpose].cues?.(call) ?? [];
-      const timers = cues.map(({ afterSeconds, instructions }) =>
-        setTimeout(() => requestResponse({ instructions }), Math.max(0, afterSeconds) * 1000),
-      );
-      // A call someone made to us has no time limit at the provider (it is set on a dial): the
-      // bridge keeps it and ends the call there.
-      if (call.direction === "inbound") timers.push(setTimeout(() => void hangUp(), call.timeLimitSeconds * 1000));
-      return timers;
-    },
-    quality: {
-      firstWords: (streamStartedAt, firstAudioAt) => recordFirstWords(services.db, callId, streamStartedAt, firstAudioAt),
-      ended(report) {
-        const elapsed = report.endedAt.getTime() - report.streamStartedAt.getTime();
-        const limited = report.endedBy === "caller_hung_up" && call && elapsed >= call.timeLimitSeconds * 1000 - TIME_LIMIT_SLACK_MS;
-        return recordCallEnd(services.db, callId, limited ? { ...report, endedBy: "time_limit" } : report);
-      },
-    },
-    async hangUp() {
-      const providerCallId = call?.providerCallId;
-      if (providerCallId) {
-        await services.telephony
-          .hangUp(providerCallId)
-          .catch((error) => log(`call ${callId}: hang-up failed: ${(error as Error).message}`));
-      }
-    },
-  };
 }
 
 /**
@@ -708,26 +499,11 @@ export function bridgeCall(
   }
 
   async function runTool(callIdOfTool: string, name: string, rawArguments: string) {
-    let output: string;
-    let toolTimer: NodeJS.Timeout | undefined;
     // The tool has its own time limit; the wait for the agent's voice starts again once it answered.
     agentOwesNothing();
     stallAnswered();
-    try {
-      const args = rawArguments ? (JSON.parse(rawArguments) as Record<string, unknown>) : {};
-      const admitted = admitToolCall(agent!, name, args);
-      if (admitted.refused) quality.toolRefused(name, admitted.refused);
-      output = await Promise.race([
-        admitted.refused ? admitted.output : admitted.tool.run(args),
-        new Promise<string>((_, reject) => {
-          toolTimer = setTimeout(() => reject(new Error("timed out")), TOOL_TIMEOUT_MS);
-        }),
-      ]);
-    } catch (error) {
-      output = `The action failed (${(error as Error).message}). Apologise briefly and continue.`;
-    } finally {
-      clearTimeout(toolTimer);
-    }
+    const { output, refused } = await runAgentTool(agent!, name, rawArguments);
+    if (refused) quality.toolRefused(name, refused);
     sendModel(toolOutputEvent(callIdOfTool, output));
     // After a crisis the agent stays: the caller is never hung up on.
     if (name === END_CALL && !state.crisisHandled) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mulawSilence, mulawSpeech } from "../../tests/fakes/openai-realtime/audio";
 import { CallerVoice } from "./caller-voice";
-import { PHONE_AUDIO, BROWSER_AUDIO } from "./bridge.server";
+import { PHONE_AUDIO, BROWSER_AUDIO } from "./model-session.server";
 
 /** 20 ms frames of μ-law audio, base64, as Twilio's stream carries them. */
 const frames = (audio: Buffer) =>

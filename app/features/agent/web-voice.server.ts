@@ -1,7 +1,9 @@
 import { log as logger } from "~/platform/observability/log.server";
 import type WebSocket from "ws";
 import { appendWebCallMessages, findWebCall, type WebCall } from "#models/web-calls";
-import { BROWSER_AUDIO, bridgeCall, streamLimits, type BridgeServices, type CallerLeg } from "~/voice/bridge.server";
+import { bridgeCall, streamLimits } from "~/voice/bridge.server";
+import { BROWSER_AUDIO, type BridgeServices } from "~/voice/model-session.server";
+import type { CallerLeg } from "~/voice/phone-leg.server";
 import { withPurposeTools, type Agent } from "~/voice/agents.server";
 import { dataSection } from "~/voice/data-section";
 import { customerServiceAgent } from "./customer-service-agent.server";
