@@ -8,9 +8,12 @@ import { nonceContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { errorFields, log } from "~/platform/observability/log.server";
 import { pageHydrates } from "~/ui/shell/shell";
+import { wholeResponse } from "~/platform/http/whole-body.server";
 import { PageHydratesContext } from "~/ui/link";
 
 export const streamTimeout = 5_000;
+
+const utf8 = new TextEncoder();
 
 /**
  * Logs what went wrong on the server. A client's mistake answered with a 4xx (a POST to a page
@@ -56,7 +59,7 @@ export default function handleRequest(
     // <Scripts> anyway would lack its hydration data, which only the stream below carries.
     if (routerContext.renderMeta?.didRenderScripts) throw new Error("a page without React rendered <Scripts>");
     responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-    return new Response(`<!DOCTYPE html>${html}`, { headers: responseHeaders, status: responseStatusCode });
+    return wholeResponse(utf8.encode(`<!DOCTYPE html>${html}`), { headers: responseHeaders, status: responseStatusCode });
   }
 
   return new Promise<Response>((resolve, reject) => {
@@ -83,7 +86,7 @@ export default function handleRequest(
           final(callback) {
             clearTimeout(timeout);
             responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-            resolve(new Response(Buffer.concat(chunks), { headers: responseHeaders, status }));
+            resolve(wholeResponse(Buffer.concat(chunks), { headers: responseHeaders, status }));
             callback();
           },
         });
