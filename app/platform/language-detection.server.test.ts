@@ -14,7 +14,10 @@ const options: Detection = {
 };
 
 /** remix-i18next's own choice, through its middleware. */
-const [theirMiddleware, theirLocale] = createI18nextMiddleware({ detection: options, i18next: { initAsync: false, resources: {} } });
+const [theirMiddleware, theirLocale] = createI18nextMiddleware({
+  detection: { ...options, supportedLanguages: [...options.supportedLanguages], order: [...options.order] },
+  i18next: { initAsync: false, resources: {} },
+});
 async function theirs(request: Request, url: URL) {
   const context = new RouterContextProvider();
   await theirMiddleware({ request, url, context, params: {}, pattern: "/" } as never, (async () => new Response("")) as never);

@@ -6,9 +6,9 @@
  * still carries them as its body, so whatever reads it the ordinary way (or wraps it in another
  * Response, which this does not know) gets the same page.
  */
-const bodies = new WeakMap<Response, Uint8Array>();
+const bodies = new WeakMap<Response, Uint8Array<ArrayBuffer>>();
 
-export function wholeResponse(body: Uint8Array, init: ResponseInit): Response {
+export function wholeResponse(body: Uint8Array<ArrayBuffer>, init: ResponseInit): Response {
   const response = new Response(body, init);
   bodies.set(response, body);
   return response;
