@@ -8,8 +8,12 @@ import { nonceContext } from "~/platform/context";
 import { getI18n } from "~/platform/i18n.server";
 import { errorFields, log } from "~/platform/observability/log.server";
 import { pageHydrates } from "~/ui/shell/shell";
+import { wholeResponse } from "~/platform/http/whole-body.server";
+import { PageHydratesContext } from "~/ui/link";
 
 export const streamTimeout = 5_000;
+
+const utf8 = new TextEncoder();
 
 /**
  * Logs what went wrong on the server. A client's mistake answered with a 4xx (a POST to a page
@@ -33,10 +37,12 @@ export default function handleRequest(
   }
   const nonce = loadContext.get(nonceContext);
   const i18n = getI18n(loadContext);
-  const pageWith = (context: EntryContext) => (
+  const pageWith = (context: EntryContext, hydrates = true) => (
     <NonceProvider value={nonce}>
       <I18nextProvider i18n={i18n}>
-        <ServerRouter context={context} url={request.url} nonce={nonce} />
+        <PageHydratesContext value={hydrates}>
+          <ServerRouter context={context} url={request.url} nonce={nonce} />
+        </PageHydratesContext>
       </I18nextProvider>
     </NonceProvider>
   );
@@ -45,14 +51,15 @@ export default function handleRequest(
   // waits: no hydration data to stream (React Router's StreamTransfer renders nothing without
   // <Scripts>) and no Suspense of the app's own. It is rendered to one string, as the bench's
   // floor is: React's streaming renderer copies every chunk into bytes as it goes and asked a
-  // fifth of such a page's render for it. The same HTML either way.
+  // fifth of such a page's render for it. The same HTML either way. Its links are written as plain
+  // anchors (app/ui/link.tsx).
   if (!pageHydrates(routeMatchesOf(routerContext))) {
-    const html = renderToString(pageWith(withPageRoutes(routerContext)));
+    const html = renderToString(pageWith(withPageRoutes(routerContext), false));
     // The rule above is the one the page's <Layout> follows (usePageHydrates): a page that rendered
     // <Scripts> anyway would lack its hydration data, which only the stream below carries.
     if (routerContext.renderMeta?.didRenderScripts) throw new Error("a page without React rendered <Scripts>");
     responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-    return new Response(`<!DOCTYPE html>${html}`, { headers: responseHeaders, status: responseStatusCode });
+    return wholeResponse(utf8.encode(`<!DOCTYPE html>${html}`), { headers: responseHeaders, status: responseStatusCode });
   }
 
   return new Promise<Response>((resolve, reject) => {
@@ -79,7 +86,7 @@ export default function handleRequest(
           final(callback) {
             clearTimeout(timeout);
             responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-            resolve(new Response(Buffer.concat(chunks), { headers: responseHeaders, status }));
+            resolve(wholeResponse(Buffer.concat(chunks), { headers: responseHeaders, status }));
             callback();
           },
         });

@@ -41,19 +41,40 @@ export function formatWhen(instant: Date | number | string, timeZone: string, lo
   return formatter(locale, timeZone, style).format(new Date(instant));
 }
 
+/**
+ * Calendar dates, months and weekdays as written, by locale, style and value: the same for every
+ * page, and a booking calendar asks for about 90 of them on every render (a month table of the
+ * date and time steps spent half its time formatting them again). A few languages and a
+ * window of days at a time: the bound is only against an unending stream of odd locales.
+ */
+const written = new Map<string, string>();
+const MAX_WRITTEN = 10_000;
+
+function remembered(key: string, write: () => string) {
+  let text = written.get(key);
+  if (text === undefined) {
+    text = write();
+    if (written.size >= MAX_WRITTEN) written.clear();
+    written.set(key, text);
+  }
+  return text;
+}
+
 /** A calendar date ("2026-12-24") as the page's language writes it. */
 export function formatLocalDate(date: string, locale: string, style: "date" | "day" = "date") {
-  return formatter(locale, "UTC", style).format(new Date(`${date}T12:00:00Z`));
+  return remembered(`${locale}|${style}|${date}`, () => formatter(locale, "UTC", style).format(new Date(`${date}T12:00:00Z`)));
 }
 
 /** A month ("2026-03") as the page's language names it ("March 2026", "mars 2026"). */
 export function formatMonth(month: string, locale: string) {
-  return formatter(locale, "UTC", "month").format(new Date(`${month}-15T12:00:00Z`));
+  return remembered(`${locale}|month|${month}`, () => formatter(locale, "UTC", "month").format(new Date(`${month}-15T12:00:00Z`)));
 }
 
 /** A weekday's name (0 is Sunday) in the page's language, in full or abbreviated. */
 export function weekdayName(weekday: number, locale: string, style: "long" | "short" = "long") {
-  return formatter(locale, "UTC", style === "long" ? "weekday" : "weekdayShort").format(new Date(Date.UTC(2024, 0, 7 + weekday, 12)));
+  return remembered(`${locale}|${style}|${weekday}`, () =>
+    formatter(locale, "UTC", style === "long" ? "weekday" : "weekdayShort").format(new Date(Date.UTC(2024, 0, 7 + weekday, 12))),
+  );
 }
 
 const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();

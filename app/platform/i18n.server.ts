@@ -1,33 +1,29 @@
 import { createInstance, type i18n as I18n, type TFunction } from "i18next";
 import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
-import { createI18nextMiddleware } from "remix-i18next";
 import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages, type Language } from "~/i18n";
 import { resources } from "~/locales/all.server";
 import { localeCookie } from "~/platform/http/cookies.server";
+import { languageDetector } from "~/platform/language-detection.server";
 
 /**
  * Language from ?lng=, then the cookie the switcher sets, then the page's own (ARABIC_FIRST), then
- * Accept-Language. Only remix-i18next's detection is used: version 8 no longer offers its detector
- * alone, and its middleware also makes an i18next instance per request, which is dropped here
- * (initialised at once, without texts: with i18next's default `initAsync` each request waited for a
- * timer, about 1 ms). The page gets the shared instance of its language instead, since the render's
+ * Accept-Language: remix-i18next's detection (language-detection.server.ts), without its
+ * middleware, which also made an i18next instance per request (about 45 µs of CPU) that was
+ * dropped here. The page gets the shared instance of its language instead, since the render's
  * caches are kept per instance (ui/translation.ts remembers each text, features/booking/schemas.ts
- * each schema): with an instance per request they would start empty on every page. The dropped
- * instance still costs about 45 µs of CPU a request (60 µs for the middleware, 15 µs for
- * remix-i18next 7's detector alone; 2026-12-02, best of five runs on a loaded 2-core machine).
+ * each schema): with an instance per request they would start empty on every page.
  */
-const [detectingMiddleware, detectedLocale] = createI18nextMiddleware({
-  detection: {
-    supportedLanguages: [...supportedLanguages],
-    fallbackLanguage,
-    cookie: localeCookie,
-    order: ["searchParams", "cookie", "custom", "header"],
-    // `url`, not `request.url`: React Router 8 hands loaders and middleware the raw request,
-    // whose path ends in ".data" when the page is asked for its data.
-    findLocale: async ({ url }) => (ARABIC_FIRST.has(url.pathname) ? "ar" : null),
-  },
-  i18next: { initAsync: false, resources: {} },
+const detectLanguage = languageDetector({
+  supportedLanguages: [...supportedLanguages],
+  fallbackLanguage,
+  cookie: localeCookie,
+  order: ["searchParams", "cookie", "custom", "header"],
+  // `url`, not `request.url`: React Router 8 hands loaders and middleware the raw request,
+  // whose path ends in ".data" when the page is asked for its data.
+  findLocale: async ({ url }) => (ARABIC_FIRST.has(url.pathname) ? "ar" : null),
 });
+
+const localeContext = createContext<string | null>(null);
 
 /**
  * One initialised i18next instance per language, made once and shared by every request in that
@@ -50,11 +46,11 @@ const i18nContext = createContext<I18n | null>(null);
 /** The Saudi agent's hub is an Arabic page (DESIGN.md section 3) unless the visitor chose a language. */
 const ARABIC_FIRST = new Set(["/call"]);
 
-export const i18nextMiddleware: MiddlewareFunction<Response> = (args, next) =>
-  detectingMiddleware({ ...args, request: withShortAcceptLanguage(args.request) }, async () => {
-    args.context.set(i18nContext, await instanceFor(getLocale(args.context)));
-    return next();
-  });
+export const i18nextMiddleware: MiddlewareFunction<Response> = async ({ request, url, context }, next) => {
+  context.set(localeContext, await detectLanguage({ request: withShortAcceptLanguage(request), url }));
+  context.set(i18nContext, await instanceFor(getLocale(context)));
+  return next();
+};
 
 /** Browsers send a few dozen characters; what the detector reads is cut to whole tags within this. */
 const MAX_ACCEPT_LANGUAGE = 256;
@@ -74,7 +70,7 @@ function withShortAcceptLanguage(request: Request) {
 }
 
 export function getLocale(context: Readonly<RouterContextProvider>): Language {
-  const locale = detectedLocale(context);
+  const locale = context.get(localeContext);
   return isLanguage(locale) ? locale : fallbackLanguage;
 }
 

@@ -1,5 +1,6 @@
 import type { TFunction } from "i18next";
-import { Link, useLocation } from "react-router";
+import { useLocation } from "react-router";
+import { Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 
 /** The page a list is asked for (`?page=N`): 1 when missing or nonsense, at most 100,000. */

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
-import { Link, useRevalidator } from "react-router";
+import { useRevalidator } from "react-router";
+import { Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { ChartCard } from "./charts";
 import { QualityDays } from "./quality-days";

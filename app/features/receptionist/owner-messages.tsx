@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "~/ui/link";
 import { Ltr } from "~/ui/bidi";
 import { linkClass } from "~/ui/form/button";
 import { useTranslation } from "~/ui/translation";

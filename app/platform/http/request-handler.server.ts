@@ -6,6 +6,7 @@ import { bufferedBody } from "~/platform/http/request-limits.server";
 import { csrfTokenContext } from "~/platform/context";
 import type { PageCache } from "~/platform/http/page-cache.server";
 import { compressBody, compressesWhole } from "~/platform/http/compress.server";
+import { bodyBytes } from "~/platform/http/whole-body.server";
 
 // The same react-router module (loaded with require) whose RouterContextProvider http.server.ts
 // builds the context from: under some loaders (vitest) a static import would be another copy.
@@ -155,7 +156,7 @@ async function send(req: express.Request, res: express.Response, response: Respo
     return;
   }
   if (compressesWhole(response)) {
-    const body = Buffer.from(await response.arrayBuffer());
+    const body = await bodyBytes(response);
     const { encoding, bytes } = compressBody(body, req.headers["accept-encoding"]);
     if (res.destroyed || res.writableEnded) return;
     res.vary("Accept-Encoding");

@@ -9,7 +9,7 @@ import { BookingPage } from "~/features/booking/booking-page";
 import { contactSchema } from "~/features/booking/schemas";
 import { formatPhone } from "~/platform/phone.server";
 import { zonedTimeToUtc } from "~/lib/zoned-time";
-import { formatLocalDate, formatWhen, viewChoiceOf, zoneName, zoneOptions } from "~/lib/when";
+import { formatLocalDate, formatWhen, viewChoiceOf, zoneName } from "~/lib/when";
 import { parseTimeOfDay } from "~/lib/time";
 import {
   bookableBusiness,
@@ -210,7 +210,6 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
       day: formatLocalDate(date, locale, "day"),
       // The month beside the times on a wide screen.
       days: windowDates.map((d) => ({ date: d, count: counts.get(d) ?? 0 })),
-      zoneOptions: zoneOptions(locale, [business.timeZone, zone]),
       slots,
       timeError: time ? t("book.timeUnavailable") : null,
     };

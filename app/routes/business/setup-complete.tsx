@@ -1,5 +1,6 @@
 import { useState } from "react";
-import { Link, redirect } from "react-router";
+import { redirect } from "react-router";
+import { Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/setup-complete";
 import { CopyButton } from "~/ui/form/copy-button";

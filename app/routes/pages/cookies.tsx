@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "~/ui/link";
 import type { Route } from "./+types/cookies";
 import { StaticPage, Section, formatLastUpdated } from "~/ui/shell/static-page";
 import { linkClass } from "~/ui/form/button";

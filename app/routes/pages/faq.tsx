@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { Link } from "react-router";
+import { Link } from "~/ui/link";
 import type { Route } from "./+types/faq";
 import { CrisisNotice } from "~/ui/crisis-notice";
 import { StaticPage, Section } from "~/ui/shell/static-page";

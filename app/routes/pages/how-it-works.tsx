@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "~/ui/link";
 import type { Route } from "./+types/how-it-works";
 import { CrisisNotice } from "~/ui/crisis-notice";
 import { ListeningIllustration } from "~/ui/illustrations";

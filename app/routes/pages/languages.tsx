@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "~/ui/link";
 import type { Route } from "./+types/languages";
 import { StaticPage, Section } from "~/ui/shell/static-page";
 import { callLanguages } from "~/lib/languages";

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { Link } from "react-router";
+import { Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { Ltr } from "~/ui/bidi";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
-import { Link, NavLink, useLocation } from "react-router";
+import { useLocation } from "react-router";
+import { Link, NavLink } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { Icon } from "~/ui/icons";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";

@@ -1,0 +1,126 @@
+import { createContext, useContext, type Ref } from "react";
+import {
+  Link as RouterLink,
+  NavLink as RouterNavLink,
+  UNSAFE_NavigationContext as NavigationContext,
+  useLocation,
+  type LinkProps,
+  type NavLinkProps,
+} from "react-router";
+
+/**
+ * Whether the page being rendered loads React in the browser. Only the server's render of a page
+ * that does not (ADR 0016; app/entry.server.tsx) says false: its links are never clicked through
+ * React Router, so each is written as the plain <a> React Router would write.
+ */
+export const PageHydratesContext = createContext(true);
+
+/**
+ * React Router's <Link>, the same markup for less work on a page that loads no React: there it
+ * is only its <a>, whose address is the link's own when that is a plain absolute path. React
+ * Router resolves every link's path against the matched routes (a tenth of a public page's
+ * render in a profile) and sets up click and prefetch handlers that a page without React never
+ * runs. Anything else (a relative path, an object, prefetching, a mask) goes to React Router's.
+ */
+export function Link({ ref, ...props }: LinkProps & { ref?: Ref<HTMLAnchorElement> }) {
+  const hydrates = useContext(PageHydratesContext);
+  const { basename } = useContext(NavigationContext);
+  if (hydrates || basename !== "/" || !isPlain(props)) return <RouterLink ref={ref} {...props} />;
+  return plainAnchor(props);
+}
+
+/**
+ * React Router's <NavLink> (the current page's link marked `aria-current="page"` and given its
+ * active look), written as a plain <a> on a page that loads no React, as `Link` is.
+ */
+export function NavLink({ ref, ...props }: NavLinkProps & { ref?: Ref<HTMLAnchorElement> }) {
+  const hydrates = useContext(PageHydratesContext);
+  const { basename } = useContext(NavigationContext);
+  const location = useLocation();
+  if (hydrates || basename !== "/" || !isPlain(props)) return <RouterNavLink ref={ref} {...props} />;
+  const {
+    "aria-current": ariaCurrentProp = "page",
+    caseSensitive = false,
+    className: classNameProp = "",
+    end = false,
+    style: styleProp,
+    to,
+    viewTransition,
+    children,
+    ...rest
+  } = props;
+  // React Router's rule, on the server (nothing is pending or in transition there).
+  const path = pathOf(to as string);
+  const toPathname = caseSensitive ? path : path.toLowerCase();
+  const locationPathname = caseSensitive ? location.pathname : location.pathname.toLowerCase();
+  const endSlashPosition = toPathname !== "/" && toPathname.endsWith("/") ? toPathname.length - 1 : toPathname.length;
+  const isActive =
+    locationPathname === toPathname ||
+    (!end && locationPathname.startsWith(toPathname) && locationPathname.charAt(endSlashPosition) === "/");
+  const renderProps = { isActive, isPending: false, isTransitioning: false };
+  const className =
+    typeof classNameProp === "function"
+      ? classNameProp(renderProps)
+      : [classNameProp, isActive ? "active" : null].filter(Boolean).join(" ");
+  // The attributes in React Router's order: NavLink's own, then what its Link adds.
+  return plainAnchor({
+    ...rest,
+    "aria-current": isActive ? ariaCurrentProp : undefined,
+    className,
+    style: typeof styleProp === "function" ? styleProp(renderProps) : styleProp,
+    to,
+    viewTransition,
+    children: typeof children === "function" ? children(renderProps) : children,
+  });
+}
+
+/**
+ * A path React Router would write unchanged: absolute, without "." or ".." segments, doubled or
+ * back slashes, characters a URL escapes, or an empty "?" or "#" (which it drops).
+ */
+const PLAIN_PATH = /^(?:\/[\w\-~!$&'()*+,;=:@.]+)*\/?$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
+function isPlain({ to, prefetch, mask }: Pick<LinkProps, "to" | "prefetch" | "mask">) {
+  if (typeof to !== "string" || (prefetch !== undefined && prefetch !== "none") || mask !== undefined) return false;
+  const { path, search, hash } = parts(to);
+  return path.startsWith("/") && PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) && search !== "?" && hash !== "#";
+}
+
+function parts(to: string) {
+  const hashAt = to.indexOf("#");
+  const beforeHash = hashAt < 0 ? to : to.slice(0, hashAt);
+  const searchAt = beforeHash.indexOf("?");
+  return {
+    path: searchAt < 0 ? beforeHash : beforeHash.slice(0, searchAt),
+    search: searchAt < 0 ? "" : beforeHash.slice(searchAt),
+    hash: hashAt < 0 ? "" : to.slice(hashAt),
+  };
+}
+
+const pathOf = (to: string) => parts(to).path;
+
+/** The <a> React Router's Link renders on the server for a plain path: its props in its order. */
+function plainAnchor({
+  to,
+  discover = "render",
+  prefetch: _prefetch,
+  relative: _relative,
+  reloadDocument: _reloadDocument,
+  replace: _replace,
+  mask: _mask,
+  state: _state,
+  target,
+  preventScrollReset: _preventScrollReset,
+  viewTransition: _viewTransition,
+  defaultShouldRevalidate: _defaultShouldRevalidate,
+  onClick: _onClick,
+  children,
+  ...rest
+}: LinkProps) {
+  return (
+    <a {...rest} href={to as string} target={target} data-discover={discover === "render" ? "true" : undefined}>
+      {children}
+    </a>
+  );
+}
