@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { newBookingReference, parseBookingReference } from "./booking-reference";
+import { preparedPerDb } from "./prepared";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
 import { bookings, businesses, businessServices, calendarBusy, calls, replacedManageLinks, type CallOrigin } from "./schema";
@@ -457,6 +458,27 @@ const ownerListColumns = {
 /** A booking as the owner's list reads it (ownerListColumns). */
 export type ListedBooking = Pick<Booking, keyof typeof ownerListColumns>;
 
+const ownerFilters: OwnerBookingFilter[] = ["upcoming", "attention", "cancelled", "past"];
+
+/** One prepared statement per filter, built once (models/prepared.ts). */
+function perFilter<Q>(build: (db: Db, filter: OwnerBookingFilter) => Q) {
+  const prepared = new Map(ownerFilters.map((filter) => [filter, preparedPerDb((db) => build(db, filter))]));
+  return (db: Db, filter: OwnerBookingFilter) => prepared.get(filter)!(db);
+}
+
+const ownerListQuery = perFilter((db, filter) =>
+  db
+    .select({ booking: ownerListColumns, serviceName: businessServices.name })
+    .from(bookings)
+    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
+    .where(ownerFilter(filter))
+    // The id breaks ties between bookings at one time, so no booking shows on two pages or none.
+    .orderBy(...(filter === "past" ? [desc(bookings.startsAt), desc(bookings.id)] : [asc(bookings.startsAt), asc(bookings.id)]))
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare(`owner_bookings_${filter}`),
+);
+
 export async function listOwnerBookings(
   db: Db,
   businessId: number,
@@ -464,42 +486,7 @@ export async function listOwnerBookings(
   page: { limit: number; offset: number },
   now = new Date(),
 ) {
-  // The id breaks ties between bookings at one time, so no booking shows on two pages or none.
-  const order = filter === "past" ? [desc(bookings.startsAt), desc(bookings.id)] : [asc(bookings.startsAt), asc(bookings.id)];
-  return db
-    .select({ booking: ownerListColumns, serviceName: businessServices.name })
-    .from(bookings)
-    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
-    .where(ownerFilter(businessId, filter, now))
-    .orderBy(...order)
-    .limit(page.limit)
-    .offset(page.offset);
-}
-
-/**
- * How many bookings the owner's list holds (`total`) and how many of the upcoming ones need
- * attention (the badge beside the tabs). For the upcoming list, one pass over its bookings gives both.
- */
-export async function countOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date()) {
-  const attention = sql<number>`count(*) filter (where ${needsAttention})`.mapWith(Number);
-  if (filter === "past" || filter === "cancelled") {
-    const [[past], [upcoming]] = await Promise.all([
-      db
-        .select({ count: count() })
-        .from(bookings)
-        .where(ownerFilter(businessId, filter, now)),
-      db
-        .select({ attention })
-        .from(bookings)
-        .where(ownerFilter(businessId, "upcoming", now)),
-    ]);
-    return { total: past?.count ?? 0, attention: upcoming?.attention ?? 0 };
-  }
-  const [row] = await db
-    .select({ upcoming: count(), attention })
-    .from(bookings)
-    .where(ownerFilter(businessId, "upcoming", now));
-  return { total: (filter === "attention" ? row?.attention : row?.upcoming) ?? 0, attention: row?.attention ?? 0 };
+  return ownerListQuery(db, filter).execute({ ...ownerFilterValues(businessId, now), ...page });
 }
 
 /** An upcoming booking the owner should look at: a time the customer asked to change, a customer not reached, or one nobody is calling. */
@@ -509,18 +496,55 @@ const needsAttention = or(
   and(eq(bookings.status, "pending"), notInArray(bookings.callState, CALL_STATES_IN_PROGRESS)),
 )!;
 
-function ownerFilter(businessId: number, filter: OwnerBookingFilter, now: Date) {
+const ownerCountQuery = perFilter((db, filter) =>
+  db
+    .select({
+      total: count(),
+      // Only the upcoming list's is shown (on the attention tab); the others' would be a wasted pass.
+      attention: filter === "upcoming" ? sql<number>`count(*) filter (where ${needsAttention})`.mapWith(Number) : sql<number>`0`,
+    })
+    .from(bookings)
+    .where(ownerFilter(filter))
+    .prepare(`owner_bookings_count_${filter}`),
+);
+
+/**
+ * How many bookings the owner's list holds (`total`) and how many of the upcoming ones need
+ * attention (the badge beside the tabs). For the upcoming list, one pass over its bookings gives both.
+ */
+export async function countOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date()) {
+  const values = ownerFilterValues(businessId, now);
+  if (filter === "past" || filter === "cancelled") {
+    const [[list], [upcoming]] = await Promise.all([
+      ownerCountQuery(db, filter).execute(values),
+      ownerCountQuery(db, "upcoming").execute(values),
+    ]);
+    return { total: list?.total ?? 0, attention: upcoming?.attention ?? 0 };
+  }
+  const [row] = await ownerCountQuery(db, "upcoming").execute(values);
+  return { total: (filter === "attention" ? row?.attention : row?.total) ?? 0, attention: row?.attention ?? 0 };
+}
+
+/** The values of ownerFilter's placeholders. */
+function ownerFilterValues(businessId: number, now: Date) {
+  return { businessId, now: now.toISOString(), startsAfter: new Date(now.getTime() - LONGEST_BOOKING_MS).toISOString() };
+}
+
+/** Which bookings a filter's list holds, with placeholders for the business and the time (ownerFilterValues). */
+function ownerFilter(filter: OwnerBookingFilter) {
+  const business = eq(bookings.businessId, sql.placeholder("businessId"));
+  const now = sql.placeholder("now");
   // A no-show is past from the moment it is marked, though its time may not be over yet.
-  if (filter === "past") return and(eq(bookings.businessId, businessId), or(lte(bookings.endsAt, now), eq(bookings.status, "no_show")));
+  if (filter === "past") return and(business, or(lte(bookings.endsAt, now), eq(bookings.status, "no_show")));
   const notOver = and(
     gt(bookings.endsAt, now),
     ne(bookings.status, "no_show"),
     // Implied by the end (no booking lasts a day), and lets the (business_id, starts_at) index
     // start at today instead of reading the business's whole history.
-    gt(bookings.startsAt, new Date(now.getTime() - LONGEST_BOOKING_MS)),
+    gt(bookings.startsAt, sql.placeholder("startsAfter")),
   );
   const status = filter === "cancelled" ? eq(bookings.status, "cancelled") : ne(bookings.status, "cancelled");
-  return and(eq(bookings.businessId, businessId), notOver, status, filter === "attention" ? needsAttention : undefined);
+  return and(business, notOver, status, filter === "attention" ? needsAttention : undefined);
 }
 
 /** What a reminder scan needs: how long before a start it is sent, and the last moment it is still of use. */

@@ -1,5 +1,6 @@
-import { and, eq, gt, isNotNull, lt, ne } from "drizzle-orm";
+import { and, eq, gt, isNotNull, lt, ne, sql } from "drizzle-orm";
 import type { Db } from "./db";
+import { preparedPerDb } from "./prepared";
 import { accounts, businesses, sessions } from "./schema";
 
 export type Session = typeof sessions.$inferSelect;
@@ -30,13 +31,18 @@ export async function findSubscriberSession(db: Db, idHash: string, now = new Da
  * statement: every page of an owner's app needs it, and on PGlite each statement costs a few
  * tenths of a millisecond whatever it reads.
  */
-export async function findLiveSession(db: Db, idHash: string, now = new Date()) {
-  const [row] = await db
+const liveSessionQuery = preparedPerDb((db) =>
+  db
     .select({ session: sessions, account: accounts, business: businesses })
     .from(sessions)
     .innerJoin(accounts, eq(accounts.id, sessions.accountId))
     .leftJoin(businesses, eq(businesses.id, accounts.businessId))
-    .where(and(eq(sessions.idHash, idHash), gt(sessions.expiresAt, now)));
+    .where(and(eq(sessions.idHash, sql.placeholder("idHash")), gt(sessions.expiresAt, sql.placeholder("now"))))
+    .prepare("live_session"),
+);
+
+export async function findLiveSession(db: Db, idHash: string, now = new Date()) {
+  const [row] = await liveSessionQuery(db).execute({ idHash, now: now.toISOString() });
   return row ?? null;
 }
 
