@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, gte, ilike, ne, or, sql } from "drizzle-orm";
 import type { Db } from "./db";
-import { preparedPerDb } from "./prepared";
 import { slugify } from "#models/slug";
 import { accounts, bookings, businesses, calls, payments, planCalls } from "./schema";
 
@@ -335,34 +334,4 @@ export async function setVoiceSettings(
     .where(eq(businesses.id, businessId))
     .returning();
   return row ?? null;
-}
-
-const bookingSetupQuery = (counted: boolean) =>
-  preparedPerDb((db) =>
-    db
-      // Written out whole: in a one-table select Drizzle names columns without their table, which
-      // inside these subqueries would mean the subquery's own.
-      .select({
-        hasService: sql<boolean>`exists (select 1 from business_services s where s.business_id = ${sql.placeholder("businessId")} and s.active)`,
-        hasHours: sql<boolean>`exists (select 1 from opening_hours h where h.business_id = ${sql.placeholder("businessId")})`,
-        planCalls: counted
-          ? sql<number>`(select count(*)::int from plan_calls p where p.business_id = ${sql.placeholder("businessId")} and p.created_at >= ${sql.placeholder("since")})`
-          : sql<number>`0`,
-      })
-      .from(businesses)
-      .where(eq(businesses.id, sql.placeholder("businessId")))
-      .prepare(counted ? "booking_setup_plan_calls" : "booking_setup"),
-  );
-const bookingSetupQueries = { counted: bookingSetupQuery(true), uncounted: bookingSetupQuery(false) };
-
-/**
- * What customers need before they can book, in one read: an active service, and opening hours.
- * With `planCallsSince`, the same statement also counts the plan's calls since then (`planCalls`,
- * 0 without it), for the plan's notice on the bookings page.
- */
-export async function bookingSetup(db: Db, businessId: number, planCallsSince: Date | null = null) {
-  const [row] = planCallsSince
-    ? await bookingSetupQueries.counted(db).execute({ businessId, since: planCallsSince.toISOString() })
-    : await bookingSetupQueries.uncounted(db).execute({ businessId });
-  return { hasService: Boolean(row?.hasService), hasHours: Boolean(row?.hasHours), planCalls: Number(row?.planCalls ?? 0) };
 }

@@ -14,7 +14,7 @@ import {
   type ListedBooking,
   type OwnerBookingFilter,
 } from "#models/bookings";
-import { bookingSetup, type Business } from "#models/businesses";
+import type { Business } from "#models/businesses";
 import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { changeBooking, confirmationPromise } from "~/features/booking/index.server";
@@ -157,15 +157,15 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
     listOwnerBookings(services.db, business.id, filter, { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE }, now);
   const asked = pageOf(url);
   // Asked together: on PostgreSQL they go out on several connections at once.
-  const [askedRows, { total, attention }, { planCalls, ...setup }, message, promise] = await Promise.all([
+  const [askedRows, { total, attention, setup: counted }, message, promise] = await Promise.all([
     listPage(asked),
-    countOwnerBookings(services.db, business.id, filter, now),
-    // The plan's calls counted in the same statement: on PGlite each statement costs a few tenths of a millisecond.
-    bookingSetup(services.db, business.id, planCallsCountedSince(business)),
+    // The set-up and the plan's calls counted in the same statement: on PGlite each statement costs a few tenths of a millisecond.
+    countOwnerBookings(services.db, business.id, filter, now, planCallsCountedSince(business)),
     bookingMessage(owner, url),
     // What the page says of calls is what the booking page and the e-mails promise.
     confirmationPromise(services, business, now),
   ]);
+  const { planCalls, ...setup } = counted;
   const planNotice = planNoticeGiven(owner.t, business, planCalls, now);
   // A page past the end (an old link, bookings since gone) shows the last one.
   const page = Math.min(asked, pageCount(total, BOOKINGS_PAGE_SIZE));
