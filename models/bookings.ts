@@ -466,29 +466,6 @@ function perFilter<Q>(build: (db: Db, filter: OwnerBookingFilter) => Q) {
   return (db: Db, filter: OwnerBookingFilter) => prepared.get(filter)!(db);
 }
 
-const ownerListQuery = perFilter((db, filter) =>
-  db
-    .select({ booking: ownerListColumns, serviceName: businessServices.name })
-    .from(bookings)
-    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
-    .where(ownerFilter(filter))
-    // The id breaks ties between bookings at one time, so no booking shows on two pages or none.
-    .orderBy(...(filter === "past" ? [desc(bookings.startsAt), desc(bookings.id)] : [asc(bookings.startsAt), asc(bookings.id)]))
-    .limit(sql.placeholder("limit"))
-    .offset(sql.placeholder("offset"))
-    .prepare(`owner_bookings_${filter}`),
-);
-
-export async function listOwnerBookings(
-  db: Db,
-  businessId: number,
-  filter: OwnerBookingFilter,
-  page: { limit: number; offset: number },
-  now = new Date(),
-) {
-  return ownerListQuery(db, filter).execute({ ...ownerFilterValues(businessId, now), ...page });
-}
-
 /** An upcoming booking the owner should look at: a time the customer asked to change, a customer not reached, or one nobody is calling. */
 const needsAttention = or(
   inArray(bookings.status, ["reschedule_requested", "unreachable"]),
@@ -496,20 +473,55 @@ const needsAttention = or(
   and(eq(bookings.status, "pending"), notInArray(bookings.callState, CALL_STATES_IN_PROGRESS)),
 )!;
 
-/** How many bookings a list holds: for the past and cancelled lists, whose statement counts nothing else. */
-const ownerCountQuery = perFilter((db, filter) =>
-  db.select({ total: count() }).from(bookings).where(ownerFilter(filter)).prepare(`owner_bookings_count_${filter}`),
-);
+/**
+ * A page of a list as one JSON array of its rows, in the list's order. PGlite turns each field of
+ * a result into JavaScript one at a time (25 rows are 375 fields), JSON.parse reads one value.
+ */
+function listPageAsJson(db: Db, filter: OwnerBookingFilter) {
+  const fields = sql.join(
+    [
+      ...Object.entries(ownerListColumns).map(([key, column]) => sql`${sql.raw(`'${key}'`)}, ${column}`),
+      sql`'serviceName', ${businessServices.name}`,
+    ],
+    sql`, `,
+  );
+  const rows = db
+    .select({ row: sql`json_build_object(${fields})`.as("row"), startsAt: bookings.startsAt, id: bookings.id })
+    .from(bookings)
+    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
+    .where(ownerFilter(filter))
+    // The id breaks ties between bookings at one time, so no booking shows on two pages or none.
+    .orderBy(...(filter === "past" ? [desc(bookings.startsAt), desc(bookings.id)] : [asc(bookings.startsAt), asc(bookings.id)]))
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .as("page");
+  const order = filter === "past" ? sql`${rows.startsAt} desc, ${rows.id} desc` : sql`${rows.startsAt}, ${rows.id}`;
+  return sql<Record<string, unknown>[] | null>`(select json_agg(${rows.row} order by ${order}) from ${rows})`;
+}
+
+/** A row of listPageAsJson, its values as Drizzle would have read them from the columns. */
+function listedFromJson(row: Record<string, unknown>) {
+  const booking = Object.fromEntries(
+    Object.entries(ownerListColumns).map(([key, column]) => [key, row[key] === null ? null : column.mapFromDriverValue(row[key])]),
+  );
+  return { booking: booking as ListedBooking, serviceName: row.serviceName as string };
+}
 
 /**
- * The upcoming list's count, how many of its bookings need attention, and the business's set-up,
- * in one statement: each statement costs PGlite a few tenths of a millisecond whatever it reads.
+ * One statement for the whole of a list's page: its rows, how many the list holds, how many of
+ * the upcoming bookings need attention (the badge beside the tabs), and the business's set-up.
+ * Each statement costs PGlite a few tenths of a millisecond whatever it reads.
  */
-const upcomingCountQuery = preparedPerDb((db) =>
+const ownerPageQuery = perFilter((db, filter) =>
   db
     .select({
-      total: count(),
+      upcoming: count(),
       attention: sql<number>`count(*) filter (where ${needsAttention})`.mapWith(Number),
+      listed:
+        filter === "past" || filter === "cancelled"
+          ? sql<number>`(${db.select({ count: count() }).from(bookings).where(ownerFilter(filter))})`.mapWith(Number)
+          : sql<number>`0`,
+      page: listPageAsJson(db, filter),
       // Written out whole: inside these subqueries Drizzle's column names would mean the subquery's own table.
       hasService: sql<boolean>`exists (select 1 from business_services s where s.business_id = ${sql.placeholder("businessId")} and s.active)`,
       hasHours: sql<boolean>`exists (select 1 from opening_hours h where h.business_id = ${sql.placeholder("businessId")})`,
@@ -518,33 +530,30 @@ const upcomingCountQuery = preparedPerDb((db) =>
     })
     .from(bookings)
     .where(ownerFilter("upcoming"))
-    .prepare("owner_bookings_count_upcoming"),
+    .prepare(`owner_bookings_page_${filter}`),
 );
 
 /**
- * How many bookings the owner's list holds (`total`), how many of the upcoming ones need attention
- * (the badge beside the tabs), and what customers need before they can book (`setup`: an active
- * service, opening hours). With `planCallsSince`, `setup.planCalls` counts the plan's calls since
- * then (0 without it), for the plan's notice. For the upcoming list, one pass over its bookings
- * gives it all.
+ * A page of the owner's list (`rows`), how many bookings the list holds (`total`), how many of the
+ * upcoming ones need attention (`attention`), and what customers need before they can book
+ * (`setup`: an active service, opening hours). With `planCallsSince`, `setup.planCalls` counts the
+ * plan's calls since then (0 without it), for the plan's notice.
  */
-export async function countOwnerBookings(
+export async function readOwnerBookings(
   db: Db,
   businessId: number,
   filter: OwnerBookingFilter,
-  now = new Date(),
-  planCallsSince: Date | null = null,
+  page: { limit: number; offset: number },
+  { now = new Date(), planCallsSince = null as Date | null } = {},
 ) {
-  const values = { ...ownerFilterValues(businessId, now), planCallsSince: planCallsSince?.toISOString() ?? null };
-  const [[upcoming], [list]] = await Promise.all([
-    upcomingCountQuery(db).execute(values),
-    filter === "past" || filter === "cancelled" ? ownerCountQuery(db, filter).execute(values) : [],
-  ]);
-  const total = list ? list.total : filter === "attention" ? upcoming?.attention : upcoming?.total;
+  const values = { ...ownerFilterValues(businessId, now), ...page, planCallsSince: planCallsSince?.toISOString() ?? null };
+  const [row] = await ownerPageQuery(db, filter).execute(values);
+  const total = filter === "past" || filter === "cancelled" ? row?.listed : filter === "attention" ? row?.attention : row?.upcoming;
   return {
+    rows: (row?.page ?? []).map(listedFromJson),
     total: total ?? 0,
-    attention: upcoming?.attention ?? 0,
-    setup: { hasService: Boolean(upcoming?.hasService), hasHours: Boolean(upcoming?.hasHours), planCalls: Number(upcoming?.planCalls ?? 0) },
+    attention: row?.attention ?? 0,
+    setup: { hasService: Boolean(row?.hasService), hasHours: Boolean(row?.hasHours), planCalls: Number(row?.planCalls ?? 0) },
   };
 }
 

@@ -6,8 +6,7 @@ import {
   CALL_STATES_IN_PROGRESS,
   findBusinessBooking,
   listBusyIntervals,
-  countOwnerBookings,
-  listOwnerBookings,
+  readOwnerBookings,
   markBusinessBookingNoShow,
   setBookingCallStateIf,
   type Booking,
@@ -153,23 +152,28 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
   const { services, business } = owner;
   const filter = parseFilter(url.searchParams.get("filter"));
   const now = new Date();
-  const listPage = (page: number) =>
-    listOwnerBookings(services.db, business.id, filter, { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE }, now);
+  const read = (page: number) =>
+    readOwnerBookings(
+      services.db,
+      business.id,
+      filter,
+      { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE },
+      { now, planCallsSince: planCallsCountedSince(business) },
+    );
   const asked = pageOf(url);
   // Asked together: on PostgreSQL they go out on several connections at once.
-  const [askedRows, { total, attention, setup: counted }, message, promise] = await Promise.all([
-    listPage(asked),
-    // The set-up and the plan's calls counted in the same statement: on PGlite each statement costs a few tenths of a millisecond.
-    countOwnerBookings(services.db, business.id, filter, now, planCallsCountedSince(business)),
+  const [askedPage, message, promise] = await Promise.all([
+    read(asked),
     bookingMessage(owner, url),
     // What the page says of calls is what the booking page and the e-mails promise.
     confirmationPromise(services, business, now),
   ]);
-  const { planCalls, ...setup } = counted;
+  const { total, attention } = askedPage;
+  const { planCalls, ...setup } = askedPage.setup;
   const planNotice = planNoticeGiven(owner.t, business, planCalls, now);
   // A page past the end (an old link, bookings since gone) shows the last one.
   const page = Math.min(asked, pageCount(total, BOOKINGS_PAGE_SIZE));
-  const rows = page === asked ? askedRows : await listPage(page);
+  const { rows } = page === asked ? askedPage : await read(page);
   return {
     filter,
     page,
