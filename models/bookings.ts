@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
+import type { PgSelect } from "drizzle-orm/pg-core";
 import { newBookingReference, parseBookingReference } from "./booking-reference";
+import { latestCallColumns, SHOWN_CALL_PURPOSES, type LatestCall } from "./calls";
+import { fieldsFromJson, jsonObjectOf } from "./json-rows";
 import { preparedPerDb } from "./prepared";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
@@ -473,43 +476,56 @@ const needsAttention = or(
   and(eq(bookings.status, "pending"), notInArray(bookings.callState, CALL_STATES_IN_PROGRESS)),
 )!;
 
+/** The bookings on a page of a list (a select from bookings and their services): its filter's, in its order, `limit` of them from `offset`. */
+function onPage<Q extends PgSelect>(query: Q, filter: OwnerBookingFilter) {
+  return (
+    query
+      .where(ownerFilter(filter))
+      // The id breaks ties between bookings at one time, so no booking shows on two pages or none.
+      .orderBy(...(filter === "past" ? [desc(bookings.startsAt), desc(bookings.id)] : [asc(bookings.startsAt), asc(bookings.id)]))
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset"))
+  );
+}
+
+const listedColumns = { ...ownerListColumns, serviceName: businessServices.name };
+
 /**
  * A page of a list as one JSON array of its rows, in the list's order. PGlite turns each field of
  * a result into JavaScript one at a time (25 rows are 375 fields), JSON.parse reads one value.
  */
 function listPageAsJson(db: Db, filter: OwnerBookingFilter) {
-  const fields = sql.join(
-    [
-      ...Object.entries(ownerListColumns).map(([key, column]) => sql`${sql.raw(`'${key}'`)}, ${column}`),
-      sql`'serviceName', ${businessServices.name}`,
-    ],
-    sql`, `,
-  );
-  const rows = db
-    .select({ row: sql`json_build_object(${fields})`.as("row"), startsAt: bookings.startsAt, id: bookings.id })
-    .from(bookings)
-    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
-    .where(ownerFilter(filter))
-    // The id breaks ties between bookings at one time, so no booking shows on two pages or none.
-    .orderBy(...(filter === "past" ? [desc(bookings.startsAt), desc(bookings.id)] : [asc(bookings.startsAt), asc(bookings.id)]))
-    .limit(sql.placeholder("limit"))
-    .offset(sql.placeholder("offset"))
-    .as("page");
+  const rows = onPage(
+    db
+      .select({ row: jsonObjectOf(listedColumns).as("row"), startsAt: bookings.startsAt, id: bookings.id })
+      .from(bookings)
+      .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
+      .$dynamic(),
+    filter,
+  ).as("page");
   const order = filter === "past" ? sql`${rows.startsAt} desc, ${rows.id} desc` : sql`${rows.startsAt}, ${rows.id}`;
   return sql<Record<string, unknown>[] | null>`(select json_agg(${rows.row} order by ${order}) from ${rows})`;
 }
 
-/** A row of listPageAsJson, its values as Drizzle would have read them from the columns. */
-function listedFromJson(row: Record<string, unknown>) {
-  const booking = Object.fromEntries(
-    Object.entries(ownerListColumns).map(([key, column]) => [key, row[key] === null ? null : column.mapFromDriverValue(row[key])]),
+/** The page's bookings' latest calls (latestCallsOfBookings), as one JSON array. */
+function pageCallsAsJson(db: Db, filter: OwnerBookingFilter) {
+  const pageIds = onPage(
+    db.select({ id: bookings.id }).from(bookings).innerJoin(businessServices, eq(bookings.serviceId, businessServices.id)).$dynamic(),
+    filter,
   );
-  return { booking: booking as ListedBooking, serviceName: row.serviceName as string };
+  const latest = db
+    .selectDistinctOn([calls.bookingId, calls.purpose], { call: jsonObjectOf(latestCallColumns).as("call") })
+    .from(calls)
+    .where(and(inArray(calls.bookingId, pageIds), inArray(calls.purpose, SHOWN_CALL_PURPOSES)))
+    .orderBy(calls.bookingId, calls.purpose, desc(calls.createdAt), desc(calls.id))
+    .as("latest");
+  return sql<Record<string, unknown>[] | null>`(select json_agg(${latest.call}) from ${latest})`;
 }
 
 /**
- * One statement for the whole of a list's page: its rows, how many the list holds, how many of
- * the upcoming bookings need attention (the badge beside the tabs), and the business's set-up.
+ * One statement for the whole of a list's page: its rows and their latest calls, how many the list
+ * holds, how many of the upcoming bookings need attention (the badge beside the tabs), and the
+ * business's set-up.
  * Each statement costs PGlite a few tenths of a millisecond whatever it reads.
  */
 const ownerPageQuery = perFilter((db, filter) =>
@@ -522,6 +538,7 @@ const ownerPageQuery = perFilter((db, filter) =>
           ? sql<number>`(${db.select({ count: count() }).from(bookings).where(ownerFilter(filter))})`.mapWith(Number)
           : sql<number>`0`,
       page: listPageAsJson(db, filter),
+      calls: pageCallsAsJson(db, filter),
       // Written out whole: inside these subqueries Drizzle's column names would mean the subquery's own table.
       hasService: sql<boolean>`exists (select 1 from business_services s where s.business_id = ${sql.placeholder("businessId")} and s.active)`,
       hasHours: sql<boolean>`exists (select 1 from opening_hours h where h.business_id = ${sql.placeholder("businessId")})`,
@@ -534,7 +551,8 @@ const ownerPageQuery = perFilter((db, filter) =>
 );
 
 /**
- * A page of the owner's list (`rows`), how many bookings the list holds (`total`), how many of the
+ * A page of the owner's list (`rows`, and `calls`: the latest of each of their confirmation and
+ * reminder calls), how many bookings the list holds (`total`), how many of the
  * upcoming ones need attention (`attention`), and what customers need before they can book
  * (`setup`: an active service, opening hours). With `planCallsSince`, `setup.planCalls` counts the
  * plan's calls since then (0 without it), for the plan's notice.
@@ -550,7 +568,11 @@ export async function readOwnerBookings(
   const [row] = await ownerPageQuery(db, filter).execute(values);
   const total = filter === "past" || filter === "cancelled" ? row?.listed : filter === "attention" ? row?.attention : row?.upcoming;
   return {
-    rows: (row?.page ?? []).map(listedFromJson),
+    rows: (row?.page ?? []).map((json) => {
+      const { serviceName, ...booking } = fieldsFromJson(listedColumns, json);
+      return { booking: booking as ListedBooking, serviceName: serviceName as string };
+    }),
+    calls: (row?.calls ?? []).map((json) => fieldsFromJson(latestCallColumns, json) as LatestCall),
     total: total ?? 0,
     attention: row?.attention ?? 0,
     setup: { hasService: Boolean(row?.hasService), hasHours: Boolean(row?.hasHours), planCalls: Number(row?.planCalls ?? 0) },
