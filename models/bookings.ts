@@ -525,8 +525,7 @@ function pageCallsAsJson(db: Db, filter: OwnerBookingFilter) {
 /**
  * One statement for the whole of a list's page: its rows and their latest calls, how many the list
  * holds, how many of the upcoming bookings need attention (the badge beside the tabs), and the
- * business's set-up.
- * Each statement costs PGlite a few tenths of a millisecond whatever it reads.
+ * business's set-up: each statement costs PGlite a few tenths of a millisecond whatever it reads.
  */
 const ownerPageQuery = perFilter((db, filter) =>
   db
@@ -552,9 +551,9 @@ const ownerPageQuery = perFilter((db, filter) =>
 
 /**
  * A page of the owner's list (`rows`, and `calls`: the latest of each of their confirmation and
- * reminder calls), how many bookings the list holds (`total`), how many of the
- * upcoming ones need attention (`attention`), and what customers need before they can book
- * (`setup`: an active service, opening hours). With `planCallsSince`, `setup.planCalls` counts the
+ * reminder calls), how many bookings the list holds (`total`), how many of the upcoming ones need
+ * attention (`attention`), and what customers need before they can book (`setup`: an active
+ * service, opening hours). With `planCallsSince`, `setup.planCalls` counts the
  * plan's calls since then (0 without it), for the plan's notice.
  */
 export async function readOwnerBookings(
