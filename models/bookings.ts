@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
+import type { PgSelect } from "drizzle-orm/pg-core";
 import { newBookingReference, parseBookingReference } from "./booking-reference";
+import { latestCallColumns, SHOWN_CALL_PURPOSES, type LatestCall } from "./calls";
+import { fieldsFromJson, jsonObjectOf } from "./json-rows";
+import { preparedPerDb } from "./prepared";
 import type { Db } from "./db";
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, SERIALIZATION_FAILURE, UNIQUE_VIOLATION, pgErrorCode } from "./errors";
 import { bookings, businesses, businessServices, calendarBusy, calls, replacedManageLinks, type CallOrigin } from "./schema";
@@ -457,49 +461,12 @@ const ownerListColumns = {
 /** A booking as the owner's list reads it (ownerListColumns). */
 export type ListedBooking = Pick<Booking, keyof typeof ownerListColumns>;
 
-export async function listOwnerBookings(
-  db: Db,
-  businessId: number,
-  filter: OwnerBookingFilter,
-  page: { limit: number; offset: number },
-  now = new Date(),
-) {
-  // The id breaks ties between bookings at one time, so no booking shows on two pages or none.
-  const order = filter === "past" ? [desc(bookings.startsAt), desc(bookings.id)] : [asc(bookings.startsAt), asc(bookings.id)];
-  return db
-    .select({ booking: ownerListColumns, serviceName: businessServices.name })
-    .from(bookings)
-    .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
-    .where(ownerFilter(businessId, filter, now))
-    .orderBy(...order)
-    .limit(page.limit)
-    .offset(page.offset);
-}
+const ownerFilters: OwnerBookingFilter[] = ["upcoming", "attention", "cancelled", "past"];
 
-/**
- * How many bookings the owner's list holds (`total`) and how many of the upcoming ones need
- * attention (the badge beside the tabs). For the upcoming list, one pass over its bookings gives both.
- */
-export async function countOwnerBookings(db: Db, businessId: number, filter: OwnerBookingFilter, now = new Date()) {
-  const attention = sql<number>`count(*) filter (where ${needsAttention})`.mapWith(Number);
-  if (filter === "past" || filter === "cancelled") {
-    const [[past], [upcoming]] = await Promise.all([
-      db
-        .select({ count: count() })
-        .from(bookings)
-        .where(ownerFilter(businessId, filter, now)),
-      db
-        .select({ attention })
-        .from(bookings)
-        .where(ownerFilter(businessId, "upcoming", now)),
-    ]);
-    return { total: past?.count ?? 0, attention: upcoming?.attention ?? 0 };
-  }
-  const [row] = await db
-    .select({ upcoming: count(), attention })
-    .from(bookings)
-    .where(ownerFilter(businessId, "upcoming", now));
-  return { total: (filter === "attention" ? row?.attention : row?.upcoming) ?? 0, attention: row?.attention ?? 0 };
+/** One prepared statement per filter, built once (models/prepared.ts). */
+function perFilter<Q>(build: (db: Db, filter: OwnerBookingFilter) => Q) {
+  const prepared = new Map(ownerFilters.map((filter) => [filter, preparedPerDb((db) => build(db, filter))]));
+  return (db: Db, filter: OwnerBookingFilter) => prepared.get(filter)!(db);
 }
 
 /** An upcoming booking the owner should look at: a time the customer asked to change, a customer not reached, or one nobody is calling. */
@@ -509,18 +476,128 @@ const needsAttention = or(
   and(eq(bookings.status, "pending"), notInArray(bookings.callState, CALL_STATES_IN_PROGRESS)),
 )!;
 
-function ownerFilter(businessId: number, filter: OwnerBookingFilter, now: Date) {
+/** The bookings on a page of a list (a select from bookings and their services): its filter's, in its order, `limit` of them from `offset`. */
+function onPage<Q extends PgSelect>(query: Q, filter: OwnerBookingFilter) {
+  return (
+    query
+      .where(ownerFilter(filter))
+      // The id breaks ties between bookings at one time, so no booking shows on two pages or none.
+      .orderBy(...(filter === "past" ? [desc(bookings.startsAt), desc(bookings.id)] : [asc(bookings.startsAt), asc(bookings.id)]))
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset"))
+  );
+}
+
+const listedColumns = { ...ownerListColumns, serviceName: businessServices.name };
+
+/**
+ * A page of a list as one JSON array of its rows, in the list's order. PGlite turns each field of
+ * a result into JavaScript one at a time (25 rows are 375 fields), JSON.parse reads one value.
+ */
+function listPageAsJson(db: Db, filter: OwnerBookingFilter) {
+  const rows = onPage(
+    db
+      .select({ row: jsonObjectOf(listedColumns).as("row"), startsAt: bookings.startsAt, id: bookings.id })
+      .from(bookings)
+      .innerJoin(businessServices, eq(bookings.serviceId, businessServices.id))
+      .$dynamic(),
+    filter,
+  ).as("page");
+  const order = filter === "past" ? sql`${rows.startsAt} desc, ${rows.id} desc` : sql`${rows.startsAt}, ${rows.id}`;
+  return sql<Record<string, unknown>[] | null>`(select json_agg(${rows.row} order by ${order}) from ${rows})`;
+}
+
+/** The page's bookings' latest calls (latestCallsOfBookings), as one JSON array. */
+function pageCallsAsJson(db: Db, filter: OwnerBookingFilter) {
+  const pageIds = onPage(
+    db.select({ id: bookings.id }).from(bookings).innerJoin(businessServices, eq(bookings.serviceId, businessServices.id)).$dynamic(),
+    filter,
+  );
+  const latest = db
+    .selectDistinctOn([calls.bookingId, calls.purpose], { call: jsonObjectOf(latestCallColumns).as("call") })
+    .from(calls)
+    .where(and(inArray(calls.bookingId, pageIds), inArray(calls.purpose, SHOWN_CALL_PURPOSES)))
+    .orderBy(calls.bookingId, calls.purpose, desc(calls.createdAt), desc(calls.id))
+    .as("latest");
+  return sql<Record<string, unknown>[] | null>`(select json_agg(${latest.call}) from ${latest})`;
+}
+
+/**
+ * One statement for the whole of a list's page: its rows and their latest calls, how many the list
+ * holds, how many of the upcoming bookings need attention (the badge beside the tabs), and the
+ * business's set-up: each statement costs PGlite a few tenths of a millisecond whatever it reads.
+ */
+const ownerPageQuery = perFilter((db, filter) =>
+  db
+    .select({
+      upcoming: count(),
+      attention: sql<number>`count(*) filter (where ${needsAttention})`.mapWith(Number),
+      listed:
+        filter === "past" || filter === "cancelled"
+          ? sql<number>`(${db.select({ count: count() }).from(bookings).where(ownerFilter(filter))})`.mapWith(Number)
+          : sql<number>`0`,
+      page: listPageAsJson(db, filter),
+      calls: pageCallsAsJson(db, filter),
+      // Written out whole: inside these subqueries Drizzle's column names would mean the subquery's own table.
+      hasService: sql<boolean>`exists (select 1 from business_services s where s.business_id = ${sql.placeholder("businessId")} and s.active)`,
+      hasHours: sql<boolean>`exists (select 1 from opening_hours h where h.business_id = ${sql.placeholder("businessId")})`,
+      // A null "since" counts none.
+      planCalls: sql<number>`(select count(*)::int from plan_calls p where p.business_id = ${sql.placeholder("businessId")} and p.created_at >= ${sql.placeholder("planCallsSince")})`,
+    })
+    .from(bookings)
+    .where(ownerFilter("upcoming"))
+    .prepare(`owner_bookings_page_${filter}`),
+);
+
+/**
+ * A page of the owner's list (`rows`, and `calls`: the latest of each of their confirmation and
+ * reminder calls), how many bookings the list holds (`total`), how many of the upcoming ones need
+ * attention (`attention`), and what customers need before they can book (`setup`: an active
+ * service, opening hours). With `planCallsSince`, `setup.planCalls` counts the
+ * plan's calls since then (0 without it), for the plan's notice.
+ */
+export async function readOwnerBookings(
+  db: Db,
+  businessId: number,
+  filter: OwnerBookingFilter,
+  page: { limit: number; offset: number },
+  { now = new Date(), planCallsSince = null as Date | null } = {},
+) {
+  const values = { ...ownerFilterValues(businessId, now), ...page, planCallsSince: planCallsSince?.toISOString() ?? null };
+  const [row] = await ownerPageQuery(db, filter).execute(values);
+  const total = filter === "past" || filter === "cancelled" ? row?.listed : filter === "attention" ? row?.attention : row?.upcoming;
+  return {
+    rows: (row?.page ?? []).map((json) => {
+      const { serviceName, ...booking } = fieldsFromJson(listedColumns, json);
+      return { booking: booking as ListedBooking, serviceName: serviceName as string };
+    }),
+    calls: (row?.calls ?? []).map((json) => fieldsFromJson(latestCallColumns, json) as LatestCall),
+    total: total ?? 0,
+    attention: row?.attention ?? 0,
+    setup: { hasService: Boolean(row?.hasService), hasHours: Boolean(row?.hasHours), planCalls: Number(row?.planCalls ?? 0) },
+  };
+}
+
+/** The values of ownerFilter's placeholders. */
+function ownerFilterValues(businessId: number, now: Date) {
+  return { businessId, now: now.toISOString(), startsAfter: new Date(now.getTime() - LONGEST_BOOKING_MS).toISOString() };
+}
+
+/** Which bookings a filter's list holds, with placeholders for the business and the time (ownerFilterValues). */
+function ownerFilter(filter: OwnerBookingFilter) {
+  const business = eq(bookings.businessId, sql.placeholder("businessId"));
+  const now = sql.placeholder("now");
   // A no-show is past from the moment it is marked, though its time may not be over yet.
-  if (filter === "past") return and(eq(bookings.businessId, businessId), or(lte(bookings.endsAt, now), eq(bookings.status, "no_show")));
+  if (filter === "past") return and(business, or(lte(bookings.endsAt, now), eq(bookings.status, "no_show")));
   const notOver = and(
     gt(bookings.endsAt, now),
     ne(bookings.status, "no_show"),
     // Implied by the end (no booking lasts a day), and lets the (business_id, starts_at) index
     // start at today instead of reading the business's whole history.
-    gt(bookings.startsAt, new Date(now.getTime() - LONGEST_BOOKING_MS)),
+    gt(bookings.startsAt, sql.placeholder("startsAfter")),
   );
   const status = filter === "cancelled" ? eq(bookings.status, "cancelled") : ne(bookings.status, "cancelled");
-  return and(eq(bookings.businessId, businessId), notOver, status, filter === "attention" ? needsAttention : undefined);
+  return and(business, notOver, status, filter === "attention" ? needsAttention : undefined);
 }
 
 /** What a reminder scan needs: how long before a start it is sent, and the last moment it is still of use. */

@@ -335,24 +335,3 @@ export async function setVoiceSettings(
     .returning();
   return row ?? null;
 }
-
-/**
- * What customers need before they can book, in one read: an active service, and opening hours.
- * With `planCallsSince`, the same statement also counts the plan's calls since then (`planCalls`,
- * 0 without it), for the plan's notice on the bookings page.
- */
-export async function bookingSetup(db: Db, businessId: number, planCallsSince: Date | null = null) {
-  // Written out whole: in a one-table select Drizzle names columns without their table, which
-  // inside these subqueries would mean the subquery's own.
-  const [row] = await db
-    .select({
-      hasService: sql<boolean>`exists (select 1 from business_services s where s.business_id = ${businessId} and s.active)`,
-      hasHours: sql<boolean>`exists (select 1 from opening_hours h where h.business_id = ${businessId})`,
-      planCalls: planCallsSince
-        ? sql<number>`(select count(*)::int from plan_calls p where p.business_id = ${businessId} and p.created_at >= ${planCallsSince})`
-        : sql<number>`0`,
-    })
-    .from(businesses)
-    .where(eq(businesses.id, businessId));
-  return { hasService: Boolean(row?.hasService), hasHours: Boolean(row?.hasHours), planCalls: Number(row?.planCalls ?? 0) };
-}

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./db";
+import { preparedPerDb } from "./prepared";
 import { callOptOuts, calls } from "./schema";
 
 export type Call = typeof calls.$inferSelect;
@@ -523,24 +524,43 @@ export async function cancelQueuedBookingCalls(db: Db, bookingId: number, purpos
  * The latest call of each booking for each of `purposes` (its confirmation and its reminder, say),
  * in one read, for the owner's list: its outcome and redacted transcript.
  */
+/** What the owner's list and a booking's page show of a booking's latest calls. */
+export const latestCallColumns = {
+  bookingId: calls.bookingId,
+  purpose: calls.purpose,
+  status: calls.status,
+  outcome: calls.outcome,
+  summary: calls.summary,
+  attempt: calls.attempt,
+  durationSeconds: calls.durationSeconds,
+  answeredAt: calls.answeredAt,
+  transcript: calls.transcript,
+  createdAt: calls.createdAt,
+};
+
+/** Whose latest calls the owner's list and a booking's page show: its confirmation's and its reminder's. */
+export const SHOWN_CALL_PURPOSES: Call["purpose"][] = ["booking_confirmation", "booking_reminder"];
+
+const latestCallsQuery = preparedPerDb((db) =>
+  db
+    .selectDistinctOn([calls.bookingId, calls.purpose], latestCallColumns)
+    .from(calls)
+    // Arrays, so that one statement serves any number of bookings and purposes.
+    .where(
+      and(
+        sql`${calls.bookingId} = any(${sql.placeholder("bookingIds")}::int[])`,
+        sql`${calls.purpose} = any(${sql.placeholder("purposes")}::call_purpose[])`,
+      ),
+    )
+    .orderBy(calls.bookingId, calls.purpose, desc(calls.createdAt), desc(calls.id))
+    .prepare("latest_calls_of_bookings"),
+);
+
+export type LatestCall = Awaited<ReturnType<typeof latestCallsOfBookings>>[number];
+
 export async function latestCallsOfBookings(db: Db, bookingIds: number[], purposes: Call["purpose"][]) {
   if (bookingIds.length === 0) return [];
-  return db
-    .selectDistinctOn([calls.bookingId, calls.purpose], {
-      bookingId: calls.bookingId,
-      purpose: calls.purpose,
-      status: calls.status,
-      outcome: calls.outcome,
-      summary: calls.summary,
-      attempt: calls.attempt,
-      durationSeconds: calls.durationSeconds,
-      answeredAt: calls.answeredAt,
-      transcript: calls.transcript,
-      createdAt: calls.createdAt,
-    })
-    .from(calls)
-    .where(and(inArray(calls.bookingId, bookingIds), inArray(calls.purpose, purposes)))
-    .orderBy(calls.bookingId, calls.purpose, desc(calls.createdAt), desc(calls.id));
+  return latestCallsQuery(db).execute({ bookingIds, purposes });
 }
 
 /** Calls live now (dialled and not ended), by purpose: every process's metrics read it (sakina_calls_live). */

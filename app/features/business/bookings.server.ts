@@ -6,16 +6,15 @@ import {
   CALL_STATES_IN_PROGRESS,
   findBusinessBooking,
   listBusyIntervals,
-  countOwnerBookings,
-  listOwnerBookings,
+  readOwnerBookings,
   markBusinessBookingNoShow,
   setBookingCallStateIf,
   type Booking,
   type ListedBooking,
   type OwnerBookingFilter,
 } from "#models/bookings";
-import { bookingSetup, type Business } from "#models/businesses";
-import { cancelQueuedBookingCalls, latestCallsOfBookings } from "#models/calls";
+import type { Business } from "#models/businesses";
+import { cancelQueuedBookingCalls, latestCallsOfBookings, SHOWN_CALL_PURPOSES, type LatestCall } from "#models/calls";
 import { getWeeklySchedule, listDaysOff } from "#models/opening-hours";
 import { changeBooking, confirmationPromise } from "~/features/booking/index.server";
 import { computeSlots, slotsForLocalDate, windowLocalDates, type SlotRules } from "~/features/booking/index";
@@ -37,7 +36,7 @@ export function parseFilter(value: string | null): OwnerBookingFilter {
   return (bookingFilters as readonly string[]).includes(value ?? "") ? (value as OwnerBookingFilter) : "upcoming";
 }
 
-type CallRow = Awaited<ReturnType<typeof latestCallsOfBookings>>[number];
+type CallRow = LatestCall;
 
 /** One booking as the owner's list and its own page show it: every text ready to print. */
 function bookingView(
@@ -137,9 +136,15 @@ function callStateLabel(t: TFunction, state: string) {
   return t(`callState.${state as "queued"}`, { defaultValue: state });
 }
 
-async function viewsOf(owner: Owner, rows: { booking: ListedBooking; serviceName: string }[]) {
-  const ids = rows.map((r) => r.booking.id);
-  const latest = await latestCallsOfBookings(owner.services.db, ids, ["booking_confirmation", "booking_reminder"]);
+/** The rows' views, with their latest calls (read with them, or else now). */
+async function viewsOf(owner: Owner, rows: { booking: ListedBooking; serviceName: string }[], calls?: LatestCall[]) {
+  const latest =
+    calls ??
+    (await latestCallsOfBookings(
+      owner.services.db,
+      rows.map((r) => r.booking.id),
+      SHOWN_CALL_PURPOSES,
+    ));
   const byBooking = new Map(latest.filter((c) => c.purpose === "booking_confirmation").map((c) => [c.bookingId, c]));
   const reminderOf = new Map(latest.filter((c) => c.purpose === "booking_reminder").map((c) => [c.bookingId, c]));
   return rows.map((r) => bookingView(owner, r.booking, r.serviceName, byBooking.get(r.booking.id), reminderOf.get(r.booking.id)));
@@ -153,23 +158,28 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
   const { services, business } = owner;
   const filter = parseFilter(url.searchParams.get("filter"));
   const now = new Date();
-  const listPage = (page: number) =>
-    listOwnerBookings(services.db, business.id, filter, { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE }, now);
+  const read = (page: number) =>
+    readOwnerBookings(
+      services.db,
+      business.id,
+      filter,
+      { limit: BOOKINGS_PAGE_SIZE, offset: (page - 1) * BOOKINGS_PAGE_SIZE },
+      { now, planCallsSince: planCallsCountedSince(business) },
+    );
   const asked = pageOf(url);
   // Asked together: on PostgreSQL they go out on several connections at once.
-  const [askedRows, { total, attention }, { planCalls, ...setup }, message, promise] = await Promise.all([
-    listPage(asked),
-    countOwnerBookings(services.db, business.id, filter, now),
-    // The plan's calls counted in the same statement: on PGlite each statement costs a few tenths of a millisecond.
-    bookingSetup(services.db, business.id, planCallsCountedSince(business)),
+  const [askedPage, message, promise] = await Promise.all([
+    read(asked),
     bookingMessage(owner, url),
     // What the page says of calls is what the booking page and the e-mails promise.
     confirmationPromise(services, business, now),
   ]);
+  const { total, attention } = askedPage;
+  const { planCalls, ...setup } = askedPage.setup;
   const planNotice = planNoticeGiven(owner.t, business, planCalls, now);
   // A page past the end (an old link, bookings since gone) shows the last one.
   const page = Math.min(asked, pageCount(total, BOOKINGS_PAGE_SIZE));
-  const rows = page === asked ? askedRows : await listPage(page);
+  const { rows, calls } = page === asked ? askedPage : await read(page);
   return {
     filter,
     page,
@@ -179,7 +189,7 @@ export async function loadBookingsPage(owner: Owner, url: URL) {
     zoneName: zoneName(business.timeZone, owner.locale),
     /** Whether new bookings get a confirmation call at all, for the page's introduction. */
     callsPlaced: promise.kind !== "no_call",
-    bookings: await viewsOf(owner, rows),
+    bookings: await viewsOf(owner, rows, calls),
     attentionCount: attention,
     setup,
     message,
