@@ -91,6 +91,26 @@ async function callAndSpeak(to: string, from: string) {
   return { call, stream, index };
 }
 
+/** A booking three days ahead, written straight to the database as a web booking leaves it, and its start. */
+async function bookedStraight(salon: Awaited<ReturnType<typeof businessWithNumber>>, phone: string, name: string, email: string) {
+  const slot = await freeTime(salon, 3);
+  const startsAt = new Date(`${slot.date}T${slot.time}:00Z`).getTime() - salon.zone.offset * HOUR;
+  const made = await createBooking(app.services.db, {
+    businessId: salon.business.id,
+    serviceId: salon.service.id,
+    startsAt: new Date(startsAt),
+    endsAt: new Date(startsAt + 30 * 60_000),
+    customerName: name,
+    customerPhone: phone,
+    customerEmail: email,
+    notes: null,
+    language: "en",
+    idempotencyKey: null,
+  });
+  if (made.kind !== "created") throw new Error("no booking");
+  return { made, startsAt };
+}
+
 const outputsOf = (index: number, name: string) =>
   realtime.sessions[index]!.functionOutputs.filter((o) => o.name === name).map((o) => o.output);
 
@@ -180,21 +200,7 @@ describe("a call to the business's own number", () => {
     const salon = await businessWithNumber(app.services, { number: ownNumber() });
     const owner = newCaller();
     const stranger = newCaller();
-    const slot = await freeTime(salon, 3);
-    const startsAt = new Date(`${slot.date}T${slot.time}:00Z`).getTime() - salon.zone.offset * HOUR;
-    const made = await createBooking(app.services.db, {
-      businessId: salon.business.id,
-      serviceId: salon.service.id,
-      startsAt: new Date(startsAt),
-      endsAt: new Date(startsAt + 30 * 60_000),
-      customerName: "Dana",
-      customerPhone: owner,
-      customerEmail: "dana@example.com",
-      notes: null,
-      language: "en",
-      idempotencyKey: null,
-    });
-    if (made.kind !== "created") throw new Error("no booking");
+    const { made, startsAt } = await bookedStraight(salon, owner, "Dana", "dana@example.com");
     const reference = formatBookingReference(made.booking.reference);
     const later = await freeTime(salon, 4);
 
@@ -248,21 +254,7 @@ describe("a call to the business's own number", () => {
   it("keeps a booking moved by voice confirmed at its new time: the caller agreed to it, so no confirmation call rings them back", async () => {
     const salon = await businessWithNumber(app.services, { number: ownNumber() });
     const caller = newCaller();
-    const slot = await freeTime(salon, 3);
-    const startsAt = new Date(`${slot.date}T${slot.time}:00Z`).getTime() - salon.zone.offset * HOUR;
-    const made = await createBooking(app.services.db, {
-      businessId: salon.business.id,
-      serviceId: salon.service.id,
-      startsAt: new Date(startsAt),
-      endsAt: new Date(startsAt + 30 * 60_000),
-      customerName: "Lina",
-      customerPhone: caller,
-      customerEmail: "lina@example.com",
-      notes: null,
-      language: "en",
-      idempotencyKey: null,
-    });
-    if (made.kind !== "created") throw new Error("no booking");
+    const { made, startsAt } = await bookedStraight(salon, caller, "Lina", "lina@example.com");
     const later = await freeTime(salon, 4);
     const index = realtime.sessions.length;
     realtime.script(
