@@ -190,6 +190,16 @@ export async function callsToWake(db: Db, lines: number) {
     .limit(free);
 }
 
+/** Whether any queued call waits for a line or for a bridge (one indexed look, for the frequent check). */
+export async function anyCallWaiting(db: Db) {
+  const [row] = await db
+    .select({ id: calls.id })
+    .from(calls)
+    .where(and(eq(calls.status, "queued"), isNotNull(calls.waitingSince)))
+    .limit(1);
+  return row !== undefined;
+}
+
 /** Where a waiting call is in the queue for a line (1 = next), or null when it is not waiting. */
 export async function queuePosition(db: Db, call: Pick<Call, "id" | "status" | "waitingSince">) {
   if (call.status !== "queued" || !call.waitingSince) return null;

@@ -10,6 +10,7 @@ import {
   findCall,
   heldProviderCallIds,
   keepWaiting,
+  anyCallWaiting,
   markCallPlaced,
   releaseDialClaim,
   setCallOutcome,
@@ -89,7 +90,8 @@ export const placeCallJob: AppJob<{ callId: number; origin: string }> = {
     if (purpose.admit && !(await purpose.admit(services, call, defer))) return;
     // No bridge is up to carry the call's audio (it is restarting, or down): the person would
     // answer into silence. The call keeps its place and is woken with the waiting calls (every
-    // minute, and when a bridge starts); its page says what it waits for.
+    // minute, and within LEASE_WATCH_MS of a bridge's heartbeat, by startLeaseWatch); its page
+    // says what it waits for.
     if (!(await bridgeReachable(services.db))) {
       await keepWaiting(services.db, call.id);
       return;
@@ -396,13 +398,17 @@ async function hangUpUnbridged(services: AppServices, call: Call, record: Provid
 /**
  * Live calls whose bridge lease lapsed, reconciled with the provider, every LEASE_WATCH_MS by each
  * process with job workers (startLeaseWatch; the minute sweep finds them too), so a process that
- * died frees its calls' lines within a minute of its death, not after their time limit.
+ * died frees its calls' lines within a minute of its death, not after their time limit; then the
+ * waiting calls get the lines freed, or a bridge that came up.
  */
 async function reconcileUnbridgedCalls(services: AppServices) {
   const lapsed = await callsToReconcile(services.db, { ...reconcileLimits(services), unbridgedOnly: true });
   for (const { call, overdue, abandoned } of lapsed)
     await reconcileCall(services, call, { overdue, abandoned, unbridged: true }, publicOrigin(services));
-  if (lapsed.length > 0) await wakeWaitingCalls(services);
+  if (lapsed.length > 0) return wakeWaitingCalls(services);
+  // A call that found no bridge (one restarting, or a process whose bridge was not up yet) is
+  // dialled once one is, not at the next minute's sweep.
+  if ((await anyCallWaiting(services.db)) && (await bridgeReachable(services.db))) await wakeWaitingCalls(services);
 }
 
 /** How often each process with job workers looks for calls whose bridge died (one query when there are none). */
