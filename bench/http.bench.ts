@@ -6,7 +6,7 @@
 // handling and React rendering the same HTML as one string, gzipped), measured in the same run.
 //
 //   npm run build && npm run bench:http [-- --seconds 10 --connections 20 --warm-up 2]
-//   options for working on it: --only "date step" (rows whose name holds it), --cpu-prof-dir DIR
+//   options for working on it: --only "date step" (rows whose name holds it; "a|b" either), --cpu-prof-dir DIR
 //   (a CPU profile of the app), --seeded DIR (seed once into DIR, start later runs from a copy);
 //   BENCH_NODE_OPTIONS="--import ./probe.mjs" is the app's NODE_OPTIONS (a preload that times its queries)
 //
@@ -273,7 +273,8 @@ const targets: { name: string; path: string; cookie?: string }[] = [
   { name: "owner: /dashboard", path: "/dashboard", cookie: owner },
 ];
 const only = process.argv.indexOf("--only");
-const chosen = only > 0 ? targets.filter((t) => t.name.includes(process.argv[only + 1]!)) : targets;
+// "a|b": the rows whose name holds either.
+const chosen = only > 0 ? targets.filter((t) => process.argv[only + 1]!.split("|").some((part) => t.name.includes(part))) : targets;
 // The static server answers `/{index}` with the bytes the app sent for target {index}.
 const responses = new Map<string, Awaited<ReturnType<typeof fetchRaw>>>();
 // The second answer: a first visit to a public page fills the page cache, later ones come from it.

@@ -11,6 +11,7 @@ import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import * as schema from "#models/schema";
 import { lockDataDir } from "./data/data-dir-lock.server";
+import { withParsedStatements } from "./data/pglite-statements.server";
 
 import type { Db } from "#models/db";
 
@@ -162,7 +163,7 @@ export async function openDatabase(options: {
     }
   }
   const pglite = client;
-  const db = drizzlePglite(pglite, { schema });
+  const db = drizzlePglite(withParsedStatements(pglite), { schema });
   try {
     await migratePglite(db, { migrationsFolder });
   } catch (error) {
