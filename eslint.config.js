@@ -43,6 +43,25 @@ export default tseslint.config(
     rules: { "no-restricted-syntax": "off" },
   },
   {
+    // Links and forms go through app/ui/link.tsx, which writes their plain markup on the server.
+    files: ["app/**"],
+    ignores: ["app/ui/link.tsx", "app/ui/link.test.tsx"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "react-router",
+              importNames: ["Link", "NavLink", "Form"],
+              message: "Import Link, NavLink and Form from ~/ui/link (the same markup, written without React Router's work on the server).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Test fakes and tests handle the providers' loosely typed JSON on purpose.
     files: ["tests/**", "**/*.test.ts", "bench/**"],
     rules: { "@typescript-eslint/no-explicit-any": "off", "@typescript-eslint/no-non-null-assertion": "off" },

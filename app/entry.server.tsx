@@ -9,7 +9,7 @@ import { getI18n } from "~/platform/i18n.server";
 import { errorFields, log } from "~/platform/observability/log.server";
 import { pageHydrates } from "~/ui/shell/shell";
 import { wholeResponse } from "~/platform/http/whole-body.server";
-import { PageHydratesContext } from "~/ui/link";
+import { ServerRenderContext } from "~/ui/link";
 
 export const streamTimeout = 5_000;
 
@@ -37,12 +37,13 @@ export default function handleRequest(
   }
   const nonce = loadContext.get(nonceContext);
   const i18n = getI18n(loadContext);
-  const pageWith = (context: EntryContext, hydrates = true) => (
+  // Links and forms are written as their plain markup (app/ui/link.tsx), on every page.
+  const pageWith = (context: EntryContext) => (
     <NonceProvider value={nonce}>
       <I18nextProvider i18n={i18n}>
-        <PageHydratesContext value={hydrates}>
+        <ServerRenderContext value>
           <ServerRouter context={context} url={request.url} nonce={nonce} />
-        </PageHydratesContext>
+        </ServerRenderContext>
       </I18nextProvider>
     </NonceProvider>
   );
@@ -51,10 +52,9 @@ export default function handleRequest(
   // waits: no hydration data to stream (React Router's StreamTransfer renders nothing without
   // <Scripts>) and no Suspense of the app's own. It is rendered to one string, as the bench's
   // floor is: React's streaming renderer copies every chunk into bytes as it goes and asked a
-  // fifth of such a page's render for it. The same HTML either way. Its links are written as plain
-  // anchors (app/ui/link.tsx).
+  // fifth of such a page's render for it. The same HTML either way.
   if (!pageHydrates(routeMatchesOf(routerContext))) {
-    const html = renderToString(pageWith(withPageRoutes(routerContext), false));
+    const html = renderToString(pageWith(withPageRoutes(routerContext)));
     // The rule above is the one the page's <Layout> follows (usePageHydrates): a page that rendered
     // <Scripts> anyway would lack its hydration data, which only the stream below carries.
     if (routerContext.renderMeta?.didRenderScripts) throw new Error("a page without React rendered <Scripts>");

@@ -119,14 +119,29 @@ export function knownTimeZone(value: unknown): string | null {
 const zoneNameFormatters = new Map<string, Intl.DateTimeFormat>();
 
 function zonePart(locale: string, timeZone: string, style: "long" | "longGeneric" | "shortOffset", at: Date) {
+  // A zone's offset (and so its name) changes only at a quarter hour of UTC: every offset is whole
+  // quarter hours and every change falls on a local hour or half hour. Within one quarter hour the
+  // name is the same, and asking ICU for it was a thirtieth of a booking step's render.
+  const part = `${locale}|${timeZone}|${style}|${Math.floor(at.getTime() / QUARTER_HOUR_MS)}`;
+  const known = zoneParts.get(part);
+  if (known !== undefined) return known;
   const key = `${locale}|${timeZone}|${style}`;
   let found = zoneNameFormatters.get(key);
   if (!found) {
     found = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: style });
     zoneNameFormatters.set(key, found);
   }
-  return found.formatToParts(at).find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+  const value = found.formatToParts(at).find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+  // Bounded: the names of many instants (a year of bookings) are kept until there are too many.
+  if (zoneParts.size >= ZONE_PARTS_KEPT) zoneParts.clear();
+  zoneParts.set(part, value);
+  return value;
 }
+
+const QUARTER_HOUR_MS = 15 * 60_000;
+const ZONE_PARTS_KEPT = 5_000;
+/** A zone's name or offset in a language, by quarter hour of UTC (zonePart). */
+const zoneParts = new Map<string, string>();
 
 /** The zone's long name at an instant ("Eastern Standard Time"), as `timeZoneName: "long"` writes it. */
 export function zoneLongName(timeZone: string, locale: string, at: Date) {

@@ -1,5 +1,5 @@
-import { data, Form, redirect } from "react-router";
-import { Link } from "~/ui/link";
+import { data, redirect } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/subscription.card";
 import { ConsumerRefused } from "~/features/subscriptions/dashboard-page";

@@ -3,16 +3,20 @@ import { renderToString } from "react-dom/server";
 import {
   createStaticHandler,
   createStaticRouter,
+  Form as RouterForm,
   Link as RouterLink,
   NavLink as RouterNavLink,
   Outlet,
   StaticRouterProvider,
 } from "react-router";
 import { describe, expect, it } from "vitest";
-import { Link, NavLink, PageHydratesContext } from "./link";
+import { Form, Link, NavLink, ServerRenderContext } from "./link";
 
-/** `children` as the page at `url` renders them (under a route with a parameter and children, as the app's are). */
-async function renderAt(url: string, children: ReactNode, hydrates: boolean) {
+/**
+ * `children` as the page at `url` renders them (under a route with a parameter and children, as
+ * the app's are), on the server (`onServer`: app/entry.server.tsx's render) or as the browser does.
+ */
+async function renderAt(url: string, children: ReactNode, onServer: boolean) {
   const page = () => children;
   const handler = createStaticHandler([
     {
@@ -30,9 +34,9 @@ async function renderAt(url: string, children: ReactNode, hydrates: boolean) {
   if (context instanceof Response) throw new Error("no page");
   const router = createStaticRouter(handler.dataRoutes, context);
   return renderToString(
-    <PageHydratesContext value={hydrates}>
+    <ServerRenderContext value={onServer}>
       <StaticRouterProvider router={router} context={context} hydrate={false} />
-    </PageHydratesContext>,
+    </ServerRenderContext>,
   );
 }
 
@@ -64,7 +68,7 @@ const TARGETS = [
 
 const PAGES = ["/", "/book/demo-salon?service=1", "/book/demo-salon/step", "/Business/", "/business/more", "/privacy"];
 
-describe("a link on a page that loads no React", () => {
+describe("a link or a form in the server's render", () => {
   it("is written as React Router writes it, for any address and props", async () => {
     for (const page of PAGES) {
       for (const to of TARGETS) {
@@ -78,12 +82,12 @@ describe("a link on a page that loads no React", () => {
           { relative: "path" as const },
         ]) {
           const router = await renderAt(page, <RouterLink to={to} {...props}>{`to ${to}`}</RouterLink>, false);
-          expect(await renderAt(page, <Link to={to} {...props}>{`to ${to}`}</Link>, false)).toBe(router);
           expect(await renderAt(page, <Link to={to} {...props}>{`to ${to}`}</Link>, true)).toBe(router);
+          expect(await renderAt(page, <Link to={to} {...props}>{`to ${to}`}</Link>, false)).toBe(router);
         }
       }
       const object = { pathname: "/business", search: "?a=1" };
-      expect(await renderAt(page, <Link to={object}>x</Link>, false)).toBe(
+      expect(await renderAt(page, <Link to={object}>x</Link>, true)).toBe(
         await renderAt(page, <RouterLink to={object}>x</RouterLink>, false),
       );
     }
@@ -114,9 +118,43 @@ describe("a link on a page that loads no React", () => {
               <NavLink to={to} {...props}>
                 {({ isActive }) => `${to} ${isActive}`}
               </NavLink>,
-              false,
+              true,
             ),
           ).toBe(router);
+        }
+      }
+    }
+  });
+
+  it("is a form written as React Router writes it, for any action and props", async () => {
+    for (const page of PAGES) {
+      for (const action of [...TARGETS, undefined]) {
+        for (const props of [
+          {},
+          { method: "post" as const, noValidate: true, className: "form", id: "f" },
+          { method: "POST" as const, "aria-labelledby": "t" },
+          { method: "get" as const, discover: "none" as const },
+          { reloadDocument: true, replace: true, navigate: false, fetcherKey: "k", preventScrollReset: true, onSubmit: () => {} },
+          { relative: "path" as const, encType: "multipart/form-data" as const },
+        ]) {
+          const router = await renderAt(
+            page,
+            <RouterForm action={action} {...props}>
+              <input name="x" />
+            </RouterForm>,
+            false,
+          );
+          for (const onServer of [true, false]) {
+            expect(
+              await renderAt(
+                page,
+                <Form action={action} {...props}>
+                  <input name="x" />
+                </Form>,
+                onServer,
+              ),
+            ).toBe(router);
+          }
         }
       }
     }

@@ -1,43 +1,84 @@
 import { createContext, useContext, type Ref } from "react";
 import {
+  Form as RouterForm,
   Link as RouterLink,
   NavLink as RouterNavLink,
   UNSAFE_NavigationContext as NavigationContext,
   useLocation,
+  type FormProps,
   type LinkProps,
   type NavLinkProps,
 } from "react-router";
 
 /**
- * Whether the page being rendered loads React in the browser. Only the server's render of a page
- * that does not (ADR 0016; app/entry.server.tsx) says false: its links are never clicked through
- * React Router, so each is written as the plain <a> React Router would write.
+ * Whether this is the server's render of a page (app/entry.server.tsx says true; in the browser it
+ * is false). There a link or a form is only its markup: its click and submit handlers are React's
+ * in the browser, which hydrates the same <a> and <form> (the markup is React Router's own, byte for
+ * byte, see link.test.tsx), and on a page that loads no React they never run.
  */
-export const PageHydratesContext = createContext(true);
+export const ServerRenderContext = createContext(false);
 
 /**
- * React Router's <Link>, the same markup for less work on a page that loads no React: there it
- * is only its <a>, whose address is the link's own when that is a plain absolute path. React
- * Router resolves every link's path against the matched routes (a tenth of a public page's
- * render in a profile) and sets up click and prefetch handlers that a page without React never
+ * React Router's <Link>, the same markup for less work on the server: there it is only its <a>,
+ * whose address is the link's own when that is a plain absolute path. React Router resolves every
+ * link's path against the matched routes (a tenth of a public page's render in a profile, and of
+ * the owner's list of 25 bookings) and sets up click and prefetch handlers that only the browser
  * runs. Anything else (a relative path, an object, prefetching, a mask) goes to React Router's.
  */
 export function Link({ ref, ...props }: LinkProps & { ref?: Ref<HTMLAnchorElement> }) {
-  const hydrates = useContext(PageHydratesContext);
+  const onServer = useContext(ServerRenderContext);
   const { basename } = useContext(NavigationContext);
-  if (hydrates || basename !== "/" || !isPlain(props)) return <RouterLink ref={ref} {...props} />;
+  if (!onServer || basename !== "/" || !isPlain(props)) return <RouterLink ref={ref} {...props} />;
   return plainAnchor(props);
 }
 
 /**
+ * React Router's <Form>, written on the server as the plain <form> it renders there when its
+ * action is a plain absolute path (the owner's list has two on each of its 25 rows): the method
+ * as React Router writes it, the action unchanged, the rest of the props, the discovery mark.
+ * Without an action, or with a relative one, React Router's resolves it.
+ */
+export function Form({ ref, ...props }: FormProps & { ref?: Ref<HTMLFormElement> }) {
+  const onServer = useContext(ServerRenderContext);
+  const { basename } = useContext(NavigationContext);
+  if (!onServer || basename !== "/" || typeof props.action !== "string" || !isPlain({ to: props.action })) {
+    return <RouterForm ref={ref} {...props} />;
+  }
+  const {
+    discover = "render",
+    fetcherKey: _fetcherKey,
+    navigate: _navigate,
+    reloadDocument: _reloadDocument,
+    replace: _replace,
+    state: _state,
+    method = "get",
+    action,
+    onSubmit: _onSubmit,
+    relative: _relative,
+    preventScrollReset: _preventScrollReset,
+    viewTransition: _viewTransition,
+    defaultShouldRevalidate: _defaultShouldRevalidate,
+    ...rest
+  } = props;
+  return (
+    <form
+      method={method.toLowerCase() === "get" ? "get" : "post"}
+      action={action}
+      {...rest}
+      data-discover={discover === "render" ? "true" : undefined}
+    />
+  );
+}
+
+/**
  * React Router's <NavLink> (the current page's link marked `aria-current="page"` and given its
- * active look), written as a plain <a> on a page that loads no React, as `Link` is.
+ * active look), written as a plain <a> on the server, as `Link` is.
  */
 export function NavLink({ ref, ...props }: NavLinkProps & { ref?: Ref<HTMLAnchorElement> }) {
-  const hydrates = useContext(PageHydratesContext);
+  const onServer = useContext(ServerRenderContext);
   const { basename } = useContext(NavigationContext);
   const location = useLocation();
-  if (hydrates || basename !== "/" || !isPlain(props)) return <RouterNavLink ref={ref} {...props} />;
+  if (!onServer || basename !== "/" || !isPlain(props)) return <RouterNavLink ref={ref} {...props} />;
   const {
     "aria-current": ariaCurrentProp = "page",
     caseSensitive = false,

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import { Form, useLocation } from "react-router";
-import { Link } from "~/ui/link";
+import { useLocation } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";

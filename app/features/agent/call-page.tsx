@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
-import { Form, useFetcher, useNavigation, useRevalidator } from "react-router";
-import { Link } from "~/ui/link";
+import { useFetcher, useNavigation, useRevalidator } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { MAX_MESSAGE_LENGTH } from "~/features/agent/chat";
 import { VoiceMode } from "~/features/agent/voice-mode";

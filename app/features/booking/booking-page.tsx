@@ -1,7 +1,7 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import type { ReactNode } from "react";
-import { Form, useNavigation } from "react-router";
-import { Link } from "~/ui/link";
+import { useNavigation } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "../../routes/business/+types/book";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

@@ -1,7 +1,7 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { useRef, useState, type ReactNode } from "react";
-import { Form, useNavigate, useNavigation } from "react-router";
-import { Link } from "~/ui/link";
+import { useNavigate, useNavigation } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { CallSummary } from "~/features/empathy/call-summary";
 import { CrisisNotice } from "~/ui/crisis-notice";

@@ -1,6 +1,6 @@
 import { useEffect } from "react";
-import { Form, useNavigation, useRevalidator } from "react-router";
-import { Link } from "~/ui/link";
+import { useNavigation, useRevalidator } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { CallSummary } from "~/features/empathy/call-summary";
 import { CrisisNotice } from "~/ui/crisis-notice";

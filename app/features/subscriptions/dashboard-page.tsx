@@ -1,5 +1,5 @@
-import { Form, useNavigation } from "react-router";
-import { Link } from "~/ui/link";
+import { useNavigation } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "../../routes/dashboard/+types/dashboard";
 import type { DashboardData } from "./dashboard-data.server";

@@ -1,6 +1,6 @@
 import { PaymentsNotConfigured } from "~/ui/payments-not-configured";
-import { Form, useNavigate, useNavigation } from "react-router";
-import { Link } from "~/ui/link";
+import { useNavigate, useNavigation } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "../../routes/+types/subscribe";
 import { callFrequencies, PLAN_CURRENCY, PLAN_PRICE_CENTS, type CallFrequency } from "./plans";

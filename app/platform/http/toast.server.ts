@@ -15,8 +15,10 @@ export const toastContext = createContext<Toast | null>(null);
 /** Reads the flash toast for this request and clears it once it has been shown. */
 export const toastMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
   const { cookies } = context.get(servicesContext);
-  const parsed = toastSchema.safeParse(await cookies.toast.parse(request.headers.get("Cookie")));
-  const toast = parsed.success ? parsed.data : null;
+  const header = request.headers.get("Cookie");
+  // Most requests carry no toast: their cookies are not read and checked for one.
+  const parsed = header?.includes("toast=") ? toastSchema.safeParse(await cookies.toast.parse(header)) : null;
+  const toast = parsed?.success ? parsed.data : null;
   context.set(toastContext, toast);
   const response = await next();
   const setsNewToast = response.headers.getSetCookie().some((c) => c.startsWith("toast="));

@@ -1,7 +1,8 @@
+import { Form } from "~/ui/link";
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { TFunction } from "i18next";
-import { data, Form, redirect, useNavigation } from "react-router";
+import { data, redirect, useNavigation } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import { z } from "zod";
 import type { Route } from "./+types/change-password";

@@ -1,4 +1,5 @@
-import { data, Form, redirect } from "react-router";
+import { Form } from "~/ui/link";
+import { data, redirect } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/language";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

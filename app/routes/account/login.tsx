@@ -1,5 +1,5 @@
-import { data, Form, redirect, useNavigation } from "react-router";
-import { Link } from "~/ui/link";
+import { data, redirect, useNavigation } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/login";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

@@ -1,5 +1,5 @@
-import { data, Form, useNavigation } from "react-router";
-import { Link } from "~/ui/link";
+import { data, useNavigation } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/preferences";
 import { commitSubscriberLogout } from "~/features/auth/auth.server";

@@ -1,5 +1,5 @@
-import { Form, redirect } from "react-router";
-import { Link } from "~/ui/link";
+import { redirect } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/sign-in.confirm";
 import { consumeEmailToken, peekEmailToken } from "#models/email-tokens";

@@ -1,5 +1,5 @@
-import { data, Form, useNavigation } from "react-router";
-import { Link } from "~/ui/link";
+import { data, useNavigation } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/sign-in";
 import { sendSignInLink } from "~/features/subscriptions/sign-in-link.server";

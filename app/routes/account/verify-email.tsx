@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
-import { data, Form, useNavigation, useSubmit } from "react-router";
-import { Link } from "~/ui/link";
+import { data, useNavigation, useSubmit } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/verify-email";
 import { StarterOffer } from "~/features/business/signup/get-started-page";

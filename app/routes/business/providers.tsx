@@ -1,5 +1,4 @@
-import { Form } from "react-router";
-import { Link } from "~/ui/link";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/providers";
 import { Badge, type BadgeTone } from "~/ui/badge";

@@ -1,5 +1,6 @@
+import { Form } from "~/ui/link";
 import { useEffect, useRef, useState } from "react";
-import { data, Form, useNavigation } from "react-router";
+import { data, useNavigation } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/voice-settings";
 import { NotSignedIn } from "~/features/business/dashboard/not-signed-in";

@@ -1,4 +1,4 @@
-import { Form, Link } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.booking";
 import { loadBookingPage } from "~/features/business/bookings.server";

@@ -1,4 +1,5 @@
-import { Link, redirect } from "react-router";
+import { Link } from "~/ui/link";
+import { redirect } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.calls";
 import { loadCallCentre, placeTestCall } from "~/features/business/call-centre.server";

@@ -1,6 +1,7 @@
+import { Form } from "~/ui/link";
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, Form, redirect, useNavigation } from "react-router";
+import { data, redirect, useNavigation } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard.support";
 import { isPriority, openSupportTicket, supportTicketAllowance } from "~/features/admin/support.server";

@@ -1,4 +1,5 @@
-import { isRouteErrorResponse, Link, useLocation } from "react-router";
+import { Link } from "~/ui/link";
+import { isRouteErrorResponse, useLocation } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/dashboard";
 import { OwnerDashboard } from "~/features/business/dashboard/owner-dashboard";

@@ -1,4 +1,5 @@
-import { Form, useLocation } from "react-router";
+import { Form } from "~/ui/link";
+import { useLocation } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import { languageNames, supportedLanguages } from "~/i18n";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

@@ -1,6 +1,5 @@
 import type { ReactNode } from "react";
-import { Form } from "react-router";
-import { Link } from "~/ui/link";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { LanguageSwitcher } from "~/ui/shell/language-switcher";

@@ -1,5 +1,5 @@
+import { Form } from "~/ui/link";
 import { useState } from "react";
-import { Form } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass } from "~/ui/form/button";

@@ -1,6 +1,7 @@
+import { Form, Link } from "~/ui/link";
 import { useEffect, useState } from "react";
 import { Ltr } from "~/ui/bidi";
-import { Form, Link, useNavigation, useRevalidator } from "react-router";
+import { useNavigation, useRevalidator } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { CallCentreData } from "~/features/business/call-centre.server";
 import { Button, linkClass } from "~/ui/form/button";

@@ -1,5 +1,5 @@
+import { Form } from "~/ui/link";
 import { useMemo } from "react";
-import { Form } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import type { WeeklySchedule } from "~/features/booking/index";
 import { formatTimeOfDay } from "~/lib/time";

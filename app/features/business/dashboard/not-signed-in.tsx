@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { buttonClass } from "~/ui/form/button";
 import { OWNER_CONTENT_ID } from "~/ui/shell/owner-shell";

@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { Route } from "../../../routes/dashboard/+types/dashboard";
 import { BookingFilters, BookingRows } from "./bookings";

@@ -1,5 +1,5 @@
+import { Form, Link } from "~/ui/link";
 import { Fragment, type ReactNode } from "react";
-import { Form, Link } from "react-router";
 import { useTranslation } from "~/ui/translation";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass } from "~/ui/form/button";

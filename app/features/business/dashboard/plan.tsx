@@ -1,4 +1,4 @@
-import { Form, Link } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import type { PlanView } from "~/features/business/plan.server";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

@@ -1,4 +1,4 @@
-import { Form } from "react-router";
+import { Form } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { currencies, centsToInput } from "~/lib/money";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";

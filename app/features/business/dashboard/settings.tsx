@@ -1,4 +1,4 @@
-import { Form, Link } from "react-router";
+import { Form, Link } from "~/ui/link";
 import { bookingWindowOptions, noticeOptions } from "~/features/business/booking-rules";
 import { useTranslation } from "~/ui/translation";
 import { languageNames, supportedLanguages } from "~/i18n";

@@ -1,4 +1,4 @@
-import { Form } from "react-router";
+import { Form } from "~/ui/link";
 import { useTranslation } from "~/ui/translation";
 import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button } from "~/ui/form/button";
