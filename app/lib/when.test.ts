@@ -1,7 +1,17 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { formatTimeOfDayLabel, knownTimeZone, zoneName, zoneOptions } from "~/lib/when";
+import { formatTimeOfDayLabel, knownTimeZone, zoneLongName, zoneName, zoneOptions } from "~/lib/when";
 
 describe("time zones in words", () => {
+  it("are named for the very instant, on either side of a change of offset, however often asked", () => {
+    // New York moves to summer time at 07:00 UTC on 8 March 2026; Lord Howe Island back by half an hour at 15:00 UTC on 4 April 2026.
+    for (let round = 0; round < 2; round++) {
+      expect(zoneLongName("America/New_York", "en", new Date("2026-03-08T06:59:59Z"))).toBe("Eastern Standard Time");
+      expect(zoneLongName("America/New_York", "en", new Date("2026-03-08T07:00:00Z"))).toBe("Eastern Daylight Time");
+      expect(zoneLongName("Australia/Lord_Howe", "en", new Date("2026-04-04T14:59:59Z"))).toBe("Lord Howe Daylight Time");
+      expect(zoneLongName("Australia/Lord_Howe", "en", new Date("2026-04-04T15:00:00Z"))).toBe("Lord Howe Standard Time");
+    }
+  });
+
   afterEach(() => vi.useRealTimers());
 
   it("names a zone as a person reads it, in the page's language, never by its id", () => {

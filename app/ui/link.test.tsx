@@ -66,7 +66,16 @@ const TARGETS = [
   "",
 ];
 
-const PAGES = ["/", "/book/demo-salon?service=1", "/book/demo-salon/step", "/Business/", "/business/more", "/privacy"];
+const PAGES = [
+  "/",
+  "/book/demo-salon?service=1",
+  "/book/demo-salon?index=&a=1&index=2",
+  "/book/demo-salon/step?index",
+  "/book/demo-salon/step",
+  "/Business/",
+  "/business/more?",
+  "/privacy",
+];
 
 describe("a link or a form in the server's render", () => {
   it("is written as React Router writes it, for any address and props", async () => {

@@ -4,6 +4,7 @@ import {
   Link as RouterLink,
   NavLink as RouterNavLink,
   UNSAFE_NavigationContext as NavigationContext,
+  UNSAFE_RouteContext as RouteContext,
   useLocation,
   type FormProps,
   type LinkProps,
@@ -33,17 +34,26 @@ export function Link({ ref, ...props }: LinkProps & { ref?: Ref<HTMLAnchorElemen
 }
 
 /**
- * React Router's <Form>, written on the server as the plain <form> it renders there when its
- * action is a plain absolute path (the owner's list has two on each of its 25 rows): the method
- * as React Router writes it, the action unchanged, the rest of the props, the discovery mark.
- * Without an action, or with a relative one, React Router's resolves it.
+ * React Router's <Form>, written on the server as the plain <form> it renders there (the owner's
+ * list has two on each of its 25 rows): the method as React Router writes it, the action (a plain
+ * absolute path as it is; without one, the current route's path and the page's query, as React
+ * Router's useFormAction makes it), the rest of the props, the discovery mark. A relative action
+ * goes to React Router's.
  */
 export function Form({ ref, ...props }: FormProps & { ref?: Ref<HTMLFormElement> }) {
   const onServer = useContext(ServerRenderContext);
   const { basename } = useContext(NavigationContext);
-  if (!onServer || basename !== "/" || typeof props.action !== "string" || !isPlain({ to: props.action })) {
-    return <RouterForm ref={ref} {...props} />;
-  }
+  const { matches } = useContext(RouteContext);
+  const location = useLocation();
+  const action =
+    !onServer || basename !== "/"
+      ? null
+      : props.action === undefined
+        ? currentRouteAction(matches, location)
+        : typeof props.action === "string" && isPlain({ to: props.action })
+          ? props.action
+          : null;
+  if (action === null) return <RouterForm ref={ref} {...props} />;
   const {
     discover = "render",
     fetcherKey: _fetcherKey,
@@ -52,7 +62,7 @@ export function Form({ ref, ...props }: FormProps & { ref?: Ref<HTMLFormElement>
     replace: _replace,
     state: _state,
     method = "get",
-    action,
+    action: _action,
     onSubmit: _onSubmit,
     relative: _relative,
     preventScrollReset: _preventScrollReset,
@@ -68,6 +78,33 @@ export function Form({ ref, ...props }: FormProps & { ref?: Ref<HTMLFormElement>
       data-discover={discover === "render" ? "true" : undefined}
     />
   );
+}
+
+/**
+ * Where a form without an action posts, as React Router's useFormAction works it out: the path of
+ * the deepest route that has one (its trailing slash as the page's), the page's query, and for an
+ * index route `?index` first.
+ */
+function currentRouteAction(
+  matches: readonly { pathname: string; route: { path?: string; index?: boolean } }[],
+  location: { pathname: string; search: string },
+) {
+  const deepest = matches.at(-1);
+  if (!deepest) return null;
+  const withPath = matches.filter((match, index) => index === 0 || Boolean(match.route.path));
+  let pathname = (withPath.at(-1)?.pathname ?? "/").replace(/\/+$/, "") || "/";
+  if (!pathname.endsWith("/") && location.pathname.endsWith("/")) pathname += "/";
+  let search = location.search;
+  const params = new URLSearchParams(search);
+  const indexValues = params.getAll("index");
+  if (indexValues.some((value) => value === "")) {
+    params.delete("index");
+    for (const value of indexValues.filter(Boolean)) params.append("index", value);
+    const query = params.toString();
+    search = query ? `?${query}` : "";
+  }
+  if (deepest.route.index) search = search ? search.replace(/^\?/, "?index&") : "?index";
+  return pathname + (search && search !== "?" ? search : "");
 }
 
 /**

@@ -1,4 +1,4 @@
-import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+import { parse, protocol, types, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
 
 /**
  * How many statement texts one embedded database keeps parsed. The app runs a few dozen texts
@@ -87,7 +87,7 @@ export function withParsedStatements(pglite: PGlite): PGlite {
           throw Object.assign(error as Error, { query: text, params, queryOptions: options });
         }
         if (!pglite.isInTransaction()) await pglite.syncToFs();
-        return parse.parseResults(messages, pglite.parsers, options)[0] as Results<T>;
+        return resultOf<T>(messages, pglite.parsers, options);
       }),
     );
   }
@@ -99,6 +99,39 @@ export function withParsedStatements(pglite: PGlite): PGlite {
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/**
+ * The statement's result, as PGlite's parseResults makes it for one statement, without copying
+ * the session's whole table of parsers for every query that brings its own (Drizzle's do: a
+ * twentieth of the owner's list went to that copy).
+ */
+function resultOf<T>(messages: Awaited<ReturnType<PGlite["execProtocolStream"]>>, sessionParsers: PGlite["parsers"], options?: QueryOptions): Results<T> {
+  let fields: { name: string; dataTypeID: number }[] = [];
+  const rows: unknown[] = [];
+  const own = options?.parsers;
+  const value = (text: string | null, type: number) => {
+    if (text === null) return null;
+    const parser = own?.[type] ?? sessionParsers[type] ?? types.parsers[type];
+    return parser ? parser(text, type) : text;
+  };
+  for (const message of messages) {
+    if (message.name === "rowDescription") {
+      fields = (message as unknown as { fields: { name: string; dataTypeID: number }[] }).fields.map(({ name, dataTypeID }) => ({ name, dataTypeID }));
+    } else if (message.name === "dataRow") {
+      const values = (message as unknown as { fields: (string | null)[] }).fields;
+      if (options?.rowMode === "array") rows.push(values.map((text, i) => value(text, fields[i]!.dataTypeID)));
+      else rows.push(Object.fromEntries(values.map((text, i) => [fields[i]!.name, value(text, fields[i]!.dataTypeID)])));
+    } else if (message.name === "commandComplete") {
+      // As PGlite counts it: the row count at the end of an INSERT, UPDATE, DELETE, COPY or MERGE tag.
+      const parts = (message as unknown as { text: string }).text.split(" ");
+      const command = parts[0]!;
+      const rowCount = parseInt(parts.at(-1)!, 10);
+      const affectedRows = ["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"].includes(command) ? rowCount : 0;
+      return { rows, fields, command, affectedRows, ...(Number.isNaN(rowCount) ? {} : { rowCount }) } as Results<T>;
+    }
+  }
+  return { affectedRows: 0, rows: [], fields: [] } as Results<T>;
 }
 
 /** PostgreSQL's refusal of a kept statement that no longer fits: its result's shape changed, or it is gone. */
