@@ -1,3 +1,4 @@
+import { rememberedTranslation } from "~/lib/remembered-texts";
 import { createInstance, type i18n as I18n, type TFunction } from "i18next";
 import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
 import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages, type Language } from "~/i18n";
@@ -78,6 +79,14 @@ export function getI18n(context: Readonly<RouterContextProvider>) {
   const instance = context.get(i18nContext);
   if (!instance) throw new Error("getI18n needs the i18next middleware to have run");
   return instance;
+}
+
+/**
+ * The request's `t`, for loaders and actions: the one the page's components use, remembering its
+ * answers (app/lib/remembered-texts.ts), shared by every request in the language.
+ */
+export function getT(context: Readonly<RouterContextProvider>): TFunction {
+  return rememberedTranslation(getI18n(context)).t;
 }
 
 /** A t() for a fixed language, for work outside a request (jobs sending e-mail). */

@@ -14,7 +14,7 @@ import { checkWebCallStart } from "~/features/agent/web-call-form.server";
 import { clientIp } from "~/platform/security/rate-limit.server";
 import { servicesContext } from "~/platform/context";
 import { callsUnavailable } from "~/calls/readiness.server";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 import { CallPage } from "~/features/agent/call-page";
 
@@ -25,7 +25,7 @@ import { CallPage } from "~/features/agent/call-page";
  */
 export async function loader({ url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const callMe = await callMeCall(services, url.searchParams.get("call"));
   const chat = await webCallOf(services, url.searchParams.get("chat"));
   return {
@@ -53,7 +53,7 @@ type Problems = { fields: Record<string, string[]>; form: string | null; intent:
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const form = Object.fromEntries(await request.formData());
   const fail = (intent: string, problem: Partial<Problems>, status = 400) =>
     data(

@@ -17,7 +17,7 @@ import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
 import { Field, SelectField, TextareaField } from "~/ui/form/field";
 import { servicesContext } from "~/platform/context";
 import { sendEmailJob } from "~/platform/data/email-jobs.server";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
 import { errorFields, log } from "~/platform/observability/log.server";
@@ -52,7 +52,7 @@ export const meta: Route.MetaFunction = () => [
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const submission = parseWithZod(await request.formData(), { schema: contactSchema(t) });
   if (submission.status !== "success") {
     return data(submission.reply(), { status: 400 });

@@ -16,7 +16,7 @@ import {
   retryEmpathyCallNow,
   startEmpathyCall,
 } from "~/features/empathy/empathy.server";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { dialDeadline } from "~/calls/engine.server";
 import { bridgeReachable } from "~/voice/bridge-leases.server";
 import { PaymentsError, requirePayments } from "~/providers/payments.server";
@@ -47,7 +47,7 @@ async function requestFor(context: Route.LoaderArgs["context"], token: string) {
   const id = parseEmpathyToken(services, token);
   const request = id ? await findEmpathyRequest(services.db, id) : null;
   if (!request) {
-    const { t } = getI18n(context);
+    const t = getT(context);
     throw data({ message: t("empathy.statusNotFound") }, { status: 404 });
   }
   return request;
@@ -72,7 +72,7 @@ async function placePaidCall(services: AppServices, empathy: EmpathyRequest, ses
 
 export async function loader({ url, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const empathy = await requestFor(context, params.token);
   const sessionId = url.searchParams.get("session_id");
 
@@ -150,7 +150,7 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [
 
 export async function action({ params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const empathy = await requestFor(context, params.token);
   const path = empathyStatusPath(services, empathy.id);
   const exceeded = await firstExceededRule(context, [

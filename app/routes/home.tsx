@@ -15,7 +15,7 @@ import {
   languageCode,
   type EmpathyDetails,
 } from "~/features/empathy/empathy.server";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { likelyHelpCountry } from "~/lib/help-lines";
 import { helpCountryOf } from "~/voice/crisis.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
@@ -29,7 +29,7 @@ function isDraft(value: unknown): value is EmpathyDetails {
 
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const stored = await services.cookies.empathyDraft.parse(request.headers.get("Cookie"));
   // The phone number shown back is formatted here: the formatting rules stay out of the browser.
   const draft = isDraft(stored) ? { ...stored, shownPhone: formatPhone(stored.phone) } : null;
@@ -63,7 +63,7 @@ export const meta: Route.MetaFunction = ({ loaderData: data }) => [{ name: "desc
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const formData = await request.formData();
 
   if (formData.get("intent") === "checkout") {

@@ -6,7 +6,7 @@ import { findSubscriber } from "#models/subscribers";
 import { getSubscriberId } from "~/features/auth/auth.server";
 import { syncSubscription } from "~/features/subscriptions/billing.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { PaymentsError, requirePayments } from "~/providers/payments.server";
 import { buttonClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
@@ -20,7 +20,7 @@ import { Steps } from "~/ui/form/steps";
  */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const id = await getSubscriberId(services, request);
   let subscriber = id ? await findSubscriber(services.db, id) : null;
   if (!subscriber) throw redirect("/sign-in");

@@ -6,7 +6,7 @@ import { checkSignup, sendResumeLink } from "~/features/subscriptions/access.ser
 import type { CallFrequency } from "~/features/subscriptions/plans";
 import { beginSignup, startTrialCheckout } from "~/features/subscriptions/signup.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { clientIp } from "~/platform/security/rate-limit.server";
 import { PaymentsError } from "~/providers/payments.server";
 import { SubscribePage } from "~/features/subscriptions/subscribe-page";
@@ -20,7 +20,7 @@ import { SubscribePage } from "~/features/subscriptions/subscribe-page";
  */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const base = {
     title: `${t("subscribe.title")} · Sakina`,
     paymentsConfigured: Boolean(services.payments),
@@ -45,7 +45,7 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const form = Object.fromEntries(await request.formData());
   if (form.intent === "checkout") {
     const id = await getSubscriberId(services, request);

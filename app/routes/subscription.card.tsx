@@ -7,7 +7,7 @@ import { refusedPage, subscriberFor } from "~/features/subscriptions/access.serv
 import { PLAN_CURRENCY } from "~/features/subscriptions/plans";
 import { cardSaved } from "~/features/subscriptions/billing.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
 import { PaymentsError, requirePayments } from "~/providers/payments.server";
 import { Button, buttonClass } from "~/ui/form/button";
@@ -22,7 +22,7 @@ import { FocusHeading } from "~/ui/form/focus";
  */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) return refusedPage(t, access.reason);
 
@@ -54,7 +54,7 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData
 
 export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) throw data(null, { status: 403 });
   const { subscriber } = access;

@@ -4,7 +4,7 @@ import { recordAudit } from "#models/audit-log";
 import type { Db } from "#models/db";
 import { getSignedIn } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 
 /**
  * The admin behind this request, or a 404 for everyone else: anonymous visitors, owners,
@@ -16,7 +16,7 @@ export async function requireAdmin(context: Readonly<RouterContextProvider>, req
   const signedIn = await getSignedIn(context, request);
   if (!signedIn || signedIn.account.role !== "admin" || !signedIn.secondFactorPassed) throw data(null, { status: 404 });
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   return { services, t, locale: getLocale(context), admin: signedIn.account };
 }
 

@@ -16,7 +16,7 @@ import { markSecondFactor } from "#models/admin";
 import { revokeEmailTokens } from "#models/email-tokens";
 import { safeRedirect } from "~/lib/safe-redirect";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { verifyAccountPassword } from "~/features/auth/passwords.server";
 import { addressGroup } from "~/platform/security/address-group.server";
 import { attemptWithBackoff, clientIp, firstExceededRule, forgiveAttempts } from "~/platform/security/rate-limit.server";
@@ -45,7 +45,7 @@ export function createAuthenticator(context: Readonly<RouterContextProvider>) {
   const authenticator = new Authenticator<Account>();
   authenticator.use(
     new FormStrategy(async ({ form }) => {
-      const { t } = getI18n(context);
+      const t = getT(context);
       const email = String(form.get("email") ?? "")
         .trim()
         .toLowerCase();

@@ -4,7 +4,7 @@ import { findBusinessById, type Business } from "#models/businesses";
 import type { Account } from "#models/accounts";
 import { getAccountAndBusiness } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import type { AppServices } from "~/platform/services.server";
 import type { OwnerShellData } from "~/ui/shell/owner-shell";
 
@@ -31,7 +31,7 @@ export async function ownerForPage(
   url: URL,
 ): Promise<{ owner: Owner } | { refused: ReturnType<typeof data<NotAnOwner>> }> {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const signedIn = await getAccountAndBusiness(context, request);
   const account = signedIn?.account;
   if (account?.mustChangePassword) throw redirect(`/change-password?redirectTo=${encodeURIComponent(url.pathname)}`);
@@ -47,7 +47,7 @@ export async function ownerForPage(
 /** The signed-in owner for a form post; anyone else is refused with 403. */
 export async function ownerForAction(context: Readonly<RouterContextProvider>, request: Request): Promise<Owner> {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const signedIn = await getAccountAndBusiness(context, request);
   const account = signedIn?.account;
   if (!account?.businessId || account.mustChangePassword) throw data(null, { status: 403 });
@@ -90,5 +90,5 @@ export async function accountFrame(
   if (account.role === "admin") return { kind: "admin", email: account.email, nav: options.secondFactorPassed ?? true };
   const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
   if (!business) return null;
-  return { kind: "owner", shell: ownerOf(services, getI18n(context).t, getLocale(context), account, business).shell };
+  return { kind: "owner", shell: ownerOf(services, getT(context), getLocale(context), account, business).shell };
 }

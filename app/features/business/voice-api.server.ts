@@ -2,7 +2,7 @@ import type { RouterContextProvider } from "react-router";
 import { findBusinessById, setVoiceSettings } from "#models/businesses";
 import { getAccount } from "~/features/auth/index.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { firstExceededRule } from "~/platform/security/rate-limit.server";
 import { AiError, AiNotConfiguredError } from "~/providers/ai.server";
 import { checkVoiceSettings } from "./voice-settings.server";
@@ -25,7 +25,7 @@ export async function voiceSample(
   input: Record<string, unknown>,
 ): Promise<SampleResult> {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const fail = (status: number, message = t("voiceSettings.playFailedBody")) => ({
     ok: false as const,
     status,
@@ -52,7 +52,7 @@ export async function voiceSample(
 }
 
 export async function saveVoiceSettings(context: Readonly<RouterContextProvider>, businessId: number, input: Record<string, unknown>) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   const checked = checkVoiceSettings(t, input);
   if (!checked.ok) return checked;
   await setVoiceSettings(context.get(servicesContext).db, businessId, checked.value);

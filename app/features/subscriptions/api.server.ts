@@ -2,7 +2,7 @@ import type { RouterContextProvider } from "react-router";
 import type { Subscriber } from "#models/subscribers";
 import { apiError, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { PaymentsError } from "~/providers/payments.server";
 import { refusedApi, subscriberFor } from "./access.server";
 import { cancelAtPeriodEnd, upgradeNow } from "./billing.server";
@@ -24,7 +24,7 @@ export function profileOf(subscriber: Subscriber) {
 /** POST /api/subscription/upgrade and /cancel { userId }: the spec's toasts' titles and texts. */
 export async function subscriptionChange(context: Readonly<RouterContextProvider>, request: Request, change: "upgrade" | "cancel") {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const body = await readJsonBody(request);
   const access = await subscriberFor(services, request, body.userId === undefined ? null : String(body.userId));
   if (!access.ok) return refusedApi(t, access.reason);

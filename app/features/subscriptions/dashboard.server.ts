@@ -4,7 +4,7 @@ import { commitSubscriberLogout } from "~/features/auth/index.server";
 import { parseDbId } from "~/lib/ids";
 import { formatMoney } from "~/lib/money";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { refusalMessage } from "~/calls/dialling-policy.server";
 import { requestOrigin } from "~/calls/gate.server";
@@ -22,7 +22,7 @@ import { requestSupportCall } from "./support-calls.server";
  */
 export async function consumerDashboard(context: Readonly<RouterContextProvider>, request: Request, url: URL) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) return refusedPage(t, access.reason);
   const dashboard = await dashboardData(services, access.subscriber);
@@ -46,7 +46,7 @@ export type ConsumerDashboardData = Extract<Awaited<ReturnType<typeof consumerDa
 /** The dashboard's forms: request a call, upgrade, cancel or keep, delete a summary, sign out. */
 export async function consumerDashboardAction(context: Readonly<RouterContextProvider>, request: Request, url: URL) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) throw data(null, { status: 403 });
   const { subscriber } = access;

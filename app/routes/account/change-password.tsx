@@ -19,7 +19,7 @@ import { accountFrame } from "~/features/business/owner.server";
 import { signedInShell, type ShellHandle } from "~/ui/shell/shell";
 
 export const handle: ShellHandle = { shell: signedInShell };
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { MIN_PASSWORD } from "~/features/auth/password-schema";
 import { hashPassword, verifyPassword } from "~/features/auth/passwords.server";
 import { toastHeader } from "~/platform/http/toast.server";
@@ -39,7 +39,7 @@ function schema(t: TFunction, needsCurrent: boolean) {
 
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const account = await requireAccount(context, request, url, { allowTemporaryPassword: true });
-  const { t } = getI18n(context);
+  const t = getT(context);
   return {
     frame: await accountFrame(context, account),
     forced: account.mustChangePassword,
@@ -51,7 +51,7 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
 export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const account = await requireAccount(context, request, url, { allowTemporaryPassword: true });
-  const { t } = getI18n(context);
+  const t = getT(context);
   const formData = await request.formData();
   const submission = parseWithZod(formData, { schema: schema(t, !account.mustChangePassword) });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password", "confirm", "current"] }), { status: 400 });

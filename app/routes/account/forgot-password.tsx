@@ -10,17 +10,17 @@ import { ErrorSummary, PageTitle } from "~/ui/form/error-summary";
 import { FocusHeading } from "~/ui/form/focus";
 import { tIsolated } from "~/ui/bidi";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { requestPasswordReset } from "~/features/auth/password-reset.server";
 
 export function loader({ context }: Route.LoaderArgs) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   return { title: `${t("forgot.title")} · Sakina` };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const email = String((await request.formData()).get("email") ?? "").trim();
   if (!email) return data({ sent: false as const, error: t("forgot.missing"), email }, { status: 400 });
   if (!z.email().safeParse(email).success || email.length > 254) {

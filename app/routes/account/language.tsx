@@ -8,11 +8,11 @@ import { SelectField } from "~/ui/form/field";
 import { isLanguage, languageNames, supportedLanguages } from "~/i18n";
 import { safeRedirect } from "~/lib/safe-redirect";
 import { localeCookie } from "~/platform/http/cookies.server";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 
 export function loader({ url, context }: Route.LoaderArgs) {
   const redirectTo = safeRedirect(url.searchParams.get("redirectTo"));
-  const { t } = getI18n(context);
+  const t = getT(context);
   return { current: getLocale(context), redirectTo, title: `${t("language.label")} · Sakina` };
 }
 
@@ -27,7 +27,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   target.searchParams.delete("lng");
   const redirectTo = `${target.pathname}${target.search}`;
   if (!isLanguage(lng)) {
-    const { t } = getI18n(context);
+    const t = getT(context);
     return data({ error: t("language.invalid"), redirectTo }, { status: 400 });
   }
   return redirect(redirectTo, { headers: { "Set-Cookie": await localeCookie.serialize(lng) } });

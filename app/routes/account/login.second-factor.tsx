@@ -17,7 +17,7 @@ import { accountFrame } from "~/features/business/owner.server";
 import { signedInShell, type ShellHandle } from "~/ui/shell/shell";
 
 export const handle: ShellHandle = { shell: signedInShell };
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 
 /**
  * An admin's second step after the password: enrol an authenticator app the first time, then
@@ -30,7 +30,7 @@ async function signedInAdmin(context: Route.LoaderArgs["context"], request: Requ
 }
 
 export async function loader({ request, url, context }: Route.LoaderArgs) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   const signedIn = await signedInAdmin(context, request);
   const redirectTo = safeRedirect(url.searchParams.get("redirectTo"), "/admin");
   const account = signedIn.account;
@@ -54,7 +54,7 @@ export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
 };
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   const signedIn = await signedInAdmin(context, request);
   const form = await request.formData();
   const redirectTo = safeRedirect(form.get("redirectTo"), "/admin");

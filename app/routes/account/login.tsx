@@ -10,14 +10,14 @@ import { FocusHeading } from "~/ui/form/focus";
 import { safeRedirect } from "~/lib/safe-redirect";
 import { authenticate, commitLogin, getSignedIn, nextAfterLogin } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { toastHeader } from "~/platform/http/toast.server";
 
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const redirectTo = safeRedirect(url.searchParams.get("redirectTo"), "/dashboard");
   const signedIn = await getSignedIn(context, request);
   if (signedIn) throw redirect(nextAfterLogin(signedIn.account, redirectTo, signedIn.secondFactorPassed));
-  const { t } = getI18n(context);
+  const t = getT(context);
   return { redirectTo, title: `${t("auth.loginTitle")} · Sakina` };
 }
 
@@ -29,7 +29,7 @@ export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const form = await request.clone().formData();
   const redirectTo = safeRedirect(form.get("redirectTo"), "/dashboard");
   const result = await authenticate(context, request);

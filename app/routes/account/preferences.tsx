@@ -11,7 +11,7 @@ import { deleteAccount, savePreferences } from "~/features/subscriptions/account
 import { SCHEDULE_TYPES } from "~/features/subscriptions/schedule";
 import { callLanguages } from "~/lib/languages";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
 import { isolateNumbers } from "~/ui/bidi";
 import { Button, buttonClass } from "~/ui/form/button";
@@ -24,7 +24,7 @@ import { FocusHeading } from "~/ui/form/focus";
 /** /preferences?userId=N (spec screen 5): when and how the subscriber is called; deleting the account. */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) return refusedPage(t, access.reason);
 
@@ -38,7 +38,7 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
 
 export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const access = await subscriberFor(services, request, url.searchParams.get("userId"));
   if (!access.ok) throw data(null, { status: 403 });
   const form = Object.fromEntries(await request.formData());

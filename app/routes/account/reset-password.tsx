@@ -13,14 +13,14 @@ import { ErrorSummary, PageTitle, problemsOf } from "~/ui/form/error-summary";
 import { FocusHeading } from "~/ui/form/focus";
 import { secondFactorPath, setPasswordAndSignIn } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { newPasswordSchema } from "~/features/auth/password-schema";
 import { hashPassword } from "~/features/auth/passwords.server";
 import { toastHeader } from "~/platform/http/toast.server";
 
 export async function loader({ url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const token = url.searchParams.get("token") ?? "";
   const email = url.searchParams.get("email") ?? "";
   const valid = Boolean(token && email && (await peekEmailToken(services.db, "reset_password", token, email)));
@@ -29,7 +29,7 @@ export async function loader({ url, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const formData = await request.formData();
   const submission = parseWithZod(formData, { schema: newPasswordSchema(t) });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password", "confirm"] }), { status: 400 });

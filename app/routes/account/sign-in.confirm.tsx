@@ -6,7 +6,7 @@ import { consumeEmailToken, peekEmailToken } from "#models/email-tokens";
 import { findSubscriber } from "#models/subscribers";
 import { commitSubscriberLogin } from "~/features/auth/auth.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
 import { tIsolated } from "~/ui/bidi";
 import { Button, buttonClass } from "~/ui/form/button";
@@ -26,7 +26,7 @@ const params = (url: URL) => ({
  */
 export async function loader({ url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const { token, email } = params(url);
   const valid = Boolean(token && email && (await peekEmailToken(services.db, "sign_in", token, email)));
   return { title: `${valid ? t("subscribe.signIn.confirmTitle") : t("subscribe.signIn.badLinkTitle")} · Sakina`, valid, email };
@@ -36,7 +36,7 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData
 
 export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const { token, email } = params(url);
   const used = token && email ? await consumeEmailToken(services.db, "sign_in", token, email) : null;
   const subscriber = used?.subscriberId ? await findSubscriber(services.db, used.subscriberId) : null;

@@ -4,7 +4,7 @@ import { useTranslation } from "~/ui/translation";
 import type { Route } from "./+types/sign-in";
 import { sendSignInLink } from "~/features/subscriptions/sign-in-link.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { tIsolated } from "~/ui/bidi";
 import { Button, linkClass } from "~/ui/form/button";
@@ -18,13 +18,13 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** /sign-in: a subscriber asks for a magic link; the answer never says whether the address has an account. */
 export function loader({ context }: Route.LoaderArgs) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   return { title: `${t("subscribe.signIn.title")} · Sakina` };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const email = String((await request.formData()).get("email") ?? "")
     .trim()
     .toLowerCase();

@@ -9,7 +9,7 @@ import { AuthenticityTokenInput } from "~/ui/form/csrf";
 import { Button, buttonClass } from "~/ui/form/button";
 import { alreadyVerifiedBusiness, verifyBusinessEmail } from "~/features/business/signup/verification.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { rememberRegistration } from "~/features/business/signup/registration-cookie.server";
 import { toastHeader } from "~/platform/http/toast.server";
 import { FocusHeading } from "~/ui/form/focus";
@@ -17,7 +17,7 @@ import { FocusHeading } from "~/ui/form/focus";
 export function loader({ url, context }: Route.LoaderArgs) {
   const token = url.searchParams.get("token") ?? "";
   const email = url.searchParams.get("email") ?? "";
-  const { t } = getI18n(context);
+  const t = getT(context);
   const paymentsConfigured = Boolean(context.get(servicesContext).payments);
   return { token, email, linkComplete: Boolean(token && email), paymentsConfigured, title: `${t("verify.title")} · Sakina` };
 }
@@ -30,7 +30,7 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const form = await request.formData();
   const token = String(form.get("token") ?? "");
   const email = String(form.get("email") ?? "");

@@ -2,14 +2,14 @@ import type { Route } from "./+types/activate-business";
 import { activateWithPayment } from "~/features/business/signup/onboarding.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { registrationBusiness } from "~/features/business/signup/registration-cookie.server";
 import { parseDbId } from "~/lib/ids";
 
 /** POST /api/activate-business { businessId, paymentIntentId }: checked with Stripe, idempotent. */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const body = await readJsonBody(request);
   const businessId = parseDbId(body.businessId);
   const paymentIntentId = String(body.paymentIntentId ?? "");

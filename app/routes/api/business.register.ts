@@ -3,7 +3,7 @@ import { serverRegistrationSchema } from "~/features/business/schemas.server";
 import { registerWithVerification } from "~/features/business/signup/registration.server";
 import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import { rememberAddressOnly, rememberRegistration } from "~/features/business/signup/registration-cookie.server";
 
@@ -15,7 +15,7 @@ import { rememberAddressOnly, rememberRegistration } from "~/features/business/s
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const parsed = serverRegistrationSchema(t).safeParse(await readJsonBody(request));
   if (!parsed.success) {
     return apiError(400, t("register.failedBody"), { fields: fieldErrors(parsed.error) });

@@ -1,11 +1,11 @@
 import type { Route } from "./+types/calls.demo";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { placeDemoCall } from "~/calls/demo-calls.server";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 
 /** POST /api/calls/demo { to }: a free demo call of the booking agent, guarded against abuse. */
 export async function action({ request, context }: Route.ActionArgs) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   const body = await readJsonBody(request);
   const result = await placeDemoCall(context, t, getLocale(context), String(body.to ?? ""));
   if (!result.ok) return apiError(result.status, result.message, { title: t("demo.failedTitle") });

@@ -9,7 +9,7 @@ import {
   empathyStatusPath,
   exceededPaymentLimit,
 } from "~/features/empathy/empathy.server";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { PaymentsError } from "~/providers/payments.server";
 
 const accepted = (value: unknown) => (value === true || value === "on" || value === "true" ? "on" : undefined);
@@ -21,7 +21,7 @@ const accepted = (value: unknown) => (value === true || value === "on" || value 
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const body = await readJsonBody(request);
   if (body.amount !== 5 && body.amount !== "5")
     return apiError(400, t("empathy.amountInvalid"), { fields: { amount: [t("empathy.amountInvalid")] } });

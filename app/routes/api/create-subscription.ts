@@ -2,7 +2,7 @@ import type { Route } from "./+types/create-subscription";
 import { starterPaymentIntent } from "~/features/business/signup/onboarding.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { registrationBusiness } from "~/features/business/signup/registration-cookie.server";
 import { parseDbId } from "~/lib/ids";
 
@@ -12,7 +12,7 @@ import { parseDbId } from "~/lib/ids";
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const body = await readJsonBody(request);
   const business = await registrationBusiness(services, request);
   if (!business || business.id !== parseDbId(body.businessId)) return apiError(403, t("register.notYours"));

@@ -3,12 +3,12 @@ import type { Route } from "./+types/book.calendar";
 import { bookableBusiness } from "~/features/booking/booking.server";
 import { placedBooking, placedBookingIcs } from "~/features/booking/booking-cookie.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 
 /** "Add to calendar" on the done page: the booking this browser just made, as an .ics file. */
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const business = await bookableBusiness(services, params.bookingLink);
   const placed = business ? await placedBooking(services, request, business) : null;
   if (!business || !placed) throw data(null, { status: 404 });

@@ -21,7 +21,7 @@ import {
 import { confirmationPromise, describeConfirmationPromise } from "~/features/booking/confirmation-promise.server";
 import { localeCookie } from "~/platform/http/cookies.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 import { draftCookie, placedBooking, placedCookie, readDraft, type BookingDraft } from "~/features/booking/booking-cookie.server";
 import { isolatedText } from "~/ui/bidi";
@@ -47,7 +47,7 @@ type Step = "service" | "date" | "time" | "contact" | "confirm" | "done";
  */
 export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const reads = await bookingPageReads(services, params.bookingLink);
   const { business, inputs } = reads;
   if (!business || !inputs) {
@@ -257,7 +257,7 @@ export const meta: Route.MetaFunction = ({ loaderData: data }) => {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const business = await bookableBusiness(services, params.bookingLink);
   if (!business) throw data(null, { status: 404 });
   const form = await request.formData();

@@ -5,12 +5,12 @@ import { findService } from "#models/business-services";
 import { findBusinessById } from "#models/businesses";
 import { bookingCalendar } from "~/features/booking/manage-link.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 
 /** "Add to calendar" from the manage link (not the booking session): the booking as it stands, as an .ics file. */
 export async function loader({ params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const booking = await findBookingByManageToken(services.db, params.token);
   const business = booking ? await findBusinessById(services.db, booking.businessId) : null;
   const service = booking && business ? await findService(services.db, business.id, booking.serviceId) : null;

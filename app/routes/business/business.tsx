@@ -14,13 +14,13 @@ import { servicesContext } from "~/platform/context";
 import { placeDemoCall } from "~/calls/demo-calls.server";
 import { callsUnavailable } from "~/calls/readiness.server";
 import { CALLS_UNAVAILABLE_ID, CallsUnavailable } from "~/ui/calls-unavailable";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
 import { isolateNumbers } from "~/ui/bidi";
 import type { ShellHandle } from "~/ui/shell/shell";
 
 export function loader({ context }: Route.LoaderArgs) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   return {
     title: `${t("business.title")} · Sakina`,
     description: t("business.intro"),
@@ -31,7 +31,7 @@ export function loader({ context }: Route.LoaderArgs) {
 /** The free demo-call card posts here; it works without JavaScript. */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const phone = String((await request.formData()).get("phone") ?? "");
   const result = await placeDemoCall(context, t, getLocale(context), phone);
   if (!result.ok) return data({ error: result.message, phone }, { status: result.status });

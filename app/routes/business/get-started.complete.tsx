@@ -5,7 +5,7 @@ import type { Route } from "./+types/get-started.complete";
 import { buttonClass } from "~/ui/form/button";
 import { activateWithPayment } from "~/features/business/signup/onboarding.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { requirePayments } from "~/providers/payments.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
 import { FocusHeading } from "~/ui/form/focus";
@@ -14,7 +14,7 @@ import { parseDbId } from "~/lib/ids";
 /** Where Stripe Checkout returns (the no-JavaScript payment path): activate, then show the result. */
 export async function loader({ url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const sessionId = url.searchParams.get("session_id") ?? "";
   if (!/^cs_[A-Za-z0-9_]+$/.test(sessionId)) throw redirect("/get-started");
   const payments = requirePayments(services.payments);

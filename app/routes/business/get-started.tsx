@@ -5,7 +5,7 @@ import { starterCheckoutUrl } from "~/features/business/signup/onboarding.server
 import { serverRegistrationSchema } from "~/features/business/schemas.server";
 import { emailRegistrationLink, registerWithVerification, resendRegistrationLink } from "~/features/business/signup/registration.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 import {
   forgetRegistration,
@@ -19,7 +19,7 @@ import { GetStartedPage } from "~/features/business/signup/get-started-page";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const business = await registrationBusiness(services, request);
   const base = { title: `${t("register.title")} · Sakina`, paymentsConfigured: Boolean(services.payments) };
   if (!business) {
@@ -35,7 +35,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const formData = await request.formData();
   const intent = formData.get("intent");
   const origin = services.publicOrigin();

@@ -6,7 +6,7 @@ import { Button, linkClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
 import { PageHeader, PageShell } from "~/ui/shell/page-shell";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { providerStatuses } from "~/providers/status.server";
 import { getAccount } from "~/features/auth/auth.server";
 import { SignedInFrame } from "~/features/business/dashboard/signed-in-frame";
@@ -36,7 +36,7 @@ APP_URL=https://your-domain.example`;
  * data is written into the page for hydration.
  */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   const account = await getAccount(context, request);
   const insider = account?.role === "owner" || account?.role === "admin";
   // A refresh calls the providers' APIs live: only for insiders; others see the cached status.

@@ -6,7 +6,7 @@ import type { Route } from "./+types/setup-complete";
 import { CopyButton } from "~/ui/form/copy-button";
 import { buttonClass } from "~/ui/form/button";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { FocusHeading } from "~/ui/form/focus";
 
 export function loader({ url, context }: Route.LoaderArgs) {
@@ -15,7 +15,7 @@ export function loader({ url, context }: Route.LoaderArgs) {
   const fields = ["email", "businessName", "loginEmail", "bookingLink"] as const;
   const values = Object.fromEntries(fields.map((f) => [f, params.get(f)?.trim() ?? ""])) as Record<(typeof fields)[number], string>;
   if (fields.some((f) => !values[f])) throw redirect("/get-started");
-  const { t } = getI18n(context);
+  const t = getT(context);
   const origin = services.publicOrigin();
   return { ...values, bookingUrl: `${origin}/book/${encodeURIComponent(values.bookingLink)}`, title: `${t("setup.title")} · Sakina` };
 }

@@ -8,7 +8,7 @@ import { SignedInFrame } from "~/features/business/dashboard/signed-in-frame";
 import { accountFrame } from "~/features/business/owner.server";
 import { signedInShell, type ShellHandle } from "~/ui/shell/shell";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { redirectWithToast } from "~/platform/http/toast.server";
 
 export const handle: ShellHandle = { shell: signedInShell };
@@ -21,7 +21,7 @@ export const handle: ShellHandle = { shell: signedInShell };
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
   const account = await requireAccount(context, request, url);
-  const { t } = getI18n(context);
+  const t = getT(context);
   // An owner reads the times of the shop, as on the owner's calls page; an admin without a business, UTC.
   const business = account.businessId ? await findBusinessById(services.db, account.businessId) : null;
   return {
@@ -36,7 +36,7 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData
 export async function action({ request, url, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const account = await requireAccount(context, request, url);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const typed = String((await request.formData()).get("to") ?? "");
   const refused = await placeTestCall(services, t, context, account, typed);
   if (refused) return refused;

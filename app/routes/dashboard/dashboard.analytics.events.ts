@@ -2,7 +2,7 @@ import type { Route } from "./+types/dashboard.analytics.events";
 import { getAccount, sessionKey } from "~/features/auth/auth.server";
 import { followBusiness } from "~/features/analytics/live.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { EVENT_STREAMS_PER_SESSION, holdLiveSlot, tooManyStreams } from "~/platform/data/live-limit.server";
 import { liveStream } from "~/platform/http/live-stream.server";
 
@@ -29,7 +29,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     subject: (await sessionKey(services, request))!,
     limit: EVENT_STREAMS_PER_SESSION,
   });
-  if (!slot) return tooManyStreams(getI18n(context).t("common.tooManyStreams"));
+  if (!slot) return tooManyStreams(getT(context)("common.tooManyStreams"));
 
   return liveStream(
     request,

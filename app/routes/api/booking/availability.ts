@@ -2,13 +2,13 @@ import type { Route } from "./+types/availability";
 import { apiError } from "~/platform/http/api.server";
 import { dayAvailability } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { parseDbId } from "~/lib/ids";
 
 /** GET /api/booking/availability/{bookingLink}/{YYYY-MM-DD}/{serviceId} → [{ time, available }] */
 export async function loader({ params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const result = await dayAvailability(services, params.bookingLink, parseDbId(params.serviceId) ?? Number.NaN, params.date);
   if ("error" in result) {
     if (result.error === "not_found") return apiError(404, t("book.invalidBody"));

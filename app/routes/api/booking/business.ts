@@ -2,11 +2,11 @@ import type { Route } from "./+types/business";
 import { apiError } from "~/platform/http/api.server";
 import { bookableBusiness } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 
 /** GET /api/booking/business/{bookingLink} → { name, phone, address, description } */
 export async function loader({ params, context }: Route.LoaderArgs) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   const business = await bookableBusiness(context.get(servicesContext), params.bookingLink);
   if (!business) return apiError(404, t("book.invalidBody"));
   return Response.json({

@@ -4,7 +4,7 @@ import { contactSchema } from "~/features/booking/schemas";
 import { apiError, fieldErrors, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { bookableBusinessWithService, normalizeCustomerPhone, parseAppointmentDate, placeBooking } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 import { parseDbId } from "~/lib/ids";
 import { formatBookingReference } from "#models/booking-reference";
@@ -18,7 +18,7 @@ import { visitorOrigin } from "~/calls/gate.server";
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const body = await readJsonBody(request);
   const businessLink = typeof body.businessLink === "string" ? body.businessLink : "";
   const serviceId = parseDbId(body.serviceId);

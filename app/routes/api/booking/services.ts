@@ -2,12 +2,12 @@ import type { Route } from "./+types/services";
 import { apiError } from "~/platform/http/api.server";
 import { bookingPageReads } from "~/features/booking/booking.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 
 /** GET /api/booking/services/{bookingLink} → [{ id, name, description, price, currency, duration }] */
 export async function loader({ params, context }: Route.LoaderArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   // The booking page's own reads, cached: a client asking again reads nothing from the database.
   const { business, services: offered } = await bookingPageReads(services, params.bookingLink);
   if (business?.status !== "active") return apiError(404, t("book.invalidBody"));

@@ -2,7 +2,7 @@ import type { Route } from "./+types/start-call";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
 import { empathyStatusPath, startEmpathyCall } from "~/features/empathy/empathy.server";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { PaymentsError } from "~/providers/payments.server";
 import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.server";
 
@@ -13,7 +13,7 @@ import { clientIp, firstExceededRule } from "~/platform/security/rate-limit.serv
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const body = await readJsonBody(request);
   const paymentIntentId = typeof body.paymentIntentId === "string" ? body.paymentIntentId : "";
   if (!/^pi_[A-Za-z0-9_]{1,200}$/.test(paymentIntentId)) {

@@ -4,7 +4,7 @@ import { checkSignup, sendResumeLink } from "~/features/subscriptions/access.ser
 import { beginSignup, startTrialInPage } from "~/features/subscriptions/signup.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n, getLocale } from "~/platform/i18n.server";
+import { getT, getLocale } from "~/platform/i18n.server";
 import { clientIp, firstExceededRule, phoneLimitSubject } from "~/platform/security/rate-limit.server";
 import { PaymentsError } from "~/providers/payments.server";
 
@@ -17,7 +17,7 @@ import { PaymentsError } from "~/providers/payments.server";
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const body = await readJsonBody(request);
   const ip = clientIp(context);
   const checked = await checkSignup(services, t, body, { language: getLocale(context), ip });

@@ -4,12 +4,12 @@ import { profileOf } from "~/features/subscriptions/api.server";
 import { savePreferences } from "~/features/subscriptions/account.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
 import { servicesContext } from "~/platform/context";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 
 /** POST /api/users/{id}/preferences { the preference fields }: saved, and the schedule follows them. */
 export async function action({ request, context, params }: Route.ActionArgs) {
   const services = context.get(servicesContext);
-  const { t } = getI18n(context);
+  const t = getT(context);
   const access = await subscriberFor(services, request, params.id);
   if (!access.ok) return refusedApi(t, access.reason);
   const checked = checkPreferences(t, await readJsonBody(request));

@@ -1,11 +1,11 @@
 import type { Route } from "./+types/settings";
 import { saveVoiceSettings, voiceOwner } from "~/features/business/voice-api.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 
 /** POST /api/voice/settings { voice, speed, temperature, language }: the business's call voice, from the next call on. */
 export async function action({ request, context }: Route.ActionArgs) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   const business = await voiceOwner(context, request);
   if (!business) return apiError(401, t("voiceSettings.signIn"));
   const saved = await saveVoiceSettings(context, business.id, await readJsonBody(request));

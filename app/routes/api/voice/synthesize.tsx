@@ -5,7 +5,7 @@ import type { Route } from "./+types/synthesize";
 import { ownerForAction, ownerTitle } from "~/features/business/owner.server";
 import { voiceOwner, voiceSample } from "~/features/business/voice-api.server";
 import { apiError, methodNotAllowed, readJsonBody } from "~/platform/http/api.server";
-import { getI18n } from "~/platform/i18n.server";
+import { getT } from "~/platform/i18n.server";
 import { linkClass } from "~/ui/form/button";
 import { Card } from "~/ui/card";
 import { PageTitle } from "~/ui/form/error-summary";
@@ -26,7 +26,7 @@ function wantsPage(request: Request) {
 }
 
 async function audioAnswer({ request, context }: { request: Request; context: Route.ActionArgs["context"] }) {
-  const { t } = getI18n(context);
+  const t = getT(context);
   const business = await voiceOwner(context, request);
   if (!business) return apiError(401, t("voiceSettings.signIn"));
   const json = (request.headers.get("Content-Type") ?? "").includes("application/json");
