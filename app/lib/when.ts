@@ -5,6 +5,7 @@
  * these styles, so a time never reads differently in two places. Formatted on the server only,
  * so the browser's own ICU can never disagree with the server's rendering.
  */
+import { rememberedValues } from "~/lib/sharing/remembered";
 const styles = {
   dateTime: { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "numeric", minute: "2-digit" },
   /** The booking page's "When": the whole date, then the time. */
@@ -45,20 +46,10 @@ export function formatWhen(instant: Date | number | string, timeZone: string, lo
  * Calendar dates, months and weekdays as written, by locale, style and value: the same for every
  * page, and a booking calendar asks for about 90 of them on every render (a month table of the
  * date and time steps spent half its time formatting them again). A few languages and a
- * window of days at a time: the bound is only against an unending stream of odd locales.
+ * window of days at a time: the bound is only against an unending stream of odd locales. Zone
+ * names are kept here too (zonePart).
  */
-const written = new Map<string, string>();
-const MAX_WRITTEN = 10_000;
-
-function remembered(key: string, write: () => string) {
-  let text = written.get(key);
-  if (text === undefined) {
-    text = write();
-    if (written.size >= MAX_WRITTEN) written.clear();
-    written.set(key, text);
-  }
-  return text;
-}
+const remembered = rememberedValues<string>(10_000);
 
 /** A calendar date ("2026-12-24") as the page's language writes it. */
 export function formatLocalDate(date: string, locale: string, style: "date" | "day" = "date") {
@@ -122,26 +113,18 @@ function zonePart(locale: string, timeZone: string, style: "long" | "longGeneric
   // A zone's offset (and so its name) changes only at a quarter hour of UTC: every offset is whole
   // quarter hours and every change falls on a local hour or half hour. Within one quarter hour the
   // name is the same, and asking ICU for it was a thirtieth of a booking step's render.
-  const part = `${locale}|${timeZone}|${style}|${Math.floor(at.getTime() / QUARTER_HOUR_MS)}`;
-  const known = zoneParts.get(part);
-  if (known !== undefined) return known;
-  const key = `${locale}|${timeZone}|${style}`;
-  let found = zoneNameFormatters.get(key);
-  if (!found) {
-    found = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: style });
-    zoneNameFormatters.set(key, found);
-  }
-  const value = found.formatToParts(at).find((part) => part.type === "timeZoneName")?.value ?? timeZone;
-  // Bounded: the names of many instants (a year of bookings) are kept until there are too many.
-  if (zoneParts.size >= ZONE_PARTS_KEPT) zoneParts.clear();
-  zoneParts.set(part, value);
-  return value;
+  return remembered(`zone\u0000${locale}|${timeZone}|${style}|${Math.floor(at.getTime() / QUARTER_HOUR_MS)}`, () => {
+    const key = `${locale}|${timeZone}|${style}`;
+    let found = zoneNameFormatters.get(key);
+    if (!found) {
+      found = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: style });
+      zoneNameFormatters.set(key, found);
+    }
+    return found.formatToParts(at).find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+  });
 }
 
 const QUARTER_HOUR_MS = 15 * 60_000;
-const ZONE_PARTS_KEPT = 5_000;
-/** A zone's name or offset in a language, by quarter hour of UTC (zonePart). */
-const zoneParts = new Map<string, string>();
 
 /** The zone's long name at an instant ("Eastern Standard Time"), as `timeZoneName: "long"` writes it. */
 export function zoneLongName(timeZone: string, locale: string, at: Date) {

@@ -1,3 +1,4 @@
+import { rememberedValues } from "~/lib/sharing/remembered";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
@@ -114,28 +115,19 @@ export function routeLabeller(tree: RouteNode[]) {
   const candidates = bucketRoutes(tree);
   // The paths asked most (a page every visitor opens) answered from memory: matchRoutes flattens
   // and ranks its routes on every call. Bounded, so many one-off paths only empty it now and then.
-  const known = new Map<string, string>();
-  return (path: string): string => {
-    const found = known.get(path);
-    if (found !== undefined) return found;
-    // A path whose escapes decode to no text is matched as the literal it is (as request-handler.server.ts does), without React Router's warning.
-    const literal = decodes(path) ? path : path.replaceAll("%", "%25");
-    const matches = matchRoutes(candidates(literal), literal);
-    const label =
-      !matches || matches.length === 0
-        ? "unmatched"
-        : `/${matches
-            .map((match) => match.route.path)
-            .filter((part): part is string => Boolean(part))
-            .join("/")}`.replace(/\/+/g, "/");
-    if (known.size >= KNOWN_PATHS) known.clear();
-    known.set(path, label);
-    return label;
-  };
+  const known = rememberedValues<string>(1_000);
+  return (path: string): string =>
+    known(path, () => {
+      // A path whose escapes decode to no text is matched as the literal it is (as request-handler.server.ts does), without React Router's warning.
+      const literal = decodes(path) ? path : path.replaceAll("%", "%25");
+      const matches = matchRoutes(candidates(literal), literal);
+      if (!matches || matches.length === 0) return "unmatched";
+      return `/${matches
+        .map((match) => match.route.path)
+        .filter((part): part is string => Boolean(part))
+        .join("/")}`.replace(/\/+/g, "/");
+    });
 }
-
-/** How many paths' labels routeLabeller keeps. */
-const KNOWN_PATHS = 1_000;
 
 /** An id an upstream proxy gave (nginx's $request_id): short and plain, or a new one is made. */
 function requestIdOf(request: IncomingMessage) {

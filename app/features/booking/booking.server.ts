@@ -1,3 +1,4 @@
+import { rememberedValues } from "~/lib/sharing/remembered";
 import { bookingsMade } from "~/platform/observability/metrics.server";
 import { log } from "~/platform/observability/log.server";
 import type { TFunction } from "i18next";
@@ -241,16 +242,11 @@ export function parseAppointmentDate(value: string, timeZone: string): number | 
   return zonedTimeToUtc(date!, minute, timeZone);
 }
 
-const phoneCountries = new Map<string, CountryCode>();
+const phoneCountries = rememberedValues<CountryCode>(10_000);
 
 /** Customers type local numbers in the business's country; the business's own number says which (parsed once per number). */
 export function normalizeCustomerPhone(input: string, business: Business) {
-  let country = phoneCountries.get(business.phone);
-  if (!country) {
-    country = parsePhoneNumberFromString(business.phone)?.country ?? "US";
-    if (phoneCountries.size >= 10_000) phoneCountries.clear();
-    phoneCountries.set(business.phone, country);
-  }
+  const country = phoneCountries(business.phone, () => parsePhoneNumberFromString(business.phone)?.country ?? "US");
   return normalizePhone(input, country);
 }
 

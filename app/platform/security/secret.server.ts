@@ -1,3 +1,4 @@
+import { rememberedValues } from "~/lib/sharing/remembered";
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -27,18 +28,13 @@ export function loadSessionSecret(configured: string | undefined, dataDir: strin
  * Stored as "v1:" + base64url(iv, tag, ciphertext), as the admin TOTP secret is.
  */
 const SEALED = "v1:";
-/** Keys derived so far, by purpose and secret: deriving one was a visible share of every sealing. */
-const sealKeys = new Map<string, Buffer>();
+/**
+ * Keys derived so far, by purpose and secret: deriving one was a visible share of every sealing.
+ * A handful of purposes, one secret: the bound only matters if something derives keys without end.
+ */
+const sealKeys = rememberedValues<Buffer>(100);
 function sealKey(signingSecret: string, purpose: string) {
-  const id = `${purpose}\0${signingSecret}`;
-  let key = sealKeys.get(id);
-  if (!key) {
-    // A handful of purposes, one secret: the bound only matters if something derives keys without end.
-    if (sealKeys.size >= 100) sealKeys.clear();
-    key = Buffer.from(hkdfSync("sha256", signingSecret, "sakina", purpose, 32));
-    sealKeys.set(id, key);
-  }
-  return key;
+  return sealKeys(`${purpose}\0${signingSecret}`, () => Buffer.from(hkdfSync("sha256", signingSecret, "sakina", purpose, 32)));
 }
 
 export function seal(signingSecret: string, purpose: string, plaintext: string) {

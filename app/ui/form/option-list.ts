@@ -1,3 +1,4 @@
+import { rememberedValues } from "~/lib/sharing/remembered";
 /**
  * A long list of `<option>`s as HTML, made once and reused: the booking page's time-zone choice
  * has about 150 entries, the same for every visitor of a language (ui/form/field's SelectField
@@ -12,17 +13,13 @@ export interface Option {
 }
 
 /** Lists made, by their content; a few languages and zones chosen, so a small bound is plenty. */
-const made = new Map<string, string>();
-const MAX_LISTS = 200;
+const made = rememberedValues<string>(200);
 
 export function optionListHtml(options: readonly Option[], selected: string | undefined) {
   const key = options.map((option) => `${option.value}\u0000${option.label}`).join("\u0001");
-  let html = made.get(key);
-  if (html === undefined) {
-    html = options.map((option) => `<option value="${escapeHtml(option.value)}">${escapeHtml(option.label)}</option>`).join("");
-    if (made.size >= MAX_LISTS) made.clear();
-    made.set(key, html);
-  }
+  const html = made(key, () =>
+    options.map((option) => `<option value="${escapeHtml(option.value)}">${escapeHtml(option.label)}</option>`).join(""),
+  );
   if (selected === undefined) return html;
   // Every option of that value, as React marks them.
   const value = escapeHtml(selected);
