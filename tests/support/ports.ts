@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -10,7 +10,7 @@ import path from "node:path";
  * connection of any process takes it again: with the test rounds running side by side, a child
  * once found its port taken before it bound it (CI, 2026-12-03: "Port 41701 is already in use").
  * So the port comes from below the kernel's ephemeral range, which nothing takes by chance, and
- * is reserved by a file every test process on the machine sees, held until this process exits.
+ * is reserved by a file every test process on the machine sees, held while this process lives.
  */
 export async function freePort(): Promise<number> {
   const [ephemeralLow] = ephemeralRange();
@@ -25,27 +25,43 @@ export async function freePort(): Promise<number> {
 }
 
 const reservations = path.join(os.tmpdir(), "sakina-test-ports");
+/** Removed at exit where the process gets one; a test worker killed without one leaves them for the pid check. */
 const held: string[] = [];
-/** A reservation older than this belongs to a test process that died without cleaning up. */
-const staleAfterMs = 3 * 60 * 60 * 1000;
 
+/** Reserves the port for this process: its file holds our pid, and is taken over once that process is gone. */
 function reserve(port: number): boolean {
   mkdirSync(reservations, { recursive: true });
   const file = path.join(reservations, String(port));
-  try {
-    closeSync(openSync(file, "wx"));
-  } catch {
+  for (let tries = 0; tries < 2; tries++) {
     try {
-      if (Date.now() - statSync(file).mtimeMs < staleAfterMs) return false;
-      rmSync(file, { force: true });
-      closeSync(openSync(file, "wx"));
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      if (held.length === 0) process.once("exit", () => held.forEach((f) => rmSync(f, { force: true })));
+      held.push(file);
+      return true;
     } catch {
-      return false;
+      if (alive(Number(readFileSafely(file)))) return false;
+      rmSync(file, { force: true });
     }
   }
-  if (held.length === 0) process.once("exit", () => held.forEach((f) => rmSync(f, { force: true })));
-  held.push(file);
-  return true;
+  return false;
+}
+
+function readFileSafely(file: string) {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function alive(pid: number) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 async function bindable(port: number): Promise<boolean> {
