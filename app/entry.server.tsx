@@ -1,6 +1,4 @@
-import { Writable } from "node:stream";
-import { isbot } from "isbot";
-import { renderToPipeableStream, renderToString } from "react-dom/server";
+import { renderToString } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
 import { isRouteErrorResponse, ServerRouter, type EntryContext, type HandleErrorFunction, type RouterContextProvider } from "react-router";
 import { NonceProvider } from "~/ui/shell/nonce";
@@ -62,45 +60,39 @@ export default function handleRequest(
     return wholeResponse(utf8.encode(`<!DOCTYPE html>${html}`), { headers: responseHeaders, status: responseStatusCode });
   }
 
-  return new Promise<Response>((resolve, reject) => {
-    let shellRendered = false;
-    const userAgent = request.headers.get("user-agent");
-    // Crawlers and the no-JavaScript audience get the whole document at once.
-    const readyOption = userAgent && isbot(userAgent) ? "onAllReady" : "onShellReady";
-    const timeout = setTimeout(() => abort(), streamTimeout + 1000);
-
-    const { pipe, abort } = renderToPipeableStream(pageWith(routerContext), {
-      nonce,
-      [readyOption]() {
-        shellRendered = true;
-        // An error after this point shows in its boundary's fallback: the page keeps this status.
-        const status = responseStatusCode;
-        // The whole page in one buffer: the server compresses and sends a page whole
-        // (platform/http/compress.server.ts), so a stream to read it from would only be undone.
-        const chunks: Buffer[] = [];
-        const body = new Writable({
-          write(chunk: Buffer, _encoding, callback) {
-            chunks.push(chunk);
-            callback();
-          },
-          final(callback) {
-            clearTimeout(timeout);
-            responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-            resolve(wholeResponse(Buffer.concat(chunks), { headers: responseHeaders, status }));
-            callback();
-          },
-        });
-        pipe(body);
-      },
-      onShellError(error: unknown) {
-        reject(error);
-      },
-      onError(error: unknown) {
-        responseStatusCode = 500;
-        if (shellRendered) log.error(errorFields(error), "A page failed while it streamed");
-      },
-    });
+  // A page that hydrates carries its loader data to the browser in React Router's stream
+  // (turbo-stream, StreamTransfer). With nothing of the app's that suspends, the whole of that
+  // stream is ready as soon as it is read (deferred data waits up to streamTimeout, as React's
+  // onAllReady would): read first, it is handed to StreamTransfer as already settled, and the page
+  // is rendered to one string like the pages above. React's streaming renderer spent a fifth of the
+  // owner's dashboard copying its chunks into bytes, for a page the server sends whole anyway.
+  return handoffRead(routerContext).then((context) => {
+    const html = renderToString(pageWith(context));
+    responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+    return wholeResponse(utf8.encode(`<!DOCTYPE html>${html}`), { headers: responseHeaders, status: responseStatusCode });
   });
+}
+
+/**
+ * The context with its hydration stream read whole and settled in the cache StreamTransfer reads
+ * (renderMeta.streamCache: entry 0 the whole text, entry 1 its end), so it renders without
+ * suspending: the same scripts the browser's stream controller is given, in one piece.
+ */
+async function handoffRead(context: EntryContext): Promise<EntryContext> {
+  const stream = context.serverHandoffStream;
+  if (!stream) return context;
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (let part = await reader.read(); !part.done; part = await reader.read()) text += decoder.decode(part.value, { stream: true });
+  text += decoder.decode();
+  reader.releaseLock();
+  const settled = (result: { done: boolean; value: string }) => Object.assign(Promise.resolve(), { result });
+  const renderMeta = {
+    ...context.renderMeta,
+    streamCache: { 0: settled({ done: false, value: text }), 1: settled({ done: true, value: "" }) },
+  };
+  return { ...context, renderMeta };
 }
 
 /**
