@@ -46,6 +46,21 @@ describe("the embedded database's parsed statements", () => {
     expect(await preparedFor(text)).toBe(1);
   });
 
+  it("plan a kept statement once, and leave other statements planned for their values", async () => {
+    const text = "SELECT name FROM things WHERE name = $1 OR id = $2";
+    for (let i = 0; i < 3; i++) await db.query(text, ["one", i]);
+    const [plans] = (
+      await pglite.query<{ generic: number; custom: number }>(
+        "SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement = $1",
+        [text],
+      )
+    ).rows;
+    expect(plans).toEqual({ generic: 3, custom: 0 });
+    // The session's setting is PostgreSQL's own around them, after a failed run too.
+    await expect(db.query("SELECT 1 / $1::int", [0])).rejects.toMatchObject({ code: "22012" });
+    expect((await pglite.query<{ plan_cache_mode: string }>("SHOW plan_cache_mode")).rows).toEqual([{ plan_cache_mode: "auto" }]);
+  });
+
   it("throw the database's error with its code, and go on working after it", async () => {
     const insert = "INSERT INTO things (name) VALUES ($1)";
     await expect(db.query(insert, ["one"])).rejects.toMatchObject({ code: "23505", query: insert });
