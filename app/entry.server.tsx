@@ -46,28 +46,19 @@ export default function handleRequest(
     </NonceProvider>
   );
 
-  // A page that loads no React (ADR 0016: every public page, the booking steps) has nothing that
-  // waits: no hydration data to stream (React Router's StreamTransfer renders nothing without
-  // <Scripts>) and no Suspense of the app's own. It is rendered to one string, as the bench's
-  // floor is: React's streaming renderer copies every chunk into bytes as it goes and asked a
-  // fifth of such a page's render for it. The same HTML either way.
-  if (!pageHydrates(routeMatchesOf(routerContext))) {
-    const html = renderToString(pageWith(withPageRoutes(routerContext)));
-    // The rule above is the one the page's <Layout> follows (usePageHydrates): a page that rendered
-    // <Scripts> anyway would lack its hydration data, which only the stream below carries.
-    if (routerContext.renderMeta?.didRenderScripts) throw new Error("a page without React rendered <Scripts>");
-    responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-    return wholeResponse(utf8.encode(`<!DOCTYPE html>${html}`), { headers: responseHeaders, status: responseStatusCode });
-  }
-
-  // A page that hydrates carries its loader data to the browser in React Router's stream
-  // (turbo-stream, StreamTransfer). With nothing of the app's that suspends, the whole of that
-  // stream is ready as soon as it is read (deferred data waits up to streamTimeout, as React's
-  // onAllReady would): read first, it is handed to StreamTransfer as already settled, and the page
-  // is rendered to one string like the pages above. React's streaming renderer spent a fifth of the
-  // owner's dashboard copying its chunks into bytes, for a page the server sends whole anyway.
-  return handoffRead(routerContext).then((context) => {
+  // Every page is rendered to one string, as the bench's floor is, and sent whole: React's
+  // streaming renderer copies every chunk into bytes as it goes (a fifth of a page's render, and
+  // of the owner's dashboard). Nothing of the app's suspends. A page that loads no React (ADR 0016:
+  // every public page, the booking steps) has no hydration data to carry (React Router's
+  // StreamTransfer renders nothing without <Scripts>) and needs only its own routes; a page that
+  // hydrates carries its loader data in React Router's stream (turbo-stream), read whole first
+  // (deferred data waits up to streamTimeout, as React's onAllReady would) and handed over settled.
+  const hydrates = pageHydrates(routeMatchesOf(routerContext));
+  return (hydrates ? handoffRead(routerContext) : Promise.resolve(withPageRoutes(routerContext))).then((context) => {
     const html = renderToString(pageWith(context));
+    // The rule above is the one the page's <Layout> follows (usePageHydrates): a page that rendered
+    // <Scripts> anyway would lack its hydration data.
+    if (!hydrates && context.renderMeta?.didRenderScripts) throw new Error("a page without React rendered <Scripts>");
     responseHeaders.set("Content-Type", "text/html; charset=utf-8");
     return wholeResponse(utf8.encode(`<!DOCTYPE html>${html}`), { headers: responseHeaders, status: responseStatusCode });
   });

@@ -15,6 +15,7 @@ import autocannon from "autocannon";
 import { demoOwnerPassword } from "../tests/support/demo-owner";
 import { httpClient } from "../tests/support/http-client";
 import { cpuSeconds } from "./process-cpu";
+import { chosen, cookieTargets, freeSlot } from "./http-targets";
 
 const argument = (name: string, fallback?: string) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -84,29 +85,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 const servers = [await start("after", after), await start("before", before)];
 const serviceId = Number(await readFile(path.join(seeded, "service-id"), "utf8"));
-let slot: { date: string; time: string } | undefined;
-for (let ahead = 2; ahead <= 31 && !slot; ahead++) {
-  const date = new Date(Date.now() + ahead * 86_400_000).toISOString().slice(0, 10);
-  const answer = await fetch(`${servers[0]!.url}/api/booking/availability/demo-salon/${date}/${serviceId}`);
-  const free = answer.ok ? ((await answer.json()) as { time: string; available: boolean }[]).find((s) => s.available) : undefined;
-  if (free) slot = { date, time: free.time };
-}
-if (!slot) throw new Error("no free time in the booking window");
-const book = "/book/demo-salon";
-const everyTarget: { name: string; path: string; who: "visitor" | "owner" }[] = [
-  { name: "returning visitor: /", path: "/", who: "visitor" },
-  { name: "returning visitor: booking, service step", path: book, who: "visitor" },
-  { name: "returning visitor: booking, date step", path: `${book}?service=${serviceId}`, who: "visitor" },
-  { name: "returning visitor: booking, time step", path: `${book}?service=${serviceId}&date=${slot.date}`, who: "visitor" },
-  {
-    name: "returning visitor: booking, details step",
-    path: `${book}?service=${serviceId}&date=${slot.date}&time=${encodeURIComponent(slot.time)}`,
-    who: "visitor",
-  },
-  { name: "owner: /", path: "/", who: "owner" },
-  { name: "owner: /dashboard", path: "/dashboard", who: "owner" },
-];
-const targets = everyTarget.filter((target) => !only || only.split("|").some((part) => target.name.includes(part)));
+const targets = chosen(cookieTargets(serviceId, await freeSlot(servers[0]!.url, serviceId)), only);
 
 console.log(`${rounds} pairs of ${batch}-request batches per page, both servers on CPU 0, Node ${process.version}`);
 console.log(`after: ${after}\nbefore: ${before}\n`);

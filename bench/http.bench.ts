@@ -34,6 +34,7 @@ import { createServices } from "../app/server/services.server";
 import { demoOwnerPassword } from "../tests/support/demo-owner";
 import { httpClient } from "../tests/support/http-client";
 import { cpuSeconds } from "./process-cpu";
+import { chosen, cookieTargets, freeSlot } from "./http-targets";
 
 const root = path.resolve(import.meta.dirname, "..");
 const arg = (name: string, fallback: number) => {
@@ -244,41 +245,21 @@ const password = await demoOwnerPassword(app.url, dataDir);
 const login = await ownerClient.postJson("/api/auth/login", { email: "demo@sakina.app", password });
 if (login.status !== 200) throw new Error(`demo owner login failed: ${login.status}`);
 const owner = [...ownerClient.jar].map(([name, value]) => `${name}=${value}`).join("; ");
-// A day with a free time for the time and details steps.
-let slot: { date: string; time: string } | undefined;
-for (let ahead = 2; ahead <= 31 && !slot; ahead++) {
-  const date = new Date(Date.now() + ahead * 86_400_000).toISOString().slice(0, 10);
-  const answer = await fetch(`${app.url}/api/booking/availability/demo-salon/${date}/${serviceId}`);
-  if (answer.status !== 200) continue;
-  const free = ((await answer.json()) as { time: string; available: boolean }[]).find((s) => s.available);
-  if (free) slot = { date, time: free.time };
-}
-if (!slot) throw new Error("no free time in the booking window");
-const book = "/book/demo-salon";
+const slot = await freeSlot(app.url, serviceId);
+const cookies = { visitor, owner };
 const targets: { name: string; path: string; cookie?: string }[] = [
   { name: "/healthz", path: "/healthz" },
   { name: "home page /", path: "/" },
-  { name: "booking page", path: book },
+  { name: "booking page", path: "/book/demo-salon" },
   { name: `availability API (${BOOKINGS} bookings)`, path: `/api/booking/availability/demo-salon/${day}/${serviceId}` },
-  { name: "returning visitor: /", path: "/", cookie: visitor },
-  { name: "returning visitor: booking, service step", path: book, cookie: visitor },
-  { name: "returning visitor: booking, date step", path: `${book}?service=${serviceId}`, cookie: visitor },
-  { name: "returning visitor: booking, time step", path: `${book}?service=${serviceId}&date=${slot.date}`, cookie: visitor },
-  {
-    name: "returning visitor: booking, details step",
-    path: `${book}?service=${serviceId}&date=${slot.date}&time=${encodeURIComponent(slot.time)}`,
-    cookie: visitor,
-  },
-  { name: "owner: /", path: "/", cookie: owner },
-  { name: "owner: /dashboard", path: "/dashboard", cookie: owner },
+  ...cookieTargets(serviceId, slot).map(({ name, path, who }) => ({ name, path, cookie: cookies[who] })),
 ];
 const only = process.argv.indexOf("--only");
-// "a|b": the rows whose name holds either.
-const chosen = only > 0 ? targets.filter((t) => process.argv[only + 1]!.split("|").some((part) => t.name.includes(part))) : targets;
+const chosenTargets = chosen(targets, only > 0 ? process.argv[only + 1] : undefined);
 // The static server answers `/{index}` with the bytes the app sent for target {index}.
 const responses = new Map<string, Awaited<ReturnType<typeof fetchRaw>>>();
 // The second answer: a first visit to a public page fills the page cache, later ones come from it.
-for (const [index, target] of chosen.entries()) {
+for (const [index, target] of chosenTargets.entries()) {
   await fetchRaw(`${app.url}${target.path}`, target.cookie);
   const response = await fetchRaw(`${app.url}${target.path}`, target.cookie);
   if (response.status !== 200) throw new Error(`${target.name}: ${target.path} answered ${response.status}`);
@@ -306,11 +287,11 @@ try {
   // Every row once, unmeasured: V8 compiles the render path as a server's traffic makes it do.
   // Without it the first rendered row carried that compiling: measured first, the owner's home
   // page took 9.4 ms of CPU a page; after other rows, 4.9.
-  for (const target of chosen) {
+  for (const target of chosenTargets) {
     const headers = { "accept-encoding": "gzip, br", ...(target.cookie ? { cookie: target.cookie } : {}) };
     await autocannon({ url: `${app.url}${target.path}`, connections, duration: warmUpSeconds, headers });
   }
-  for (const [index, target] of chosen.entries()) {
+  for (const [index, target] of chosenTargets.entries()) {
     const appResult = await load(`${app.url}${target.path}`, app.child, target.cookie);
     const staticResult = await load(`${statik.url}/${index}`, statik.child);
     // The floor only for pages rendered afresh (a first visit is served from the page cache).
